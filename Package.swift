@@ -1,0 +1,23 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// aisync: an offline-first sync engine for AI chats, storybooks and their images.
+/// No package dependencies: only what ships with the Swift toolchain.
+let package = Package(
+    name: "aisync",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "AISync", targets: ["AISync"]),
+        .executable(name: "aisync", targets: ["aisync"]),
+    ],
+    targets: [
+        .target(name: "AISync", path: "Sources/AISync"),
+        .executableTarget(name: "aisync", dependencies: ["AISync"], path: "Sources/aisync"),
+        .testTarget(
+            name: "AISyncTests",
+            dependencies: ["AISync", "aisync"],
+            path: "Tests/AISyncTests"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,50 @@
+/// A per-record vector clock: device → number of versions that device has written.
+///
+/// It gives the partial order "happened before" between versions; concurrent versions are
+/// the siblings of a conflict (design §3).
+public struct VectorClock: Hashable, Sendable {
+    public private(set) var counters: [DeviceID: Int64]
+
+    public init(_ counters: [DeviceID: Int64] = [:]) { self.counters = counters.filter { $0.value > 0 } }
+
+    public subscript(device: DeviceID) -> Int64 { counters[device] ?? 0 }
+
+    /// The least clock that is ≥ both (component-wise max).
+    public func joined(with other: VectorClock) -> VectorClock {
+        VectorClock(counters.merging(other.counters, uniquingKeysWith: max))
+    }
+
+    /// This clock with `device`'s counter increased by one.
+    public func incremented(for device: DeviceID) -> VectorClock {
+        var c = counters
+        c[device, default: 0] += 1
+        return VectorClock(c)
+    }
+
+    /// `self ≤ other` component-wise.
+    public func isDescendant(of other: VectorClock) -> Bool {
+        other.counters.allSatisfy { self[$0.key] >= $0.value }
+    }
+
+    /// `self < other`: other has seen everything self has, and more.
+    public func isDominated(by other: VectorClock) -> Bool {
+        self != other && other.isDescendant(of: self)
+    }
+
+    public func isConcurrent(with other: VectorClock) -> Bool {
+        !isDescendant(of: other) && !other.isDescendant(of: self)
+    }
+
+    var json: JSONValue { .object(Dictionary(uniqueKeysWithValues: counters.map { ($0.key.rawValue, .int($0.value)) })) }
+
+    init(json: JSONValue) throws(AISyncError) {
+        guard case .object(let members) = json, !members.isEmpty else { throw .damaged("vector clock must be a non-empty object") }
+        var counters: [DeviceID: Int64] = [:]
+        for (key, value) in members {
+            guard let device = DeviceID(key) else { throw .damaged("vector clock key \"\(key)\" is not a device id") }
+            guard case .int(let n) = value, n >= 1 else { throw .damaged("vector clock counter for \(key) must be an integer ≥ 1") }
+            counters[device] = n
+        }
+        self.counters = counters
+    }
+}

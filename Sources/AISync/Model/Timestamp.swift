@@ -1,0 +1,68 @@
+/// A UTC instant with millisecond precision, written as `2026-11-29T12:00:00.000Z`.
+///
+/// Our own formatter because record bodies are hashed: the text must be identical on every
+/// platform, which `ISO8601DateFormatter` does not promise.
+public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// Milliseconds since 1970-01-01T00:00:00Z.
+    public let milliseconds: Int64
+
+    public init(milliseconds: Int64) { self.milliseconds = milliseconds }
+
+    public static func < (a: Timestamp, b: Timestamp) -> Bool { a.milliseconds < b.milliseconds }
+
+    public var description: String { iso8601 }
+
+    public var iso8601: String {
+        let ms = milliseconds
+        let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
+        let msOfDay = ms - days * 86_400_000
+        let (y, m, d) = Self.civil(fromDays: days)
+        func pad(_ v: Int64, _ w: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, w - s.count)) + s
+        }
+        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(msOfDay / 3_600_000, 2)):\(pad(msOfDay / 60_000 % 60, 2)):\(pad(msOfDay / 1000 % 60, 2)).\(pad(msOfDay % 1000, 3))Z"
+    }
+
+    /// Parses exactly `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+    public init?(iso8601 text: String) {
+        let u = Array(text.utf8)
+        guard u.count == 24, u[4] == 45, u[7] == 45, u[10] == 84, u[13] == 58, u[16] == 58, u[19] == 46, u[23] == 90 else { return nil }
+        func num(_ r: Range<Int>) -> Int64? {
+            var v: Int64 = 0
+            for i in r {
+                guard u[i] >= 48, u[i] <= 57 else { return nil }
+                v = v * 10 + Int64(u[i] - 48)
+            }
+            return v
+        }
+        guard let y = num(0..<4), let mo = num(5..<7), let d = num(8..<10), let h = num(11..<13),
+              let mi = num(14..<16), let s = num(17..<19), let f = num(20..<23),
+              (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 60 else { return nil }
+        let days = Self.days(fromCivil: y, mo, d)
+        guard Self.civil(fromDays: days) == (y, mo, d) else { return nil }
+        milliseconds = days * 86_400_000 + h * 3_600_000 + mi * 60_000 + s * 1000 + f
+    }
+
+    // Howard Hinnant's civil-from-days algorithms (proleptic Gregorian calendar).
+    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
+        let y = m <= 2 ? y0 - 1 : y0
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+}

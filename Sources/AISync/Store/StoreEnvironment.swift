@@ -1,0 +1,39 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The store's clock, id source and patience, injected so tests control time and identity.
+public struct StoreEnvironment: Sendable {
+    /// Physical time in milliseconds since the Unix epoch.
+    public var now: @Sendable () -> Int64
+    /// 64 random bits as 16 lowercase hex characters, for record and message ids.
+    public var makeID: @Sendable () -> String
+    /// 128 random bits as a device id.
+    public var makeDeviceID: @Sendable () -> DeviceID
+    /// How long to wait for another process's lock on the store before giving up.
+    public var lockTimeoutMilliseconds: Int
+
+    public init(now: @escaping @Sendable () -> Int64, makeID: @escaping @Sendable () -> String,
+                makeDeviceID: @escaping @Sendable () -> DeviceID, lockTimeoutMilliseconds: Int = 10_000) {
+        self.now = now; self.makeID = makeID; self.makeDeviceID = makeDeviceID; self.lockTimeoutMilliseconds = lockTimeoutMilliseconds
+    }
+
+    public static let live = StoreEnvironment(
+        now: {
+            var ts = timespec()
+            clock_gettime(CLOCK_REALTIME, &ts)
+            return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+        },
+        makeID: { randomHex(bytes: 8) },
+        makeDeviceID: { DeviceID(randomHex(bytes: 16))! }
+    )
+
+    /// Random lowercase hex from the system's secure generator.
+    public static func randomHex(bytes: Int) -> String {
+        var g = SystemRandomNumberGenerator()
+        let digits = Array("0123456789abcdef")
+        return String((0..<bytes * 2).map { _ in digits[Int(g.next() % 16)] })
+    }
+}

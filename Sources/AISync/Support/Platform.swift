@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Every libc call the library makes lives behind this one file (house style: one Platform file).
+enum Platform {
+    static var errno: Int32 {
+        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+        return Glibc_errno()
+        #endif
+    }
+
+    static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+    static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0o644) -> Int32 {
+        path.withCString { sysOpen($0, flags, mode) }
+    }
+
+    static func close(_ fd: Int32) { _ = sysClose(fd) }
+
+    static func fsync(_ fd: Int32) -> Bool { sysFsync(fd) == 0 }
+
+    /// Writes all bytes, retrying on EINTR and short writes.
+    static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Bool {
+        var done = 0
+        while done < buffer.count {
+            let n = sysWrite(fd, buffer.baseAddress! + done, buffer.count - done)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            done += n
+        }
+        return true
+    }
+
+    /// Reads up to `count` bytes; returns nil on error, an empty array at end of file.
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        while true {
+            let n = sysRead(fd, buffer.baseAddress!, buffer.count)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            return n
+        }
+    }
+
+    static func lseek(_ fd: Int32, _ offset: Int64, _ whence: Int32) -> Int64 { Int64(sysLseek(fd, off_t(offset), whence)) }
+
+    static func ftruncate(_ fd: Int32, _ size: Int64) -> Bool { sysFtruncate(fd, off_t(size)) == 0 }
+
+    static func rename(_ from: String, _ to: String) -> Bool { sysRename(from, to) == 0 }
+
+    static func unlink(_ path: String) -> Bool { sysUnlink(path) == 0 }
+
+    static func mkdir(_ path: String) -> Int32 {
+        if sysMkdir(path, 0o755) == 0 { return 0 }
+        return errno
+    }
+
+    /// Size and kind of a path, or nil when it does not exist (or cannot be stat'ed).
+    static func stat(_ path: String) -> (size: Int64, isDirectory: Bool, isRegular: Bool)? {
+        var st = sysStatStruct()
+        guard sysStat(path, &st) == 0 else { return nil }
+        let type = st.st_mode & S_IFMT
+        return (Int64(st.st_size), type == S_IFDIR, type == S_IFREG)
+    }
+
+    /// Takes an exclusive advisory lock without blocking; false when another process holds it.
+    static func tryLockExclusive(_ fd: Int32) -> Bool { sysFlock(fd, LOCK_EX | LOCK_NB) == 0 }
+
+    static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+
+    static func environment(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        return String(cString: value)
+    }
+
+    static func access(_ path: String, writable: Bool) -> Bool { sysAccess(path, writable ? W_OK : R_OK) == 0 }
+
+    /// Lists a directory's entries (without `.` and `..`), or nil when it cannot be read.
+    static func listDirectory(_ path: String) -> [String]? {
+        guard let dir = opendir(path) else { return nil }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    static func sleep(milliseconds: Int) { usleep(useconds_t(milliseconds * 1000)) }
+}
+
+// Thin renames so the enum's method names can match libc's without recursion.
+#if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+private func Glibc_errno() -> Int32 { errno }
+private func sysOpen(_ p: UnsafePointer<CChar>, _ f: Int32, _ m: mode_t) -> Int32 { open(p, f, m) }
+private func sysClose(_ fd: Int32) -> Int32 { close(fd) }
+private func sysFsync(_ fd: Int32) -> Int32 { fsync(fd) }
+private func sysWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
+private func sysRead(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ n: Int) -> Int { read(fd, p, n) }
+private func sysLseek(_ fd: Int32, _ o: off_t, _ w: Int32) -> off_t { lseek(fd, o, w) }
+private func sysFtruncate(_ fd: Int32, _ s: off_t) -> Int32 { ftruncate(fd, s) }
+private func sysRename(_ a: String, _ b: String) -> Int32 { rename(a, b) }
+private func sysUnlink(_ a: String) -> Int32 { unlink(a) }
+private func sysMkdir(_ a: String, _ m: mode_t) -> Int32 { mkdir(a, m) }
+private func sysStatStruct() -> stat { stat() }
+private func sysStat(_ p: String, _ st: inout stat) -> Int32 { stat(p, &st) }
+private func sysFlock(_ fd: Int32, _ op: Int32) -> Int32 { flock(fd, op) }
+private func sysAccess(_ p: String, _ m: Int32) -> Int32 { access(p, m) }
+#endif

@@ -1,0 +1,114 @@
+/// A small argument parser: options (`--name value`, `--name=value`, flags) anywhere among
+/// positionals, `--` to end options, and usage errors that suggest the closest option.
+struct OptionSpec {
+    var name: String
+    var valueName: String?
+    var help: String
+    var repeatable = false
+    var isFlag: Bool { valueName == nil }
+}
+
+struct ArgumentSpec {
+    var name: String
+    var help: String
+    var optional = false
+    var variadic = false
+}
+
+/// The parsed command line of one command.
+struct Invocation {
+    var values: [String: [String]] = [:]
+    var flags: Set<String> = []
+    var positionals: [String] = []
+    var command: String
+
+    func flag(_ name: String) -> Bool { flags.contains(name) }
+    func option(_ name: String) -> String? { values[name]?.last }
+    func options(_ name: String) -> [String] { values[name] ?? [] }
+}
+
+/// Options every command accepts.
+let globalOptions = [
+    OptionSpec(name: "store", valueName: "DIR", help: "The store to use (default: $AISYNC_HOME, else ~/.aisync)."),
+    OptionSpec(name: "help", help: "Show help for this command."),
+]
+
+func parse(_ args: [String], for command: CommandSpec) throws(CLIError) -> Invocation {
+    let options = command.options + globalOptions
+    var result = Invocation(command: command.fullName)
+    var index = 0
+    var onlyPositionals = false
+    while index < args.count {
+        let arg = args[index]
+        index += 1
+        if onlyPositionals || !arg.hasPrefix("-") || arg == "-" {
+            result.positionals.append(arg)
+            continue
+        }
+        if arg == "--" { onlyPositionals = true; continue }
+        if arg == "-h" { result.flags.insert("help"); continue }
+        guard arg.hasPrefix("--") else {
+            throw CLIError(usage: "unknown option '\(arg)'", hint: "See `aisync \(command.fullName) --help`", command: command.fullName)
+        }
+        var name = String(arg.dropFirst(2))
+        var inline: String?
+        if let eq = name.firstIndex(of: "=") {
+            inline = String(name[name.index(after: eq)...])
+            name = String(name[..<eq])
+        }
+        guard let spec = options.first(where: { $0.name == name }) else {
+            let guess = closest(name, among: options.map(\.name)).map { " Did you mean '--\($0)'?" } ?? ""
+            throw CLIError(usage: "unknown option '--\(name)'", hint: "\(guess.isEmpty ? "" : guess.dropFirst() + " ")See `aisync \(command.fullName) --help`", command: command.fullName)
+        }
+        if spec.isFlag {
+            guard inline == nil else { throw CLIError(usage: "option '--\(name)' takes no value", command: command.fullName) }
+            result.flags.insert(name)
+            continue
+        }
+        let value: String
+        if let inline { value = inline } else {
+            guard index < args.count else {
+                throw CLIError(usage: "option '--\(name)' needs a value (\(spec.valueName!))", hint: "See `aisync \(command.fullName) --help`", command: command.fullName)
+            }
+            value = args[index]
+            index += 1
+        }
+        if !spec.repeatable, result.values[name] != nil {
+            throw CLIError(usage: "option '--\(name)' was given more than once", command: command.fullName)
+        }
+        result.values[name, default: []].append(value)
+    }
+    if result.flag("help") { return result }
+    let required = command.arguments.filter { !$0.optional }.count
+    let variadic = command.arguments.contains { $0.variadic }
+    if result.positionals.count < required {
+        let missing = command.arguments[result.positionals.count]
+        throw CLIError(usage: "missing argument \(missing.name)", hint: "Usage: \(command.usageLine)", command: command.fullName)
+    }
+    if !variadic, result.positionals.count > command.arguments.count {
+        throw CLIError(usage: "unexpected argument '\(result.positionals[command.arguments.count])'", hint: "Usage: \(command.usageLine)", command: command.fullName)
+    }
+    return result
+}
+
+/// The candidate within edit distance 2 (or a third of the word), for "did you mean".
+func closest(_ word: String, among candidates: [String]) -> String? {
+    let scored = candidates.map { ($0, editDistance(word, $0)) }.min { $0.1 < $1.1 }
+    guard let (best, distance) = scored, distance <= max(2, word.count / 3) else { return nil }
+    return best
+}
+
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    for i in 1...a.count {
+        var current = [i] + Array(repeating: 0, count: b.count)
+        for j in 1...b.count {
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        previous = current
+    }
+    return previous[b.count]
+}

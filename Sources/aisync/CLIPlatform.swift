@@ -1,0 +1,65 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Every libc call the command line makes: argv, output streams, terminals, exit.
+enum CLIPlatform {
+    /// The raw arguments, rejecting any that are not valid UTF-8 instead of repairing them
+    /// (which would silently change a title or a path).
+    static func arguments() -> Result<[String], CLIError> {
+        var out: [String] = []
+        for n in 1..<Int(CommandLine.argc) {
+            guard let raw = CommandLine.unsafeArgv[n] else { continue }
+            guard let s = String(validatingCString: raw) else {
+                return .failure(CLIError(usage: "argument \(n) is not valid UTF-8 text", hint: "Pass text encoded as UTF-8"))
+            }
+            out.append(s)
+        }
+        return .success(out)
+    }
+
+    static func write(_ text: String, to fd: Int32) {
+        var bytes = Array(text.utf8)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { systemWrite(fd, $0.baseAddress! + done, $0.count - done) }
+            if n < 0 { if errno == EINTR { continue }; return }
+            done += n
+        }
+    }
+
+    static func out(_ text: String) { write(text, to: 1) }
+    static func err(_ text: String) { write(text, to: 2) }
+
+    static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+
+    /// Progress and colour only on a real terminal that is not `dumb`.
+    static var stderrIsInteractive: Bool { isatty(2) == 1 && environment("TERM") != "dumb" }
+
+    /// Reads all of standard input, or nil when it is not valid UTF-8.
+    static func readStandardInput() -> String? {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress!, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; break }
+            if n == 0 { break }
+            bytes.append(contentsOf: buffer[0..<n])
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    static func exit(_ code: Int32) -> Never { systemExit(code) }
+
+    /// Ignore SIGPIPE so `aisync list | head` ends quietly instead of dying mid-write.
+    static func ignoreBrokenPipe() { signal(SIGPIPE, SIG_IGN) }
+}
+
+#if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+private func systemWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
+private func systemExit(_ code: Int32) -> Never { exit(code) }
+#endif

@@ -1,0 +1,134 @@
+import AISync
+
+/// Commands that read the store: list, show, log, status, conflicts, fsck, and resolve.
+enum InspectCommands {
+    static let all: [CommandSpec] = [list, show, log, status, conflicts, resolve, fsck, debugHash]
+    static let json = OptionSpec(name: "json", help: "Print one JSON document instead of text.")
+
+    static let list = CommandSpec(
+        path: ["list"], abstract: "List records, newest first.",
+        options: [OptionSpec(name: "kind", valueName: "chat|story|image", help: "Only records of this kind."),
+                  OptionSpec(name: "deleted", help: "Include deleted records."), json]
+    ) { inv throws(CLIError) in
+        var kind: RecordKind?
+        if let text = inv.option("kind") {
+            guard let k = RecordKind(rawValue: text) else { throw CLIError(usage: "unknown kind '\(text)'", hint: "Use chat, story or image", command: inv.command) }
+            kind = k
+        }
+        let store = try Context.open(inv)
+        let records = try await Context.call { () async throws(AISyncError) in try await store.list(kind: kind, includeDeleted: inv.flag("deleted")) }
+        if inv.flag("json") {
+            CLIPlatform.out(Output.listJSON(records))
+        } else {
+            CLIPlatform.out(records.map(Output.listLine).joined())
+        }
+        return ExitCode.success
+    }
+
+    static let show = CommandSpec(
+        path: ["show"], abstract: "Show a record.",
+        discussion: "With --json, prints the record body exactly as stored (it validates against Schemas/<kind>.schema.json).",
+        arguments: [ArgumentSpec(name: "ID", help: "The record.")],
+        options: [json, OptionSpec(name: "show-secrets", help: "Include secrets such as an Imgur deletehash.")]
+    ) { inv throws(CLIError) in
+        let id = try Context.recordID(inv.positionals[0], inv)
+        let store = try Context.open(inv)
+        let (state, body) = try await Context.call { () async throws(AISyncError) in try await store.record(id) }
+        guard var body else {
+            throw CLIError(AISyncError(.notFound, "record \(id) was deleted", hint: state.isConflict ? "It is in conflict; see `aisync conflicts`" : nil))
+        }
+        if !inv.flag("show-secrets"), case .image(var image) = body, image.imgur?.deletehash != nil {
+            image.imgur?.deletehash = nil
+            body = .image(image)
+        }
+        if inv.flag("json") { body.json.printLine() } else { CLIPlatform.out(Output.show(id: id, body: body, state: state)) }
+        return ExitCode.success
+    }
+
+    static let log = CommandSpec(
+        path: ["log"], abstract: "Show the history of versions, newest first.",
+        arguments: [ArgumentSpec(name: "ID", help: "Only this record.", optional: true)],
+        options: [json]
+    ) { inv throws(CLIError) in
+        let id = try inv.positionals.first.map { (text: String) throws(CLIError) -> RecordID in try Context.recordID(text, inv) }
+        let store = try Context.open(inv)
+        let versions = try await Context.call { () async throws(AISyncError) in try await store.history(id) }
+        if let id, versions.isEmpty { throw CLIError(AISyncError(.notFound, "no record \(id)", hint: "See `aisync list`")) }
+        if inv.flag("json") {
+            JSONValue.array(versions.reversed().map(Output.versionJSON)).printLine()
+        } else {
+            CLIPlatform.out(versions.reversed().map(Output.logLine).joined())
+        }
+        return ExitCode.success
+    }
+
+    static let status = CommandSpec(path: ["status"], abstract: "Summarize the store.", options: [json]) { inv throws(CLIError) in
+        let store = try Context.open(inv)
+        let s = try await Context.call { () async throws(AISyncError) in try await store.status() }
+        if inv.flag("json") { Output.statusJSON(s).printLine() } else { CLIPlatform.out(Output.status(s)) }
+        return ExitCode.success
+    }
+
+    static let conflicts = CommandSpec(
+        path: ["conflicts"], abstract: "List records with concurrent versions; the winner is shown first.",
+        arguments: [ArgumentSpec(name: "ID", help: "Only this record.", optional: true)],
+        options: [json]
+    ) { inv throws(CLIError) in
+        let id = try inv.positionals.first.map { (text: String) throws(CLIError) -> RecordID in try Context.recordID(text, inv) }
+        let store = try Context.open(inv)
+        let list = try await Context.call { () async throws(AISyncError) in try await store.conflicts(id) }
+        if inv.flag("json") {
+            JSONValue.array(list.map(Output.conflictJSON)).printLine()
+        } else if list.isEmpty {
+            CLIPlatform.out("No conflicts.\n")
+        } else {
+            CLIPlatform.out(list.map(Output.conflict).joined(separator: "\n"))
+        }
+        return ExitCode.success
+    }
+
+    static let resolve = CommandSpec(
+        path: ["resolve"], abstract: "Close a conflict by keeping one version.",
+        discussion: "Writes a new version with the kept content that supersedes every current version, on every device once synced.",
+        arguments: [ArgumentSpec(name: "ID", help: "The record in conflict.")],
+        options: [OptionSpec(name: "keep", valueName: "VERSION", help: "The version to keep (at least 6 characters, from `aisync conflicts`).")]
+    ) { inv throws(CLIError) in
+        let id = try Context.recordID(inv.positionals[0], inv)
+        guard let keep = inv.option("keep") else { throw CLIError(usage: "missing --keep VERSION", hint: "See `aisync conflicts \(id)` for the versions", command: inv.command) }
+        let store = try Context.open(inv)
+        let version = try await Context.call { () async throws(AISyncError) in try await store.resolve(id, keep: keep) }
+        CLIPlatform.out("Resolved \(id): new version \(version.shortID)\n")
+        return ExitCode.success
+    }
+
+    static let fsck = CommandSpec(
+        path: ["fsck"], abstract: "Re-hash every object and check the journal; exit 0 only when all is sound."
+    ) { inv throws(CLIError) in
+        let store = try Context.open(inv)
+        let report = try await Context.call { () async throws(AISyncError) in try await store.fsck() }
+        if report.droppedTornBytes > 0 { CLIPlatform.err("note: dropped a torn final journal line (\(report.droppedTornBytes) bytes) left by an interrupted write\n") }
+        for problem in report.problems { CLIPlatform.out("\(problem)\n") }
+        let summary = "\(report.journalLines) journal lines, \(report.objectsChecked) objects checked"
+        if report.isSound {
+            CLIPlatform.out("ok: \(summary)\n")
+            return ExitCode.success
+        }
+        CLIPlatform.err("Error: the store has \(report.problems.count) problem(s) (\(summary)). Pull from a remote or restore the files named above\n")
+        return ExitCode.damagedData
+    }
+
+    /// Hidden: hashes a file with aisync's SHA-256 (used by scripts/bench-sha256.sh).
+    static let debugHash = CommandSpec(
+        path: ["debug-hash"], abstract: "Print the sha256 of a file, like sha256sum.",
+        arguments: [ArgumentSpec(name: "FILE", help: "The file.")], hidden: true
+    ) { inv throws(CLIError) in
+        let path = inv.positionals[0]
+        do {
+            let result = try SHA256.hash(fileAt: path)
+            CLIPlatform.out("\(result.digest.hex)  \(path)\n")
+        } catch {
+            throw CLIError(AISyncError(.notFound, "cannot read \(path)", cause: "\(error)"))
+        }
+        return ExitCode.success
+    }
+}

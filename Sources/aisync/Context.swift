@@ -1,0 +1,38 @@
+import AISync
+
+/// What every command needs: where the store is, and how to open it.
+enum Context {
+    static func storePath(_ inv: Invocation) throws(CLIError) -> String {
+        if let dir = inv.option("store") {
+            guard !dir.isEmpty else { throw CLIError(usage: "--store needs a directory", command: inv.command) }
+            return dir
+        }
+        if let home = CLIPlatform.environment("AISYNC_HOME"), !home.isEmpty { return home }
+        guard let home = CLIPlatform.environment("HOME"), !home.isEmpty else {
+            throw CLIError(AISyncError(.configuration, "cannot find the store: neither --store, AISYNC_HOME nor HOME is set", hint: "Pass --store DIR"))
+        }
+        return "\(home)/.aisync"
+    }
+
+    static func open(_ inv: Invocation) throws(CLIError) -> Store {
+        let path = try storePath(inv)
+        do { return try Store.open(at: path) } catch { throw CLIError(error) }
+    }
+
+    static func recordID(_ text: String, _ inv: Invocation) throws(CLIError) -> RecordID {
+        guard let id = RecordID(text) else {
+            throw CLIError(usage: "'\(text.prefix(80))' is not a record id", hint: "Ids look like chat-3f9a1c2b4d5e6f70; see `aisync list`", command: inv.command)
+        }
+        return id
+    }
+
+    /// Runs library code, turning its error into a CLI error.
+    static func call<T>(_ body: () async throws(AISyncError) -> T) async throws(CLIError) -> T {
+        do { return try await body() } catch { throw CLIError(error) }
+    }
+}
+
+extension JSONValue {
+    /// One JSON document on stdout.
+    func printLine() { CLIPlatform.out(canonicalString + "\n") }
+}

@@ -1,0 +1,54 @@
+import AISync
+
+/// `aisync`: parse, call the library, print, exit. No logic lives here.
+let commands: [CommandSpec] = RecordCommands.all + InspectCommands.all
+
+func helpCommand(_ words: [String]) -> Int32 {
+    if words.isEmpty { CLIPlatform.out(Help.root(commands)); return ExitCode.success }
+    if let c = commands.first(where: { $0.path == words }) { CLIPlatform.out(Help.command(c)); return ExitCode.success }
+    if words.count == 1, commands.contains(where: { $0.path.count > 1 && $0.path[0] == words[0] }) {
+        CLIPlatform.out(Help.group(words[0], commands)); return ExitCode.success
+    }
+    return fail(CLIError(usage: "no such command '\(words.joined(separator: " "))'", hint: suggestion(words.joined(separator: " "))))
+}
+
+func suggestion(_ word: String) -> String {
+    let names = commands.filter { !$0.hidden }.map(\.fullName) + ["chat", "image", "story", "help"]
+    if let guess = closest(word, among: names) { return "Did you mean '\(guess)'? See `aisync help`" }
+    return "See `aisync help`"
+}
+
+func fail(_ error: CLIError) -> Int32 {
+    CLIPlatform.err("Error: \(error.error)\n")
+    return ExitCode.forCode(error.error.code)
+}
+
+func run() async -> Int32 {
+    CLIPlatform.ignoreBrokenPipe()
+    let args: [String]
+    switch CLIPlatform.arguments() {
+    case .success(let a): args = a
+    case .failure(let e): return fail(e)
+    }
+    guard let first = args.first else { CLIPlatform.out(Help.root(commands)); return ExitCode.usage }
+    if first == "--version" { CLIPlatform.out("aisync \(Help.version)\n"); return ExitCode.success }
+    if first == "help" || first == "--help" || first == "-h" { return helpCommand(Array(args.dropFirst()).filter { !$0.hasPrefix("-") }) }
+    // The longest command path that matches the leading words.
+    let match = commands.filter { args.starts(with: $0.path) }.max { $0.path.count < $1.path.count }
+    guard let command = match else {
+        if commands.contains(where: { $0.path.count > 1 && $0.path[0] == first }) {
+            if args.count == 1 || args[1] == "--help" || args[1] == "-h" { CLIPlatform.out(Help.group(first, commands)); return args.count == 1 ? ExitCode.usage : ExitCode.success }
+            return fail(CLIError(usage: "no such command '\(first) \(args[1])'", hint: suggestion("\(first) \(args[1])")))
+        }
+        return fail(CLIError(usage: "no such command '\(first)'", hint: suggestion(first)))
+    }
+    do {
+        let inv = try parse(Array(args.dropFirst(command.path.count)), for: command)
+        if inv.flag("help") { CLIPlatform.out(Help.command(command)); return ExitCode.success }
+        return try await command.run(inv)
+    } catch {
+        return fail(error)
+    }
+}
+
+CLIPlatform.exit(await run())

@@ -1,0 +1,947 @@
+#!/usr/bin/env python3
+"""Validate aisync JSON files against the JSON Schemas in Schemas/.
+
+Usage:
+    validate_json.py [options] SCHEMA_NAME FILE...
+    validate_json.py [--schemas DIR] [-v] --self-test
+
+SCHEMA_NAME is a schema file name without ".schema.json", e.g. `chat`,
+`journal-line`, `record` (any record body) or `list-output`. FILE `-` reads
+standard input. A file whose name ends in `.jsonl` (or any file with --jsonl)
+is read as JSON Lines: every line is validated as one instance.
+
+Every *.schema.json of the schemas folder is loaded into one registry, so a
+`$ref` to another schema's `$id` (https://aisync.dev/schemas/...) resolves
+offline. Format checking is on ("uri" always, with a built-in fallback when
+jsonschema's optional URI checker is not installed; "date-time" when
+rfc3339-validator is installed).
+
+Patterns are matched with ECMA-262 semantics for `$` (end of input only): by
+default Python's `re` would also let `$` match before a final "\\n", so an id
+such as "chat-1\\n" would pass.
+
+Options:
+    --schemas DIR  schemas folder (default: ../Schemas next to this script)
+    --jsonl        read every FILE (including `-`) as JSON Lines
+    --canonical    also require aisync canonical JSON (sorted keys, no
+                   whitespace, minimal escapes, integers only; JSON Lines
+                   lines "\\n"-terminated) and, for journal-line, that `id` is
+                   the sha256 of the canonical line without `id`
+    --self-test    check every schema against the draft 2020-12 metaschema and
+                   run the embedded good/bad examples
+    -v, --verbose  with --self-test: print every check
+
+Output: one line per problem, `FILE[:LINE]: [$.json.path: ]message`.
+Exit status: 0 all valid, 1 some instance invalid, 2 usage error or unreadable
+file (or a failed self-test: 1).
+"""
+
+import hashlib
+import json
+import os
+import re
+import sys
+
+try:
+    import jsonschema
+    from jsonschema import FormatChecker
+    from jsonschema import validators as _validators
+except ImportError:  # pragma: no cover
+    sys.stderr.write("validate_json.py: the python package `jsonschema` is required "
+                     "(pip install 'jsonschema>=4.18')\n")
+    sys.exit(2)
+
+try:
+    from jsonschema import Draft202012Validator
+except ImportError:  # pragma: no cover - jsonschema < 4.0
+    sys.stderr.write("validate_json.py: jsonschema >= 4.0 is required for draft 2020-12 "
+                     "(found %s)\n" % getattr(jsonschema, "__version__", "?"))
+    sys.exit(2)
+
+try:  # jsonschema >= 4.18
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+    HAVE_REFERENCING = True
+except ImportError:  # pragma: no cover - older jsonschema: RefResolver below
+    HAVE_REFERENCING = False
+
+SCHEMA_BASE = "https://aisync.dev/schemas/"
+SCHEMA_SUFFIX = ".schema.json"
+METASCHEMA = "https://json-schema.org/draft/2020-12/schema"
+EXPECTED_SCHEMAS = [
+    "config", "journal-line", "chat", "story", "image", "record",
+    "checkpoint", "list-output", "conflicts-output", "status-output",
+]
+
+
+class UsageError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------
+# Patterns with ECMA-262 semantics
+
+_PATTERN_CACHE = {}
+
+
+def ecma_to_python(pattern):
+    """Translate the ECMA-262 features our schemas rely on to Python `re`.
+
+    - `$` outside a character class matches only at the very end (`\\Z`).
+    - `\\d` is ASCII-only (`[0-9]`), as in ECMA-262.
+    """
+    out = []
+    i = 0
+    in_class = False
+    n = len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < n:
+            nxt = pattern[i + 1]
+            if nxt == "d":
+                out.append("0-9" if in_class else "[0-9]")
+            elif nxt == "D" and not in_class:
+                out.append("[^0-9]")
+            else:
+                out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            if ch == "]":
+                in_class = False
+            out.append(ch)
+        elif ch == "[":
+            in_class = True
+            out.append(ch)
+            # a "]" right after "[" or "[^" is a literal in Python, not in ECMA;
+            # our schemas never use that form.
+        elif ch == "$":
+            out.append(r"\Z")
+        else:
+            out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def _compiled(pattern):
+    rx = _PATTERN_CACHE.get(pattern)
+    if rx is None:
+        rx = re.compile(ecma_to_python(pattern))
+        _PATTERN_CACHE[pattern] = rx
+    return rx
+
+
+def _pattern_keyword(validator, patrn, instance, schema):
+    if validator.is_type(instance, "string") and not _compiled(patrn).search(instance):
+        yield jsonschema.ValidationError("%r does not match %r" % (instance, patrn))
+
+
+StrictValidator = _validators.extend(Draft202012Validator, {"pattern": _pattern_keyword})
+
+
+# ---------------------------------------------------------------------------
+# Format checking
+
+_URI_RE = re.compile(
+    r"[A-Za-z][A-Za-z0-9+.\-]*:"
+    r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?\[\]]|%[0-9A-Fa-f]{2})*"
+    r"(?:#(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?\Z"
+)
+
+
+def _fallback_is_uri(instance):
+    """RFC 3986 absolute URI (scheme required), ASCII only, valid %-escapes."""
+    if not isinstance(instance, str):
+        return True
+    return _URI_RE.match(instance) is not None
+
+
+def make_format_checker():
+    checker = FormatChecker()
+    if "uri" not in checker.checkers:
+        checker.checks("uri")(_fallback_is_uri)
+    return checker
+
+
+# ---------------------------------------------------------------------------
+# Schemas
+
+def default_schemas_dir():
+    here = os.path.dirname(os.path.abspath(__file__))
+    return os.path.normpath(os.path.join(here, os.pardir, "Schemas"))
+
+
+def load_schemas(schemas_dir):
+    """Return {name: schema} for every *.schema.json in schemas_dir."""
+    if not os.path.isdir(schemas_dir):
+        raise UsageError("schemas folder not found: %s" % schemas_dir)
+    schemas = {}
+    for fname in sorted(os.listdir(schemas_dir)):
+        if not fname.endswith(SCHEMA_SUFFIX):
+            continue
+        path = os.path.join(schemas_dir, fname)
+        try:
+            with open(path, "rb") as f:
+                schemas[fname[:-len(SCHEMA_SUFFIX)]] = json.loads(f.read().decode("utf-8"))
+        except (OSError, ValueError) as e:
+            raise UsageError("cannot load schema %s: %s" % (path, e))
+    if not schemas:
+        raise UsageError("no *%s files in %s" % (SCHEMA_SUFFIX, schemas_dir))
+    return schemas
+
+
+def _schema_id(name, schema):
+    if isinstance(schema, dict) and isinstance(schema.get("$id"), str):
+        return schema["$id"]
+    return SCHEMA_BASE + name + SCHEMA_SUFFIX
+
+
+def make_validator(name, schemas, format_checker=None):
+    if name not in schemas:
+        raise UsageError("unknown schema %r (known: %s)" % (name, ", ".join(sorted(schemas))))
+    schema = schemas[name]
+    if format_checker is None:
+        format_checker = make_format_checker()
+    if HAVE_REFERENCING:
+        registry = Registry().with_resources(
+            (_schema_id(n, s), Resource.from_contents(s, default_specification=DRAFT202012))
+            for n, s in schemas.items()
+        )
+        return StrictValidator(schema, registry=registry, format_checker=format_checker)
+    # jsonschema 4.0 - 4.17
+    store = {_schema_id(n, s): s for n, s in schemas.items()}
+    resolver = jsonschema.RefResolver(base_uri=_schema_id(name, schema), referrer=schema,
+                                      store=store)
+    return StrictValidator(schema, resolver=resolver, format_checker=format_checker)
+
+
+# ---------------------------------------------------------------------------
+# Canonical JSON (see Schemas/README.md)
+
+class NotCanonical(Exception):
+    pass
+
+
+_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f",
+                  "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _canon_str(s, upper_hex):
+    out = ['"']
+    for ch in s:
+        esc = _SHORT_ESCAPES.get(ch)
+        if esc is not None:
+            out.append(esc)
+        elif ord(ch) < 0x20:
+            out.append(("\\u%04X" if upper_hex else "\\u%04x") % ord(ch))
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _canon(value, upper_hex, out):
+    if value is None:
+        out.append("null")
+    elif value is True:
+        out.append("true")
+    elif value is False:
+        out.append("false")
+    elif isinstance(value, int):
+        out.append(str(value))
+    elif isinstance(value, float):
+        raise NotCanonical("non-integer number %r" % value)
+    elif isinstance(value, str):
+        out.append(_canon_str(value, upper_hex))
+    elif isinstance(value, list):
+        out.append("[")
+        for i, item in enumerate(value):
+            if i:
+                out.append(",")
+            _canon(item, upper_hex, out)
+        out.append("]")
+    elif isinstance(value, dict):
+        out.append("{")
+        for i, key in enumerate(sorted(value)):  # str order is code point order
+            if i:
+                out.append(",")
+            out.append(_canon_str(key, upper_hex))
+            out.append(":")
+            _canon(value[key], upper_hex, out)
+        out.append("}")
+    else:  # pragma: no cover
+        raise NotCanonical("unexpected value %r" % (value,))
+
+
+def canonical_bytes(value, upper_hex=False):
+    out = []
+    _canon(value, upper_hex, out)
+    try:
+        return "".join(out).encode("utf-8")
+    except UnicodeEncodeError:
+        raise NotCanonical("string holds a lone surrogate")
+
+
+def canonical_problems(raw, value, schema_name):
+    """Problems with raw (bytes of one instance, without line terminator)."""
+    problems = []
+    try:
+        variants = [canonical_bytes(value, False), canonical_bytes(value, True)]
+    except NotCanonical as e:
+        return ["not canonical JSON: %s" % e]
+    if raw not in variants:
+        problems.append("not canonical JSON (expected %s)" % _clip(variants[0].decode("utf-8"), 200))
+    if schema_name == "journal-line" and isinstance(value, dict) and isinstance(value.get("id"), str):
+        rest = {k: v for k, v in value.items() if k != "id"}
+        ids = {hashlib.sha256(canonical_bytes(rest, up)).hexdigest() for up in (False, True)}
+        if value["id"] not in ids:
+            problems.append("$.id: %r is not the sha256 of the canonical line without id (%s)"
+                            % (value["id"], sorted(ids)[0]))
+    return problems
+
+
+# ---------------------------------------------------------------------------
+# Parsing and error reporting
+
+class DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicates(pairs):
+    obj = {}
+    for key, value in pairs:
+        if key in obj:
+            raise DuplicateKey("duplicate key %r" % key)
+        obj[key] = value
+    return obj
+
+
+def _no_constant(name):
+    raise ValueError("%s is not valid JSON" % name)
+
+
+def parse_json(raw):
+    """Parse bytes as one strict JSON value; raise ValueError with a message."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError("not UTF-8: %s" % e)
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    except DuplicateKey as e:
+        raise ValueError(str(e))
+    except ValueError as e:
+        raise ValueError("invalid JSON: %s" % e)
+
+
+def _clip(text, limit=300):
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def json_path(path):
+    out = "$"
+    for part in path:
+        if isinstance(part, int):
+            out += "[%d]" % part
+        elif _IDENT.match(part):
+            out += "." + part
+        else:
+            out += "[%s]" % json.dumps(part)
+    return out
+
+
+def _message(error):
+    msg = error.message
+    r = repr(error.instance)
+    if isinstance(error.instance, (dict, list)) and msg.startswith(r) and len(r) > 60:
+        msg = ("object" if isinstance(error.instance, dict) else "array") + msg[len(r):]
+    if error.validator in ("contains", "minContains", "maxContains") and isinstance(error.schema, dict):
+        lo = error.schema.get("minContains", 1)
+        hi = error.schema.get("maxContains")
+        if hi == lo:
+            want = "exactly %d" % lo
+        elif hi is None:
+            want = "at least %d" % lo
+        else:
+            want = "%d to %d" % (lo, hi)
+        msg = "expected %s item(s) matching %s" % (
+            want, json.dumps(error.schema.get("contains"), sort_keys=True))
+    return _clip(msg)
+
+
+def explain(error):
+    """Yield (path, message) leaves for one ValidationError.
+
+    For a failed oneOf/anyOf (e.g. record.schema.json), if exactly one branch
+    failed without a `const` mismatch (i.e. the branch for the instance's
+    kind), report that branch's errors instead of the generic message.
+    """
+    if error.validator in ("oneOf", "anyOf") and error.context:
+        branches = {}
+        for sub in error.context:
+            branches.setdefault(sub.schema_path[0] if sub.schema_path else None, []).append(sub)
+        plausible = [errs for errs in branches.values()
+                     if not any(e.validator == "const" for e in errs)]
+        if len(plausible) == 1:
+            for sub in sorted(plausible[0], key=lambda e: [str(p) for p in e.absolute_path]):
+                for leaf in explain(sub):
+                    yield leaf
+            return
+    yield json_path(error.absolute_path), _message(error)
+
+
+def instance_problems(validator, value):
+    problems = []
+    errors = sorted(validator.iter_errors(value),
+                    key=lambda e: ([str(p) for p in e.absolute_path], str(e.message)))
+    for error in errors:
+        for path, msg in explain(error):
+            line = "%s: %s" % (path, msg)
+            if line not in problems:
+                problems.append(line)
+    return problems
+
+
+def check_bytes(label, data, validator, schema_name, jsonl=False, canonical=False):
+    """Validate one file's bytes. Return (problem lines, number of invalid instances)."""
+    lines_out = []
+    invalid = 0
+
+    def one(where, raw):
+        try:
+            value = parse_json(raw)
+        except ValueError as e:
+            return [str(e)]
+        problems = instance_problems(validator, value)
+        if canonical:
+            problems += canonical_problems(raw, value, schema_name)
+        return problems
+
+    if jsonl:
+        pieces = data.split(b"\n")
+        terminated = pieces[-1] == b""
+        if terminated:
+            pieces.pop()
+        for number, raw in enumerate(pieces, 1):
+            where = "%s:%d" % (label, number)
+            if raw.strip() == b"":
+                problems = ["empty line"]
+            else:
+                problems = one(where, raw)
+                if canonical and number == len(pieces) and not terminated:
+                    problems.append("last line is not \"\\n\"-terminated")
+            if problems:
+                invalid += 1
+                lines_out.extend("%s: %s" % (where, p) for p in problems)
+    else:
+        raw = data
+        if canonical and raw.endswith(b"\n"):
+            raw = raw[:-1]  # one final newline is tolerated
+        problems = one(label, raw)
+        if problems:
+            invalid += 1
+            lines_out.extend("%s: %s" % (label, p) for p in problems)
+    return lines_out, invalid
+
+
+# ---------------------------------------------------------------------------
+# Self-test
+
+DEV_A = "0123456789abcdef0123456789abcdef"
+DEV_B = "fedcba9876543210fedcba9876543210"
+SHA_A = hashlib.sha256(b"a").hexdigest()
+SHA_B = hashlib.sha256(b"b").hexdigest()
+T0 = "2026-11-29T12:00:00.000Z"
+T1 = "2026-11-29T12:05:30.250Z"
+
+
+def _journal_line(**overrides):
+    line = {"body": SHA_A, "clock": {DEV_A: 3}, "deleted": False, "device": DEV_A,
+            "hlc": {"c": 0, "t": 1764417600000}, "kind": "chat",
+            "record": "chat-3f9a1c2b4d5e6f70", "v": 1}
+    line.update(overrides)
+    if "id" not in overrides:
+        try:
+            line["id"] = hashlib.sha256(canonical_bytes(line)).hexdigest()
+        except NotCanonical:
+            line["id"] = SHA_B
+    return line
+
+
+def _chat(**overrides):
+    body = {"created": T0, "favorite": False, "kind": "chat",
+            "messages": [{"id": "m-1", "role": "user", "text": "hi", "time": T0},
+                         {"id": "m-2", "role": "assistant", "text": "Hello!\n\u00e9\U0001F98A",
+                          "time": T1}],
+            "model": "gpt-4o", "title": "Trip ideas", "updated": T1}
+    body.update(overrides)
+    return body
+
+
+def _story(**overrides):
+    body = {"created": T0, "favorite": True, "kind": "story", "moral": "Be kind",
+            "pages": [{"image": SHA_A, "text": "Once upon a time"}, {"text": "The end."}],
+            "prompts": ["a fox in a forest, watercolor"], "title": "The Fox", "updated": T1}
+    body.update(overrides)
+    return body
+
+
+def _image(**overrides):
+    body = {"created": T0, "favorite": False, "kind": "image", "mediaType": "image/png",
+            "sha256": SHA_A, "size": 12345, "title": "fox.png", "updated": T0}
+    body.update(overrides)
+    return body
+
+
+IMGUR = {"id": "aBc12D3", "link": "https://i.imgur.com/aBc12D3.png", "deletehash": "xyz",
+         "servedSHA256": SHA_B, "servedSize": 123}
+
+
+def _without(obj, key):
+    return {k: v for k, v in obj.items() if k != key}
+
+
+def _chat_bad_message(**fields):
+    body = _chat()
+    msg = dict(body["messages"][0])
+    msg.update(fields)
+    body["messages"] = [msg]
+    return body
+
+
+def _conflict(versions):
+    return [{"id": "chat-3f9a1c2b4d5e6f70", "kind": "chat", "title": "Trip ideas",
+             "versions": versions}]
+
+
+def _version(winner, **overrides):
+    v = {"version": "0123456789ab", "device": DEV_A, "time": T0, "deleted": False,
+         "winner": winner}
+    v.update(overrides)
+    return v
+
+
+STATUS = {"store": "/home/me/.aisync", "device": {"id": DEV_A, "name": "laptop"},
+          "records": {"chat": 2, "story": 1, "image": 0}, "conflicts": 0, "objects": 5,
+          "bytes": 4096, "journal": {"lines": 7}}
+
+
+def examples(format_checker):
+    """(schema, label, instance, expected valid?)"""
+    ex = []
+
+    def good(schema, label, value):
+        ex.append((schema, label, value, True))
+
+    def bad(schema, label, value):
+        ex.append((schema, label, value, False))
+
+    config = {"created": T0, "device": {"id": DEV_A, "name": "laptop"}, "format": 1,
+              "remotes": []}
+    good("config", "README config", config)
+    good("config", "config with remotes", dict(config, remotes=[
+        {"name": "origin", "url": "https://dav.example.com/aisync/", "type": "webdav"},
+        {"name": "usb", "url": "/Volumes/USB/aisync", "type": "folder"}]))
+    bad("config", "format 2", dict(config, format=2))
+    bad("config", "uppercase device id", dict(config, device={"id": DEV_A.upper(), "name": "x"}))
+    bad("config", "unknown remote type", dict(config, remotes=[
+        {"name": "o", "url": "s3://b", "type": "s3"}]))
+    bad("config", "secret in remote", dict(config, remotes=[
+        {"name": "o", "url": "https://x", "type": "http", "password": "hunter2"}]))
+    bad("config", "unknown top-level key", dict(config, token="abc"))
+    bad("config", "time without milliseconds", dict(config, created="2026-11-29T12:00:00Z"))
+    bad("config", "missing remotes", _without(config, "remotes"))
+
+    good("journal-line", "journal line", _journal_line())
+    good("journal-line", "tombstone", _journal_line(deleted=True, body=None))
+    good("journal-line", "clock with two devices",
+         _journal_line(clock={DEV_A: 3, DEV_B: 1}, device=DEV_B, kind="image"))
+    bad("journal-line", "tombstone with a body", _journal_line(deleted=True))
+    bad("journal-line", "live version with null body", _journal_line(body=None))
+    bad("journal-line", "empty clock", _journal_line(clock={}))
+    bad("journal-line", "clock counter 0", _journal_line(clock={DEV_A: 0}))
+    bad("journal-line", "clock counter not integer", _journal_line(clock={DEV_A: 1.5}))
+    bad("journal-line", "clock key not a device id", _journal_line(clock={"laptop": 1}))
+    bad("journal-line", "negative hlc.t", _journal_line(hlc={"c": 0, "t": -1}))
+    bad("journal-line", "missing hlc.c", _journal_line(hlc={"t": 1}))
+    bad("journal-line", "kind note", _journal_line(kind="note"))
+    bad("journal-line", "v 2", _journal_line(v=2))
+    bad("journal-line", "id with trailing newline", _journal_line(id=SHA_A + "\n"))
+    bad("journal-line", "uppercase id", _journal_line(id=SHA_A.upper()))
+    bad("journal-line", "short body sha", _journal_line(body=SHA_A[:63]))
+    bad("journal-line", "record id starting with -", _journal_line(record="-chat"))
+    bad("journal-line", "record id too long", _journal_line(record="a" * 65))
+    bad("journal-line", "record id with trailing newline", _journal_line(record="chat-1\n"))
+    bad("journal-line", "unknown key", _journal_line(extra=1))
+    bad("journal-line", "deleted missing", _without(_journal_line(), "deleted"))
+
+    good("chat", "chat", _chat())
+    good("chat", "empty chat, empty title", _chat(messages=[], title=""))
+    good("chat", "title of 1000 characters", _chat(title="x" * 1000))
+    good("chat", "system message", _chat_bad_message(role="system"))
+    bad("chat", "unknown role", _chat_bad_message(role="bot"))
+    bad("chat", "uppercase message id", _chat_bad_message(id="M-1"))
+    bad("chat", "message without time", _chat_bad_message(time=None))
+    bad("chat", "message with extra key", _chat_bad_message(tokens=3))
+    good("chat", "without model", _without(_chat(), "model"))
+    bad("chat", "missing favorite", _without(_chat(), "favorite"))
+    bad("chat", "title of 1001 characters", _chat(title="x" * 1001))
+    bad("chat", "time without Z", _chat(updated="2026-11-29T12:00:00.000+00:00"))
+    bad("chat", "Arabic-Indic digits in time", _chat(updated="\u0662026-11-29T12:00:00.000Z"))
+    bad("chat", "kind story", _chat(kind="story"))
+    bad("chat", "unknown key", _chat(path="/tmp/x"))
+    bad("chat", "favorite as string", _chat(favorite="no"))
+    if "date-time" in format_checker.checkers:
+        bad("chat", "month 13 (date-time format)", _chat(created="2026-13-01T00:00:00.000Z"))
+
+    good("story", "story", _story())
+    good("story", "story without moral, empty prompts and pages",
+         _without(_story(prompts=[], pages=[]), "moral"))
+    bad("story", "page image as URL", _story(pages=[{"image": "https://x/y.png", "text": "a"}]))
+    bad("story", "page image as path", _story(pages=[{"image": "objects/ab/cd", "text": "a"}]))
+    bad("story", "page without text", _story(pages=[{"image": SHA_A}]))
+    bad("story", "non-string prompt", _story(prompts=[1]))
+    bad("story", "missing prompts", _without(_story(), "prompts"))
+    bad("story", "moral null", _story(moral=None))
+
+    good("image", "minimal image", _image())
+    good("image", "full image", _image(width=512, height=512, prompt="a fox", model="dall-e-3",
+                                       imgur=IMGUR, mediaType="image/svg+xml"))
+    good("image", "imgur with only id and link",
+         _image(imgur={"id": "abcde", "link": "https://i.imgur.com/abcde.jpeg"}))
+    bad("image", "negative size", _image(size=-1))
+    bad("image", "fractional size", _image(size=1.5))
+    bad("image", "width 0", _image(width=0))
+    bad("image", "height as string", _image(height="512"))
+    bad("image", "text media type", _image(mediaType="text/plain"))
+    bad("image", "uppercase media type", _image(mediaType="image/PNG"))
+    bad("image", "missing sha256", _without(_image(), "sha256"))
+    bad("image", "imgur link over http", _image(imgur=dict(IMGUR, link="http://i.imgur.com/a.png")))
+    bad("image", "imgur link with a space (uri format)",
+        _image(imgur=dict(IMGUR, link="https://i.imgur.com/a b.png")))
+    bad("image", "imgur link with empty host", _image(imgur=dict(IMGUR, link="https:///a.png")))
+    bad("image", "imgur without link", _image(imgur=_without(IMGUR, "link")))
+    bad("image", "imgur id too short", _image(imgur=dict(IMGUR, id="abcd")))
+    bad("image", "imgur id with dash", _image(imgur=dict(IMGUR, id="abc-de")))
+    bad("image", "imgur servedSHA256 uppercase", _image(imgur=dict(IMGUR, servedSHA256=SHA_B.upper())))
+    bad("image", "imgur negative servedSize", _image(imgur=dict(IMGUR, servedSize=-1)))
+    bad("image", "imgur unknown key", _image(imgur=dict(IMGUR, token="secret")))
+
+    good("record", "record: chat", _chat())
+    good("record", "record: story", _story())
+    good("record", "record: image", _image(imgur=IMGUR))
+    bad("record", "record: chat with unknown role", _chat_bad_message(role="bot"))
+    bad("record", "record: kind note", _chat(kind="note"))
+    bad("record", "record: story missing pages", _without(_story(), "pages"))
+    bad("record", "record: not an object", ["chat"])
+    bad("record", "record: journal line", _journal_line())
+
+    checkpoint = {"format": 1, "remote": "origin", "remoteId": DEV_B,
+                  "pushed": {"seq": 0, "journalOffset": 0},
+                  "pulled": {DEV_A: {"seq": 3, "etag": "\"abc\""}}}
+    good("checkpoint", "README checkpoint", checkpoint)
+    good("checkpoint", "minimal checkpoint", {"format": 1, "remote": "origin", "pushed": {}})
+    good("checkpoint", "future field under pulled",
+         dict(checkpoint, pulled={DEV_A: {"seq": 3, "etag": "\"abc\"", "segment": "s1"}}))
+    bad("checkpoint", "format 2", dict(checkpoint, format=2))
+    bad("checkpoint", "missing pushed", _without(checkpoint, "pushed"))
+    bad("checkpoint", "missing remote", _without(checkpoint, "remote"))
+    bad("checkpoint", "pulled key not a device id", dict(checkpoint, pulled={"x": {"seq": 1}}))
+    bad("checkpoint", "negative pushed.seq", dict(checkpoint, pushed={"seq": -1, "journalOffset": 0}))
+    bad("checkpoint", "unknown top-level key", dict(checkpoint, password="x"))
+
+    listing = [{"id": "chat-3f9a1c2b4d5e6f70", "kind": "chat", "title": "Trip ideas",
+                "updated": T1, "conflict": False, "favorite": True, "deleted": False},
+               {"id": "image-0011223344556677", "kind": "image", "title": "",
+                "updated": T0, "conflict": True, "extra": [1, 2]}]
+    good("list-output", "list output", listing)
+    good("list-output", "empty list", [])
+    bad("list-output", "list item without conflict", [_without(listing[0], "conflict")])
+    bad("list-output", "list item with bad time", [dict(listing[0], updated="yesterday")])
+    bad("list-output", "list item with kind note", [dict(listing[0], kind="note")])
+    bad("list-output", "list output as object", {"items": listing})
+
+    good("conflicts-output", "conflicts output", _conflict(
+        [_version(True), _version(False, version=SHA_B, device=DEV_B, deleted=True, time=T1)]))
+    good("conflicts-output", "no conflicts", [])
+    bad("conflicts-output", "two winners", _conflict([_version(True), _version(True)]))
+    bad("conflicts-output", "no winner", _conflict([_version(False), _version(False)]))
+    bad("conflicts-output", "single version", _conflict([_version(True)]))
+    bad("conflicts-output", "version id of 11 characters",
+        _conflict([_version(True, version="0123456789a"), _version(False)]))
+    bad("conflicts-output", "version id too long",
+        _conflict([_version(True, version=SHA_A + "0"), _version(False)]))
+    bad("conflicts-output", "bad device id",
+        _conflict([_version(True, device="laptop"), _version(False)]))
+    bad("conflicts-output", "missing deleted",
+        _conflict([_without(_version(True), "deleted"), _version(False)]))
+
+    good("status-output", "status output", STATUS)
+    good("status-output", "status output with extra keys", dict(STATUS, remotes=["origin"]))
+    bad("status-output", "records with kind note", dict(STATUS, records={"note": 1}))
+    bad("status-output", "missing journal.lines", dict(STATUS, journal={}))
+    bad("status-output", "negative bytes", dict(STATUS, bytes=-1))
+    bad("status-output", "missing device name", dict(STATUS, device={"id": DEV_A}))
+    bad("status-output", "conflicts as string", dict(STATUS, conflicts="0"))
+    return ex
+
+
+def self_test(schemas_dir, verbose=False):
+    results = []  # (ok, label, detail)
+
+    def record(ok, label, detail=""):
+        results.append((ok, label, detail))
+        if verbose or not ok:
+            print("%s %s%s" % ("ok  " if ok else "FAIL", label, (": " + detail) if detail else ""))
+
+    try:
+        schemas = load_schemas(schemas_dir)
+    except UsageError as e:
+        print("FAIL %s" % e)
+        return 1
+
+    for name in EXPECTED_SCHEMAS:
+        record(name in schemas, "schema %s%s present" % (name, SCHEMA_SUFFIX))
+
+    for name, schema in sorted(schemas.items()):
+        label = "%s%s" % (name, SCHEMA_SUFFIX)
+        try:
+            Draft202012Validator.check_schema(schema)
+            record(True, "%s is valid against the 2020-12 metaschema" % label)
+        except jsonschema.SchemaError as e:
+            record(False, "%s is valid against the 2020-12 metaschema" % label,
+                   "%s: %s" % (json_path(e.absolute_path), _clip(e.message)))
+            continue
+        record(schema.get("$schema") == METASCHEMA, "%s has $schema %s" % (label, METASCHEMA),
+               repr(schema.get("$schema")))
+        record(schema.get("$id") == SCHEMA_BASE + label, "%s has $id %s%s" % (label, SCHEMA_BASE, label),
+               repr(schema.get("$id")))
+        for key in ("title", "description"):
+            record(isinstance(schema.get(key), str) and schema[key].strip() != "",
+                   "%s has a %s" % (label, key))
+        for pattern in _patterns(schema):
+            try:
+                _compiled(pattern)
+                record(True, "%s pattern %r compiles" % (label, pattern))
+            except re.error as e:
+                record(False, "%s pattern %r compiles" % (label, pattern), str(e))
+
+    format_checker = make_format_checker()
+    validators = {}
+    for schema_name, label, value, expected in examples(format_checker):
+        try:
+            if schema_name not in validators:
+                validators[schema_name] = make_validator(schema_name, schemas, format_checker)
+            problems = instance_problems(validators[schema_name], value)
+        except Exception as e:  # unresolvable $ref, bad schema, ...
+            record(False, "%s: %s" % (schema_name, label), "%s: %s" % (type(e).__name__, e))
+            continue
+        ok = (not problems) == expected
+        detail = ""
+        if not ok:
+            detail = ("unexpected: " + "; ".join(problems)) if problems else "accepted, expected rejection"
+        elif verbose and problems:
+            detail = "rejected: " + problems[0]
+        record(ok, "%s: %s (%s)" % (schema_name, label, "valid" if expected else "invalid"), detail)
+
+    # error explanation through record.schema.json's oneOf
+    try:
+        problems = instance_problems(make_validator("record", schemas, format_checker),
+                                     _chat_bad_message(role="bot"))
+        ok = any(p.startswith("$.messages[0].role:") and "'bot'" in p for p in problems)
+        record(ok, "record oneOf errors name the failing field", "; ".join(problems))
+    except Exception as e:
+        record(False, "record oneOf errors name the failing field", repr(e))
+
+    # file handling: JSON Lines, parse errors, canonical form, version ids
+    try:
+        jv = make_validator("journal-line", schemas, format_checker)
+        l1 = canonical_bytes(_journal_line())
+        l2 = canonical_bytes(_journal_line(deleted=True, body=None, clock={DEV_A: 4},
+                                           hlc={"c": 1, "t": 1764417600000}))
+        tampered = _journal_line()
+        tampered["hlc"] = {"c": 5, "t": 1764417600000}  # id no longer matches
+        l3 = canonical_bytes(tampered)
+        out, invalid = check_bytes("j.jsonl", l1 + b"\n" + l2 + b"\n", jv, "journal-line",
+                                   jsonl=True, canonical=True)
+        record(out == [] and invalid == 0, "canonical journal.jsonl passes --canonical", "; ".join(out))
+        out, invalid = check_bytes("j.jsonl", l1 + b"\n" + l3 + b"\n", jv, "journal-line",
+                                   jsonl=True)
+        record(out == [] and invalid == 0, "a wrong version id passes without --canonical",
+               "; ".join(out))
+        out, invalid = check_bytes("j.jsonl", l1 + b"\n" + l3 + b"\n", jv, "journal-line",
+                                   jsonl=True, canonical=True)
+        record(invalid == 1 and len(out) == 1 and out[0].startswith("j.jsonl:2: $.id:"),
+               "--canonical rejects a wrong version id", "; ".join(out))
+        spaced = json.dumps(_journal_line(), indent=1).encode()
+        out, invalid = check_bytes("j.jsonl", l1 + b"\n" + spaced.replace(b"\n", b"") + b"\n",
+                                   jv, "journal-line", jsonl=True, canonical=True)
+        record(invalid == 1 and all(o.startswith("j.jsonl:2: not canonical") for o in out),
+               "--canonical rejects whitespace", "; ".join(out))
+        unsorted = json.dumps(_journal_line(), separators=(",", ":"), sort_keys=False)
+        unsorted = ('{"v":1,' + unsorted[1:].replace(',"v":1', "")).encode()
+        out, invalid = check_bytes("j.jsonl", unsorted, jv, "journal-line", jsonl=True,
+                                   canonical=True)
+        record(invalid == 1 and any("not canonical" in o for o in out)
+               and any("not \"\\n\"-terminated" in o for o in out),
+               "--canonical rejects unsorted keys and a missing final newline", "; ".join(out))
+        out, invalid = check_bytes("j.jsonl", l1 + b"\n\n{oops\n" + l1 + b"\n", jv,
+                                   "journal-line", jsonl=True)
+        record(invalid == 2 and out[0].startswith("j.jsonl:2: empty line")
+               and out[1].startswith("j.jsonl:3: invalid JSON"),
+               "JSON Lines: empty and broken lines are reported with their line numbers",
+               "; ".join(out))
+        cv = make_validator("chat", schemas, format_checker)
+        out, invalid = check_bytes("c.json", b'{"kind":"chat","kind":"chat"}', cv, "chat")
+        record(invalid == 1 and "duplicate key" in out[0], "duplicate keys are rejected",
+               "; ".join(out))
+        out, invalid = check_bytes("c.json", canonical_bytes(_chat()) + b"\n", cv, "chat",
+                                   canonical=True)
+        record(out == [], "canonical chat body with non-ASCII text passes --canonical",
+               "; ".join(out))
+        ctl = canonical_bytes(_chat(title="a\u001fb\tc"))
+        out, _ = check_bytes("c.json", ctl, cv, "chat", canonical=True)
+        out += check_bytes("c.json", ctl.replace(b"\\u001f", b"\\u001F"), cv, "chat",
+                           canonical=True)[0]
+        record(b"\\u001f" in ctl and out == [],
+               "control characters as \\u00xx or \\u00XX pass --canonical", "; ".join(out))
+        out, _ = check_bytes("c.json", ctl.replace(b"\\t", b"\\u0009"), cv, "chat",
+                             canonical=True)
+        record(len(out) == 1 and "not canonical" in out[0],
+               "--canonical rejects \\u0009 for a tab", "; ".join(out))
+        out, _ = check_bytes("c.json", canonical_bytes(_chat(title="\u00e9")).replace(
+            "\u00e9".encode(), b"\\u00e9"), cv, "chat", canonical=True)
+        record(len(out) == 1 and "not canonical" in out[0],
+               "--canonical rejects needless \\u escapes", "; ".join(out))
+        out, _ = check_bytes("c.json", canonical_bytes(_image()).replace(b"12345", b"12345.0"),
+                             make_validator("image", schemas, format_checker), "image",
+                             canonical=True)
+        record(len(out) == 1 and "non-integer" in out[0], "--canonical rejects floats",
+               "; ".join(out))
+    except Exception as e:
+        record(False, "file handling checks", "%s: %s" % (type(e).__name__, e))
+
+    failed = sum(1 for ok, _, _ in results if not ok)
+    print("self-test: %d checks, %d failed (jsonschema %s, %s, uri format: %s, date-time format: %s)"
+          % (len(results), failed, _jsonschema_version(),
+             "referencing Registry" if HAVE_REFERENCING else "RefResolver",
+             "jsonschema" if format_checker.checkers["uri"][0] is not _fallback_is_uri else "built-in fallback",
+             "checked" if "date-time" in format_checker.checkers else "not checked"))
+    return 1 if failed else 0
+
+
+def _patterns(node):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "pattern" and isinstance(value, str):
+                yield value
+            else:
+                for p in _patterns(value):
+                    yield p
+    elif isinstance(node, list):
+        for item in node:
+            for p in _patterns(item):
+                yield p
+
+
+def _jsonschema_version():
+    try:
+        from importlib.metadata import version
+        return version("jsonschema")
+    except Exception:  # pragma: no cover
+        return "?"
+
+
+# ---------------------------------------------------------------------------
+# Command line
+
+def usage(message=None):
+    if message:
+        sys.stderr.write("validate_json.py: %s\n" % message)
+    sys.stderr.write("usage: validate_json.py [--schemas DIR] [--jsonl] [--canonical] "
+                     "SCHEMA_NAME FILE...\n"
+                     "       validate_json.py [--schemas DIR] [-v] --self-test\n")
+    return 2
+
+
+def main(argv):
+    schemas_dir = default_schemas_dir()
+    jsonl = canonical = selftest = verbose = False
+    positional = []
+    args = list(argv)
+    while args:
+        arg = args.pop(0)
+        if arg == "--":
+            positional.extend(args)
+            break
+        if arg in ("-h", "--help"):
+            sys.stdout.write(__doc__)
+            return 0
+        if arg == "--schemas" or arg.startswith("--schemas="):
+            if "=" in arg:
+                schemas_dir = arg.split("=", 1)[1]
+            elif args:
+                schemas_dir = args.pop(0)
+            else:
+                return usage("--schemas needs a folder")
+        elif arg == "--jsonl":
+            jsonl = True
+        elif arg == "--canonical":
+            canonical = True
+        elif arg == "--self-test":
+            selftest = True
+        elif arg in ("-v", "--verbose"):
+            verbose = True
+        elif arg.startswith("-") and arg != "-":
+            return usage("unknown option %s" % arg)
+        else:
+            positional.append(arg)
+
+    if selftest:
+        if positional:
+            return usage("--self-test takes no SCHEMA_NAME or FILE")
+        return self_test(schemas_dir, verbose)
+    if len(positional) < 2:
+        return usage("need a SCHEMA_NAME and at least one FILE")
+
+    name = positional[0]
+    if name.endswith(SCHEMA_SUFFIX):
+        name = os.path.basename(name)[:-len(SCHEMA_SUFFIX)]
+    try:
+        schemas = load_schemas(schemas_dir)
+        validator = make_validator(name, schemas)
+    except UsageError as e:
+        return usage(str(e))
+
+    unreadable = invalid = 0
+    stdin_used = False
+    for path in positional[1:]:
+        if path == "-":
+            if stdin_used:
+                return usage("`-` given twice")
+            stdin_used = True
+            data = sys.stdin.buffer.read()
+        else:
+            try:
+                with open(path, "rb") as f:
+                    data = f.read()
+            except OSError as e:
+                sys.stderr.write("%s: cannot read: %s\n" % (path, e.strerror or e))
+                unreadable += 1
+                continue
+        lines, bad = check_bytes(path, data, validator, name,
+                                 jsonl=jsonl or path.endswith(".jsonl"), canonical=canonical)
+        for line in lines:
+            sys.stdout.write(line + "\n")
+        invalid += bad
+    sys.stdout.flush()
+    if unreadable:
+        return 2
+    return 1 if invalid else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
