@@ -2,7 +2,7 @@ import AISync
 
 /// Commands that read the store: list, show, log, status, conflicts, fsck, and resolve.
 enum InspectCommands {
-    static let all: [CommandSpec] = [list, show, log, status, conflicts, resolve, fsck, debugHash]
+    static let all: [CommandSpec] = [list, show, log, status, conflicts, resolve, fsck, debugHash, debugGenerate]
     static let json = OptionSpec(name: "json", help: "Print one JSON document instead of text.")
 
     static let list = CommandSpec(
@@ -129,6 +129,29 @@ enum InspectCommands {
         } catch {
             throw CLIError(AISyncError(.notFound, "cannot read \(path)", cause: "\(error)"))
         }
+        return ExitCode.success
+    }
+
+    /// Hidden: fills a store with N generated chats in bulk (used by scripts/bench-store.sh).
+    static let debugGenerate = CommandSpec(
+        path: ["debug-generate"], abstract: "Add N generated chats in one batch.",
+        arguments: [ArgumentSpec(name: "N", help: "How many chats.")], hidden: true
+    ) { inv throws(CLIError) in
+        guard let n = Int(inv.positionals[0]), n >= 0 else { throw CLIError(usage: "N must be a whole number", command: inv.command) }
+        let store = try Context.open(inv)
+        let base = Timestamp(milliseconds: 1_764_417_600_000)
+        var made = 0
+        while made < n {
+            let batch = (made..<min(n, made + 10_000)).map { i in
+                RecordBody.chat(ChatBody(title: "Generated chat \(i)", model: "gpt-4o",
+                                         messages: [.init(id: "m-\(i)", role: .user, text: "Question number \(i)?", time: base),
+                                                    .init(id: "m-\(i)-a", role: .assistant, text: "Answer number \(i).", time: base)],
+                                         created: base, updated: base))
+            }
+            _ = try await Context.call { () async throws(AISyncError) in try await store.createMany(batch) }
+            made += batch.count
+        }
+        CLIPlatform.out("\(made)\n")
         return ExitCode.success
     }
 }

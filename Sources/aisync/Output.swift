@@ -80,7 +80,8 @@ enum Output {
     }
 
     static func status(_ s: Store.Status) -> String {
-        let counts = RecordKind.allCases.map { "\(s.records[$0] ?? 0) \($0.rawValue)\(s.records[$0] == 1 ? "" : "s")" }.joined(separator: ", ")
+        let plural: [RecordKind: String] = [.chat: "chats", .story: "stories", .image: "images"]
+        let counts = RecordKind.allCases.map { "\(s.records[$0] ?? 0) \(s.records[$0] == 1 ? $0.rawValue : plural[$0]!)" }.joined(separator: ", ")
         return """
             store      \(s.root)
             device     \(s.deviceName) (\(s.device))

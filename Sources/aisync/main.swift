@@ -25,10 +25,21 @@ func fail(_ error: CLIError) -> Int32 {
 
 func run() async -> Int32 {
     CLIPlatform.ignoreBrokenPipe()
-    let args: [String]
+    var args: [String]
     switch CLIPlatform.arguments() {
     case .success(let a): args = a
     case .failure(let e): return fail(e)
+    }
+    // `--store DIR` may also come before the command, as with git's -C.
+    var leading: [String] = []
+    while let head = args.first, head == "--store" || head.hasPrefix("--store=") {
+        leading.append(head)
+        args.removeFirst()
+        if head == "--store" {
+            guard let value = args.first else { return fail(CLIError(usage: "option '--store' needs a value (DIR)")) }
+            leading.append(value)
+            args.removeFirst()
+        }
     }
     guard let first = args.first else { CLIPlatform.out(Help.root(commands)); return ExitCode.usage }
     if first == "--version" { CLIPlatform.out("aisync \(Help.version)\n"); return ExitCode.success }
@@ -43,7 +54,7 @@ func run() async -> Int32 {
         return fail(CLIError(usage: "no such command '\(first)'", hint: suggestion(first)))
     }
     do {
-        let inv = try parse(Array(args.dropFirst(command.path.count)), for: command)
+        let inv = try parse(leading + Array(args.dropFirst(command.path.count)), for: command)
         if inv.flag("help") { CLIPlatform.out(Help.command(command)); return ExitCode.success }
         return try await command.run(inv)
     } catch {

@@ -9,7 +9,8 @@ public struct RecordID: Hashable, Sendable, Comparable, CustomStringConvertible 
     }
 
     public var description: String { rawValue }
-    public static func < (a: RecordID, b: RecordID) -> Bool { a.rawValue.utf8.lexicographicallyPrecedes(b.rawValue.utf8) }
+        // Ids are ASCII, where String order is byte order; String's < has an ASCII fast path.
+    public static func < (a: RecordID, b: RecordID) -> Bool { a.rawValue < b.rawValue }
 
     static func isValid(_ text: String) -> Bool {
         let u = Array(text.utf8)

@@ -17,11 +17,25 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
         let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
         let msOfDay = ms - days * 86_400_000
         let (y, m, d) = Self.civil(fromDays: days)
-        func pad(_ v: Int64, _ w: Int) -> String {
-            let s = String(v)
-            return String(repeating: "0", count: max(0, w - s.count)) + s
+        guard (0...9999).contains(y) else {
+            return String(format4: y) + String(decoding: Self.format(m, d, msOfDay).dropFirst(4), as: UTF8.self)
         }
-        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(msOfDay / 3_600_000, 2)):\(pad(msOfDay / 60_000 % 60, 2)):\(pad(msOfDay / 1000 % 60, 2)).\(pad(msOfDay % 1000, 3))Z"
+        var bytes = Self.format(m, d, msOfDay)
+        var year = y
+        for i in stride(from: 3, through: 0, by: -1) { bytes[i] = UInt8(48 + year % 10); year /= 10 }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `0000-MM-DDTHH:MM:SS.mmmZ` written into a fixed buffer (listing formats many of these).
+    private static func format(_ m: Int64, _ d: Int64, _ msOfDay: Int64) -> [UInt8] {
+        var b: [UInt8] = Array("0000-00-00T00:00:00.000Z".utf8)
+        func put(_ v: Int64, _ at: Int, _ width: Int) {
+            var v = v
+            for i in stride(from: at + width - 1, through: at, by: -1) { b[i] = UInt8(48 + v % 10); v /= 10 }
+        }
+        put(m, 5, 2); put(d, 8, 2)
+        put(msOfDay / 3_600_000, 11, 2); put(msOfDay / 60_000 % 60, 14, 2); put(msOfDay / 1000 % 60, 17, 2); put(msOfDay % 1000, 20, 3)
+        return b
     }
 
     /// Parses exactly `YYYY-MM-DDTHH:MM:SS.mmmZ`.
@@ -65,4 +79,9 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         return era * 146_097 + doe - 719_468
     }
+}
+
+private extension String {
+    /// A year outside 0...9999 (only from hostile input): written plainly, never trapping.
+    init(format4 year: Int64) { self = String(year) }
 }

@@ -2,7 +2,12 @@
 ///
 /// A cache only: it records how far into the journal it reaches (offset, line count, and a
 /// hash of the bytes just before that offset), and a mismatch means "rebuild from the
-/// journal". Not JSON on purpose: 100,000 records must load in a fraction of a second.
+/// journal". Not JSON on purpose: 100,000 records must list in a fraction of a second, so a
+/// line's summary fields come first and its sibling list is decoded only on demand.
+///
+/// Line: `id TAB kind TAB title TAB created-ms TAB updated-ms TAB flags TAB siblings`, flags
+/// being `f` (favorite), `d` (deleted), `c` (conflict) or `-`; siblings `;`-separated
+/// `version,device,wall,counter,body|-,dev:n/dev:n`.
 struct IndexFile: Sendable {
     let path: String
     static let magic = "aisync-index"
@@ -19,18 +24,24 @@ struct IndexFile: Sendable {
 
     func write(_ snapshot: StoreSnapshot, anchor: String) throws(AISyncError) {
         var out: [UInt8] = []
-        out.reserveCapacity(snapshot.states.count * 256 + 128)
+        out.reserveCapacity(snapshot.summaries.count * 300 + 128)
         out.append(contentsOf: "\(Self.magic)\t1\t\(snapshot.journalOffset)\t\(snapshot.journalLines)\t\(anchor)\t\(snapshot.latestTime.wall)\t\(snapshot.latestTime.counter)\n".utf8)
-        for id in snapshot.states.keys.sorted() {
-            guard let state = snapshot.states[id], let s = snapshot.summaries[id] else { continue }
+        for id in snapshot.recordIDs.sorted() {
+            guard let s = snapshot.summaries[id] else { continue }
             out.append(contentsOf: id.rawValue.utf8); out.append(9)
             out.append(contentsOf: s.kind.rawValue.utf8); out.append(9)
             Self.escape(s.title, into: &out); out.append(9)
-            out.append(contentsOf: "\(s.created.milliseconds)\t\(s.updated.milliseconds)\t\(s.favorite ? 1 : 0)\t".utf8)
-            for (n, v) in state.siblings.enumerated() {
-                if n > 0 { out.append(UInt8(ascii: ";")) }
-                let clock = v.clock.counters.sorted { $0.key < $1.key }.map { "\($0.key.rawValue):\($0.value)" }.joined(separator: "/")
-                out.append(contentsOf: "\(v.id.hex),\(v.device.rawValue),\(v.time.wall),\(v.time.counter),\(v.body?.hex ?? "-"),\(clock)".utf8)
+            out.append(contentsOf: "\(s.created.milliseconds)\t\(s.updated.milliseconds)\t".utf8)
+            let flags = (s.favorite ? "f" : "") + (s.deleted ? "d" : "") + (s.conflict ? "c" : "")
+            out.append(contentsOf: (flags.isEmpty ? "-" : flags).utf8); out.append(9)
+            if let raw = snapshot.encodedState(id) {
+                out.append(contentsOf: raw)
+            } else if let state = snapshot.state(id) {
+                for (n, v) in state.siblings.enumerated() {
+                    if n > 0 { out.append(UInt8(ascii: ";")) }
+                    let clock = v.clock.counters.sorted { $0.key < $1.key }.map { "\($0.key.rawValue):\($0.value)" }.joined(separator: "/")
+                    out.append(contentsOf: "\(v.id.hex),\(v.device.rawValue),\(v.time.wall),\(v.time.counter),\(v.body?.hex ?? "-"),\(clock)".utf8)
+                }
             }
             out.append(10)
         }
@@ -42,35 +53,74 @@ struct IndexFile: Sendable {
     /// Loads the cache; nil when it is missing, from another format, or malformed.
     func read() -> (snapshot: StoreSnapshot, anchor: String)? {
         guard let bytes = try? FileIO.read(path, limit: 1 << 36) else { return nil }
-        var lines = bytes.split(separator: 10, omittingEmptySubsequences: true)[...]
-        guard let header = lines.popFirst() else { return nil }
-        let h = header.split(separator: 9, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        guard let headerEnd = bytes.firstIndex(of: 10) else { return nil }
+        let h = bytes[..<headerEnd].split(separator: 9, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         guard h.count == 7, h[0] == Self.magic, h[1] == "1", let offset = Int64(h[2]), let count = Int(h[3]),
               let wall = Int64(h[5]), let counter = Int64(h[6]) else { return nil }
-        var snapshot = StoreSnapshot()
+        var summaries: [RecordID: RecordSummary] = [:]
+        var encoded: [RecordID: ArraySlice<UInt8>] = [:]
+        let estimate = bytes.count / 300
+        summaries.reserveCapacity(estimate)
+        encoded.reserveCapacity(estimate)
+        var start = headerEnd + 1
+        while start < bytes.count {
+            guard let end = bytes[start...].firstIndex(of: 10) else { return nil }
+            guard let (summary, raw) = Self.parseSummary(bytes[start..<end]) else { return nil }
+            summaries[summary.id] = summary
+            encoded[summary.id] = raw
+            start = end + 1
+        }
+        var snapshot = StoreSnapshot(summaries: summaries, encoded: encoded)
         snapshot.journalOffset = offset
         snapshot.journalLines = count
         snapshot.latestTime = HybridLogicalTime(wall: wall, counter: counter)
-        snapshot.states.reserveCapacity(lines.count)
-        snapshot.summaries.reserveCapacity(lines.count)
-        for line in lines {
-            guard let (summary, state) = Self.parseRecord(line) else { return nil }
-            snapshot.states[summary.id] = state
-            snapshot.summaries[summary.id] = summary
-        }
         return (snapshot, h[4])
     }
 
-    private static func parseRecord(_ line: ArraySlice<UInt8>) -> (RecordSummary, RecordState)? {
-        let f = line.split(separator: 9, omittingEmptySubsequences: false)
-        guard f.count == 7,
-              let id = RecordID(String(decoding: f[0], as: UTF8.self)),
-              let kind = RecordKind(rawValue: String(decoding: f[1], as: UTF8.self)),
-              let title = unescape(f[2]),
-              let created = Int64(String(decoding: f[3], as: UTF8.self)),
-              let updated = Int64(String(decoding: f[4], as: UTF8.self)) else { return nil }
+    /// Splits a line at tabs into exactly seven fields without allocating arrays.
+    private static func parseSummary(_ line: ArraySlice<UInt8>) -> (RecordSummary, ArraySlice<UInt8>)? {
+        var fields: [Range<Int>] = []
+        fields.reserveCapacity(7)
+        var fieldStart = line.startIndex
+        for i in line.indices where line[i] == 9 {
+            fields.append(fieldStart..<i)
+            fieldStart = i + 1
+            if fields.count == 6 { break }
+        }
+        guard fields.count == 6 else { return nil }
+        let raw = line[fieldStart..<line.endIndex]
+        guard let id = RecordID(String(decoding: line[fields[0]], as: UTF8.self)),
+              let kind = RecordKind(rawValue: String(decoding: line[fields[1]], as: UTF8.self)),
+              let title = unescape(line[fields[2]]),
+              let created = parseInt(line[fields[3]]),
+              let updated = parseInt(line[fields[4]]) else { return nil }
+        let flags = line[fields[5]]
+        let summary = RecordSummary(id: id, kind: kind, title: title, created: Timestamp(milliseconds: created),
+                                    updated: Timestamp(milliseconds: updated), favorite: flags.contains(UInt8(ascii: "f")),
+                                    deleted: flags.contains(UInt8(ascii: "d")), conflict: flags.contains(UInt8(ascii: "c")))
+        return (summary, raw)
+    }
+
+    static func parseInt(_ bytes: ArraySlice<UInt8>) -> Int64? {
+        var value: Int64 = 0
+        var negative = false
+        var any = false
+        for (n, b) in bytes.enumerated() {
+            if n == 0, b == UInt8(ascii: "-") { negative = true; continue }
+            guard b >= 48, b <= 57 else { return nil }
+            let (m, o1) = value.multipliedReportingOverflow(by: 10)
+            let (a, o2) = m.addingReportingOverflow(Int64(b - 48))
+            guard !o1, !o2 else { return nil }
+            value = a
+            any = true
+        }
+        return any ? (negative ? -value : value) : nil
+    }
+
+    /// Decodes a sibling list; nil when malformed (the caller then treats the index as stale).
+    static func decodeSiblings(_ raw: ArraySlice<UInt8>, record: RecordID, kind: RecordKind) -> RecordState? {
         var state = RecordState()
-        for item in f[6].split(separator: UInt8(ascii: ";")) {
+        for item in raw.split(separator: UInt8(ascii: ";")) {
             let p = item.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
             guard p.count == 6, let vid = SHA256Digest(hex: p[0]), let device = DeviceID(p[1]),
                   let wall = Int64(p[2]), let counter = Int64(p[3]) else { return nil }
@@ -82,14 +132,10 @@ struct IndexFile: Sendable {
                 guard kv.count == 2, let d = DeviceID(String(kv[0])), let n = Int64(kv[1]) else { return nil }
                 counters[d] = n
             }
-            state.merge(Version(verifiedID: vid, record: id, kind: kind, clock: VectorClock(counters),
+            state.merge(Version(verifiedID: vid, record: record, kind: kind, clock: VectorClock(counters),
                                 time: HybridLogicalTime(wall: wall, counter: counter), device: device, body: body))
         }
-        guard let winner = state.winner else { return nil }
-        let summary = RecordSummary(id: id, kind: kind, title: title, created: Timestamp(milliseconds: created),
-                                    updated: Timestamp(milliseconds: updated), favorite: f[5].first == UInt8(ascii: "1"),
-                                    deleted: winner.isDeleted, conflict: state.isConflict)
-        return (summary, state)
+        return state.winner == nil ? nil : state
     }
 
     static func escape(_ s: String, into out: inout [UInt8]) {
@@ -105,6 +151,7 @@ struct IndexFile: Sendable {
     }
 
     static func unescape(_ bytes: ArraySlice<UInt8>) -> String? {
+        if !bytes.contains(92) { return String(validating: bytes, as: UTF8.self) }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var escaping = false
@@ -127,4 +174,3 @@ struct IndexFile: Sendable {
         return escaping ? nil : String(validating: out, as: UTF8.self)
     }
 }
-

@@ -1,8 +1,18 @@
 /// Queries. They read through the same lock-and-refresh path, so they see every saved write.
 extension Store {
     /// The state of a record whose winner is not deleted, with that winner.
+    /// A record's state; a sibling list the index cannot decode means the index is damaged,
+    /// so it is removed (the next command rebuilds it from the journal).
+    func stateOf(_ id: RecordID, in snapshot: StoreSnapshot) throws(AISyncError) -> RecordState? {
+        if let state = snapshot.state(id) { return state }
+        guard snapshot.summaries[id] != nil else { return nil }
+        _ = Platform.unlink(index.path)
+        cache = nil
+        throw AISyncError(.temporary, "the store's index was damaged and has been removed", hint: "Run the command again; the index is rebuilt from the journal")
+    }
+
     func liveRecord(_ id: RecordID, in snapshot: StoreSnapshot) throws(AISyncError) -> (RecordState, Version) {
-        guard let state = snapshot.states[id], let winner = state.winner else {
+        guard let state = try stateOf(id, in: snapshot), let winner = state.winner else {
             throw AISyncError.notFound("no record \(id)", hint: "See `aisync list` for the ids in this store")
         }
         guard !winner.isDeleted else {
@@ -29,7 +39,7 @@ extension Store {
     /// A record's current state and the winning body (nil when the winner is a deletion).
     public func record(_ id: RecordID) throws(AISyncError) -> (state: RecordState, body: RecordBody?) {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> (RecordState, RecordBody?) in
-            guard let state = snapshot.states[id], let winner = state.winner else {
+            guard let state = try stateOf(id, in: snapshot), let winner = state.winner else {
                 throw AISyncError.notFound("no record \(id)", hint: "See `aisync list` for the ids in this store")
             }
             return (state, winner.isDeleted ? nil : try body(of: winner))
@@ -75,13 +85,14 @@ extension Store {
 
     /// Every record with more than one sibling, winner first in each.
     public func conflicts(_ only: RecordID? = nil) throws(AISyncError) -> [Conflict] {
-        try locked(write: false) { snapshot, _ in
-            snapshot.states.filter { $0.value.isConflict && (only == nil || $0.key == only) }
-                .sorted { $0.key < $1.key }
-                .map { id, state in
-                    Conflict(id: id, kind: state.winner!.kind, title: snapshot.summaries[id]?.title ?? "",
-                             versions: state.siblings.enumerated().map { ConflictVersion(version: $1, winner: $0 == 0) })
-                }
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [Conflict] in
+            var result: [Conflict] = []
+            for summary in snapshot.summaries.values where summary.conflict && (only == nil || summary.id == only) {
+                guard let state = try stateOf(summary.id, in: snapshot), let winner = state.winner, state.isConflict else { continue }
+                result.append(Conflict(id: summary.id, kind: winner.kind, title: summary.title,
+                                       versions: state.siblings.enumerated().map { ConflictVersion(version: $1, winner: $0 == 0) }))
+            }
+            return result.sorted { $0.id < $1.id }
         }
     }
 
@@ -118,7 +129,7 @@ extension Store {
             let all = objects.allObjects().objects
             let bytes = all.reduce(Int64(0)) { $0 + (Platform.stat(objects.path(of: $1))?.size ?? 0) }
             return Status(root: root, device: deviceID, deviceName: config.deviceName, records: counts, deleted: deleted,
-                          conflicts: snapshot.states.values.filter(\.isConflict).count, objects: all.count, bytes: bytes,
+                          conflicts: snapshot.summaries.values.filter(\.conflict).count, objects: all.count, bytes: bytes,
                           journalLines: snapshot.journalLines, journalBytes: snapshot.journalOffset, remotes: config.remotes)
         }
     }

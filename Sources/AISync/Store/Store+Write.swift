@@ -47,8 +47,38 @@ extension Store {
         }
     }
 
+    /// Titles are bounded so one record cannot bloat every listing (Schemas: maxLength 1000).
+    static func checkTitle(_ title: String) throws(AISyncError) {
+        guard title.unicodeScalars.count <= 1000 else {
+            throw AISyncError.usage("the title is \(title.unicodeScalars.count) characters long", hint: "Use at most 1000 characters")
+        }
+    }
+
+    /// Creates many records with one journal append and one fsync (bulk import, benchmarks).
+    public func createMany(_ bodies: [RecordBody]) throws(AISyncError) -> [RecordID] {
+        for body in bodies { try Self.checkTitle(body.title) }
+        return try locked(write: true) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [RecordID] in
+            var time = snapshot.latestTime
+            var versions: [Version] = []
+            for body in bodies {
+                guard let id = RecordID("\(body.kind.rawValue)-\(environment.makeID())") else { throw AISyncError(.other, "the id generator made an invalid id") }
+                time = time.tick(now: environment.now())
+                let digest = try objects.put(body.canonicalBytes)
+                versions.append(Version(record: id, kind: body.kind, clock: VectorClock().incremented(for: deviceID), time: time, device: deviceID, body: digest))
+            }
+            try journal.append(versions)
+            snapshot.apply(versions, objects: objects)
+            snapshot.journalOffset = journal.size()
+            snapshot.journalLines += versions.count
+            cachedAnchor = IndexFile.anchor(journal: journal, offset: snapshot.journalOffset)
+            if snapshot.journalLines - indexedLines >= Self.indexRewriteThreshold { try saveIndex(snapshot) }
+            return versions.map(\.record)
+        }
+    }
+
     public func createChat(title: String, model: String?) throws(AISyncError) -> RecordID {
-        try create(.chat) { now in .chat(ChatBody(title: title, model: model, created: now, updated: now)) }
+        try Self.checkTitle(title)
+        return try create(.chat) { now in .chat(ChatBody(title: title, model: model, created: now, updated: now)) }
     }
 
     @discardableResult
@@ -70,6 +100,7 @@ extension Store {
         guard let info = ImageSniffer.sniff(fileAt: path) else {
             throw AISyncError(.damagedData, "\(path) is not an image aisync recognizes", hint: "Supported: PNG, JPEG, GIF, WebP, BMP, TIFF, HEIC, AVIF")
         }
+        if let title { try Self.checkTitle(title) }
         let stored = try objects.put(fileAt: path)
         let name = title ?? String(path.split(separator: "/").last ?? "image")
         return try create(.image) { now in
@@ -81,6 +112,7 @@ extension Store {
 
     /// Creates a story; the n-th image illustrates the n-th page.
     public func createStory(title: String, moral: String?, pages: [String], images: [RecordID]) throws(AISyncError) -> RecordID {
+        try Self.checkTitle(title)
         guard !pages.isEmpty else { throw AISyncError.usage("a story needs at least one --page") }
         guard images.count <= pages.count else {
             throw AISyncError.usage("\(images.count) images for \(pages.count) pages", hint: "Give at most one --image per --page")
@@ -110,7 +142,8 @@ extension Store {
 
     @discardableResult
     public func rename(_ id: RecordID, to title: String) throws(AISyncError) -> Version {
-        try edit(id) { body, _ in body.title = title }
+        try Self.checkTitle(title)
+        return try edit(id) { body, _ in body.title = title }
     }
 
     @discardableResult
@@ -132,7 +165,7 @@ extension Store {
     @discardableResult
     public func resolve(_ id: RecordID, keep prefix: String) throws(AISyncError) -> Version {
         try locked(write: true) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> Version in
-            guard let state = snapshot.states[id] else { throw AISyncError.notFound("no record \(id)", hint: "See `aisync list`") }
+            guard let state = try stateOf(id, in: snapshot) else { throw AISyncError.notFound("no record \(id)", hint: "See `aisync list`") }
             let chosen = try Self.pick(prefix, among: state.siblings, record: id)
             let body: RecordBody? = chosen.isDeleted ? nil : try self.body(of: chosen)
             return try commit(id, kind: chosen.kind, body: body, over: state, snapshot: &snapshot)

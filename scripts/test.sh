@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The one test command (README): installs what the tests need on a fresh Debian machine,
+# builds once, then runs every test (Swift Testing runs them in parallel).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export PATH="$PATH:/opt/swift/usr/bin"
+if ! command -v swift >/dev/null; then
+  echo "test.sh: the Swift toolchain is not installed (expected swift on PATH or in /opt/swift/usr/bin)" >&2
+  exit 69
+fi
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else "$@"; fi; }
+apt_updated=""
+need_apt() { # need_apt COMMAND PACKAGE
+  command -v "$1" >/dev/null && return 0
+  [ -n "$apt_updated" ] || { as_root apt-get update -qq; apt_updated=1; }
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+}
+
+need_apt python3 python3
+need_apt setpriv util-linux
+# The schemas are checked with Python's jsonschema (>= 4.18 for the referencing registry).
+if ! python3 -c 'import jsonschema, referencing' 2>/dev/null; then
+  python3 -m pip install --quiet 'jsonschema>=4.18' 2>/dev/null \
+    || python3 -m pip install --quiet --break-system-packages 'jsonschema>=4.18' 2>/dev/null \
+    || { [ -n "$apt_updated" ] || as_root apt-get update -qq; as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-jsonschema >/dev/null; }
+fi
+
+echo "== schema self-test"
+python3 scripts/validate_json.py --self-test
+
+echo "== build"
+swift build --build-tests
+
+echo "== tests"
+swift test --skip-build "$@"
