@@ -21,7 +21,7 @@ public struct VectorClock: Hashable, Sendable {
         return VectorClock(c)
     }
 
-    /// `self ≤ other` component-wise.
+    /// `self ≥ other` component-wise: self has seen everything other has.
     public func isDescendant(of other: VectorClock) -> Bool {
         other.counters.allSatisfy { self[$0.key] >= $0.value }
     }

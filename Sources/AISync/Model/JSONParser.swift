@@ -40,8 +40,10 @@ public struct JSONParser {
     }
 
     private mutating func parseValue(depth: Int) throws(Failure) -> JSONValue {
-        guard depth < Self.maxDepth else { throw fail("nesting too deep") }
         guard index < bytes.count else { throw fail("unexpected end of input") }
+        if bytes[index] == UInt8(ascii: "{") || bytes[index] == UInt8(ascii: "[") {
+            guard depth < Self.maxDepth else { throw fail("nesting too deep") }
+        }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try parseObject(depth: depth)
         case UInt8(ascii: "["): return try parseArray(depth: depth)
