@@ -37,6 +37,18 @@ enum CLIPlatform {
 
     static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 
+    /// The whole environment (credentials are looked up by the library, never printed).
+    static func environmentDictionary() -> [String: String] {
+        var result: [String: String] = [:]
+        var p = environ
+        while let entry = p.pointee {
+            let s = String(cString: entry)
+            if let eq = s.firstIndex(of: "=") { result[String(s[..<eq])] = String(s[s.index(after: eq)...]) }
+            p += 1
+        }
+        return result
+    }
+
     /// Progress and colour only on a real terminal that is not `dumb`.
     static var stderrIsInteractive: Bool { isatty(2) == 1 && environment("TERM") != "dumb" }
 

@@ -13,8 +13,9 @@ struct CommandSpec {
     var usageLine: String {
         var parts = ["aisync", fullName]
         for o in options {
-            let text = o.isFlag ? "--\(o.name)" : "--\(o.name) \(o.valueName!)\(o.repeatable ? "..." : "")"
-            parts.append(o.repeatable && !o.isFlag ? text : "[\(text)]")
+            let text = o.isFlag ? "--\(o.name)" : "--\(o.name) \(o.valueName!)"
+            let shown = o.required ? text : "[\(text)]"
+            parts.append(o.repeatable ? shown + "..." : shown)
         }
         for a in arguments {
             let text = a.name + (a.variadic ? "..." : "")

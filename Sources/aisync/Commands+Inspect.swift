@@ -17,6 +17,9 @@ enum InspectCommands {
         }
         let store = try Context.open(inv)
         let records = try await Context.call { () async throws(AISyncError) in try await store.list(kind: kind, includeDeleted: inv.flag("deleted")) }
+        for r in records where r.damaged {
+            CLIPlatform.err("warning: the body of \(r.id) is missing or damaged; run `aisync fsck`\n")
+        }
         if inv.flag("json") {
             CLIPlatform.out(Output.listJSON(records))
         } else {
@@ -91,7 +94,7 @@ enum InspectCommands {
         path: ["resolve"], abstract: "Close a conflict by keeping one version.",
         discussion: "Writes a new version with the kept content that supersedes every current version, on every device once synced.",
         arguments: [ArgumentSpec(name: "ID", help: "The record in conflict.")],
-        options: [OptionSpec(name: "keep", valueName: "VERSION", help: "The version to keep (at least 6 characters, from `aisync conflicts`).")]
+        options: [OptionSpec(name: "keep", valueName: "VERSION", help: "The version to keep (at least 6 characters, from `aisync conflicts`).", required: true)]
     ) { inv throws(CLIError) in
         let id = try Context.recordID(inv.positionals[0], inv)
         guard let keep = inv.option("keep") else { throw CLIError(usage: "missing --keep VERSION", hint: "See `aisync conflicts \(id)` for the versions", command: inv.command) }

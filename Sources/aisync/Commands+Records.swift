@@ -16,7 +16,7 @@ enum RecordCommands {
 
     static let chatNew = CommandSpec(
         path: ["chat", "new"], abstract: "Create a chat; prints its id.",
-        options: [OptionSpec(name: "title", valueName: "T", help: "The chat's title (required)."),
+        options: [OptionSpec(name: "title", valueName: "T", help: "The chat's title.", required: true),
                   OptionSpec(name: "model", valueName: "M", help: "The model or engine, e.g. gpt-4o or davinci.")]
     ) { inv throws(CLIError) in
         guard let title = inv.option("title") else { throw CLIError(usage: "missing --title", hint: "Usage: aisync chat new --title T [--model M]", command: inv.command) }
@@ -30,7 +30,7 @@ enum RecordCommands {
         path: ["chat", "say"], abstract: "Add a message to a chat.",
         discussion: "TEXT '-' reads the message from standard input.",
         arguments: [ArgumentSpec(name: "ID", help: "The chat."), ArgumentSpec(name: "TEXT", help: "The message text, or - for standard input.")],
-        options: [OptionSpec(name: "role", valueName: "user|assistant|system", help: "Who said it (required).")]
+        options: [OptionSpec(name: "role", valueName: "user|assistant|system", help: "Who said it.", required: true)]
     ) { inv throws(CLIError) in
         let id = try Context.recordID(inv.positionals[0], inv)
         guard let roleText = inv.option("role") else { throw CLIError(usage: "missing --role", hint: "Give --role user, assistant or system", command: inv.command) }
@@ -76,9 +76,9 @@ enum RecordCommands {
     static let storyNew = CommandSpec(
         path: ["story", "new"], abstract: "Create an illustrated story; prints its id.",
         discussion: "The n-th --image illustrates the n-th --page.",
-        options: [OptionSpec(name: "title", valueName: "T", help: "The story's title (required)."),
+        options: [OptionSpec(name: "title", valueName: "T", help: "The story's title.", required: true),
                   OptionSpec(name: "moral", valueName: "M", help: "The moral of the story."),
-                  OptionSpec(name: "page", valueName: "TEXT", help: "A page's text; repeat for each page (at least one).", repeatable: true),
+                  OptionSpec(name: "page", valueName: "TEXT", help: "A page's text; repeat for each page (at least one).", repeatable: true, required: true),
                   OptionSpec(name: "image", valueName: "IMAGE_ID", help: "An image record illustrating the page of the same position.", repeatable: true)]
     ) { inv throws(CLIError) in
         guard let title = inv.option("title") else { throw CLIError(usage: "missing --title", command: inv.command) }

@@ -27,6 +27,7 @@ enum Context {
     }
 
     /// Runs library code, turning its error into a CLI error.
+    @discardableResult
     static func call<T>(_ body: () async throws(AISyncError) -> T) async throws(CLIError) -> T {
         do { return try await body() } catch { throw CLIError(error) }
     }

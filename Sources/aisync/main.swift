@@ -1,7 +1,7 @@
 import AISync
 
 /// `aisync`: parse, call the library, print, exit. No logic lives here.
-let commands: [CommandSpec] = RecordCommands.all + InspectCommands.all
+let commands: [CommandSpec] = RecordCommands.all + InspectCommands.all + SyncCommands.all
 
 func helpCommand(_ words: [String]) -> Int32 {
     if words.isEmpty { CLIPlatform.out(Help.root(commands)); return ExitCode.success }
@@ -13,7 +13,7 @@ func helpCommand(_ words: [String]) -> Int32 {
 }
 
 func suggestion(_ word: String) -> String {
-    let names = commands.filter { !$0.hidden }.map(\.fullName) + ["chat", "image", "story", "help"]
+    let names = commands.filter { !$0.hidden }.map(\.fullName) + ["chat", "image", "story", "remote", "help"]
     if let guess = closest(word, among: names) { return "Did you mean '\(guess)'? See `aisync help`" }
     return "See `aisync help`"
 }
@@ -41,14 +41,20 @@ func run() async -> Int32 {
             args.removeFirst()
         }
     }
-    guard let first = args.first else { CLIPlatform.out(Help.root(commands)); return ExitCode.usage }
+    guard let first = args.first else {
+        return fail(CLIError(usage: "no command given", hint: "See `aisync help` for the commands"))
+    }
     if first == "--version" { CLIPlatform.out("aisync \(Help.version)\n"); return ExitCode.success }
     if first == "help" || first == "--help" || first == "-h" { return helpCommand(Array(args.dropFirst()).filter { !$0.hasPrefix("-") }) }
     // The longest command path that matches the leading words.
     let match = commands.filter { args.starts(with: $0.path) }.max { $0.path.count < $1.path.count }
     guard let command = match else {
         if commands.contains(where: { $0.path.count > 1 && $0.path[0] == first }) {
-            if args.count == 1 || args[1] == "--help" || args[1] == "-h" { CLIPlatform.out(Help.group(first, commands)); return args.count == 1 ? ExitCode.usage : ExitCode.success }
+            if args.count > 1, args[1] == "--help" || args[1] == "-h" { CLIPlatform.out(Help.group(first, commands)); return ExitCode.success }
+            if args.count == 1 {
+                let subs = commands.filter { $0.path.first == first && $0.path.count > 1 }.map { $0.path[1] }
+                return fail(CLIError(usage: "'aisync \(first)' needs a subcommand (\(subs.joined(separator: ", ")))", hint: "See `aisync help \(first)`"))
+            }
             return fail(CLIError(usage: "no such command '\(first) \(args[1])'", hint: suggestion("\(first) \(args[1])")))
         }
         return fail(CLIError(usage: "no such command '\(first)'", hint: suggestion(first)))

@@ -6,7 +6,7 @@
 /// line's summary fields come first and its sibling list is decoded only on demand.
 ///
 /// Line: `id TAB kind TAB title TAB created-ms TAB updated-ms TAB flags TAB siblings`, flags
-/// being `f` (favorite), `d` (deleted), `c` (conflict) or `-`; siblings `;`-separated
+/// being `f` (favorite), `d` (deleted), `c` (conflict), `x` (body unreadable) or `-`; siblings `;`-separated
 /// `version,device,wall,counter,body|-,dev:n/dev:n`.
 struct IndexFile: Sendable {
     let path: String
@@ -32,7 +32,7 @@ struct IndexFile: Sendable {
             out.append(contentsOf: s.kind.rawValue.utf8); out.append(9)
             Self.escape(s.title, into: &out); out.append(9)
             out.append(contentsOf: "\(s.created.milliseconds)\t\(s.updated.milliseconds)\t".utf8)
-            let flags = (s.favorite ? "f" : "") + (s.deleted ? "d" : "") + (s.conflict ? "c" : "")
+            let flags = (s.favorite ? "f" : "") + (s.deleted ? "d" : "") + (s.conflict ? "c" : "") + (s.damaged ? "x" : "")
             out.append(contentsOf: (flags.isEmpty ? "-" : flags).utf8); out.append(9)
             if let raw = snapshot.encodedState(id) {
                 out.append(contentsOf: raw)
@@ -97,7 +97,8 @@ struct IndexFile: Sendable {
         let flags = line[fields[5]]
         let summary = RecordSummary(id: id, kind: kind, title: title, created: Timestamp(milliseconds: created),
                                     updated: Timestamp(milliseconds: updated), favorite: flags.contains(UInt8(ascii: "f")),
-                                    deleted: flags.contains(UInt8(ascii: "d")), conflict: flags.contains(UInt8(ascii: "c")))
+                                    deleted: flags.contains(UInt8(ascii: "d")), conflict: flags.contains(UInt8(ascii: "c")),
+                                    damaged: flags.contains(UInt8(ascii: "x")))
         return (summary, raw)
     }
 

@@ -9,6 +9,8 @@ public struct RecordSummary: Hashable, Sendable {
     public var favorite: Bool
     public var deleted: Bool
     public var conflict: Bool
+    /// The body could not be read (missing or damaged object): title and times are unknown.
+    public var damaged: Bool = false
 }
 
 extension RecordSummary {
@@ -20,13 +22,14 @@ extension RecordSummary {
         if let digest = live?.body, let bytes = try? objects.get(digest) {
             body = try? RecordBody(bytes: bytes, expected: winner.kind)
         }
+        let damaged = live != nil && body == nil
         return RecordSummary(
             id: id, kind: winner.kind,
             title: body?.title ?? "",
             created: body.map(Self.created) ?? winner.time.timestamp,
             updated: winner.isDeleted ? winner.time.timestamp : (body?.updated ?? winner.time.timestamp),
             favorite: winner.isDeleted ? false : (body?.favorite ?? false),
-            deleted: winner.isDeleted, conflict: state.isConflict)
+            deleted: winner.isDeleted, conflict: state.isConflict, damaged: damaged)
     }
 
     private static func created(_ body: RecordBody) -> Timestamp {

@@ -104,6 +104,11 @@ extension Store {
         }
     }
 
+    /// How many records are in conflict (from the summaries: no state is decoded).
+    public func conflictCount() throws(AISyncError) -> Int {
+        try locked(write: false) { snapshot, _ in snapshot.summaries.values.filter(\.conflict).count }
+    }
+
     public struct Status: Hashable, Sendable {
         public var root: String
         public var device: DeviceID

@@ -80,6 +80,7 @@ public actor Store {
         } else if let (snapshot, anchor) = index.read(), snapshot.journalOffset <= size,
                   IndexFile.anchor(journal: journal, offset: snapshot.journalOffset) == anchor {
             base = snapshot
+            base?.retryDamaged(objects: objects)
             indexedLines = snapshot.journalLines
         } else {
             indexedLines = -1

@@ -6,7 +6,20 @@ public struct StoreConfig: Hashable, Sendable {
     public struct Remote: Hashable, Sendable {
         public var name: String
         public var url: String
+        /// `webdav`, `http` (plain, cannot list) or `folder`.
         public var type: String
+        /// Plain `http://` allowed to a host that is not loopback (`--insecure`).
+        public var insecure: Bool
+
+        public init(name: String, url: String, type: String, insecure: Bool = false) {
+            self.name = name; self.url = url; self.type = type; self.insecure = insecure
+        }
+
+        var json: JSONValue {
+            var o: [String: JSONValue] = ["name": .string(name), "url": .string(url), "type": .string(type)]
+            if insecure { o["insecure"] = .bool(true) }
+            return .object(o)
+        }
     }
 
     public var format: Int64
@@ -20,7 +33,7 @@ public struct StoreConfig: Hashable, Sendable {
             "format": .int(format),
             "device": .object(["id": .string(deviceID.rawValue), "name": .string(deviceName)]),
             "created": .string(created.iso8601),
-            "remotes": .array(remotes.map { .object(["name": .string($0.name), "url": .string($0.url), "type": .string($0.type)]) }),
+            "remotes": .array(remotes.map(\.json)),
         ])
     }
 
@@ -52,7 +65,8 @@ public struct StoreConfig: Hashable, Sendable {
             var remotes: [Remote] = []
             for item in try r.array("remotes") {
                 var x = try JSONObjectReader(item, context: "\(path) remote")
-                remotes.append(Remote(name: try x.string("name"), url: try x.string("url"), type: try x.string("type")))
+                let insecure = x.optionalValue("insecure")?.boolValue ?? false
+                remotes.append(Remote(name: try x.string("name"), url: try x.string("url"), type: try x.string("type"), insecure: insecure))
                 try x.finish()
             }
             self.remotes = remotes

@@ -14,10 +14,14 @@ public struct StoreEnvironment: Sendable {
     public var makeDeviceID: @Sendable () -> DeviceID
     /// How long to wait for another process's lock on the store before giving up.
     public var lockTimeoutMilliseconds: Int
+    /// Waits (backoff between retries); tests pass one that returns at once.
+    public var sleep: @Sendable (_ milliseconds: Int) async -> Void
 
     public init(now: @escaping @Sendable () -> Int64, makeID: @escaping @Sendable () -> String,
-                makeDeviceID: @escaping @Sendable () -> DeviceID, lockTimeoutMilliseconds: Int = 10_000) {
+                makeDeviceID: @escaping @Sendable () -> DeviceID, lockTimeoutMilliseconds: Int = 10_000,
+                sleep: @escaping @Sendable (_ milliseconds: Int) async -> Void = { ms in try? await Task.sleep(nanoseconds: UInt64(ms) * 1_000_000) }) {
         self.now = now; self.makeID = makeID; self.makeDeviceID = makeDeviceID; self.lockTimeoutMilliseconds = lockTimeoutMilliseconds
+        self.sleep = sleep
     }
 
     public static let live = StoreEnvironment(

@@ -18,7 +18,10 @@ struct StoreLock: ~Copyable {
     /// Takes the lock, waiting up to `timeoutMilliseconds`. Returns nil when the store is
     /// read-only (reads go on without a lock); throws when another process keeps it.
     static func acquire(root: String, timeoutMilliseconds: Int) throws(AISyncError) -> StoreLock? {
-        let path = "\(root)/lock"
+        try acquire(path: "\(root)/lock", what: "the store \(root)", timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    static func acquire(path: String, what: String, timeoutMilliseconds: Int) throws(AISyncError) -> StoreLock? {
         let fd = Platform.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         if fd < 0 {
             let code = Platform.errno
@@ -29,7 +32,7 @@ struct StoreLock: ~Copyable {
         while !Platform.tryLockExclusive(fd) {
             guard waited < timeoutMilliseconds else {
                 Platform.close(fd)
-                throw AISyncError(.temporary, "the store \(root) is busy: another aisync process is using it",
+                throw AISyncError(.temporary, "\(what) is busy: another aisync process is using it",
                                   hint: "Wait for it to finish and try again")
             }
             Platform.sleep(milliseconds: 20)

@@ -34,6 +34,15 @@ struct StoreSnapshot: Sendable {
     /// The encoded sibling list when the state was never decoded (the index writes it as is).
     func encodedState(_ id: RecordID) -> ArraySlice<UInt8>? { decoded[id] == nil ? encoded[id] : nil }
 
+    /// Summarizes again the records whose body could not be read last time: the object may
+    /// have been restored since (a damaged summary must never stick in the index).
+    mutating func retryDamaged(objects: ObjectStore) {
+        for (id, summary) in summaries where summary.damaged {
+            guard let state = state(id) else { continue }
+            summaries[id] = RecordSummary.make(id: id, state: state, objects: objects)
+        }
+    }
+
     /// Merges versions (in journal order) and refreshes the summaries of records that changed.
     mutating func apply(_ versions: [Version], objects: ObjectStore) {
         var changed: Set<RecordID> = []

@@ -62,6 +62,25 @@ enum FileIO {
         return Array(out[0..<done])
     }
 
+    /// Copies a file by streaming it (fsynced, not renamed: callers copy to a temp name).
+    static func copy(_ source: String, to destination: String) throws(AISyncError) {
+        let input = Platform.open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw ioError("read", source, errno: Platform.errno) }
+        defer { Platform.close(input) }
+        let output = Platform.open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard output >= 0 else { throw ioError("write", destination, errno: Platform.errno) }
+        defer { Platform.close(output) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Platform.read(input, into: $0) }
+            guard let n else { throw ioError("read", source, errno: Platform.errno) }
+            if n == 0 { break }
+            let ok = buffer.withUnsafeBytes { Platform.writeAll(output, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            guard ok else { throw ioError("write", destination, errno: Platform.errno) }
+        }
+        guard Platform.fsync(output) else { throw ioError("write", destination, errno: Platform.errno) }
+    }
+
     static func exists(_ path: String) -> Bool { Platform.stat(path) != nil }
 
     /// `mkdir -p`.

@@ -65,11 +65,34 @@ enum Platform {
 
     /// Size and kind of a path, or nil when it does not exist (or cannot be stat'ed).
     static func stat(_ path: String) -> (size: Int64, isDirectory: Bool, isRegular: Bool)? {
+        guard let st = statInfo(path) else { return nil }
+        return (st.size, st.isDirectory, st.isRegular)
+    }
+
+    struct StatInfo {
+        var size: Int64
+        var isDirectory: Bool
+        var isRegular: Bool
+        var modifiedNanoseconds: Int64
+        var inode: UInt64
+    }
+
+    static func statInfo(_ path: String) -> StatInfo? {
         var st = sysStatStruct()
         guard sysStat(path, &st) == 0 else { return nil }
         let type = st.st_mode & S_IFMT
-        return (Int64(st.st_size), type == S_IFDIR, type == S_IFREG)
+        #if canImport(Darwin)
+        let mtime = Int64(st.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(st.st_mtimespec.tv_nsec)
+        #else
+        let mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+        #endif
+        return StatInfo(size: Int64(st.st_size), isDirectory: type == S_IFDIR, isRegular: type == S_IFREG,
+                        modifiedNanoseconds: mtime, inode: UInt64(st.st_ino))
     }
+
+    /// Creates `to` as a hard link to `from`; fails with EEXIST when `to` exists (an atomic
+    /// create-only rename for the folder remote).
+    static func link(_ from: String, _ to: String) -> Int32 { sysLink(from, to) == 0 ? 0 : errno }
 
     /// Takes an exclusive advisory lock without blocking; false when another process holds it.
     static func tryLockExclusive(_ fd: Int32) -> Bool { sysFlock(fd, LOCK_EX | LOCK_NB) == 0 }
@@ -116,5 +139,6 @@ private func sysMkdir(_ a: String, _ m: mode_t) -> Int32 { mkdir(a, m) }
 private func sysStatStruct() -> stat { stat() }
 private func sysStat(_ p: String, _ st: inout stat) -> Int32 { stat(p, &st) }
 private func sysFlock(_ fd: Int32, _ op: Int32) -> Int32 { flock(fd, op) }
+private func sysLink(_ a: String, _ b: String) -> Int32 { link(a, b) }
 private func sysAccess(_ p: String, _ m: Int32) -> Int32 { access(p, m) }
 #endif

@@ -1,0 +1,197 @@
+/// A remote on an HTTP server: WebDAV (PROPFIND/MKCOL/PUT/GET/DELETE with ETags) or plain
+/// HTTP (GET/PUT/DELETE, no listing) such as nginx's dav module.
+///
+/// Transient failures (connection refused, timeouts, 423, 429, 5xx) are retried with
+/// exponential backoff and jitter; every other status maps to one clear error.
+public struct HTTPRemote: RemoteStorage {
+    public let location: RemoteLocation
+    let transport: any HTTPTransport
+    let credentials: Credentials?
+    let sleep: @Sendable (Int) async -> Void
+    let random: @Sendable () -> Double
+    let maxAttempts: Int
+
+    public var displayName: String { location.base }
+    public var canList: Bool { location.kind == .webdav }
+
+    public init(location: RemoteLocation, transport: any HTTPTransport, credentials: Credentials?,
+                maxAttempts: Int = 5,
+                sleep: @escaping @Sendable (Int) async -> Void = { ms in try? await Task.sleep(nanoseconds: UInt64(ms) * 1_000_000) },
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+        self.location = location; self.transport = transport; self.credentials = credentials
+        self.maxAttempts = maxAttempts; self.sleep = sleep; self.random = random
+    }
+
+    func url(_ path: String) -> String { path.isEmpty ? location.base + "/" : "\(location.base)/\(path)" }
+
+    /// Sends with authentication and retries; returns the final response (any status).
+    func send(_ method: String, _ path: String, headers: [String: String] = [:], body: HTTPRequest.Body = .none,
+              downloadTo: String? = nil, maxBytes: Int64 = Int64(RemoteLimits.smallFile)) async throws(AISyncError) -> HTTPResponse {
+        if !path.isEmpty { try RemotePath.validate(path.hasSuffix("/") ? String(path.dropLast()) : path) }
+        var request = HTTPRequest(method: method, url: url(path), headers: headers, body: body)
+        if let credentials { request.headers["Authorization"] = credentials.basicAuthorization }
+        var attempt = 0
+        while true {
+            do {
+                let response = try await transport.send(request, downloadTo: downloadTo, maxBytes: maxBytes)
+                guard Self.isTransient(response.status), attempt + 1 < maxAttempts else { return response }
+                await sleep(Backoff.retryAfter(response.headers["retry-after"]) ?? Backoff.delay(attempt: attempt, unit: random()))
+            } catch where error.code == .unavailable || error.code == .temporary {
+                guard attempt + 1 < maxAttempts else { throw error }
+                await sleep(Backoff.delay(attempt: attempt, unit: random()))
+            }
+            attempt += 1
+        }
+    }
+
+    static func isTransient(_ status: Int) -> Bool {
+        status == 423 || status == 429 || status == 408 || (status >= 500 && status != 501 && status != 505 && status != 507)
+    }
+
+    /// The one error for a status that is not what the operation expects.
+    func failure(_ response: HTTPResponse, _ method: String, _ path: String) -> AISyncError {
+        let where_ = "\(method) \(url(path))"
+        switch response.status {
+        case 401:
+            return AISyncError(.permission, "\(location.host) refused the credentials (401 Unauthorized) for \(where_)",
+                               hint: credentials == nil ? "Set AISYNC_USER and AISYNC_PASSWORD, or add \(location.host) to ~/.netrc" : "Check AISYNC_USER/AISYNC_PASSWORD or ~/.netrc")
+        case 403:
+            return AISyncError(.permission, "\(location.host) forbids \(where_) (403 Forbidden)", hint: "Check that this account may write to that folder")
+        case 404:
+            return AISyncError(.configuration, "\(url(path)) does not exist (404 Not Found)", hint: "Check the remote's URL (`aisync remote list`)")
+        case 405 where method == "PROPFIND":
+            return AISyncError(.configuration, "\(location.host) is not a WebDAV server (PROPFIND not allowed)",
+                               hint: "If it is a plain HTTP server, add the remote with --plain")
+        case 405, 501:
+            return AISyncError(.configuration, "\(location.host) does not allow \(method) (\(response.status))", hint: "Check the server's WebDAV/upload configuration")
+        case 423:
+            return AISyncError(.temporary, "\(url(path)) is locked on the server (423 Locked)", hint: "Try again later")
+        case 429:
+            return AISyncError(.temporary, "\(location.host) is rate limiting requests (429)", hint: "Try again later")
+        case 507:
+            return AISyncError(.io, "\(location.host) is out of storage (507 Insufficient Storage)", hint: "Free space or raise the quota on the server")
+        case 500...599:
+            return AISyncError(.unavailable, "\(location.host) failed with \(response.status) for \(where_)", hint: "Try again later; check the server's logs")
+        default:
+            return AISyncError(.other, "\(location.host) answered \(response.status) to \(where_)")
+        }
+    }
+
+    public func read(_ path: String, maxBytes: Int) async throws(AISyncError) -> RemoteFile? {
+        let response = try await send("GET", path, maxBytes: Int64(maxBytes))
+        switch response.status {
+        case 200: return RemoteFile(bytes: response.body, etag: response.headers["etag"])
+        case 404, 410: return nil
+        default: throw failure(response, "GET", path)
+        }
+    }
+
+    public func download(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> Bool {
+        let response = try await send("GET", path, downloadTo: localPath, maxBytes: maxBytes)
+        switch response.status {
+        case 200: return true
+        case 404, 410: return false
+        default: throw failure(response, "GET", path)
+        }
+    }
+
+    public func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+        try await put(path, body: .bytes(bytes), condition: condition)
+    }
+
+    public func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+        try await put(path, body: .file(localPath), condition: condition)
+    }
+
+    private func put(_ path: String, body: HTTPRequest.Body, condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+        var headers = ["Content-Type": "application/octet-stream"]
+        switch condition {
+        case .always: break
+        case .createOnly: headers["If-None-Match"] = "*"
+        case .replacing(let etag): headers["If-Match"] = etag
+        }
+        var response = try await send("PUT", path, headers: headers, body: body)
+        if response.status == 409 || (response.status == 404 && location.kind == .webdav) {
+            // WebDAV needs the parent collections first (RFC 4918 §9.7.1).
+            try await makeCollections(for: path)
+            response = try await send("PUT", path, headers: headers, body: body)
+        }
+        switch response.status {
+        case 200, 201, 204: return .written(etag: response.headers["etag"])
+        case 412: return .preconditionFailed
+        default: throw failure(response, "PUT", path)
+        }
+    }
+
+    func makeCollections(for path: String) async throws(AISyncError) {
+        let parts = path.split(separator: "/").dropLast()
+        var prefix = ""
+        for part in parts {
+            prefix += (prefix.isEmpty ? "" : "/") + part
+            let response = try await send("MKCOL", prefix + "/")
+            switch response.status {
+            case 200, 201, 405: continue  // 405: it exists already
+            default: throw failure(response, "MKCOL", prefix + "/")
+            }
+        }
+    }
+
+    static let propfindBody = Array("""
+        <?xml version="1.0" encoding="utf-8"?>
+        <D:propfind xmlns:D="DAV:"><D:prop><D:getetag/><D:resourcetype/></D:prop></D:propfind>
+        """.utf8)
+
+    public func list(_ directory: String) async throws(AISyncError) -> [RemoteEntry]? {
+        guard location.kind == .webdav else { return nil }
+        let response = try await send("PROPFIND", directory + "/", headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"],
+                                      body: .bytes(Self.propfindBody), maxBytes: 64 << 20)
+        switch response.status {
+        case 207: break
+        case 404: return nil
+        default: throw failure(response, "PROPFIND", directory + "/")
+        }
+        guard let responses = WebDAVMultistatus.parse(response.body) else {
+            throw AISyncError(.damagedData, "\(location.host) sent an unreadable PROPFIND answer for \(url(directory))/")
+        }
+        var entries: [RemoteEntry] = []
+        for r in responses where !r.isCollection {
+            // Hrefs are untrusted: only a plain file name directly inside `directory` counts.
+            guard let name = Self.childName(href: r.href, directory: directory, base: location.base) else { continue }
+            entries.append(RemoteEntry(name: name, etag: r.etag))
+        }
+        return entries.sorted { $0.name < $1.name }
+    }
+
+    /// The last path segment of `href` if it is a safe name directly under `directory`.
+    static func childName(href: String, directory: String, base: String) -> String? {
+        var path = href
+        if let range = path.range(of: "://") {
+            let afterScheme = path[range.upperBound...]
+            path = String(afterScheme[(afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex)...])
+        }
+        guard let decoded = path.removingPercentEncoding else { return nil }
+        var parts = decoded.split(separator: "/", omittingEmptySubsequences: true)
+        guard let name = parts.popLast() else { return nil }
+        guard parts.last.map(String.init) == directory.split(separator: "/").last.map(String.init) else { return nil }
+        let ok = name.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
+        guard ok, name != ".", name != ".." else { return nil }
+        return String(name)
+    }
+
+    public func exists(_ path: String) async throws(AISyncError) -> Bool {
+        let response = try await send("HEAD", path)
+        switch response.status {
+        case 200: return true
+        case 404, 410: return false
+        default: throw failure(response, "HEAD", path)
+        }
+    }
+
+    public func delete(_ path: String) async throws(AISyncError) {
+        let response = try await send("DELETE", path)
+        switch response.status {
+        case 200, 202, 204, 404, 410: return
+        default: throw failure(response, "DELETE", path)
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// Parses a PROPFIND `207 Multi-Status` body (RFC 4918 §13) into hrefs and ETags.
+final class WebDAVMultistatus: NSObject, XMLParserDelegate {
+    struct Response { var href = ""; var etag: String?; var isCollection = false; var ok = true }
+
+    private(set) var responses: [Response] = []
+    private var current: Response?
+    private var text = ""
+    private var inPropstatOK = true
+
+    static func parse(_ bytes: [UInt8]) -> [Response]? {
+        let delegate = WebDAVMultistatus()
+        let parser = XMLParser(data: Data(bytes))
+        parser.shouldProcessNamespaces = true
+        parser.shouldResolveExternalEntities = false
+        parser.delegate = delegate
+        guard parser.parse() else { return nil }
+        return delegate.responses
+    }
+
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        text = ""
+        switch name {
+        case "response": current = Response()
+        case "collection": current?.isCollection = true
+        default: break
+        }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
+
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        switch name {
+        case "href": if current?.href.isEmpty == true { current?.href = value }
+        case "getetag": if !value.isEmpty { current?.etag = value }
+        case "response":
+            if let c = current { responses.append(c) }
+            current = nil
+        default: break
+        }
+        text = ""
+    }
+}

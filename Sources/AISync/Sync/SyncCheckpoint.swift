@@ -1,0 +1,47 @@
+/// `sync/<remote>.json`: how far this store has pushed to and pulled from one remote.
+struct SyncCheckpoint: Sendable, Equatable {
+    struct Pulled: Sendable, Equatable {
+        var seq: Int64
+        var etag: String?
+    }
+
+    var remote: String
+    var remoteID: String?
+    /// Our last segment on the remote, and the journal offset it covers.
+    var pushedSeq: Int64 = 0
+    var pushedOffset: Int64 = 0
+    var headETag: String?
+    var pulled: [DeviceID: Pulled] = [:]
+
+    init(remote: String) { self.remote = remote }
+
+    var json: JSONValue {
+        var pushed: [String: JSONValue] = ["seq": .int(pushedSeq), "journalOffset": .int(pushedOffset)]
+        pushed.setIfPresent("headETag", headETag.map(JSONValue.string))
+        var o: [String: JSONValue] = [
+            "format": .int(1), "remote": .string(remote), "pushed": .object(pushed),
+            "pulled": .object(Dictionary(uniqueKeysWithValues: pulled.map { key, p in
+                var v: [String: JSONValue] = ["seq": .int(p.seq)]
+                v.setIfPresent("etag", p.etag.map(JSONValue.string))
+                return (key.rawValue, JSONValue.object(v))
+            })),
+        ]
+        o.setIfPresent("remoteId", remoteID.map(JSONValue.string))
+        return .object(o)
+    }
+
+    init(bytes: [UInt8], path: String) throws(AISyncError) {
+        let bad = AISyncError(.damagedData, "\(path) is damaged", hint: "Delete it; the next sync re-reads the remote from the start (nothing is duplicated)")
+        guard let value = try? JSONParser.parse(bytes), value["format"]?.intValue == 1,
+              let remote = value["remote"]?.stringValue, let pushed = value["pushed"] else { throw bad }
+        self.remote = remote
+        remoteID = value["remoteId"]?.stringValue
+        pushedSeq = pushed["seq"]?.intValue ?? 0
+        pushedOffset = pushed["journalOffset"]?.intValue ?? 0
+        headETag = pushed["headETag"]?.stringValue
+        for (key, p) in value["pulled"]?.objectValue ?? [:] {
+            guard let id = DeviceID(key), let seq = p["seq"]?.intValue else { throw bad }
+            pulled[id] = Pulled(seq: seq, etag: p["etag"]?.stringValue)
+        }
+    }
+}

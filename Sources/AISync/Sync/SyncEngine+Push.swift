@@ -1,0 +1,149 @@
+extension SyncEngine {
+    func pushLocked(dryRun: Bool) async throws(AISyncError) -> SyncReport {
+        var checkpoint = try await store.readCheckpoint(name)
+        let (versions, end) = try await store.journalVersions(from: checkpoint.pushedOffset)
+        var report = SyncReport()
+        report.dryRun = dryRun
+        // Nothing new and already registered: no request at all.
+        if versions.isEmpty && checkpoint.headETag != nil {
+            report.conflicts = try await store.conflictCount()
+            return report
+        }
+        let chunks = try await segmentChunks(versions)
+        if dryRun {
+            report.pushed = versions.count
+            report.segments = chunks.count
+            report.bytes = chunks.reduce(0) { $0 + Int64($1.bytes) }
+            return report
+        }
+        let manifest = try await manifest(create: true, checkpoint: &checkpoint)
+        let headPath = RemotePath.headPath(store.deviceID)
+        var headETag = try await checkOwnHead(checkpoint: checkpoint)
+
+        // 1. Blobs: the image bytes the new versions refer to.
+        for digest in try await imageDigests(in: versions) where await store.hasObject(digest) {
+            let path = RemotePath.objectPath(digest)
+            if try await remote.exists(path) { continue }
+            _ = try await remote.upload(path, from: await store.objectPath(digest), condition: .createOnly)
+            report.blobs += 1
+            report.bytes += Platform.stat(await store.objectPath(digest))?.size ?? 0
+        }
+
+        // 2. Segments. Numbers past our head are not referenced yet, so a leftover from an
+        // interrupted push may be replaced.
+        var seq = checkpoint.pushedSeq
+        for chunk in chunks {
+            seq += 1
+            let segment = Segment(device: store.deviceID, seq: seq, remoteID: manifest.remoteID, entries: chunk.entries)
+            let bytes = segment.encoded()
+            let path = RemotePath.segmentPath(store.deviceID, seq)
+            if try await remote.write(path, bytes, condition: .createOnly) == .preconditionFailed {
+                if try await remote.read(path, maxBytes: RemoteLimits.segment)?.bytes != bytes {
+                    _ = try await remote.write(path, bytes, condition: .always)
+                }
+            }
+            report.segments += 1
+            report.bytes += Int64(bytes.count)
+        }
+
+        // 3. The head, last: only now do other devices see the new segments.
+        var known = Set(checkpoint.pulled.keys)
+        known.insert(store.deviceID)
+        let head = DeviceHead(device: store.deviceID, name: store.config.deviceName, seq: seq,
+                              updated: Timestamp(milliseconds: store.environment.now()), remoteID: manifest.remoteID, devices: Array(known))
+        let headBytes = head.json.canonicalBytes + [10]
+        let condition: WriteCondition = headETag.map { .replacing(etag: $0) } ?? .createOnly
+        switch try await remote.write(headPath, headBytes, condition: condition) {
+        case .written(let etag):
+            headETag = etag
+        case .preconditionFailed:
+            throw copiedStoreError()
+        }
+        if headETag == nil { headETag = try await remote.read(headPath)?.etag ?? "" }
+        report.bytes += Int64(headBytes.count)
+        if checkpoint.headETag == nil { try await register(manifest: manifest) }
+
+        checkpoint.pushedSeq = seq
+        checkpoint.pushedOffset = end
+        checkpoint.headETag = headETag
+        try await store.writeCheckpoint(checkpoint)
+        report.pushed = versions.count
+        report.conflicts = try await store.conflictCount()
+        return report
+    }
+
+    /// Our head on the remote must be the one we last wrote: a head that moved on without us
+    /// means another store (a copied directory) is pushing as this device.
+    func checkOwnHead(checkpoint: SyncCheckpoint) async throws(AISyncError) -> String? {
+        let path = RemotePath.headPath(store.deviceID)
+        guard let file = try await remote.read(path) else {
+            return nil
+        }
+        let head = try DeviceHead(bytes: file.bytes, path: "\(remote.displayName)/\(path)", expected: store.deviceID)
+        guard checkpoint.headETag != nil, head.seq <= checkpoint.pushedSeq else { throw copiedStoreError() }
+        return file.etag ?? checkpoint.headETag
+    }
+
+    func copiedStoreError() -> AISyncError {
+        AISyncError(.configuration,
+                    "another store is pushing to \(remote.displayName) as this device (\(store.deviceID.short)); this store directory was probably copied",
+                    hint: "Keep one copy. For a second machine create a new store (`aisync init --store DIR`) and `aisync pull` into it")
+    }
+
+    struct Chunk {
+        var entries: [Segment.Entry] = []
+        var bytes = 0
+    }
+
+    /// Cuts versions into segments of about `Segment.targetBytes`, with their bodies.
+    func segmentChunks(_ versions: [Version]) async throws(AISyncError) -> [Chunk] {
+        var chunks: [Chunk] = []
+        var current = Chunk()
+        for v in versions {
+            let body = try await v.body.asyncMap { (d: SHA256Digest) async throws(AISyncError) -> [UInt8] in try await store.objectBytes(d) }
+            let size = (body?.count ?? 4) + 400
+            if !current.entries.isEmpty, current.bytes + size > Segment.targetBytes || current.entries.count >= Segment.maxEntries {
+                chunks.append(current)
+                current = Chunk()
+            }
+            current.entries.append(Segment.Entry(version: v, body: body))
+            current.bytes += size
+        }
+        if !current.entries.isEmpty { chunks.append(current) }
+        return chunks
+    }
+
+    func imageDigests(in versions: [Version]) async throws(AISyncError) -> [SHA256Digest] {
+        var seen = Set<SHA256Digest>()
+        var result: [SHA256Digest] = []
+        for v in versions where v.kind == .image && !v.isDeleted {
+            guard case .image(let image) = try await store.body(of: v) else { continue }
+            if seen.insert(image.sha256).inserted { result.append(image.sha256) }
+        }
+        return result
+    }
+
+    /// Adds this device to `devices.json`, re-reading to make sure a concurrent writer (on a
+    /// server that ignores If-Match) did not drop it.
+    func register(manifest: RemoteManifest) async throws(AISyncError) {
+        for attempt in 0..<8 {
+            let file = try await remote.read(RemotePath.devicesIndex)
+            var index = try file.map { (f: RemoteFile) throws(AISyncError) -> DevicesIndex in try DevicesIndex(bytes: f.bytes, path: "\(remote.displayName)/\(RemotePath.devicesIndex)") } ?? DevicesIndex()
+            if index.devices[store.deviceID] != nil, attempt > 0 { return }
+            index.devices[store.deviceID] = store.config.deviceName
+            let condition: WriteCondition = file.map { $0.etag.map { .replacing(etag: $0) } ?? .always } ?? .createOnly
+            _ = try await remote.write(RemotePath.devicesIndex, index.json.canonicalBytes + [10], condition: condition)
+            // Give a concurrent writer time to land, then verify on the next loop.
+            await store.environment.sleep(50 * (attempt + 1))
+        }
+    }
+}
+
+extension Optional {
+    func asyncMap<U>(_ transform: (Wrapped) async throws(AISyncError) -> U) async throws(AISyncError) -> U? {
+        switch self {
+        case .none: return nil
+        case .some(let w): return try await transform(w)
+        }
+    }
+}

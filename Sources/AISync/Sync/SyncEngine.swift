@@ -1,0 +1,72 @@
+/// Push and pull between a store and one remote (design §4).
+///
+/// Push writes blobs, then segments, then the head: a crash at any point leaves the remote
+/// valid (a head never names a missing segment) and the next push finishes the job. Pull
+/// verifies everything before it touches the store. Both hold a per-remote lock, so two
+/// processes never sync the same remote from one store at once.
+public struct SyncEngine: Sendable {
+    public let store: Store
+    public let remote: any RemoteStorage
+    public let name: String
+
+    public init(store: Store, remote: any RemoteStorage, name: String) {
+        self.store = store; self.remote = remote; self.name = name
+    }
+
+    func withSyncLock<T>(_ body: () async throws(AISyncError) -> T) async throws(AISyncError) -> T {
+        try FileIO.makeDirectories("\(store.root)/sync")
+        let lock = try StoreLock.acquire(path: "\(store.root)/sync/\(name).lock", what: "syncing with \(name)", timeoutMilliseconds: 30_000)
+        let result = try await body()
+        _ = consume lock
+        return result
+    }
+
+    public func push(dryRun: Bool = false) async throws(AISyncError) -> SyncReport {
+        try await withSyncLock { () async throws(AISyncError) -> SyncReport in try await pushLocked(dryRun: dryRun) }
+    }
+
+    public func pull(dryRun: Bool = false) async throws(AISyncError) -> SyncReport {
+        try await withSyncLock { () async throws(AISyncError) -> SyncReport in try await pullLocked(dryRun: dryRun) }
+    }
+
+    /// Pull, merge, push.
+    public func sync(dryRun: Bool = false) async throws(AISyncError) -> SyncReport {
+        try await withSyncLock { () async throws(AISyncError) -> SyncReport in
+            let pulled = try await pullLocked(dryRun: dryRun)
+            let pushed = try await pushLocked(dryRun: dryRun)
+            return pulled + pushed
+        }
+    }
+
+    // MARK: - Manifest
+
+    /// Reads `aisync.json`; creates it on first push to an empty location.
+    func manifest(create: Bool, checkpoint: inout SyncCheckpoint) async throws(AISyncError) -> RemoteManifest {
+        if let file = try await remote.read(RemotePath.manifest) {
+            let manifest = try RemoteManifest(bytes: file.bytes, location: remote.displayName)
+            if let known = checkpoint.remoteID, known != manifest.remoteID {
+                throw AISyncError(.configuration, "\(remote.displayName) is no longer the remote this store synced with (its id changed)",
+                                  hint: "If it was reset on purpose, remove and re-add the remote: `aisync remote remove \(name)` then `aisync remote add \(name) URL`")
+            }
+            checkpoint.remoteID = manifest.remoteID
+            return manifest
+        }
+        guard create else {
+            throw AISyncError(.notFound, "\(remote.displayName) is not an aisync remote (no aisync.json there)",
+                              hint: checkpoint.remoteID == nil ? "Check the URL, or push to it first" : "The remote was emptied; push to it again to restore it")
+        }
+        let manifest = RemoteManifest(remoteID: StoreEnvironment.randomHex(bytes: 16), created: Timestamp(milliseconds: store.environment.now()))
+        switch try await remote.write(RemotePath.manifest, manifest.json.canonicalBytes + [10], condition: .createOnly) {
+        case .written: break
+        case .preconditionFailed: break  // another device created it at the same moment: use theirs
+        }
+        // Read back: with two first pushes at once (and a server ignoring If-None-Match), the
+        // last write wins, and both devices must agree on it.
+        guard let file = try await remote.read(RemotePath.manifest) else {
+            throw AISyncError(.unavailable, "\(remote.displayName) did not keep aisync.json", hint: "Check that the server accepts uploads")
+        }
+        let final = try RemoteManifest(bytes: file.bytes, location: remote.displayName)
+        checkpoint.remoteID = final.remoteID
+        return final
+    }
+}

@@ -1,0 +1,106 @@
+import AISync
+
+/// Remotes and sync: `remote add|list|remove`, `push`, `pull`, `sync`.
+enum SyncCommands {
+    static let all: [CommandSpec] = [remoteAdd, remoteList, remoteRemove, push, pull, sync]
+
+    static let remoteAdd = CommandSpec(
+        path: ["remote", "add"], abstract: "Add a remote: a WebDAV URL, a plain HTTP URL (--plain), or file:///folder.",
+        discussion: "Credentials come from AISYNC_USER/AISYNC_PASSWORD or ~/.netrc, never from the URL or the config.",
+        arguments: [ArgumentSpec(name: "NAME", help: "A short name, e.g. origin."), ArgumentSpec(name: "URL", help: "https://host/path, http://127.0.0.1:8080/path, or file:///path.")],
+        options: [OptionSpec(name: "plain", help: "The server is plain HTTP (GET/PUT/DELETE), not WebDAV."),
+                  OptionSpec(name: "insecure", help: "Allow http:// to a host that is not this machine.")]
+    ) { inv throws(CLIError) in
+        let name = inv.positionals[0], url = inv.positionals[1]
+        let store = try Context.open(inv)
+        try await Context.call { () async throws(AISyncError) in
+            try RemoteLocation.validateName(name)
+            let location = try RemoteLocation(url: url, plain: inv.flag("plain"), insecure: inv.flag("insecure"))
+            _ = try await store.updateConfig { (config: inout StoreConfig) throws(AISyncError) in
+                guard !config.remotes.contains(where: { $0.name == name }) else {
+                    throw AISyncError(.usage, "a remote named '\(name)' exists already", hint: "Remove it first with `aisync remote remove \(name)`")
+                }
+                config.remotes.append(StoreConfig.Remote(name: name, url: url, type: location.kind.rawValue, insecure: inv.flag("insecure")))
+            }
+        }
+        return ExitCode.success
+    }
+
+    static let remoteList = CommandSpec(path: ["remote", "list"], abstract: "List remotes.", options: [InspectCommands.json]) { inv throws(CLIError) in
+        let store = try Context.open(inv)
+        let config = try await Context.call { () async throws(AISyncError) in try await store.currentConfig() }
+        if inv.flag("json") {
+            JSONValue.array(config.remotes.map { .object(["name": .string($0.name), "url": .string($0.url), "type": .string($0.type)]) }).printLine()
+        } else {
+            CLIPlatform.out(config.remotes.map { "\($0.name)\t\($0.type)\t\($0.url)\n" }.joined())
+        }
+        return ExitCode.success
+    }
+
+    static let remoteRemove = CommandSpec(
+        path: ["remote", "remove"], abstract: "Forget a remote (nothing on the remote is deleted).",
+        arguments: [ArgumentSpec(name: "NAME", help: "The remote.")]
+    ) { inv throws(CLIError) in
+        let name = inv.positionals[0]
+        let store = try Context.open(inv)
+        try await Context.call { () async throws(AISyncError) in
+            _ = try await store.updateConfig { (config: inout StoreConfig) throws(AISyncError) in
+                guard config.remotes.contains(where: { $0.name == name }) else { throw AISyncError(.notFound, "no remote named '\(name)'", hint: "See `aisync remote list`") }
+                config.remotes.removeAll { $0.name == name }
+            }
+            try await store.forgetCheckpoint(name)
+        }
+        return ExitCode.success
+    }
+
+    static let syncOptions = [OptionSpec(name: "dry-run", help: "Say what would move, without moving it."), InspectCommands.json]
+
+    static func engine(_ inv: Invocation) async throws(CLIError) -> SyncEngine {
+        let store = try Context.open(inv)
+        return try await Context.call { () async throws(AISyncError) in
+            let config = try await store.currentConfig()
+            let remote = try RemoteFactory.pick(inv.positionals.first, in: config)
+            let storage = try RemoteFactory.make(remote, environment: CLIPlatform.environmentDictionary())
+            return SyncEngine(store: store, remote: storage, name: remote.name)
+        }
+    }
+
+    static func report(_ r: SyncReport, verb: String, _ inv: Invocation) {
+        if inv.flag("json") {
+            JSONValue.object([
+                "pushed": .int(Int64(r.pushed)), "pulled": .int(Int64(r.pulled)), "conflicts": .int(Int64(r.conflicts)),
+                "bytes": .int(r.bytes), "segments": .int(Int64(r.segments)), "blobs": .int(Int64(r.blobs)),
+                "missingImages": .array(r.missingBlobs.map { .string($0.hex) }), "dryRun": .bool(r.dryRun),
+            ]).printLine()
+        } else {
+            let prefix = r.dryRun ? "Would have: " : ""
+            CLIPlatform.out("\(prefix)\(verb): pushed \(r.pushed), pulled \(r.pulled) version(s), \(r.blobs) image(s), \(r.bytes) bytes; \(r.conflicts) conflict(s)\n")
+        }
+        for digest in r.missingBlobs {
+            CLIPlatform.err("warning: the remote does not have the bytes of image \(digest.hex.prefix(12)); they stay missing until the device that has them pushes\n")
+        }
+    }
+
+    static let remoteArgument = [ArgumentSpec(name: "NAME", help: "The remote (optional when there is only one).", optional: true)]
+
+    static let push = CommandSpec(path: ["push"], abstract: "Send local changes to a remote.", arguments: remoteArgument, options: syncOptions) { inv throws(CLIError) in
+        let engine = try await engine(inv)
+        let r = try await Context.call { () async throws(AISyncError) in try await engine.push(dryRun: inv.flag("dry-run")) }
+        report(r, verb: "push", inv)
+        return ExitCode.success
+    }
+
+    static let pull = CommandSpec(path: ["pull"], abstract: "Fetch and merge changes from a remote.", arguments: remoteArgument, options: syncOptions) { inv throws(CLIError) in
+        let engine = try await engine(inv)
+        let r = try await Context.call { () async throws(AISyncError) in try await engine.pull(dryRun: inv.flag("dry-run")) }
+        report(r, verb: "pull", inv)
+        return ExitCode.success
+    }
+
+    static let sync = CommandSpec(path: ["sync"], abstract: "Pull, merge, then push.", arguments: remoteArgument, options: syncOptions) { inv throws(CLIError) in
+        let engine = try await engine(inv)
+        let r = try await Context.call { () async throws(AISyncError) in try await engine.sync(dryRun: inv.flag("dry-run")) }
+        report(r, verb: "sync", inv)
+        return ExitCode.success
+    }
+}

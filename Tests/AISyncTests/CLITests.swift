@@ -1,0 +1,585 @@
+import Foundation
+import Testing
+
+/// End-to-end tests of every `aisync` command, run against the built executable.
+@Suite("CLITests")
+struct CLITests {
+    static let chatID = "^chat-[0-9a-f]{16}$"
+    static let imageID = "^image-[0-9a-f]{16}$"
+    static let storyID = "^story-[0-9a-f]{16}$"
+    static let time = "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
+
+    @Test func harnessFindsTheBuiltExecutable() {
+        let r = CLIHarness.run(["--version"])
+        #expect(CLIHarness.isExecutableFile(CLIHarness.executable), "no aisync executable at \(CLIHarness.executable)")
+        if ProcessInfo.processInfo.environment["AISYNC_BIN"] == nil, let buildDir = CLIHarness.testBundleDirectories.first,
+           CLIHarness.isExecutableFile("\(buildDir)/aisync") {
+            #expect(CLIHarness.executable == "\(buildDir)/aisync", "the aisync next to the test bundle should be preferred")
+        }
+        CLIExpect.success(r)
+        #expect(CLIExpect.matches(r.stdout, "^aisync [0-9]+\\.[0-9]+\\.[0-9]+\n$"), "\(r)")
+    }
+
+    // MARK: init
+
+    @Test func initCreatesAStoreWithAName() throws {
+        let dir = CLIHarness.makeTemporaryDirectory()
+        defer { CLIHarness.removeTree(dir) }
+        let path = "\(dir)/store"
+        let r = CLIHarness.run(["init", "--name", "my laptop"], store: path)
+        CLIExpect.success(r)
+        #expect(r.stdout.contains(path) && r.stdout.contains("my laptop"), "\(r)")
+        for file in ["config.json", "journal.jsonl"] {
+            #expect(FileManager.default.fileExists(atPath: "\(path)/\(file)"), "init should create \(file)")
+        }
+        let config = try CLIJSON.parseObject(String(decoding: FileManager.default.contents(atPath: "\(path)/config.json") ?? Data(), as: UTF8.self))
+        let device = config["device"] as? [String: Any]
+        #expect(device?["name"] as? String == "my laptop")
+        #expect(CLIExpect.matches(device?["id"] as? String ?? "", "^[0-9a-f]{32}$"))
+        #expect(config["format"] as? Int == 1)
+        try SchemaValidator.requireAvailable()
+        let check = SchemaValidator.validate("config", files: ["\(path)/config.json"], canonical: true)
+        #expect(check.passed, "\(check)")
+
+        let status = try CLIJSON.object(CLIHarness.run(["status", "--json"], store: path))
+        #expect((status["device"] as? [String: Any])?["name"] as? String == "my laptop")
+        #expect((status["device"] as? [String: Any])?["id"] as? String == device?["id"] as? String)
+        #expect((status["journal"] as? [String: Any])?["lines"] as? Int == 0)
+
+        // Without --name, and through AISYNC_HOME: a fresh, different device id.
+        let other = "\(dir)/other"
+        CLIExpect.success(CLIHarness.run(["init"], store: other, via: .environment))
+        let otherStatus = try CLIJSON.object(CLIHarness.run(["status", "--json"], store: other, via: .environment))
+        let otherID = (otherStatus["device"] as? [String: Any])?["id"] as? String
+        #expect(otherID != nil && otherID != device?["id"] as? String, "every store gets its own random device id")
+        #expect(((otherStatus["device"] as? [String: Any])?["name"] as? String ?? "").isEmpty == false)
+    }
+
+    // MARK: chat
+
+    @Test(arguments: [nil, "gpt-4o", "davinci", "curie"] as [String?])
+    func chatNewPrintsOnlyTheID(model: String?) throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let title = "Trip ideas ✈️ \"2026\""
+        var args = ["chat", "new", "--title", title]
+        if let model { args += ["--model", model] }
+        let r = store.run(args)
+        CLIExpect.success(r)
+        #expect(CLIExpect.matches(r.stdout, "^chat-[0-9a-f]{16}\n$"), "chat new must print only the id: \(r)")
+        let id = r.trimmedStdout
+        let body = try store.show(id)
+        #expect(body["kind"] as? String == "chat")
+        #expect(body["title"] as? String == title)
+        #expect(body["model"] as? String == model)
+        #expect((body["messages"] as? [Any])?.isEmpty == true)
+        #expect(body["favorite"] as? Bool == false)
+        #expect(body["created"] as? String == body["updated"] as? String)
+        #expect(CLIExpect.matches(body["created"] as? String ?? "", Self.time))
+        let list = try store.list()
+        #expect(list.count == 1 && list.first?["id"] as? String == id && list.first?["title"] as? String == title)
+    }
+
+    @Test func chatNewMakesDistinctIDs() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let ids = try CLIFixtures.addChats(store, count: 6)
+        #expect(Set(ids).count == 6)
+        for id in ids { #expect(CLIExpect.matches(id, Self.chatID), "\(id)") }
+    }
+
+    @Test func chatSayAddsMessagesInOrderIncludingStandardInput() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let id = try store.ok(["chat", "new", "--title", "Roles"])
+        var versions: [String] = []
+        for (role, text) in [("system", "Be brief."), ("user", "Hello, wörld 👋"), ("assistant", "  leading and trailing spaces  ")] {
+            let r = store.run(["chat", "say", id, "--role", role, text])
+            CLIExpect.success(r)
+            #expect(CLIExpect.matches(r.stdout, "^[0-9a-f]{12}\n$"), "chat say prints the new version id: \(r)")
+            versions.append(r.trimmedStdout)
+        }
+        // TEXT "-" reads standard input, verbatim (multi-line, quotes, tabs, non-ASCII).
+        let piped = "line one\n\tline \"two\"\nline three — ünïcødé"
+        let r = store.run(["chat", "say", id, "--role", "user", "-"], stdin: Data(piped.utf8))
+        CLIExpect.success(r)
+        versions.append(r.trimmedStdout)
+        // A text that merely looks like an option goes after `--`.
+        let dashed = store.run(["chat", "say", "--role", "assistant", id, "--", "--not-an-option"])
+        CLIExpect.success(dashed)
+        versions.append(dashed.trimmedStdout)
+
+        let body = try store.show(id)
+        let messages = try #require(body["messages"] as? [[String: Any]])
+        #expect(messages.map { $0["role"] as? String } == ["system", "user", "assistant", "user", "assistant"])
+        #expect(messages.map { $0["text"] as? String } == ["Be brief.", "Hello, wörld 👋", "  leading and trailing spaces  ", piped, "--not-an-option"])
+        let messageIDs = messages.compactMap { $0["id"] as? String }
+        #expect(Set(messageIDs).count == 5, "message ids must be unique: \(messageIDs)")
+        let times = messages.compactMap { $0["time"] as? String }
+        #expect(times == times.sorted(), "message times must not go backwards: \(times)")
+        #expect((body["updated"] as? String ?? "") >= (times.last ?? ""))
+        #expect((body["updated"] as? String ?? "") > (body["created"] as? String ?? ""))
+
+        // Each printed version is a prefix of a version in the log, newest first.
+        let log = try CLIJSON.array(store.run(["log", id, "--json"]))
+        let logged = log.compactMap { $0["version"] as? String }
+        #expect(logged.count == 6)
+        for (n, v) in versions.reversed().enumerated() { #expect(logged[n].hasPrefix(v), "log[\(n)] \(logged[n]) vs printed \(v)") }
+
+        // The human view shows every message.
+        let text = store.run(["show", id])
+        CLIExpect.success(text)
+        for needle in ["Roles", "Be brief.", "Hello, wörld 👋", "line three — ünïcødé", "5 message"] {
+            #expect(text.stdout.contains(needle), "show should contain \(needle): \(text)")
+        }
+    }
+
+    // MARK: images
+
+    @Test(arguments: CLIFixtures.allImages)
+    func imageAddAndSaveRoundTrip(image: CLIFixtures.ImageFile) throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let path = CLIFixtures.write(image, in: store.directory)
+        let expectedHash = try CLIFixtures.sha256(ofFile: path)
+        let r = store.run(["image", "add", path, "--prompt", "a tiny \(image.mediaType) square", "--model", "dall-e-3"])
+        CLIExpect.success(r)
+        #expect(CLIExpect.matches(r.stdout, "^image-[0-9a-f]{16}\n$"), "image add must print only the id: \(r)")
+        let id = r.trimmedStdout
+
+        let body = try store.show(id)
+        #expect(body["kind"] as? String == "image")
+        #expect(body["sha256"] as? String == expectedHash)
+        #expect(body["size"] as? Int == image.bytes.count)
+        #expect(body["mediaType"] as? String == image.mediaType)
+        #expect(body["width"] as? Int == image.width)
+        #expect(body["height"] as? Int == image.height)
+        #expect(body["prompt"] as? String == "a tiny \(image.mediaType) square")
+        #expect(body["model"] as? String == "dall-e-3")
+        #expect(body["title"] as? String == image.name, "the title defaults to the file name")
+        #expect(FileManager.default.fileExists(atPath: store.objectPath(expectedHash)), "the bytes are stored under objects/")
+
+        // save: byte-identical to a file path, and into a directory under the id.
+        let out = "\(store.directory)/saved-\(image.name)"
+        let saved = store.run(["image", "save", id, out])
+        CLIExpect.success(saved)
+        #expect(saved.stdoutData.isEmpty)
+        #expect(FileManager.default.contents(atPath: out) == image.bytes, "image save must write the original bytes")
+        let folder = "\(store.directory)/folder"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        CLIExpect.success(store.run(["image", "save", id, folder]))
+        #expect(FileManager.default.contents(atPath: "\(folder)/\(id)") == image.bytes)
+
+        // The human view names the media type, size and hash.
+        let text = store.run(["show", id])
+        CLIExpect.success(text)
+        #expect(text.stdout.contains(image.mediaType) && text.stdout.contains(expectedHash) && text.stdout.contains("\(image.width)x\(image.height)"), "\(text)")
+    }
+
+    @Test func imageAddWithoutPromptOrModelAndWithTitle() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let path = CLIFixtures.write(CLIFixtures.png, in: store.directory)
+        let plain = try store.ok(["image", "add", path])
+        let body = try store.show(plain)
+        #expect(body["prompt"] == nil && body["model"] == nil)
+        let titled = try store.ok(["image", "add", path, "--title", "My red square"])
+        #expect(titled != plain, "the same bytes added twice are two records")
+        #expect(try store.show(titled)["title"] as? String == "My red square")
+        #expect(try store.show(titled)["sha256"] as? String == body["sha256"] as? String)
+    }
+
+    // MARK: stories
+
+    @Test func storyNewIllustratesTheNthPageWithTheNthImage() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        var ids: [String] = []
+        var hashes: [String] = []
+        for image in [CLIFixtures.gif, CLIFixtures.png] {
+            let path = CLIFixtures.write(image, in: store.directory)
+            ids.append(try store.ok(["image", "add", path, "--prompt", "prompt \(image.name)"]))
+            hashes.append(try CLIFixtures.sha256(ofFile: path))
+        }
+        let r = store.run(["story", "new", "--title", "The Fox", "--moral", "Be kind",
+                           "--page", "Page A", "--page", "Page B", "--page", "Page C",
+                           "--image", ids[0], "--image", ids[1]])
+        CLIExpect.success(r)
+        #expect(CLIExpect.matches(r.stdout, "^story-[0-9a-f]{16}\n$"), "story new must print only the id: \(r)")
+        let story = try store.show(r.trimmedStdout)
+        #expect(story["kind"] as? String == "story")
+        #expect(story["title"] as? String == "The Fox")
+        #expect(story["moral"] as? String == "Be kind")
+        let pages = try #require(story["pages"] as? [[String: Any]])
+        #expect(pages.map { $0["text"] as? String } == ["Page A", "Page B", "Page C"])
+        #expect(pages[0]["image"] as? String == hashes[0], "page 1 shows image 1 (by sha256)")
+        #expect(pages[1]["image"] as? String == hashes[1], "page 2 shows image 2 (by sha256)")
+        #expect(pages[2]["image"] == nil, "page 3 has no image")
+        #expect(story["prompts"] as? [String] == ["prompt green.gif", "prompt red.png"])
+
+        // Without --moral and without images.
+        let plain = try store.ok(["story", "new", "--title", "Plain", "--page", "Only page"])
+        let plainBody = try store.show(plain)
+        #expect(plainBody["moral"] == nil)
+        #expect((plainBody["pages"] as? [[String: Any]])?.count == 1)
+        #expect((plainBody["prompts"] as? [Any])?.isEmpty == true)
+
+        let text = store.run(["show", r.trimmedStdout])
+        CLIExpect.success(text)
+        for needle in ["The Fox", "Be kind", "Page A", "Page C", "page 1", String(hashes[0].prefix(12))] {
+            #expect(text.stdout.contains(needle), "story text should contain \(needle): \(text)")
+        }
+    }
+
+    // MARK: rename, favorite, rm
+
+    @Test func renameFavoriteAndRemove() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let id = try store.ok(["chat", "new", "--title", "Before"])
+        let other = try store.ok(["chat", "new", "--title", "Other"])
+
+        let renamed = store.run(["rename", id, "After ★"])
+        CLIExpect.success(renamed)
+        #expect(try store.show(id)["title"] as? String == "After ★")
+        #expect(try store.list().first { $0["id"] as? String == id }?["title"] as? String == "After ★")
+
+        CLIExpect.success(store.run(["favorite", id]))
+        #expect(try store.show(id)["favorite"] as? Bool == true)
+        #expect(try store.list().first { $0["id"] as? String == id }?["favorite"] as? Bool == true)
+        #expect(store.run(["list"]).stdout.contains("★"), "the text list marks favorites")
+
+        CLIExpect.success(store.run(["favorite", id, "--off"]))
+        #expect(try store.show(id)["favorite"] as? Bool == false)
+        #expect(try store.list().first { $0["id"] as? String == id }?["favorite"] as? Bool == false)
+
+        let rm = store.run(["rm", id])
+        CLIExpect.success(rm)
+        #expect(rm.stdoutData.isEmpty)
+        #expect(try store.list().map { $0["id"] as? String } == [other], "a deleted record leaves the list")
+        let withDeleted = try store.list(["--deleted"])
+        #expect(withDeleted.first { $0["id"] as? String == id }?["deleted"] as? Bool == true)
+        CLIExpect.cleanError(store.run(["show", id]), code: 66, mentioning: ["deleted"])
+        let log = try CLIJSON.array(store.run(["log", id, "--json"]))
+        #expect(log.first?["action"] as? String == "delete" && log.first?["deleted"] as? Bool == true, "\(log)")
+        #expect(log.count == 5, "create, rename, favorite, favorite --off, rm: \(log)")
+        #expect(try store.show(other)["title"] as? String == "Other", "other records are untouched")
+    }
+
+    // MARK: list
+
+    @Test func listFiltersByKindAndSortsNewestFirst() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let session = try CLIFixtures.realisticSession(store)
+        let all = try store.list()
+        #expect(Set(all.compactMap { $0["id"] as? String }) == Set(session.chats + session.images + [session.story]))
+        for item in all {
+            for key in ["id", "kind", "title", "updated", "conflict"] { #expect(item[key] != nil, "list --json item lacks \(key): \(item)") }
+            #expect(item["conflict"] as? Bool == false)
+            #expect(CLIExpect.matches(item["updated"] as? String ?? "", Self.time))
+            #expect(["chat", "story", "image"].contains(item["kind"] as? String ?? ""))
+        }
+        let updated = all.compactMap { $0["updated"] as? String }
+        #expect(updated == updated.sorted(by: >), "newest first: \(updated)")
+
+        for (kind, expected) in [("chat", session.chats), ("image", session.images), ("story", [session.story])] {
+            let only = try store.list(["--kind", kind])
+            #expect(Set(only.compactMap { $0["id"] as? String }) == Set(expected), "list --kind \(kind)")
+            #expect(only.allSatisfy { $0["kind"] as? String == kind })
+        }
+        #expect(try store.list().first { $0["id"] as? String == session.renamed }?["title"] as? String == "Old completions (renamed)")
+
+        // The text list: one line per record, id first.
+        let text = store.run(["list"])
+        CLIExpect.success(text)
+        #expect(text.stdoutLines.count == all.count)
+        #expect(text.stdoutLines.compactMap { $0.split(separator: "\t").first.map(String.init) } == all.compactMap { $0["id"] as? String })
+        let fresh = try CLIHarness.makeStore()
+        defer { fresh.remove() }
+        let empty = fresh.run(["list", "--json"])
+        #expect(empty.stdout == "[]\n" && empty.exitCode == 0, "\(empty)")
+    }
+
+    // MARK: show, log, status, fsck, conflicts
+
+    @Test func showPrintsTheStoredBodyExactly() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let session = try CLIFixtures.realisticSession(store)
+        for id in session.chats + session.images + [session.story] {
+            let r = store.run(["show", id, "--json"])
+            CLIExpect.success(r)
+            _ = try CLIJSON.object(r)
+            // "the record body exactly as stored": its sha256 is the body hash in the journal.
+            let expected = try #require(try store.latestBodyHash(of: id))
+            #expect(try CLIFixtures.sha256(Data(r.trimmedStdout.utf8)) == expected, "show --json of \(id) is not the stored body")
+            let stored = FileManager.default.contents(atPath: store.objectPath(expected))
+            #expect(stored == Data(r.trimmedStdout.utf8))
+            let text = store.run(["show", id])
+            CLIExpect.success(text)
+            #expect(text.stdout.hasPrefix("\(id.split(separator: "-")[0]) \(id)"), "\(text)")
+        }
+    }
+
+    @Test func logListsEveryVersionNewestFirst() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let session = try CLIFixtures.realisticSession(store)
+        let journal = store.journalLines()
+        let all = store.run(["log"])
+        CLIExpect.success(all)
+        #expect(all.stdoutLines.count == journal.count, "one log line per journal line")
+        let ids = journal.compactMap { try? CLIJSON.parseObject($0)["id"] as? String }
+        for (line, version) in zip(all.stdoutLines, ids.reversed()) {
+            #expect(line.hasPrefix(String(version.prefix(12))), "log line \(line) should start with \(version.prefix(12))")
+        }
+        let json = try CLIJSON.array(store.run(["log", "--json"]))
+        #expect(json.compactMap { $0["version"] as? String } == ids.reversed())
+        for entry in json {
+            #expect(CLIExpect.matches(entry["version"] as? String ?? "", "^[0-9a-f]{64}$"))
+            #expect(CLIExpect.matches(entry["time"] as? String ?? "", Self.time))
+            #expect(["create", "edit", "delete"].contains(entry["action"] as? String ?? ""))
+        }
+        let one = store.run(["log", session.chats[0]])
+        CLIExpect.success(one)
+        #expect(one.stdoutLines.count == 5, "create + 3 messages + favorite: \(one)")
+        #expect(one.stdoutLines.allSatisfy { $0.hasSuffix(session.chats[0]) })
+        #expect(one.stdoutLines.last?.contains("create") == true && one.stdoutLines.first?.contains("edit") == true)
+    }
+
+    @Test func statusSummarizesTheStore() throws {
+        let store = try CLIHarness.makeStore(deviceName: "desk")
+        defer { store.remove() }
+        let session = try CLIFixtures.realisticSession(store)
+        let status = try CLIJSON.object(store.run(["status", "--json"]))
+        let records = status["records"] as? [String: Any]
+        #expect(records?["chat"] as? Int == session.chats.count)
+        #expect(records?["image"] as? Int == session.images.count)
+        #expect(records?["story"] as? Int == 1)
+        #expect(status["conflicts"] as? Int == 0)
+        #expect((status["journal"] as? [String: Any])?["lines"] as? Int == store.journalLines().count)
+        #expect((status["device"] as? [String: Any])?["name"] as? String == "desk")
+        #expect((status["objects"] as? Int ?? 0) >= 3 + 6, "3 image blobs plus record bodies")
+        #expect((status["bytes"] as? Int ?? 0) > 0)
+        #expect(status["store"] as? String == store.path)
+        let text = store.run(["status"])
+        CLIExpect.success(text)
+        for needle in [store.path, "desk", "2 chats", "3 images", "1 stor", "conflicts"] {
+            #expect(text.stdout.contains(needle), "status should show \(needle): \(text)")
+        }
+    }
+
+    @Test func fsckPassesOnASoundStore() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let empty = store.run(["fsck"])
+        CLIExpect.success(empty)
+        _ = try CLIFixtures.realisticSession(store)
+        let r = store.run(["fsck"])
+        CLIExpect.success(r)
+        #expect(r.stdout.hasPrefix("ok:") && r.stdout.contains("\(store.journalLines().count) journal lines"), "\(r)")
+    }
+
+    @Test func conflictsOnAStoreWithoutConflicts() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        _ = try CLIFixtures.realisticSession(store)
+        let json = store.run(["conflicts", "--json"])
+        CLIExpect.success(json)
+        #expect(json.stdout == "[]\n", "\(json)")
+        #expect(try CLIJSON.array(json).isEmpty)
+        let text = store.run(["conflicts"])
+        CLIExpect.success(text)
+        #expect(text.stdout == "No conflicts.\n", "\(text)")
+    }
+
+    // MARK: help and version
+
+    static let commandPaths: [[String]] = [
+        ["init"], ["chat", "new"], ["chat", "say"], ["image", "add"], ["image", "save"], ["story", "new"],
+        ["rename"], ["favorite"], ["rm"], ["list"], ["show"], ["log"], ["status"], ["conflicts"], ["resolve"], ["fsck"],
+    ]
+
+    @Test func rootHelpListsEveryCommand() {
+        for args in [["help"], ["--help"], ["-h"]] {
+            let r = CLIHarness.run(args)
+            CLIExpect.success(r)
+            for heading in ["OVERVIEW:", "USAGE:", "OPTIONS:", "SUBCOMMANDS:"] { #expect(r.stdout.contains(heading), "\(args): \(r)") }
+            for path in Self.commandPaths {
+                #expect(r.stdout.contains("  \(path.joined(separator: " ")) "), "help should list \(path): \(r)")
+            }
+        }
+    }
+
+    @Test(arguments: commandPaths)
+    func commandHelp(path: [String]) {
+        let r = CLIHarness.run(path + ["--help"])
+        CLIExpect.success(r)
+        for heading in ["OVERVIEW:", "USAGE:", "OPTIONS:"] { #expect(r.stdout.contains(heading), "\(path) --help lacks \(heading): \(r)") }
+        #expect(r.stdout.contains("USAGE: aisync \(path.joined(separator: " "))"), "\(r)")
+        #expect(r.stdout.contains("--store"), "every command takes --store: \(r)")
+        let viaHelp = CLIHarness.run(["help"] + path)
+        CLIExpect.success(viaHelp)
+        #expect(viaHelp.stdout == r.stdout, "`aisync help \(path.joined(separator: " "))` should equal `--help`")
+        let short = CLIHarness.run(path + ["-h"])
+        #expect(short.stdout == r.stdout && short.exitCode == 0)
+    }
+
+    @Test func groupHelp() {
+        for group in ["chat", "image", "story"] {
+            let r = CLIHarness.run([group, "--help"])
+            CLIExpect.success(r)
+            #expect(r.stdout.contains("SUBCOMMANDS:"), "\(r)")
+            #expect(r.stdout.contains("new") || r.stdout.contains("add"), "\(r)")
+        }
+    }
+
+    @Test func version() {
+        let r = CLIHarness.run(["--version"])
+        CLIExpect.success(r)
+        #expect(CLIExpect.matches(r.stdout, "^aisync [0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.]+)?\n$"), "\(r)")
+    }
+
+    @Test(arguments: [(["lst"], "list"), (["statsu"], "status"), (["chat", "nwe"], "chat new"), (["fsk"], "fsck"),
+                      (["imgae"], "image"), (["shwo"], "show")])
+    func unknownCommandSuggestsTheClosest(args: [String], suggestion: String) {
+        let r = CLIHarness.run(args)
+        CLIExpect.cleanError(r, code: 64, mentioning: ["Did you mean '\(suggestion)'"])
+    }
+
+    // MARK: store location
+
+    @Test func storeLocationFromOptionEnvironmentAndInlineForm() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let id = try store.ok(["chat", "new", "--title", "Where"])
+        let viaEnv = CLIHarness.run(["list", "--json"], store: store.path, via: .environment)
+        CLIExpect.success(viaEnv)
+        #expect(viaEnv.stdout.contains(id))
+        let inline = CLIHarness.run(["list", "--json", "--store=\(store.path)"])
+        CLIExpect.success(inline)
+        #expect(inline.stdout == viaEnv.stdout)
+        // --store before the command, as the root help's OPTIONS suggest.
+        let leading = CLIHarness.run(["--store", store.path, "list", "--json"])
+        CLIExpect.success(leading)
+        #expect(leading.stdout == viaEnv.stdout, "\(leading)")
+        // --store wins over AISYNC_HOME.
+        let both = CLIHarness.run(["list", "--json", "--store", store.path], environment: ["AISYNC_HOME": "\(store.directory)/nowhere"])
+        #expect(both.stdout == viaEnv.stdout, "\(both)")
+    }
+
+    // MARK: JSON output
+
+    @Test func everyJSONOutputIsExactlyOneDocument() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let session = try CLIFixtures.realisticSession(store)
+        var commands: [[String]] = [["list", "--json"], ["list", "--json", "--deleted"], ["list", "--kind", "image", "--json"],
+                                    ["log", "--json"], ["status", "--json"], ["conflicts", "--json"]]
+        for id in session.chats + session.images + [session.story] {
+            commands.append(["show", id, "--json"])
+            commands.append(["log", id, "--json"])
+        }
+        for args in commands {
+            let r = store.run(args)
+            CLIExpect.success(r)
+            #expect(throws: Never.self, "\(args) output is not one JSON document") { _ = try CLIJSON.document(r) }
+        }
+    }
+
+    // MARK: the index is a cache
+
+    /// Design §2: "The index is a cache: deleting it loses nothing" — nor does garbling it.
+    @Test func theIndexIsOnlyACache() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        _ = try CLIFixtures.realisticSession(store)
+        let list = store.run(["list", "--json", "--deleted"])
+        let status = store.run(["status", "--json"])
+        CLIExpect.success(list)
+        CLIExpect.success(status)
+        let indexFile = "\(store.indexPath)/records.v1"
+        try? FileManager.default.removeItem(atPath: store.indexPath)
+        #expect(store.run(["list", "--json", "--deleted"]).stdout == list.stdout, "deleting index/ changed list")
+        #expect(store.run(["status", "--json"]).stdout == status.stdout, "deleting index/ changed status")
+        for garbage in ["aisync-index\t1\t999999999\t5\t-\t0\t0\n", "not an index at all", "aisync-index\t1\t0\t0\t-\t0\t0\nchat-1\tchat\n"] {
+            FileManager.default.createFile(atPath: indexFile, contents: Data(garbage.utf8))
+            let r = store.run(["list", "--json", "--deleted"])
+            CLIExpect.success(r)
+            #expect(r.stdout == list.stdout, "a damaged index must be rebuilt, not trusted: \(garbage.debugDescription)")
+        }
+        CLIExpect.success(store.run(["fsck"]))
+    }
+
+    /// Titles with characters the index escapes (tab, newline, CR, backslash) come back intact
+    /// both from a rebuild and from the cached index.
+    @Test func titlesSurviveTheIndex() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let titles = ["tab\there", "new\nline", "cr\r", "back\\slash \\t \\n", "“quotes” ünïcødé 🦊", "\\", " "]
+        var ids: [String: String] = [:]
+        for t in titles { ids[try store.ok(["chat", "new", "--title", t])] = t }
+        try? FileManager.default.removeItem(atPath: store.indexPath)
+        let rebuilt = try store.list()
+        let cached = try store.list()
+        for (id, title) in ids {
+            #expect(rebuilt.first { $0["id"] as? String == id }?["title"] as? String == title, "rebuilt: \(title.debugDescription)")
+            #expect(cached.first { $0["id"] as? String == id }?["title"] as? String == title, "cached: \(title.debugDescription)")
+            #expect(try store.show(id)["title"] as? String == title)
+        }
+    }
+
+    // MARK: schemas
+
+    /// A realistic session, then every file and JSON output validated with validate_json.py.
+    @Test func filesAndOutputsMatchTheSchemas() throws {
+        try SchemaValidator.requireAvailable()
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let session = try CLIFixtures.realisticSession(store)
+        // One more chat with awkward text, to exercise escaping.
+        let odd = try store.ok(["chat", "new", "--title", "tab\there \"quotes\" \\ back\u{1}slash", "--model", "ada"])
+        try store.ok(["chat", "say", odd, "--role", "user", "-"], stdin: Data("new\nline\r\n\u{7f} and \u{1f}".utf8))
+
+        var check = SchemaValidator.validate("config", files: [store.configPath], canonical: true)
+        #expect(check.passed, "config.json: \(check)")
+        check = SchemaValidator.validate("journal-line", files: [store.journalPath], canonical: true)
+        #expect(check.passed, "journal.jsonl: \(check)")
+        #expect(store.journalBytes().last == 10, "the journal ends with a newline")
+
+        for id in session.chats + session.images + [session.story, odd] {
+            let r = store.run(["show", id, "--json"])
+            CLIExpect.success(r)
+            let kind = String(id.split(separator: "-")[0])
+            for schema in [kind, "record"] {
+                let c = SchemaValidator.validate(schema, stdin: r.stdoutData, canonical: true)
+                #expect(c.passed, "show \(id) --json vs \(schema): \(c)")
+            }
+        }
+        // Every record body object on disk, too.
+        for line in store.journalLines() {
+            let v = try CLIJSON.parseObject(line)
+            guard let body = v["body"] as? String, let kind = v["kind"] as? String else { continue }
+            let c = SchemaValidator.validate(kind, files: [store.objectPath(body)], canonical: true)
+            #expect(c.passed, "object \(body): \(c)")
+        }
+        for (args, schema) in [(["list", "--json"], "list-output"), (["list", "--json", "--deleted"], "list-output"),
+                               (["list", "--kind", "story", "--json"], "list-output"),
+                               (["status", "--json"], "status-output"), (["conflicts", "--json"], "conflicts-output")] {
+            let r = store.run(args)
+            CLIExpect.success(r)
+            let c = SchemaValidator.validate(schema, stdin: r.stdoutData, canonical: true)
+            #expect(c.passed, "\(args) vs \(schema): \(c)")
+        }
+    }
+
+    @Test func theValidatorRejectsBadInput() throws {
+        // The validator itself must be able to fail, or the schema tests prove nothing.
+        try SchemaValidator.requireAvailable()
+        let bad = SchemaValidator.validate("list-output", stdin: Data(#"[{"id":"Not An Id","kind":"note"}]"#.utf8))
+        #expect(!bad.passed, "\(bad)")
+        let notCanonical = SchemaValidator.validate("conflicts-output", stdin: Data("[ ]\n".utf8), canonical: true)
+        #expect(!notCanonical.passed, "\(notCanonical)")
+    }
+}
