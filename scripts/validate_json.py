@@ -71,6 +71,7 @@ METASCHEMA = "https://json-schema.org/draft/2020-12/schema"
 EXPECTED_SCHEMAS = [
     "config", "journal-line", "chat", "story", "image", "record",
     "checkpoint", "list-output", "conflicts-output", "status-output",
+    "remote-manifest", "head", "devices", "segment-header", "segment-entry",
 ]
 
 
@@ -643,7 +644,18 @@ def examples(format_checker):
                   "pushed": {"seq": 0, "journalOffset": 0},
                   "pulled": {DEV_A: {"seq": 3, "etag": "\"abc\""}}}
     good("checkpoint", "README checkpoint", checkpoint)
-    good("checkpoint", "minimal checkpoint", {"format": 1, "remote": "origin", "pushed": {}})
+    good("checkpoint", "minimal checkpoint", {"format": 1, "remote": "origin", "pushed": {"seq": 0, "journalOffset": 0}})
+    bad("checkpoint", "pushed without seq", {"format": 1, "remote": "origin", "pushed": {}})
+    good("head", "head", {"format": 1, "device": "a" * 32, "name": "laptop", "seq": 3, "updated": "2026-11-29T12:00:00.000Z",
+                          "remote": "b" * 32, "devices": ["a" * 32]})
+    bad("head", "head with a bad device in devices", {"format": 1, "device": "a" * 32, "name": "x", "seq": 3,
+                                                      "updated": "2026-11-29T12:00:00.000Z", "remote": "b" * 32, "devices": ["../x"]})
+    good("remote-manifest", "manifest", {"format": 1, "remote": "b" * 32, "created": "2026-11-29T12:00:00.000Z"})
+    bad("remote-manifest", "manifest of format 2", {"format": 2, "remote": "b" * 32, "created": "2026-11-29T12:00:00.000Z"})
+    good("devices", "device index", {"format": 1, "devices": {"a" * 32: "laptop"}})
+    bad("devices", "device index with a bad id", {"format": 1, "devices": {"laptop": "laptop"}})
+    good("segment-header", "segment header", {"format": 1, "device": "a" * 32, "seq": 1, "remote": "b" * 32, "count": 0})
+    bad("segment-header", "segment seq 0", {"format": 1, "device": "a" * 32, "seq": 0, "remote": "b" * 32, "count": 0})
     good("checkpoint", "future field under pulled",
          dict(checkpoint, pulled={DEV_A: {"seq": 3, "etag": "\"abc\"", "segment": "s1"}}))
     bad("checkpoint", "format 2", dict(checkpoint, format=2))
