@@ -41,4 +41,26 @@ cmp "$png" "$png.restored" && echo "restored bytes are identical to the original
 step aisync log; aisync log
 step aisync status; aisync status
 step aisync fsck; aisync fsck
-echo; echo "The demo store is in $AISYNC_HOME"
+
+# A second device: a folder remote (a USB stick or a mounted cloud drive looks the same).
+remote=$(dirname "$AISYNC_HOME")/remote
+other=$(dirname "$AISYNC_HOME")/other-device
+mkdir -p "$remote"
+step aisync remote add usb "file://$remote"; aisync remote add usb "file://$remote"
+step aisync push; aisync push
+step "aisync --store other-device init --name demo-phone"; aisync --store "$other" init --name demo-phone
+aisync --store "$other" remote add usb "file://$remote"
+step aisync --store other-device pull; aisync --store "$other" pull
+step aisync --store other-device list; aisync --store "$other" list
+aisync --store "$other" image save "$image" "$png.phone"
+cmp "$png" "$png.phone" && echo "the picture arrived byte for byte"
+# Both devices edit the same chat while apart: a conflict, kept and resolved.
+aisync chat say "$chat" --role user "Add a day trip?" >/dev/null
+aisync --store "$other" chat say "$chat" --role user "Where to eat?" >/dev/null
+step aisync sync "(both devices)"; aisync --store "$other" sync; aisync sync; aisync --store "$other" sync
+step aisync conflicts; aisync conflicts
+keep=$(aisync conflicts --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["versions"][0]["version"][:12])')
+step aisync resolve "$chat" --keep "$keep"; aisync resolve "$chat" --keep "$keep"
+aisync sync >/dev/null; aisync --store "$other" sync >/dev/null
+step "aisync --store other-device conflicts"; aisync --store "$other" conflicts
+echo; echo "The demo stores are in $(dirname "$AISYNC_HOME")"
