@@ -11,6 +11,10 @@ struct SyncCheckpoint: Sendable, Equatable {
     var pushedSeq: Int64 = 0
     var pushedOffset: Int64 = 0
     var headETag: String?
+    /// A push that wrote its segments and was about to write the head: if the head on the
+    /// remote shows this number, that push landed and only the checkpoint was not updated.
+    var pendingSeq: Int64?
+    var pendingOffset: Int64?
     var pulled: [DeviceID: Pulled] = [:]
 
     init(remote: String) { self.remote = remote }
@@ -18,6 +22,8 @@ struct SyncCheckpoint: Sendable, Equatable {
     var json: JSONValue {
         var pushed: [String: JSONValue] = ["seq": .int(pushedSeq), "journalOffset": .int(pushedOffset)]
         pushed.setIfPresent("headETag", headETag.map(JSONValue.string))
+        pushed.setIfPresent("pendingSeq", pendingSeq.map(JSONValue.int))
+        pushed.setIfPresent("pendingOffset", pendingOffset.map(JSONValue.int))
         var o: [String: JSONValue] = [
             "format": .int(1), "remote": .string(remote), "pushed": .object(pushed),
             "pulled": .object(Dictionary(uniqueKeysWithValues: pulled.map { key, p in
@@ -39,6 +45,8 @@ struct SyncCheckpoint: Sendable, Equatable {
         pushedSeq = pushed["seq"]?.intValue ?? 0
         pushedOffset = pushed["journalOffset"]?.intValue ?? 0
         headETag = pushed["headETag"]?.stringValue
+        pendingSeq = pushed["pendingSeq"]?.intValue
+        pendingOffset = pushed["pendingOffset"]?.intValue
         for (key, p) in value["pulled"]?.objectValue ?? [:] {
             guard let id = DeviceID(key), let seq = p["seq"]?.intValue else { throw bad }
             pulled[id] = Pulled(seq: seq, etag: p["etag"]?.stringValue)

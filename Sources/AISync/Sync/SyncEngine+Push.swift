@@ -1,6 +1,7 @@
 extension SyncEngine {
     func pushLocked(dryRun: Bool) async throws(AISyncError) -> SyncReport {
         var checkpoint = try await store.readCheckpoint(name)
+        if checkpoint.pendingSeq != nil, !dryRun { try await settleInterruptedPush(&checkpoint) }
         let (versions, end) = try await store.journalVersions(from: checkpoint.pushedOffset)
         var report = SyncReport()
         report.dryRun = dryRun
@@ -46,7 +47,11 @@ extension SyncEngine {
             report.bytes += Int64(bytes.count)
         }
 
-        // 3. The head, last: only now do other devices see the new segments.
+        // 3. The head, last: only now do other devices see the new segments. The checkpoint
+        // first notes the push as pending, so a crash right after the head is recognised.
+        checkpoint.pendingSeq = seq
+        checkpoint.pendingOffset = end
+        try await store.writeCheckpoint(checkpoint)
         var known = Set(checkpoint.pulled.keys)
         known.insert(store.deviceID)
         let head = DeviceHead(device: store.deviceID, name: store.config.deviceName, seq: seq,
@@ -66,10 +71,29 @@ extension SyncEngine {
         checkpoint.pushedSeq = seq
         checkpoint.pushedOffset = end
         checkpoint.headETag = headETag
+        checkpoint.pendingSeq = nil
+        checkpoint.pendingOffset = nil
         try await store.writeCheckpoint(checkpoint)
         report.pushed = versions.count
         report.conflicts = try await store.conflictCount()
         return report
+    }
+
+    /// After a push was cut off around its head write: did the head land? Either way the
+    /// checkpoint is made to match the remote.
+    func settleInterruptedPush(_ checkpoint: inout SyncCheckpoint) async throws(AISyncError) {
+        let path = RemotePath.headPath(store.deviceID)
+        if let file = try await remote.read(path) {
+            let head = try DeviceHead(bytes: file.bytes, path: "\(remote.displayName)/\(path)", expected: store.deviceID)
+            if head.seq == checkpoint.pendingSeq, let offset = checkpoint.pendingOffset {
+                checkpoint.pushedSeq = head.seq
+                checkpoint.pushedOffset = offset
+                checkpoint.headETag = file.etag ?? ""
+            }
+        }
+        checkpoint.pendingSeq = nil
+        checkpoint.pendingOffset = nil
+        try await store.writeCheckpoint(checkpoint)
     }
 
     /// Our head on the remote must be the one we last wrote: a head that moved on without us
