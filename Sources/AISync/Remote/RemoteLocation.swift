@@ -59,7 +59,11 @@ public struct RemoteLocation: Sendable, Equatable {
         base = b
     }
 
+    /// `localhost`, `::1`, or an IPv4 literal in 127.0.0.0/8 (not a name that starts with "127.").
     public static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+        if host == "localhost" || host == "::1" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard octets.count == 4, octets.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && UInt8($0) != nil }) else { return false }
+        return octets[0] == "127"
     }
 }

@@ -1,10 +1,9 @@
 extension SyncEngine {
-    func pullLocked(dryRun: Bool) async throws(AISyncError) -> SyncReport {
+    func pullLocked(dryRun: Bool, createIfMissing: Bool = false) async throws(AISyncError) -> SyncReport {
         var checkpoint = try await store.readCheckpoint(name)
         var report = SyncReport()
         report.dryRun = dryRun
-        if checkpoint.remoteID == nil { _ = try await manifest(create: false, checkpoint: &checkpoint) }
-        guard let remoteID = checkpoint.remoteID else { return report }
+        if checkpoint.remoteID == nil { _ = try await manifest(create: createIfMissing, checkpoint: &checkpoint) }
 
         // 1. Which heads changed since the last pull.
         var heads: [(DeviceID, DeviceHead, String?)] = []
@@ -14,9 +13,6 @@ extension SyncEngine {
             if file == nil { file = try await remote.read(path) }
             guard let file else { continue }
             let head = try DeviceHead(bytes: file.bytes, path: "\(remote.displayName)/\(path)", expected: device)
-            guard head.remoteID == remoteID else {
-                throw AISyncError(.damagedData, "remote head \(remote.displayName)/\(path) belongs to another remote", hint: "Nothing was applied; check the remote's files")
-            }
             heads.append((device, head, file.etag ?? etag))
             report.bytes += Int64(file.bytes.count)
         }
@@ -32,7 +28,8 @@ extension SyncEngine {
                     throw AISyncError(.damagedData, "remote segment \(remote.displayName)/\(path) is missing although its device's head names it",
                                       hint: "Nothing was applied; the device that wrote it should push again")
                 }
-                let segment = try Segment.decode(file.bytes, path: "\(remote.displayName)/\(path)", device: device, seq: seq, remoteID: remoteID)
+                // A device's segments carry the remote id its head declares.
+                let segment = try Segment.decode(file.bytes, path: "\(remote.displayName)/\(path)", device: device, seq: seq, remoteID: head.remoteID)
                 entries += segment.entries
                 report.segments += 1
                 report.bytes += Int64(file.bytes.count)

@@ -17,7 +17,9 @@ extension SyncEngine {
             report.bytes = chunks.reduce(0) { $0 + Int64($1.bytes) }
             return report
         }
-        let manifest = try await manifest(create: true, checkpoint: &checkpoint)
+        _ = try await manifest(create: true, checkpoint: &checkpoint)
+        // The id this device writes under: the one it first saw (see `ownHeadBelongs`).
+        guard let remoteID = checkpoint.remoteID else { throw AISyncError(.other, "no remote id after reading the manifest") }
         let headPath = RemotePath.headPath(store.deviceID)
         var headETag = try await checkOwnHead(checkpoint: checkpoint)
 
@@ -35,7 +37,7 @@ extension SyncEngine {
         var seq = checkpoint.pushedSeq
         for chunk in chunks {
             seq += 1
-            let segment = Segment(device: store.deviceID, seq: seq, remoteID: manifest.remoteID, entries: chunk.entries)
+            let segment = Segment(device: store.deviceID, seq: seq, remoteID: remoteID, entries: chunk.entries)
             let bytes = segment.encoded()
             let path = RemotePath.segmentPath(store.deviceID, seq)
             if try await remote.write(path, bytes, condition: .createOnly) == .preconditionFailed {
@@ -55,7 +57,7 @@ extension SyncEngine {
         var known = Set(checkpoint.pulled.keys)
         known.insert(store.deviceID)
         let head = DeviceHead(device: store.deviceID, name: store.config.deviceName, seq: seq,
-                              updated: Timestamp(milliseconds: store.environment.now()), remoteID: manifest.remoteID, devices: Array(known))
+                              updated: Timestamp(milliseconds: store.environment.now()), remoteID: remoteID, devices: Array(known))
         let headBytes = head.json.canonicalBytes + [10]
         let condition: WriteCondition = headETag.map { .replacing(etag: $0) } ?? .createOnly
         switch try await remote.write(headPath, headBytes, condition: condition) {
@@ -66,7 +68,7 @@ extension SyncEngine {
         }
         if headETag == nil { headETag = try await remote.read(headPath)?.etag ?? "" }
         report.bytes += Int64(headBytes.count)
-        if checkpoint.headETag == nil { try await register(manifest: manifest) }
+        if checkpoint.headETag == nil { try await register() }
 
         checkpoint.pushedSeq = seq
         checkpoint.pushedOffset = end
@@ -149,7 +151,7 @@ extension SyncEngine {
 
     /// Adds this device to `devices.json`, re-reading to make sure a concurrent writer (on a
     /// server that ignores If-Match) did not drop it.
-    func register(manifest: RemoteManifest) async throws(AISyncError) {
+    func register() async throws(AISyncError) {
         for attempt in 0..<8 {
             let file = try await remote.read(RemotePath.devicesIndex)
             var index = try file.map { (f: RemoteFile) throws(AISyncError) -> DevicesIndex in try DevicesIndex(bytes: f.bytes, path: "\(remote.displayName)/\(RemotePath.devicesIndex)") } ?? DevicesIndex()

@@ -32,7 +32,8 @@ public struct SyncEngine: Sendable {
     /// Pull, merge, push.
     public func sync(dryRun: Bool = false) async throws(AISyncError) -> SyncReport {
         try await withSyncLock { () async throws(AISyncError) -> SyncReport in
-            let pulled = try await pullLocked(dryRun: dryRun)
+            // Like push, sync may start an empty remote.
+            let pulled = try await pullLocked(dryRun: dryRun, createIfMissing: !dryRun)
             let pushed = try await pushLocked(dryRun: dryRun)
             return pulled + pushed
         }
@@ -44,11 +45,11 @@ public struct SyncEngine: Sendable {
     func manifest(create: Bool, checkpoint: inout SyncCheckpoint) async throws(AISyncError) -> RemoteManifest {
         if let file = try await remote.read(RemotePath.manifest) {
             let manifest = try RemoteManifest(bytes: file.bytes, location: remote.displayName)
-            if let known = checkpoint.remoteID, known != manifest.remoteID {
+            if let known = checkpoint.remoteID, known != manifest.remoteID, try await !ownHeadBelongs(to: known) {
                 throw AISyncError(.configuration, "\(remote.displayName) is no longer the remote this store synced with (its id changed)",
                                   hint: "If it was reset on purpose, remove and re-add the remote: `aisync remote remove \(name)` then `aisync remote add \(name) URL`")
             }
-            checkpoint.remoteID = manifest.remoteID
+            if checkpoint.remoteID == nil { checkpoint.remoteID = manifest.remoteID }
             return manifest
         }
         guard create else {
@@ -68,5 +69,16 @@ public struct SyncEngine: Sendable {
         let final = try RemoteManifest(bytes: file.bytes, location: remote.displayName)
         checkpoint.remoteID = final.remoteID
         return final
+    }
+
+    /// Whether our own head is still on the remote under `remoteID`. Two devices creating the
+    /// manifest at the same moment on a server that ignores If-None-Match (nginx) can leave
+    /// one of them with another id than the manifest's; its files are still there, so the
+    /// remote was not reset. A reset remote has lost our head.
+    func ownHeadBelongs(to remoteID: String) async throws(AISyncError) -> Bool {
+        let path = RemotePath.headPath(store.deviceID)
+        guard let file = try await remote.read(path) else { return false }
+        let head = try DeviceHead(bytes: file.bytes, path: "\(remote.displayName)/\(path)", expected: store.deviceID)
+        return head.remoteID == remoteID
     }
 }

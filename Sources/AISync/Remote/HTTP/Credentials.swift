@@ -25,7 +25,8 @@ public struct Credentials: Sendable, Equatable, CustomStringConvertible {
     /// The netrc format: whitespace-separated `machine HOST login USER password PASS`, with a
     /// `default` entry as fallback; `macdef` bodies are skipped.
     static func parseNetrc(_ text: String, host: String) -> Credentials? {
-        let tokens = text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).map(String.init)
+        // Split on scalars, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
+        let tokens = text.unicodeScalars.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).map { String(String.UnicodeScalarView($0)) }
         var entries: [(machine: String?, login: String?, password: String?)] = []
         var i = 0
         while i < tokens.count {

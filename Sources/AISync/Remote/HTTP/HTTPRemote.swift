@@ -108,6 +108,21 @@ public struct HTTPRemote: RemoteStorage {
         switch condition {
         case .always: break
         case .createOnly: headers["If-None-Match"] = "*"
+        case .replacing(let etag) where Self.isWeak(etag):
+            // `If-Match` compares strongly (RFC 9110 §13.1.1), so a weak ETag never matches:
+            // Apache's mod_dav_fs hands out weak ETags for a file changed within the last
+            // second, and a push right after a push would always fail with 412. Compare
+            // weakly with a HEAD instead, then replace unconditionally: files replaced this
+            // way have a single writer, and conditions are only a safety net (design §4).
+            let current = try await send("HEAD", path)
+            switch current.status {
+            case 200:
+                guard let now = current.headers["etag"], Self.weakMatch(now, etag) else { return .preconditionFailed }
+            case 404, 410:
+                return .preconditionFailed
+            default:
+                throw failure(current, "HEAD", path)
+            }
         case .replacing(let etag): headers["If-Match"] = etag
         }
         var response = try await send("PUT", path, headers: headers, body: body)
@@ -119,8 +134,18 @@ public struct HTTPRemote: RemoteStorage {
         switch response.status {
         case 200, 201, 204: return .written(etag: response.headers["etag"])
         case 412: return .preconditionFailed
+        case 409, 404 where location.kind == .webdav:
+            // Still no parent after creating every collection below the root: the root itself is missing.
+            throw missingRoot(response.status)
         default: throw failure(response, "PUT", path)
         }
+    }
+
+    /// The remote's folder does not exist on the server. aisync creates collections below it,
+    /// never the root itself, so a mistyped URL is reported instead of silently created.
+    func missingRoot(_ status: Int) -> AISyncError {
+        AISyncError(.configuration, "the folder \(location.base)/ does not exist on \(location.host) (\(status) on upload)",
+                    hint: "Check the remote's URL (`aisync remote list`), or create the folder on the server first")
     }
 
     func makeCollections(for path: String) async throws(AISyncError) {
@@ -131,9 +156,19 @@ public struct HTTPRemote: RemoteStorage {
             let response = try await send("MKCOL", prefix + "/")
             switch response.status {
             case 200, 201, 405: continue  // 405: it exists already
+            case 409 where prefix == String(parts[parts.startIndex]): throw missingRoot(409)  // RFC 4918 §9.3.1: no parent
             default: throw failure(response, "MKCOL", prefix + "/")
             }
         }
+    }
+
+    /// `W/"…"`: a weak validator (RFC 9110 §8.8.1).
+    static func isWeak(_ etag: String) -> Bool { etag.hasPrefix("W/") }
+
+    /// The weak comparison of two ETags: equal opaque tags, weak or not.
+    static func weakMatch(_ a: String, _ b: String) -> Bool {
+        func opaque(_ e: String) -> Substring { e.hasPrefix("W/") ? e.dropFirst(2) : Substring(e) }
+        return opaque(a) == opaque(b)
     }
 
     static let propfindBody = Array("""
@@ -162,18 +197,26 @@ public struct HTTPRemote: RemoteStorage {
         return entries.sorted { $0.name < $1.name }
     }
 
-    /// The last path segment of `href` if it is a safe name directly under `directory`.
+    /// The file name `href` names if it is a safe name directly under `<base>/<directory>/`
+    /// (an absolute path, or a URL on the same host); nil for anything else.
     static func childName(href: String, directory: String, base: String) -> String? {
-        var path = href
-        if let range = path.range(of: "://") {
-            let afterScheme = path[range.upperBound...]
-            path = String(afterScheme[(afterScheme.firstIndex(of: "/") ?? afterScheme.endIndex)...])
+        func split(_ url: String) -> (authority: String?, path: String) {
+            guard let range = url.range(of: "://") else { return (nil, url) }
+            let rest = url[range.upperBound...]
+            let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+            return (rest[..<slash].lowercased(), String(rest[slash...]))
         }
-        guard let decoded = path.removingPercentEncoding else { return nil }
-        var parts = decoded.split(separator: "/", omittingEmptySubsequences: true)
-        guard let name = parts.popLast() else { return nil }
-        guard parts.last.map(String.init) == directory.split(separator: "/").last.map(String.init) else { return nil }
-        let ok = name.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
+        let (baseAuthority, basePathRaw) = split(base)
+        let (hrefAuthority, hrefPathRaw) = split(href)
+        if let hrefAuthority, hrefAuthority != baseAuthority { return nil }
+        guard let basePath = basePathRaw.removingPercentEncoding, let path = hrefPathRaw.removingPercentEncoding,
+              path.hasPrefix("/") else { return nil }
+        var prefix = basePath
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        prefix += "/\(directory)/"
+        guard path.hasPrefix(prefix) else { return nil }
+        let name = path.dropFirst(prefix.count)
+        let ok = !name.isEmpty && name.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
         guard ok, name != ".", name != ".." else { return nil }
         return String(name)
     }

@@ -10,7 +10,9 @@ final class WebDAVMultistatus: NSObject, XMLParserDelegate {
     private(set) var responses: [Response] = []
     private var current: Response?
     private var text = ""
-    private var inPropstatOK = true
+    private(set) var sawMultistatus = false
+    /// Open elements; a complete document ends at 0.
+    private(set) var depth = 0
 
     static func parse(_ bytes: [UInt8]) -> [Response]? {
         let delegate = WebDAVMultistatus()
@@ -18,12 +20,15 @@ final class WebDAVMultistatus: NSObject, XMLParserDelegate {
         parser.shouldProcessNamespaces = true
         parser.shouldResolveExternalEntities = false
         parser.delegate = delegate
-        guard parser.parse() else { return nil }
+        // On Linux parse() may return true after a premature end; parserError tells the truth.
+        guard parser.parse(), parser.parserError == nil, delegate.sawMultistatus, delegate.depth == 0 else { return nil }
         return delegate.responses
     }
 
     func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
         text = ""
+        if depth == 0, name == "multistatus" { sawMultistatus = true }
+        depth += 1
         switch name {
         case "response": current = Response()
         case "collection": current?.isCollection = true
@@ -35,6 +40,7 @@ final class WebDAVMultistatus: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
         let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        depth -= 1
         switch name {
         case "href": if current?.href.isEmpty == true { current?.href = value }
         case "getetag": if !value.isEmpty { current?.etag = value }
