@@ -61,7 +61,8 @@ enum SyncCommands {
             let config = try await store.currentConfig()
             let remote = try RemoteFactory.pick(inv.positionals.first, in: config)
             let storage = try RemoteFactory.make(remote, environment: CLIPlatform.environmentDictionary())
-            return SyncEngine(store: store, remote: storage, name: remote.name)
+            let (imgur, uploads) = try ImgurCommands.imgurSync(store: store, config: config)
+            return SyncEngine(store: store, remote: storage, name: remote.name, imgur: imgur, uploadsToImgur: uploads)
         }
     }
 
@@ -71,11 +72,20 @@ enum SyncCommands {
                 "pushed": .int(Int64(r.pushed)), "pulled": .int(Int64(r.pulled)), "conflicts": .int(Int64(r.conflicts)),
                 "bytes": .int(r.bytes), "segments": .int(Int64(r.segments)), "blobs": .int(Int64(r.blobs)),
                 "missingImages": .array(r.missingBlobs.map { .string($0.hex) }), "dryRun": .bool(r.dryRun),
+                "imgur": .object(["uploaded": .int(Int64(r.imgurUploaded)), "pending": .int(Int64(r.imgurPending)),
+                                  "failed": .int(Int64(r.imgurFailed)), "deleted": .int(Int64(r.imgurDeleted))]),
             ]).printLine()
         } else {
             let prefix = r.dryRun ? "Would have: " : ""
             CLIPlatform.out("\(prefix)\(verb): pushed \(r.pushed), pulled \(r.pulled) version(s), \(r.blobs) image(s), \(r.bytes) bytes; \(r.conflicts) conflict(s)\n")
         }
+        if r.imgurUploaded + r.imgurFailed + r.imgurDeleted > 0 || r.imgurPending > 0, !inv.flag("json") {
+            CLIPlatform.out("imgur: \(r.imgurUploaded) uploaded, \(r.imgurPending) pending, \(r.imgurFailed) refused, \(r.imgurDeleted) deleted\n")
+        }
+        if let retryAt = r.imgurRetryAt {
+            CLIPlatform.err("warning: Imgur rate limit reached; uploads resume after \(Timestamp(milliseconds: retryAt * 1000).iso8601) (run push again then)\n")
+        }
+        for problem in r.imgurErrors { CLIPlatform.err("warning: Imgur: \(problem); the upload stays pending\n") }
         for digest in r.missingBlobs {
             CLIPlatform.err("warning: the remote does not have the bytes of image \(digest.hex.prefix(12)); they stay missing until the device that has them pushes\n")
         }

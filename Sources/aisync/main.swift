@@ -1,7 +1,7 @@
 import AISync
 
 /// `aisync`: parse, call the library, print, exit. No logic lives here.
-let commands: [CommandSpec] = RecordCommands.all + InspectCommands.all + SyncCommands.all
+let commands: [CommandSpec] = RecordCommands.all + InspectCommands.all + SyncCommands.all + ImgurCommands.all
 
 func helpCommand(_ words: [String]) -> Int32 {
     if words.isEmpty { CLIPlatform.out(Help.root(commands)); return ExitCode.success }
@@ -13,7 +13,7 @@ func helpCommand(_ words: [String]) -> Int32 {
 }
 
 func suggestion(_ word: String) -> String {
-    let names = commands.filter { !$0.hidden }.map(\.fullName) + ["chat", "image", "story", "remote", "help"]
+    let names = commands.filter { !$0.hidden }.map(\.fullName) + ["chat", "image", "story", "remote", "imgur", "help"]
     if let guess = closest(word, among: names) { return "Did you mean '\(guess)'? See `aisync help`" }
     return "See `aisync help`"
 }

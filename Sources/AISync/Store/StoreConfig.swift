@@ -22,19 +22,50 @@ public struct StoreConfig: Hashable, Sendable {
         }
     }
 
+    /// Where image bytes go (design §5), chosen with `aisync imgur enable --images`.
+    public enum ImagePlacement: String, Sendable, CaseIterable {
+        /// On Imgur; the remote keeps an original only when Imgur re-encoded it.
+        case imgur
+        /// On the WebDAV/HTTP/folder remote only (Imgur off).
+        case remote
+        /// On both.
+        case both
+    }
+
+    /// `imgur enable` settings; the credential is never here (environment only).
+    public struct ImgurSettings: Hashable, Sendable {
+        public var enabled: Bool
+        /// Replaces https://api.imgur.com (tests, proxies); AISYNC_IMGUR_API overrides it.
+        public var api: String?
+        public var images: ImagePlacement
+
+        public init(enabled: Bool, api: String? = nil, images: ImagePlacement = .imgur) {
+            self.enabled = enabled; self.api = api; self.images = images
+        }
+
+        var json: JSONValue {
+            var o: [String: JSONValue] = ["enabled": .bool(enabled), "images": .string(images.rawValue)]
+            o.setIfPresent("api", api.map(JSONValue.string))
+            return .object(o)
+        }
+    }
+
     public var format: Int64
     public var deviceID: DeviceID
     public var deviceName: String
     public var created: Timestamp
     public var remotes: [Remote]
+    public var imgur: ImgurSettings?
 
     var json: JSONValue {
-        .object([
+        var o: [String: JSONValue] = [
             "format": .int(format),
             "device": .object(["id": .string(deviceID.rawValue), "name": .string(deviceName)]),
             "created": .string(created.iso8601),
             "remotes": .array(remotes.map(\.json)),
-        ])
+        ]
+        o.setIfPresent("imgur", imgur?.json)
+        return .object(o)
     }
 
     init(format: Int64 = currentFormat, deviceID: DeviceID, deviceName: String, created: Timestamp, remotes: [Remote] = []) {
@@ -70,6 +101,17 @@ public struct StoreConfig: Hashable, Sendable {
                 try x.finish()
             }
             self.remotes = remotes
+            if let value = r.optionalValue("imgur") {
+                var i = try JSONObjectReader(value, context: "\(path) imgur")
+                let enabled = try i.bool("enabled")
+                let api = try i.optionalString("api")
+                let imagesText = try i.string("images")
+                guard let images = ImagePlacement(rawValue: imagesText) else { throw AISyncError.damaged("\(path): imgur images must be imgur, remote or both") }
+                imgur = ImgurSettings(enabled: enabled, api: api, images: images)
+                try i.finish()
+            } else {
+                imgur = nil
+            }
             try r.finish()
         } catch {
             throw AISyncError(.damagedData, error.message, hint: "Fix or restore \(path)")

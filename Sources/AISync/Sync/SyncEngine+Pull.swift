@@ -43,7 +43,11 @@ extension SyncEngine {
 
         // 3. Image bytes first (content-addressed, harmless if unused), so a record never
         // arrives before its picture when the remote has it.
-        for digest in imageDigests(in: entries) where !(await store.hasObject(digest)) {
+        for (digest, image) in imageBodies(in: entries) where !(await store.hasObject(digest)) {
+            if let imgur, await imgur.fetchOriginal(image) {
+                report.blobs += 1
+                continue
+            }
             let temp = try await store.scratchPath()
             let path = RemotePath.objectPath(digest)
             guard try await remote.download(path, to: temp, maxBytes: RemoteLimits.blob) else {
@@ -102,13 +106,16 @@ extension SyncEngine {
         return result
     }
 
-    func imageDigests(in entries: [Segment.Entry]) -> [SHA256Digest] {
-        var seen = Set<SHA256Digest>()
-        var result: [SHA256Digest] = []
+    /// Image bytes the entries refer to, each with the last body describing them (the one
+    /// that knows where Imgur keeps them, if any).
+    func imageBodies(in entries: [Segment.Entry]) -> [(SHA256Digest, ImageBody)] {
+        var latest: [SHA256Digest: ImageBody] = [:]
+        var order: [SHA256Digest] = []
         for e in entries where e.version.kind == .image {
             guard let body = e.body, case .image(let image)? = try? RecordBody(bytes: body, expected: .image) else { continue }
-            if seen.insert(image.sha256).inserted { result.append(image.sha256) }
+            if latest[image.sha256]?.imgur != nil, image.imgur == nil { continue }
+            if latest.updateValue(image, forKey: image.sha256) == nil { order.append(image.sha256) }
         }
-        return result
+        return order.map { ($0, latest[$0]!) }
     }
 }

@@ -2,11 +2,14 @@ extension SyncEngine {
     func pushLocked(dryRun: Bool) async throws(AISyncError) -> SyncReport {
         var checkpoint = try await store.readCheckpoint(name)
         if checkpoint.pendingSeq != nil, !dryRun { try await settleInterruptedPush(&checkpoint) }
-        let (versions, end) = try await store.journalVersions(from: checkpoint.pushedOffset)
         var report = SyncReport()
         report.dryRun = dryRun
+        // Imgur first: its answers become new versions of the image records, pushed below.
+        if uploadsToImgur, !dryRun, let imgur { try await imgur.uploadPending(into: &report) }
+        let (versions, end) = try await store.journalVersions(from: checkpoint.pushedOffset)
         // Nothing new and already registered: no request at all.
         if versions.isEmpty && checkpoint.headETag != nil {
+            if uploadsToImgur, !dryRun, let imgur { try await imgur.flushDeletes(into: &report) }
             report.conflicts = try await store.conflictCount()
             return report
         }
@@ -23,8 +26,9 @@ extension SyncEngine {
         let headPath = RemotePath.headPath(store.deviceID)
         var headETag = try await checkOwnHead(checkpoint: checkpoint)
 
-        // 1. Blobs: the image bytes the new versions refer to.
-        for digest in try await imageDigests(in: versions) where await store.hasObject(digest) {
+        // 1. Blobs: the image bytes the new versions refer to, unless Imgur alone keeps them.
+        for (digest, image) in try await imageDigests(in: versions) where await store.hasObject(digest) {
+            if let imgur, !ImgurSync.keepsOriginalOnRemote(image, placement: imgur.placement) { continue }
             let path = RemotePath.objectPath(digest)
             if try await remote.exists(path) { continue }
             _ = try await remote.upload(path, from: await store.objectPath(digest), condition: .createOnly)
@@ -77,6 +81,10 @@ extension SyncEngine {
         checkpoint.pendingOffset = nil
         try await store.writeCheckpoint(checkpoint)
         report.pushed = versions.count
+        if let imgur {
+            try await imgur.queueDeletes(versions.filter { $0.device == store.deviceID })
+            if uploadsToImgur { try await imgur.flushDeletes(into: &report) }
+        }
         report.conflicts = try await store.conflictCount()
         return report
     }
@@ -139,14 +147,15 @@ extension SyncEngine {
         return chunks
     }
 
-    func imageDigests(in versions: [Version]) async throws(AISyncError) -> [SHA256Digest] {
-        var seen = Set<SHA256Digest>()
-        var result: [SHA256Digest] = []
+    /// The image bytes the versions refer to, each with the latest body describing them.
+    func imageDigests(in versions: [Version]) async throws(AISyncError) -> [(SHA256Digest, ImageBody)] {
+        var latest: [SHA256Digest: ImageBody] = [:]
+        var order: [SHA256Digest] = []
         for v in versions where v.kind == .image && !v.isDeleted {
             guard case .image(let image) = try await store.body(of: v) else { continue }
-            if seen.insert(image.sha256).inserted { result.append(image.sha256) }
+            if latest.updateValue(image, forKey: image.sha256) == nil { order.append(image.sha256) }
         }
-        return result
+        return order.map { ($0, latest[$0]!) }
     }
 
     /// Adds this device to `devices.json`, re-reading to make sure a concurrent writer (on a

@@ -8,9 +8,13 @@ public struct SyncEngine: Sendable {
     public let store: Store
     public let remote: any RemoteStorage
     public let name: String
+    /// The Imgur side: uploads when `uploadsToImgur`, and fetches pictures Imgur serves unchanged.
+    public let imgur: ImgurSync?
+    public let uploadsToImgur: Bool
 
-    public init(store: Store, remote: any RemoteStorage, name: String) {
-        self.store = store; self.remote = remote; self.name = name
+    public init(store: Store, remote: any RemoteStorage, name: String, imgur: ImgurSync? = nil, uploadsToImgur: Bool = false) {
+        self.store = store; self.remote = remote; self.name = name; self.imgur = imgur
+        self.uploadsToImgur = uploadsToImgur && imgur != nil
     }
 
     func withSyncLock<T>(_ body: () async throws(AISyncError) -> T) async throws(AISyncError) -> T {

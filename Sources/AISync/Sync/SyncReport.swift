@@ -13,6 +13,15 @@ public struct SyncReport: Sendable, Equatable {
     /// Images whose bytes the remote does not have (reported, not fatal).
     public var missingBlobs: [SHA256Digest] = []
     public var dryRun = false
+    /// Imgur: uploads done in this run, still pending, refused by Imgur, deleted.
+    public var imgurUploaded = 0
+    public var imgurPending = 0
+    public var imgurFailed = 0
+    public var imgurDeleted = 0
+    /// Unix seconds when Imgur's rate limit resets, when it stopped uploads.
+    public var imgurRetryAt: Int64?
+    /// Imgur problems that left uploads pending (over capacity, unreachable).
+    public var imgurErrors: [String] = []
 
     public init() {}
 
@@ -20,6 +29,10 @@ public struct SyncReport: Sendable, Equatable {
         var r = a
         r.pushed += b.pushed; r.pulled += b.pulled; r.bytes += b.bytes; r.segments += b.segments; r.blobs += b.blobs
         r.missingBlobs += b.missingBlobs
+        r.imgurUploaded += b.imgurUploaded; r.imgurFailed += b.imgurFailed; r.imgurDeleted += b.imgurDeleted
+        r.imgurPending = b.imgurPending
+        r.imgurRetryAt = b.imgurRetryAt ?? a.imgurRetryAt
+        r.imgurErrors += b.imgurErrors
         r.conflicts = b.conflicts
         r.dryRun = a.dryRun || b.dryRun
         return r

@@ -1,0 +1,151 @@
+/// `sync/imgur.json`: what this store knows about its Imgur uploads beyond the records.
+///
+/// An upload's answer is saved here (fsynced) the moment Imgur sends it, before the image
+/// record is updated: a crash in between then reuses the upload instead of making another.
+struct ImgurState: Sendable, Equatable {
+    struct Upload: Sendable, Equatable {
+        var id: String
+        var link: String
+        var deletehash: String?
+        var size: Int64
+    }
+
+    /// Answers not yet recorded in an image record, by original sha256.
+    var answered: [SHA256Digest: Upload] = [:]
+    /// Images Imgur refused, with Imgur's message; not retried until the record changes.
+    var failed: [SHA256Digest: String] = [:]
+    /// Imgur images whose last user was deleted, waiting to be deleted on Imgur: id → deletehash.
+    var pendingDeletes: [String: String] = [:]
+    var uploads: Int64 = 0
+    var deletes: Int64 = 0
+    /// Unix seconds before which no upload is tried (a 429).
+    var retryAt: Int64?
+    /// The last rate-limit figures seen, as shown by `aisync imgur status`.
+    var rateLimit: JSONValue?
+
+    init() {}
+
+    var json: JSONValue {
+        var o: [String: JSONValue] = [
+            "format": .int(1), "uploads": .int(uploads), "deletes": .int(deletes),
+            "answered": .object(Dictionary(uniqueKeysWithValues: answered.map { key, u in
+                var v: [String: JSONValue] = ["id": .string(u.id), "link": .string(u.link), "size": .int(u.size)]
+                v.setIfPresent("deletehash", u.deletehash.map(JSONValue.string))
+                return (key.hex, JSONValue.object(v))
+            })),
+            "failed": .object(Dictionary(uniqueKeysWithValues: failed.map { ($0.key.hex, JSONValue.string($0.value)) })),
+            "pendingDeletes": .object(pendingDeletes.mapValues(JSONValue.string)),
+        ]
+        o.setIfPresent("retryAt", retryAt.map(JSONValue.int))
+        o.setIfPresent("rateLimit", rateLimit)
+        return .object(o)
+    }
+
+    init(bytes: [UInt8], path: String) throws(AISyncError) {
+        let bad = AISyncError(.damagedData, "\(path) is damaged", hint: "Delete it; pending Imgur uploads are found again from the records")
+        guard let value = try? JSONParser.parse(bytes), value["format"]?.intValue == 1 else { throw bad }
+        uploads = value["uploads"]?.intValue ?? 0
+        deletes = value["deletes"]?.intValue ?? 0
+        retryAt = value["retryAt"]?.intValue
+        rateLimit = value["rateLimit"]
+        for (key, u) in value["answered"]?.objectValue ?? [:] {
+            guard let d = SHA256Digest(hex: key), let id = u["id"]?.stringValue, let link = u["link"]?.stringValue,
+                  let size = u["size"]?.intValue else { throw bad }
+            answered[d] = Upload(id: id, link: link, deletehash: u["deletehash"]?.stringValue, size: size)
+        }
+        for (key, hash) in value["pendingDeletes"]?.objectValue ?? [:] {
+            guard let h = hash.stringValue else { throw bad }
+            pendingDeletes[key] = h
+        }
+        for (key, message) in value["failed"]?.objectValue ?? [:] {
+            guard let d = SHA256Digest(hex: key), let m = message.stringValue else { throw bad }
+            failed[d] = m
+        }
+    }
+}
+
+extension Store {
+    var imgurStatePath: String { "\(root)/sync/imgur.json" }
+
+    func readImgurState() throws(AISyncError) -> ImgurState {
+        guard FileIO.exists(imgurStatePath) else { return ImgurState() }
+        return try ImgurState(bytes: FileIO.read(imgurStatePath, limit: 1 << 24), path: imgurStatePath)
+    }
+
+    func writeImgurState(_ state: ImgurState) throws(AISyncError) {
+        try FileIO.makeDirectories("\(root)/sync")
+        try FileIO.writeAtomically(imgurStatePath, state.json.canonicalBytes + [10])
+    }
+
+    /// Live image records, with their winning bodies.
+    func liveImages() throws(AISyncError) -> [(RecordID, ImageBody)] {
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [(RecordID, ImageBody)] in
+            var result: [(RecordID, ImageBody)] = []
+            for summary in snapshot.summaries.values where summary.kind == .image && !summary.deleted && !summary.damaged {
+                guard let state = try stateOf(summary.id, in: snapshot), let winner = state.winner,
+                      case .image(let image)? = try? body(of: winner) else { continue }
+                result.append((summary.id, image))
+            }
+            return result.sorted { $0.0 < $1.0 }
+        }
+    }
+
+    /// Whether any live record still uses the image bytes `digest` (an image record, or a
+    /// story page): deleting its last user is what deletes it on Imgur.
+    func isImageInUse(_ digest: SHA256Digest) throws(AISyncError) -> Bool {
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> Bool in
+            for summary in snapshot.summaries.values where !summary.deleted && summary.kind != .chat {
+                guard let state = try stateOf(summary.id, in: snapshot) else { continue }
+                for sibling in state.siblings where !sibling.isDeleted {
+                    if let body = try? body(of: sibling), body.imageReferences.contains(digest) { return true }
+                }
+            }
+            return false
+        }
+    }
+
+    /// Records where Imgur keeps an image: a new version of its record.
+    func setImgurLocation(_ id: RecordID, _ location: ImageBody.ImgurLocation) throws(AISyncError) {
+        _ = try edit(id) { (body: inout RecordBody, _) throws(AISyncError) in
+            guard case .image(var image) = body else { return }
+            image.imgur = location
+            body = .image(image)
+        }
+    }
+
+    /// The last live body of `id` before it was deleted (for deleting its Imgur copy).
+    func lastLiveBody(of id: RecordID) throws(AISyncError) -> RecordBody? {
+        let versions = try history(id)
+        for v in versions.reversed() where !v.isDeleted {
+            if let body = try? body(of: v) { return body }
+        }
+        return nil
+    }
+}
+
+/// What `aisync imgur status` shows.
+public struct ImgurStatus: Sendable, Equatable {
+    public var uploads: Int64
+    public var deletes: Int64
+    /// Live images without Imgur coordinates (and not refused).
+    public var pending: Int
+    /// Images Imgur refused: sha256 and Imgur's message.
+    public var failed: [(sha256: SHA256Digest, message: String)]
+    public var retryAt: Int64?
+    public var rateLimit: JSONValue?
+
+    public static func == (a: ImgurStatus, b: ImgurStatus) -> Bool {
+        a.uploads == b.uploads && a.deletes == b.deletes && a.pending == b.pending && a.retryAt == b.retryAt
+            && a.rateLimit == b.rateLimit && a.failed.map(\.sha256) == b.failed.map(\.sha256) && a.failed.map(\.message) == b.failed.map(\.message)
+    }
+}
+
+extension Store {
+    public func imgurStatus() throws(AISyncError) -> ImgurStatus {
+        let state = try readImgurState()
+        let pending = try liveImages().filter { $0.1.imgur == nil && state.failed[$0.1.sha256] == nil }.count
+        return ImgurStatus(uploads: state.uploads, deletes: state.deletes, pending: pending,
+                           failed: state.failed.sorted { $0.key.hex < $1.key.hex }.map { ($0.key, $0.value) },
+                           retryAt: state.retryAt, rateLimit: state.rateLimit)
+    }
+}
