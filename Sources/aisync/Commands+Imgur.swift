@@ -44,8 +44,11 @@ enum ImgurCommands {
     static let status = CommandSpec(path: ["imgur", "status"], abstract: "Uploads done, pending and failed, and the last rate-limit figures.",
                                     options: [InspectCommands.json]) { inv throws(CLIError) in
         let store = try Context.open(inv)
-        let (s, config) = try await Context.call { () async throws(AISyncError) in (try await store.imgurStatus(), try await store.currentConfig()) }
+        let (status, config) = try await Context.call { () async throws(AISyncError) in (try await store.imgurStatus(), try await store.currentConfig()) }
         let enabled = config.imgur?.enabled ?? false
+        var s = status
+        // With `--images remote` nothing waits for Imgur: the bytes stay on the remote.
+        if config.imgur?.images == .remote { s.pending = 0 }
         if inv.flag("json") {
             var o: [String: JSONValue] = [
                 "enabled": .bool(enabled), "images": .string((config.imgur?.images ?? .remote).rawValue),

@@ -113,6 +113,17 @@ extension Store {
         }
     }
 
+    /// Every Imgur copy any image record (live or deleted, any version) recorded for one of
+    /// `digests`, once per Imgur id: what to delete on Imgur when the bytes' last user is gone.
+    func imgurCopies(of digests: Set<SHA256Digest>) throws(AISyncError) -> [ImageBody.ImgurLocation] {
+        var copies: [String: ImageBody.ImgurLocation] = [:]
+        for v in try history() where v.kind == .image && !v.isDeleted {
+            guard case .image(let image)? = try? body(of: v), digests.contains(image.sha256), let imgur = image.imgur else { continue }
+            if copies[imgur.id]?.deletehash == nil { copies[imgur.id] = imgur }
+        }
+        return copies.values.sorted { $0.id < $1.id }
+    }
+
     /// The last live body of `id` before it was deleted (for deleting its Imgur copy).
     func lastLiveBody(of id: RecordID) throws(AISyncError) -> RecordBody? {
         let versions = try history(id)

@@ -1,19 +1,36 @@
+import Foundation
+
 /// The image side of sync (design §5): uploads to Imgur on push, fetches from Imgur on pull,
 /// deletes on Imgur when the last record using a picture is deleted.
 ///
 /// An original is never lost: Imgur re-encodes big images, so after each upload aisync hashes
 /// what the link serves; when that differs from the original, the original also goes to the
 /// WebDAV/HTTP/folder remote (`keepsOriginalOnRemote`).
+///
+/// A push calls `uploadPending` before it sends the records and `flushDeletes` after (both
+/// only when uploads are on). A refused credential met while uploading does not stop the push:
+/// it is kept in `deferred` and thrown by `flushDeletes`, once the records are on the remote
+/// (issue 4: "a push that could not upload every image still pushes all records"; 401/403 is
+/// still one clear error, exit 77).
 public struct ImgurSync: Sendable {
     let store: Store
     let client: ImgurClient
     let placement: StoreConfig.ImagePlacement
     /// Unix seconds.
     let now: @Sendable () -> Int64
-    static let concurrency = 3
+    /// An auth failure of `uploadPending`, thrown by the next `flushDeletes`.
+    let deferred = DeferredFailure()
 
     public init(store: Store, client: ImgurClient, placement: StoreConfig.ImagePlacement, now: @escaping @Sendable () -> Int64) {
         self.store = store; self.client = client; self.placement = placement; self.now = now
+    }
+
+    /// One error kept between two calls of the same push.
+    final class DeferredFailure: @unchecked Sendable {
+        private let lock = NSLock()
+        private var error: AISyncError?
+        func set(_ e: AISyncError) { lock.lock(); if error == nil { error = e }; lock.unlock() }
+        func take() -> AISyncError? { lock.lock(); defer { lock.unlock() }; let e = error; error = nil; return e }
     }
 
     /// Whether the original bytes must also be on the remote: always unless Imgur serves
@@ -24,11 +41,20 @@ public struct ImgurSync: Sendable {
     }
 
     /// Uploads every live image without Imgur coordinates. Failures of one image do not stop
-    /// the others; a rate limit stops uploading until its reset. Returns counts for the report.
+    /// the others; a rate limit stops uploading until its reset; a refused credential stops
+    /// uploading and is thrown by `flushDeletes` after the records were pushed. With
+    /// `--images remote` nothing is uploaded. Returns counts for the report.
     func uploadPending(into report: inout SyncReport) async throws(AISyncError) {
+        _ = deferred.take()   // a push that failed before flushDeletes left nothing for this one
+        // `--images remote`: the bytes live on the remote only (StoreConfig.ImagePlacement).
+        guard placement != .remote else { return }
         var state = try await store.readImgurState()
         let nowSeconds = now()
-        let pending = try await store.liveImages().filter { $0.1.imgur == nil && state.failed[$0.1.sha256] == nil }
+        let live = try await store.liveImages()
+        let pending = live.filter { $0.1.imgur == nil && state.failed[$0.1.sha256] == nil }
+        // The same bytes in several records go to Imgur once: later records reuse the copy.
+        var copies: [SHA256Digest: ImageBody.ImgurLocation] = [:]
+        for (_, image) in live { if let imgur = image.imgur { copies[image.sha256] = imgur } }
         report.imgurPending = pending.count
         if let retryAt = state.retryAt, retryAt > nowSeconds {
             report.imgurRetryAt = retryAt
@@ -38,6 +64,11 @@ public struct ImgurSync: Sendable {
         for (id, image) in pending {
             guard await store.hasObject(image.sha256) else { continue }
             do throws(ImgurError) {
+                if let copy = copies[image.sha256] {
+                    try await record(id, copy)
+                    report.imgurPending -= 1
+                    continue
+                }
                 let upload: ImgurState.Upload
                 if let known = state.answered[image.sha256] {
                     upload = known   // answered before a crash: reuse, never upload twice
@@ -54,6 +85,7 @@ public struct ImgurSync: Sendable {
                 let location = ImageBody.ImgurLocation(id: upload.id, link: upload.link, deletehash: upload.deletehash,
                                                        servedSHA256: served?.digest, servedSize: served?.size ?? upload.size)
                 try await record(id, location)
+                copies[image.sha256] = location
                 state.answered[image.sha256] = nil
                 try await persist(state)
                 report.imgurUploaded += 1
@@ -71,8 +103,10 @@ public struct ImgurSync: Sendable {
                     report.imgurFailed += 1
                     report.imgurPending -= 1
                 case .auth:
+                    // Stop uploading; the records still go out, then the push fails (flushDeletes).
                     try await store.writeImgurState(state)
-                    throw error.aisyncError
+                    deferred.set(error.aisyncError)
+                    return
                 case .unavailable, .damaged, .other:
                     report.imgurErrors.append(error.aisyncError.description)
                 }
@@ -113,21 +147,36 @@ public struct ImgurSync: Sendable {
     }
 
     /// Notes the Imgur copies whose last user the pushed tombstones deleted (no network), so
-    /// they are deleted even if this push cannot reach Imgur.
+    /// they are deleted even if this push cannot reach Imgur. The last user may be the image
+    /// record or a story page illustrated by it; every Imgur copy recorded for those bytes (by
+    /// any image record, or an answer not yet recorded) is queued.
     func queueDeletes(_ versions: [Version]) async throws(AISyncError) {
+        var candidates = Set<SHA256Digest>()
+        for v in versions where v.isDeleted && v.kind != .chat {
+            guard let body = try await store.lastLiveBody(of: v.record) else { continue }
+            candidates.formUnion(body.imageReferences)
+        }
+        var unused = Set<SHA256Digest>()
+        for digest in candidates where try await !store.isImageInUse(digest) { unused.insert(digest) }
+        guard !unused.isEmpty else { return }
         var state = try await store.readImgurState()
         var changed = false
-        for v in versions where v.isDeleted && v.kind != .chat {
-            guard case .image(let image)? = try await store.lastLiveBody(of: v.record), let imgur = image.imgur,
-                  try await !store.isImageInUse(image.sha256) else { continue }
-            state.pendingDeletes[imgur.id] = imgur.deletehash ?? ""
+        for copy in try await store.imgurCopies(of: unused) {
+            state.pendingDeletes[copy.id] = copy.deletehash ?? ""
+            changed = true
+        }
+        for digest in unused {
+            guard let answer = state.answered.removeValue(forKey: digest) else { continue }
+            state.pendingDeletes[answer.id] = answer.deletehash ?? ""
             changed = true
         }
         if changed { try await store.writeImgurState(state) }
     }
 
-    /// Deletes the queued Imgur copies; what fails stays queued for the next push.
+    /// Deletes the queued Imgur copies; what fails stays queued for the next push. Called by
+    /// a push after its records went out: first throws a refused credential `uploadPending` met.
     func flushDeletes(into report: inout SyncReport) async throws(AISyncError) {
+        if let refused = deferred.take() { throw refused }
         var state = try await store.readImgurState()
         guard !state.pendingDeletes.isEmpty else { return }
         for (id, deletehash) in state.pendingDeletes.sorted(by: { $0.key < $1.key }) {
