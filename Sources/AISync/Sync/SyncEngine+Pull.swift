@@ -43,7 +43,13 @@ extension SyncEngine {
 
         // 3. Image bytes first (content-addressed, harmless if unused), so a record never
         // arrives before its picture when the remote has it.
-        for (digest, image) in imageBodies(in: entries) where !(await store.hasObject(digest)) {
+        // Pictures that earlier pulls could not get are tried again too.
+        var wanted = imageBodies(in: entries)
+        let incoming = Set(wanted.map(\.0))
+        for (_, image) in try await store.liveImages() where !incoming.contains(image.sha256) {
+            if await !store.hasObject(image.sha256) { wanted.append((image.sha256, image)) }
+        }
+        for (digest, image) in wanted where !(await store.hasObject(digest)) {
             if let imgur, await imgur.fetchOriginal(image) {
                 report.blobs += 1
                 continue
