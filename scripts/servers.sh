@@ -37,9 +37,19 @@ install_missing() {
   [ -f /usr/lib/apache2/modules/mod_dav_fs.so ] || missing+=(apache2)
   [ ${#missing[@]} = 0 ] && return 0
   say "servers.sh: installing ${missing[*]}"
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
-    || die "apt-get install ${missing[*]} failed"
+  # Debian starts apache2 and nginx as services on port 80 when they are installed: not wanted
+  # here (each test server is started on its own), and nginx's start fails when apache2 holds
+  # the port, which fails the install. A policy-rc.d that refuses service starts (exit 101)
+  # prevents both, unless the machine already has one.
+  local policy=/usr/sbin/policy-rc.d added=""
+  if is_root && [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\n# temporary, from aisync scripts/servers.sh\nexit 101\n' >"$policy" && chmod 0755 "$policy" && added=1
+  fi
+  local ok=1
+  as_root apt-get update -qq || ok=""
+  [ -n "$ok" ] && { as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || ok=""; }
+  [ -n "$added" ] && rm -f "$policy"
+  [ -n "$ok" ] || die "apt-get install ${missing[*]} failed"
 }
 
 free_port() {

@@ -33,5 +33,25 @@ python3 scripts/validate_json.py --self-test
 echo "== build"
 swift build --build-tests
 
+# The sync suite runs against real servers (Apache + mod_dav, rclone serve webdav, nginx as a
+# plain HTTP remote) on free loopback ports; servers.sh installs them if needed, and they
+# are stopped when this script exits, however it exits.
+echo "== servers"
+# A state directory per run, so two runs on one machine never share servers.
+export AISYNC_SERVERS_DIR=${AISYNC_SERVERS_DIR:-/tmp/aisync-servers-$$}
+stop_servers() {
+  local status=$?
+  bash scripts/servers.sh stop >/dev/null 2>&1 || true
+  # Keep the servers' configs and logs when something failed.
+  if [ "$status" = 0 ]; then rm -rf "$AISYNC_SERVERS_DIR"; else echo "test.sh: server logs are in $AISYNC_SERVERS_DIR" >&2; fi
+}
+trap stop_servers EXIT
+trap 'exit 130' INT TERM
+bash scripts/servers.sh start
+set -a
+# shellcheck disable=SC1091
+. "$AISYNC_SERVERS_DIR/env"
+set +a
+
 echo "== tests"
 swift test --skip-build "$@"

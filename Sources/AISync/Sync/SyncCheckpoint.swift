@@ -15,6 +15,8 @@ struct SyncCheckpoint: Sendable, Equatable {
     /// remote shows this number, that push landed and only the checkpoint was not updated.
     var pendingSeq: Int64?
     var pendingOffset: Int64?
+    /// Whether this device is in the remote's `devices.json` (checked by re-reading).
+    var registered = false
     var pulled: [DeviceID: Pulled] = [:]
 
     init(remote: String) { self.remote = remote }
@@ -24,6 +26,7 @@ struct SyncCheckpoint: Sendable, Equatable {
         pushed.setIfPresent("headETag", headETag.map(JSONValue.string))
         pushed.setIfPresent("pendingSeq", pendingSeq.map(JSONValue.int))
         pushed.setIfPresent("pendingOffset", pendingOffset.map(JSONValue.int))
+        if registered { pushed["registered"] = .bool(true) }
         var o: [String: JSONValue] = [
             "format": .int(1), "remote": .string(remote), "pushed": .object(pushed),
             "pulled": .object(Dictionary(uniqueKeysWithValues: pulled.map { key, p in
@@ -47,6 +50,7 @@ struct SyncCheckpoint: Sendable, Equatable {
         headETag = pushed["headETag"]?.stringValue
         pendingSeq = pushed["pendingSeq"]?.intValue
         pendingOffset = pushed["pendingOffset"]?.intValue
+        registered = pushed["registered"]?.boolValue ?? false
         for (key, p) in value["pulled"]?.objectValue ?? [:] {
             guard let id = DeviceID(key), let seq = p["seq"]?.intValue else { throw bad }
             pulled[id] = Pulled(seq: seq, etag: p["etag"]?.stringValue)

@@ -9,12 +9,18 @@ extension SyncEngine {
         var heads: [(DeviceID, DeviceHead, String?)] = []
         for (device, etag, preloaded) in try await changedHeads(checkpoint: checkpoint) {
             let path = RemotePath.headPath(device)
-            var file = preloaded
-            if file == nil { file = try await remote.read(path) }
-            guard let file else { continue }
-            let head = try DeviceHead(bytes: file.bytes, path: "\(remote.displayName)/\(path)", expected: device)
-            heads.append((device, head, file.etag ?? etag))
-            report.bytes += Int64(file.bytes.count)
+            let where_ = "\(remote.displayName)/\(path)"
+            var head = preloaded
+            var headETag = etag
+            if head == nil {
+                guard let read = try await readParsed(path, { (bytes: [UInt8]) throws(AISyncError) -> DeviceHead in
+                    try DeviceHead(bytes: bytes, path: where_, expected: device)
+                }) else { continue }
+                head = read.value
+                headETag = read.file.etag ?? etag
+                report.bytes += Int64(read.file.bytes.count)
+            }
+            if let head { heads.append((device, head, headETag)) }
         }
 
         // 2. Their new segments, each verified whole before anything is applied.
@@ -24,15 +30,17 @@ extension SyncEngine {
             guard head.seq >= from else { continue }
             for seq in from...head.seq {
                 let path = RemotePath.segmentPath(device, seq)
-                guard let file = try await remote.read(path, maxBytes: RemoteLimits.segment) else {
-                    throw AISyncError(.damagedData, "remote segment \(remote.displayName)/\(path) is missing although its device's head names it",
+                let where_ = "\(remote.displayName)/\(path)"
+                // A device's segments carry the remote id its head declares.
+                guard let read = try await readParsed(path, maxBytes: RemoteLimits.segment, { (bytes: [UInt8]) throws(AISyncError) -> Segment in
+                    try Segment.decode(bytes, path: where_, device: device, seq: seq, remoteID: head.remoteID)
+                }) else {
+                    throw AISyncError(.damagedData, "remote segment \(where_) is missing although its device's head names it",
                                       hint: "Nothing was applied; the device that wrote it should push again")
                 }
-                // A device's segments carry the remote id its head declares.
-                let segment = try Segment.decode(file.bytes, path: "\(remote.displayName)/\(path)", device: device, seq: seq, remoteID: head.remoteID)
-                entries += segment.entries
+                entries += read.value.entries
                 report.segments += 1
-                report.bytes += Int64(file.bytes.count)
+                report.bytes += Int64(read.file.bytes.count)
             }
         }
         if dryRun {
@@ -79,35 +87,41 @@ extension SyncEngine {
         return report
     }
 
-    /// Heads whose ETag differs from the checkpoint: one listing on WebDAV and folders; on
-    /// plain HTTP, the device index plus every head named by a head we read.
-    func changedHeads(checkpoint: SyncCheckpoint) async throws(AISyncError) -> [(DeviceID, String?, RemoteFile?)] {
-        var result: [(DeviceID, String?, RemoteFile?)] = []
+    /// Heads that may have moved since the last pull: on WebDAV and folders one listing, and
+    /// only heads whose ETag changed; on plain HTTP, which cannot list, every head named by the
+    /// device index or by another head, read and kept when its number moved (nginx's ETag is
+    /// seconds and size, so two pushes in one second can share it).
+    func changedHeads(checkpoint: SyncCheckpoint) async throws(AISyncError) -> [(DeviceID, String?, DeviceHead?)] {
+        var result: [(DeviceID, String?, DeviceHead?)] = []
         if remote.canList {
             for entry in try await remote.list("heads") ?? [] {
                 guard entry.name.hasSuffix(".json"), let device = DeviceID(String(entry.name.dropLast(5))) else { continue }
                 // Our own head is checked by push, which is the only writer of it.
                 if device == store.deviceID { continue }
-                if let etag = entry.etag, etag == checkpoint.pulled[device]?.etag { continue }
+                if Self.sameETag(entry.etag, checkpoint.pulled[device]?.etag) { continue }
                 result.append((device, entry.etag, nil))
             }
             return result
         }
         var pending = Set(checkpoint.pulled.keys)
-        if let file = try await remote.read(RemotePath.devicesIndex) {
-            let index = try DevicesIndex(bytes: file.bytes, path: "\(remote.displayName)/\(RemotePath.devicesIndex)")
-            pending.formUnion(index.devices.keys)
+        let indexPath = RemotePath.devicesIndex
+        if let read = try await readParsed(indexPath, { (bytes: [UInt8]) throws(AISyncError) -> DevicesIndex in
+            try DevicesIndex(bytes: bytes, path: "\(remote.displayName)/\(indexPath)")
+        }) {
+            pending.formUnion(read.value.devices.keys)
         }
         pending.remove(store.deviceID)
         var seen = Set<DeviceID>()
         while let device = pending.popFirst() {
             seen.insert(device)
-            guard let file = try await remote.read(RemotePath.headPath(device)) else { continue }
-            if let head = try? DeviceHead(bytes: file.bytes, path: "", expected: device) {
-                for other in head.devices where other != store.deviceID && !seen.contains(other) { pending.insert(other) }
-            }
-            if let etag = file.etag, etag == checkpoint.pulled[device]?.etag { continue }
-            result.append((device, file.etag, file))
+            let path = RemotePath.headPath(device)
+            let where_ = "\(remote.displayName)/\(path)"
+            guard let read = try await readParsed(path, { (bytes: [UInt8]) throws(AISyncError) -> DeviceHead in
+                try DeviceHead(bytes: bytes, path: where_, expected: device)
+            }) else { continue }
+            for other in read.value.devices where other != store.deviceID && !seen.contains(other) { pending.insert(other) }
+            if read.value.seq <= checkpoint.pulled[device]?.seq ?? 0 { continue }
+            result.append((device, read.file.etag, read.value))
         }
         return result
     }

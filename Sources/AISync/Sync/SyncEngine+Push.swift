@@ -8,7 +8,7 @@ extension SyncEngine {
         if uploadsToImgur, !dryRun, let imgur { try await imgur.uploadPending(into: &report) }
         let (versions, end) = try await store.journalVersions(from: checkpoint.pushedOffset)
         // Nothing new and already registered: no request at all.
-        if versions.isEmpty && checkpoint.headETag != nil {
+        if versions.isEmpty && checkpoint.headETag != nil && checkpoint.registered {
             if uploadsToImgur, !dryRun, let imgur { try await imgur.flushDeletes(into: &report) }
             report.conflicts = try await store.conflictCount()
             return report
@@ -21,6 +21,9 @@ extension SyncEngine {
             return report
         }
         _ = try await manifest(create: true, checkpoint: &checkpoint)
+        // A WebDAV remote must list, or every later pull fails: find out on the first push
+        // (a server answering 405 to PROPFIND is plain HTTP: `--plain`).
+        if checkpoint.headETag == nil, remote.canList { _ = try await remote.list("heads") }
         // The id this device writes under: the one it first saw (see `ownHeadBelongs`).
         guard let remoteID = checkpoint.remoteID else { throw AISyncError(.other, "no remote id after reading the manifest") }
         let headPath = RemotePath.headPath(store.deviceID)
@@ -72,7 +75,10 @@ extension SyncEngine {
         }
         if headETag == nil { headETag = try await remote.read(headPath)?.etag ?? "" }
         report.bytes += Int64(headBytes.count)
-        if checkpoint.headETag == nil { try await register() }
+        if !checkpoint.registered {
+            try await register()
+            checkpoint.registered = true
+        }
 
         checkpoint.pushedSeq = seq
         checkpoint.pushedOffset = end
@@ -161,16 +167,21 @@ extension SyncEngine {
     /// Adds this device to `devices.json`, re-reading to make sure a concurrent writer (on a
     /// server that ignores If-Match) did not drop it.
     func register() async throws(AISyncError) {
+        let path = RemotePath.devicesIndex
         for attempt in 0..<8 {
-            let file = try await remote.read(RemotePath.devicesIndex)
-            var index = try file.map { (f: RemoteFile) throws(AISyncError) -> DevicesIndex in try DevicesIndex(bytes: f.bytes, path: "\(remote.displayName)/\(RemotePath.devicesIndex)") } ?? DevicesIndex()
+            let read = try await readParsed(path, { (bytes: [UInt8]) throws(AISyncError) -> DevicesIndex in
+                try DevicesIndex(bytes: bytes, path: "\(remote.displayName)/\(path)")
+            })
+            var index = read?.value ?? DevicesIndex()
             if index.devices[store.deviceID] != nil, attempt > 0 { return }
             index.devices[store.deviceID] = store.config.deviceName
-            let condition: WriteCondition = file.map { $0.etag.map { .replacing(etag: $0) } ?? .always } ?? .createOnly
-            _ = try await remote.write(RemotePath.devicesIndex, index.json.canonicalBytes + [10], condition: condition)
+            let condition: WriteCondition = read.map { $0.file.etag.map { .replacing(etag: $0) } ?? .always } ?? .createOnly
+            _ = try await remote.write(path, index.json.canonicalBytes + [10], condition: condition)
             // Give a concurrent writer time to land, then verify on the next loop.
             await store.environment.sleep(50 * (attempt + 1))
         }
+        throw AISyncError(.temporary, "could not register this device in \(remote.displayName)/\(path): other devices kept rewriting it",
+                          hint: "Push again")
     }
 }
 

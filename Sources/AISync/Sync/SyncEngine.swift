@@ -43,6 +43,30 @@ public struct SyncEngine: Sendable {
         }
     }
 
+    /// Reads and parses a remote file, reading again after a short wait when it does not
+    /// parse: Apache and rclone write files in place, so a reader can catch one half-written.
+    /// Real damage still fails after the last attempt. Nil when the file does not exist.
+    func readParsed<T>(_ path: String, maxBytes: Int = RemoteLimits.smallFile,
+                       _ parse: ([UInt8]) throws(AISyncError) -> T) async throws(AISyncError) -> (value: T, file: RemoteFile)? {
+        var attempt = 0
+        while true {
+            guard let file = try await remote.read(path, maxBytes: maxBytes) else { return nil }
+            do {
+                return (try parse(file.bytes), file)
+            } catch where error.code == .damagedData && attempt < 3 {
+                attempt += 1
+                await store.environment.sleep(150 * attempt)
+            }
+        }
+    }
+
+    /// ETags compared weakly: Apache turns `W/"x"` into `"x"` a second after a write.
+    static func sameETag(_ a: String?, _ b: String?) -> Bool {
+        guard let a, let b else { return false }
+        func opaque(_ e: String) -> Substring { e.hasPrefix("W/") ? e.dropFirst(2) : Substring(e) }
+        return opaque(a) == opaque(b)
+    }
+
     // MARK: - Manifest
 
     /// Reads `aisync.json`; creates it on first push to an empty location.

@@ -134,8 +134,10 @@ public struct HTTPRemote: RemoteStorage {
         switch response.status {
         case 200, 201, 204: return .written(etag: response.headers["etag"])
         case 412: return .preconditionFailed
-        case 409, 404 where location.kind == .webdav:
+        case 409:
             // Still no parent after creating every collection below the root: the root itself is missing.
+            throw missingRoot(response.status)
+        case 404 where location.kind == .webdav:
             throw missingRoot(response.status)
         default: throw failure(response, "PUT", path)
         }
@@ -157,9 +159,20 @@ public struct HTTPRemote: RemoteStorage {
             switch response.status {
             case 200, 201, 405: continue  // 405: it exists already
             case 409 where prefix == String(parts[parts.startIndex]): throw missingRoot(409)  // RFC 4918 §9.3.1: no parent
-            default: throw failure(response, "MKCOL", prefix + "/")
+            default:
+                // Two devices creating the same collection at once: Apache answers the loser
+                // 403. If the collection exists now, that is all we wanted.
+                if try await collectionExists(prefix + "/") { continue }
+                throw failure(response, "MKCOL", prefix + "/")
             }
         }
+    }
+
+    func collectionExists(_ path: String) async throws(AISyncError) -> Bool {
+        guard location.kind == .webdav else { return false }
+        let response = try await send("PROPFIND", path, headers: ["Depth": "0", "Content-Type": "application/xml; charset=utf-8"],
+                                      body: .bytes(Self.propfindBody))
+        return response.status == 207
     }
 
     /// `W/"…"`: a weak validator (RFC 9110 §8.8.1).

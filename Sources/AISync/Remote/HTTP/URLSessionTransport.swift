@@ -5,8 +5,16 @@ import FoundationNetworking
 
 /// The live transport: one URLSession per remote, so connections are kept alive and reused,
 /// with a bounded number per host.
+///
+/// aisync sends `Authorization` itself on every request, so an authentication challenge (a
+/// `401` with `WWW-Authenticate`) always means the credentials were refused. The session's
+/// delegate declines such challenges and the `401` is handed back as an ordinary response:
+/// swift-corelibs-foundation (Linux) otherwise leaves the task suspended forever when it has
+/// no credential of its own to offer (swift-corelibs-foundation#5456), so a wrong password
+/// hung `aisync push` instead of failing with exit 77.
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
+    private let challenges: ChallengeDecliner
     private let timeout: TimeInterval
 
     public init(timeoutSeconds: TimeInterval = 30, maxConnections: Int = 4) {
@@ -17,11 +25,22 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.urlCache = nil
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
-        session = URLSession(configuration: configuration)
+        configuration.urlCredentialStorage = nil
+        challenges = ChallengeDecliner()
+        session = URLSession(configuration: configuration, delegate: challenges, delegateQueue: nil)
         timeout = timeoutSeconds
     }
 
     deinit { session.finishTasksAndInvalidate() }
+
+    /// What a task's completion handler saw.
+    private struct Outcome: @unchecked Sendable {
+        var data: Data?
+        var response: URLResponse?
+        var error: Error?
+        /// A failure handling a downloaded file (too large, cannot be moved).
+        var fileError: AISyncError?
+    }
 
     public func send(_ request: HTTPRequest, downloadTo: String?, maxBytes: Int64) async throws(AISyncError) -> HTTPResponse {
         guard let url = URL(string: request.url) else { throw AISyncError(.configuration, "invalid URL \(request.url.prefix(200))") }
@@ -29,51 +48,85 @@ public final class URLSessionTransport: HTTPTransport {
         r.httpMethod = request.method
         r.timeoutInterval = timeout
         for (k, v) in request.headers { r.setValue(v, forHTTPHeaderField: k) }
-        do {
-            let response: URLResponse
-            var body: [UInt8] = []
-            switch (request.body, downloadTo) {
-            case (.file(let path), _):
-                let (data, resp) = try await session.upload(for: r, fromFile: URL(fileURLWithPath: path))
-                response = resp; body = Array(data.prefix(65536))
-            case (.bytes(let bytes), _):
-                let (data, resp) = try await session.upload(for: r, from: Data(bytes))
-                response = resp; body = Array(data.prefix(Int(min(maxBytes, 1 << 30))))
-            case (.none, let target?):
-                let (file, resp) = try await session.download(for: r)
-                response = resp
-                let status = (resp as? HTTPURLResponse)?.statusCode ?? 0
-                if (200..<300).contains(status) {
-                    let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int64) ?? 0
-                    if size > maxBytes {
-                        try? FileManager.default.removeItem(at: file)
-                        throw AISyncError(.damagedData, "\(url.path) is larger than allowed (\(size) bytes)")
+
+        let handle = TaskHandle()
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+                let task: URLSessionTask
+                switch (request.body, downloadTo) {
+                case (.file(let path), _):
+                    task = session.uploadTask(with: r, fromFile: URL(fileURLWithPath: path)) { data, response, error in
+                        continuation.resume(returning: Outcome(data: data.map { $0.prefix(65536) }, response: response, error: error))
                     }
-                    try? FileManager.default.removeItem(atPath: target)
-                    try FileManager.default.moveItem(atPath: file.path, toPath: target)
-                } else {
-                    body = Array((try? Data(contentsOf: file))?.prefix(65536) ?? Data())
-                    try? FileManager.default.removeItem(at: file)
+                case (.bytes(let bytes), _):
+                    task = session.uploadTask(with: r, from: Data(bytes)) { data, response, error in
+                        continuation.resume(returning: Outcome(data: data, response: response, error: error))
+                    }
+                case (.none, let target?):
+                    task = session.downloadTask(with: r) { file, response, error in
+                        // The temporary file is deleted when this handler returns: move it now.
+                        var outcome = Outcome(data: nil, response: response, error: error)
+                        if let file, error == nil {
+                            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+                            outcome.fileError = Self.adopt(file, status: status, to: target, maxBytes: maxBytes, url: url)
+                            if !(200..<300).contains(status) {
+                                outcome.data = (try? Data(contentsOf: file))?.prefix(65536)
+                            }
+                        }
+                        continuation.resume(returning: outcome)
+                    }
+                case (.none, nil):
+                    task = session.dataTask(with: r) { data, response, error in
+                        continuation.resume(returning: Outcome(data: data, response: response, error: error))
+                    }
                 }
-            case (.none, nil):
-                let (data, resp) = try await session.data(for: r)
-                response = resp
-                if Int64(data.count) > maxBytes { throw AISyncError(.damagedData, "\(url.path) is larger than allowed (\(data.count) bytes)") }
-                body = Array(data)
+                handle.start(task)
             }
-            guard let http = response as? HTTPURLResponse else { throw AISyncError(.unavailable, "\(url.host ?? "server") sent no HTTP response") }
-            var headers: [String: String] = [:]
-            for (k, v) in http.allHeaderFields {
-                if let k = k as? String, let v = v as? String { headers[k.lowercased()] = v }
-            }
-            return HTTPResponse(status: http.statusCode, headers: headers, body: body)
-        } catch let error as AISyncError {
-            throw error
-        } catch let error as URLError {
-            throw Self.map(error, host: url.host ?? "the server")
-        } catch {
+        } onCancel: {
+            handle.cancel()
+        }
+        let declined = handle.taskID.flatMap { challenges.take($0) }
+
+        if let error = outcome.error {
+            // A declined authentication challenge ends the task as cancelled: its 401 is the answer.
+            if let declined = declined as? HTTPURLResponse { return Self.response(declined, body: []) }
+            if let error = error as? URLError { throw Self.map(error, host: url.host ?? "the server") }
             throw AISyncError(.unavailable, "cannot reach \(url.host ?? "the server")", cause: "\(error)")
         }
+        if let fileError = outcome.fileError { throw fileError }
+        guard let http = (outcome.response ?? declined) as? HTTPURLResponse else {
+            throw AISyncError(.unavailable, "\(url.host ?? "server") sent no HTTP response")
+        }
+        let body = outcome.data ?? Data()
+        if downloadTo == nil, Int64(body.count) > maxBytes {
+            throw AISyncError(.damagedData, "\(url.path) is larger than allowed (\(body.count) bytes)")
+        }
+        return Self.response(http, body: Array(body))
+    }
+
+    static func response(_ http: HTTPURLResponse, body: [UInt8]) -> HTTPResponse {
+        var headers: [String: String] = [:]
+        for (k, v) in http.allHeaderFields {
+            if let k = k as? String, let v = v as? String { headers[k.lowercased()] = v }
+        }
+        return HTTPResponse(status: http.statusCode, headers: headers, body: body)
+    }
+
+    /// Moves a successful download to `target`, refusing one larger than `maxBytes`.
+    static func adopt(_ file: URL, status: Int, to target: String, maxBytes: Int64, url: URL) -> AISyncError? {
+        guard (200..<300).contains(status) else { return nil }
+        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int64) ?? 0
+        if size > maxBytes {
+            try? FileManager.default.removeItem(at: file)
+            return AISyncError(.damagedData, "\(url.path) is larger than allowed (\(size) bytes)")
+        }
+        try? FileManager.default.removeItem(atPath: target)
+        do {
+            try FileManager.default.moveItem(atPath: file.path, toPath: target)
+        } catch {
+            return AISyncError(.io, "cannot store a download in \(target)", cause: "\(error)")
+        }
+        return nil
     }
 
     static func map(_ error: URLError, host: String) -> AISyncError {
@@ -85,5 +138,60 @@ public final class URLSessionTransport: HTTPTransport {
         default:
             return AISyncError(.unavailable, "cannot reach \(host)", hint: "Check that the server is running and the URL is right", cause: error.localizedDescription)
         }
+    }
+}
+
+/// The running task of one `send`, for cancellation and to find its declined challenge.
+private final class TaskHandle: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: URLSessionTask?
+    private var cancelled = false
+
+    var taskID: Int? { lock.withLock { task?.taskIdentifier } }
+
+    func start(_ task: URLSessionTask) {
+        let cancelled = lock.withLock { () -> Bool in
+            self.task = task
+            return self.cancelled
+        }
+        task.resume()
+        if cancelled { task.cancel() }
+    }
+
+    func cancel() {
+        let task = lock.withLock { () -> URLSessionTask? in
+            cancelled = true
+            return self.task
+        }
+        task?.cancel()
+    }
+}
+
+/// Declines HTTP authentication challenges (aisync authenticates preemptively) and keeps the
+/// refused response per task, so the transport can return the 401. Server-trust and
+/// client-certificate challenges get the system's default handling.
+private final class ChallengeDecliner: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var refused: [Int: URLResponse] = [:]
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        let method = challenge.protectionSpace.authenticationMethod
+        let httpAuthentication = [NSURLAuthenticationMethodDefault, NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
+                                  NSURLAuthenticationMethodNTLM, NSURLAuthenticationMethodNegotiate, NSURLAuthenticationMethodHTMLForm]
+        guard httpAuthentication.contains(method) else {
+            completionHandler(.performDefaultHandling, nil)
+            return
+        }
+        let response = challenge.failureResponse ?? task.response
+        if let response {
+            lock.withLock { refused[task.taskIdentifier] = response }
+        }
+        completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+
+    /// The refused response of a task, once (and forgotten).
+    func take(_ taskID: Int) -> URLResponse? {
+        lock.withLock { refused.removeValue(forKey: taskID) }
     }
 }

@@ -1,0 +1,391 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Support for the real-server scenario suite (ServerScenarioTests): the four kinds of
+/// remote, a fresh remote location per test, and "devices" (stores) that run the built
+/// `aisync` against it.
+///
+/// The servers are started by `scripts/servers.sh` (called by `scripts/test.sh`), which exports
+/// AISYNC_TEST_{APACHE,RCLONE,NGINX}_URL, AISYNC_TEST_USER and AISYNC_TEST_PASSWORD. A missing
+/// variable fails the test: these tests are never skipped.
+
+enum RemoteKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case folder, apache, rclone, nginx
+
+    static let servers: [RemoteKind] = [.apache, .rclone, .nginx]
+    static let webdav: [RemoteKind] = [.apache, .rclone]
+
+    var testDescription: String { rawValue }
+    var isServer: Bool { self != .folder }
+    /// nginx is the plain HTTP remote (`remote add --plain`): no PROPFIND.
+    var isPlain: Bool { self == .nginx }
+
+    var urlVariable: String? {
+        switch self {
+        case .folder: nil
+        case .apache: "AISYNC_TEST_APACHE_URL"
+        case .rclone: "AISYNC_TEST_RCLONE_URL"
+        case .nginx: "AISYNC_TEST_NGINX_URL"
+        }
+    }
+}
+
+/// Where a kind of remote lives: a server's base URL and credentials, or the folder root.
+struct TestServer: Sendable {
+    var kind: RemoteKind
+    /// `http://127.0.0.1:PORT/dav`, or `file:///tmp/...` for folders.
+    var baseURL: String
+    var user: String
+    var password: String
+
+    /// Where folder remotes live: one directory per test process, removed at exit.
+    static let folderRoot: String = {
+        let path = "\(NSTemporaryDirectory())/aisync-folder-remotes-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        atexit { TestServer.removeFolderRoot() }
+        return (path as NSString).standardizingPath
+    }()
+
+    static func removeFolderRoot() { try? FileManager.default.removeItem(atPath: folderRoot) }
+
+    /// The server for `kind`, from the environment; fails the test when it is not set.
+    static func require(_ kind: RemoteKind, sourceLocation: SourceLocation = #_sourceLocation) throws -> TestServer {
+        guard let variable = kind.urlVariable else {
+            return TestServer(kind: .folder, baseURL: "file://\(folderRoot)", user: "", password: "")
+        }
+        let env = ProcessInfo.processInfo.environment
+        let hint = "run scripts/test.sh, which starts Apache, rclone and nginx on loopback ports and exports the variables (or run `scripts/servers.sh start` and `set -a; . /tmp/aisync-servers/env; set +a` before `swift test`)"
+        let url = try #require(env[variable].flatMap { $0.isEmpty ? nil : $0 }, "\(variable) is not set: \(hint)", sourceLocation: sourceLocation)
+        let user = try #require(env["AISYNC_TEST_USER"], "AISYNC_TEST_USER is not set: \(hint)", sourceLocation: sourceLocation)
+        let password = try #require(env["AISYNC_TEST_PASSWORD"], "AISYNC_TEST_PASSWORD is not set: \(hint)", sourceLocation: sourceLocation)
+        return TestServer(kind: kind, baseURL: url.hasSuffix("/") ? String(url.dropLast()) : url, user: user, password: password)
+    }
+
+    /// The environment a device needs to reach this server.
+    var credentials: [String: String] {
+        kind.isServer ? ["AISYNC_USER": user, "AISYNC_PASSWORD": password] : [:]
+    }
+
+    /// A new, empty remote location of its own: a fresh folder, or a fresh collection made
+    /// with MKCOL (aisync never creates a missing root; for nginx the first PUT creates it).
+    func freshRemote(_ label: String = "t", sourceLocation: SourceLocation = #_sourceLocation) async throws -> TestRemote {
+        let name = "\(label)-\(UUID().uuidString.lowercased().prefix(13))"
+        switch kind {
+        case .folder:
+            let path = "\(Self.folderRoot)/\(name)"
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            return TestRemote(server: self, url: "file://\(path)", folderPath: path)
+        case .apache, .rclone:
+            let url = "\(baseURL)/\(name)"
+            let r = try await RemoteHTTP.send("MKCOL", url + "/", server: self)
+            try #require(r.status == 201, "MKCOL \(url)/ answered \(r.status): \(r.text)", sourceLocation: sourceLocation)
+            return TestRemote(server: self, url: url, folderPath: nil)
+        case .nginx:
+            return TestRemote(server: self, url: "\(baseURL)/\(name)", folderPath: nil)
+        }
+    }
+
+    /// A URL on the same server where nothing listens (server down), or a folder that does
+    /// not exist.
+    func unreachableURL() throws -> String {
+        switch kind {
+        case .folder:
+            return "file://\(Self.folderRoot)/missing-\(UUID().uuidString.lowercased())"
+        default:
+            return "http://127.0.0.1:\(try Self.closedPort())/dav/aisync"
+        }
+    }
+
+    /// A loopback port nobody listens on: bound to find a free one, then closed.
+    static func closedPort() throws -> Int {
+        #if canImport(Glibc)
+        let stream = Int32(SOCK_STREAM.rawValue)
+        #else
+        let stream = SOCK_STREAM
+        #endif
+        let fd = socket(AF_INET, stream, 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = 0
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+                bind(fd, sa, len) == 0 && getsockname(fd, sa, &len) == 0
+            }
+        }
+        guard ok else { throw POSIXError(.EADDRINUSE) }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+}
+
+/// One remote location used by one test.
+struct TestRemote: Sendable {
+    var server: TestServer
+    /// What `aisync remote add` gets.
+    var url: String
+    var folderPath: String?
+
+    var kind: RemoteKind { server.kind }
+
+    /// `remote add` arguments for this remote (with `--plain` for nginx unless told otherwise).
+    func addArguments(name: String = "origin", plain: Bool? = nil) -> [String] {
+        ["remote", "add", name, url] + ((plain ?? kind.isPlain) ? ["--plain"] : [])
+    }
+
+    /// Whether a file exists on the remote (checked without aisync).
+    func fileExists(_ path: String) async throws -> Bool {
+        if let folderPath { return FileManager.default.fileExists(atPath: "\(folderPath)/\(path)") }
+        let r = try await RemoteHTTP.send("HEAD", "\(url)/\(path)", server: server)
+        return r.status == 200
+    }
+
+    /// The ETag the server gives a file now (HEAD), or nil (folders, no ETag, missing).
+    func etag(_ path: String) async throws -> String? {
+        guard folderPath == nil else { return nil }
+        let r = try await RemoteHTTP.send("HEAD", "\(url)/\(path)", server: server)
+        return r.status == 200 ? r.headers["etag"] : nil
+    }
+
+    /// Best-effort removal of everything the test wrote.
+    func remove() async {
+        if let folderPath { CLIHarness.removeTree(folderPath); return }
+        _ = try? await RemoteHTTP.send("DELETE", url + "/", server: server)
+    }
+}
+
+/// Direct HTTP for test set-up and checks (not through aisync).
+enum RemoteHTTP {
+    struct Response: Sendable {
+        var status: Int
+        var body: Data
+        /// Header names in lowercase.
+        var headers: [String: String] = [:]
+        var text: String { String(decoding: body.prefix(2000), as: UTF8.self) }
+    }
+
+    static let session: URLSession = {
+        let c = URLSessionConfiguration.ephemeral
+        c.timeoutIntervalForRequest = 30
+        c.urlCache = nil
+        return URLSession(configuration: c)
+    }()
+
+    static func send(_ method: String, _ url: String, server: TestServer, headers: [String: String] = [:], body: Data? = nil) async throws -> Response {
+        var request = URLRequest(url: try #require(URL(string: url), "bad URL \(url)"))
+        request.httpMethod = method
+        let token = Data("\(server.user):\(server.password)".utf8).base64EncodedString()
+        request.setValue("Basic \(token)", forHTTPHeaderField: "Authorization")
+        for (k, v) in headers { request.setValue(v, forHTTPHeaderField: k) }
+        let (data, response): (Data, URLResponse)
+        if let body {
+            (data, response) = try await session.upload(for: request, from: body)
+        } else {
+            (data, response) = try await session.data(for: request)
+        }
+        var headers: [String: String] = [:]
+        for (k, v) in (response as? HTTPURLResponse)?.allHeaderFields ?? [:] {
+            if let k = k as? String, let v = v as? String { headers[k.lowercased()] = v }
+        }
+        return Response(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data, headers: headers)
+    }
+}
+
+/// Bounds how many `aisync` processes the suite runs at once, and runs them off the
+/// cooperative thread pool (the harness blocks while a child runs), so many tests can be in
+/// flight on a 2-core machine without starving each other.
+actor ProcessGate {
+    static let shared = ProcessGate(limit: max(4, ProcessInfo.processInfo.activeProcessorCount * 3))
+
+    private var available: Int
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    init(limit: Int) { available = limit }
+
+    func acquire() async {
+        if available > 0 { available -= 1; return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func release() {
+        if waiters.isEmpty { available += 1 } else { waiters.removeFirst().resume() }
+    }
+
+    /// Runs blocking `body` on a dispatch thread once a slot is free.
+    static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await shared.acquire()
+        let result = await withCheckedContinuation { (c: CheckedContinuation<T, Never>) in
+            DispatchQueue.global().async { c.resume(returning: body()) }
+        }
+        await shared.release()
+        return result
+    }
+}
+
+/// A machine with its own store, syncing with one remote as `origin`.
+struct Device: Sendable {
+    var label: String
+    var store: CLIStore
+    var environment: [String: String]
+
+    /// A new store (`init --name LABEL`) with `remote` added as `origin`.
+    static func make(_ label: String, remote: TestRemote, plain: Bool? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Device {
+        let dir = CLIHarness.makeTemporaryDirectory()
+        let device = Device(label: label, store: CLIStore(directory: dir, path: "\(dir)/store"), environment: remote.server.credentials)
+        try await device.ok(["init", "--name", label], sourceLocation: sourceLocation)
+        try await device.ok(remote.addArguments(plain: plain), sourceLocation: sourceLocation)
+        return device
+    }
+
+    func remove() { store.remove() }
+
+    func run(_ arguments: [String], stdin: Data? = nil, environment extra: [String: String] = [:]) async -> CLIResult {
+        var env = environment
+        for (k, v) in extra { env[k] = v }
+        let path = store.path
+        let e = env
+        return await ProcessGate.run { CLIHarness.run(arguments, store: path, stdin: stdin, environment: e) }
+    }
+
+    /// Runs at once, bypassing the process gate (for steps that must follow each other closely).
+    func runNow(_ arguments: [String]) async -> CLIResult {
+        let path = store.path
+        let env = environment
+        return await withCheckedContinuation { (c: CheckedContinuation<CLIResult, Never>) in
+            DispatchQueue.global().async { c.resume(returning: CLIHarness.run(arguments, store: path, environment: env)) }
+        }
+    }
+
+    /// Runs a command that must succeed; returns stdout without its final newline.
+    @discardableResult
+    func ok(_ arguments: [String], stdin: Data? = nil, _ context: String = "", sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+        let r = await run(arguments, stdin: stdin)
+        try #require(r.succeeded, "[\(label)] expected success\(context.isEmpty ? "" : " (\(context))"): \(r)", sourceLocation: sourceLocation)
+        return r.trimmedStdout
+    }
+
+    /// `push`, `pull` or `sync` with `--json`; must succeed without warnings on stderr.
+    @discardableResult
+    func sync(_ verb: String = "sync", _ context: String = "", sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: Any] {
+        let r = await run([verb, "--json"])
+        try #require(r.succeeded, "[\(label)] \(verb) failed\(context.isEmpty ? "" : " (\(context))"): \(r)", sourceLocation: sourceLocation)
+        #expect(r.stderrData.isEmpty, "[\(label)] \(verb) wrote to stderr: \(r)", sourceLocation: sourceLocation)
+        return try CLIJSON.object(r, sourceLocation: sourceLocation)
+    }
+
+    /// Starts `aisync ARGUMENTS` in the background (not gated: for races and kills).
+    func start(_ arguments: [String]) throws -> CLIBackgroundProcess {
+        var env = CLIHarness.baseEnvironment()
+        for (k, v) in environment { env[k] = v }
+        return try CLIHarness.start(CLIHarness.executable, arguments + ["--store", store.path], environment: env, stdin: nil,
+                                    display: ["aisync", "[\(label)]"] + arguments)
+    }
+
+    func list(deleted: Bool = true) async throws -> [[String: Any]] {
+        let r = await run(["list", "--json"] + (deleted ? ["--deleted"] : []))
+        try #require(r.succeeded, "[\(label)] list failed: \(r)")
+        return try CLIJSON.array(r)
+    }
+
+    func ids(kind: String? = nil, live: Bool = true) async throws -> [String] {
+        try await list(deleted: !live).filter { kind == nil || $0["kind"] as? String == kind }.compactMap { $0["id"] as? String }
+    }
+
+    func conflicts() async throws -> [[String: Any]] {
+        let r = await run(["conflicts", "--json"])
+        try #require(r.succeeded, "[\(label)] conflicts failed: \(r)")
+        return try CLIJSON.array(r)
+    }
+
+    /// What must not change when a sync fails: journal, config and checkpoints.
+    func fingerprint() -> [String: Data] {
+        var files: [String: Data] = [:]
+        for name in ["journal.jsonl", "config.json"] {
+            files[name] = FileManager.default.contents(atPath: "\(store.path)/\(name)") ?? Data()
+        }
+        let sync = "\(store.path)/sync"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: sync)) ?? [] where name.hasSuffix(".json") {
+            files["sync/\(name)"] = FileManager.default.contents(atPath: "\(sync)/\(name)") ?? Data()
+        }
+        return files
+    }
+}
+
+/// Comparing devices: the same records, bodies, conflicts and image bytes everywhere.
+enum Converge {
+    /// `list --json --deleted`, every `show --json`, `conflicts --json` and every image's
+    /// bytes are identical on all devices. Returns the ids compared.
+    @discardableResult
+    static func expectIdentical(_ devices: [Device], _ context: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String] {
+        let first = devices[0]
+        let list = await first.run(["list", "--json", "--deleted"])
+        try #require(list.succeeded, "[\(first.label)] list failed: \(list)", sourceLocation: sourceLocation)
+        let records = try CLIJSON.array(list, sourceLocation: sourceLocation)
+        let conflicts = await first.run(["conflicts", "--json"])
+        for other in devices.dropFirst() {
+            let l = await other.run(["list", "--json", "--deleted"])
+            #expect(l.succeeded && l.stdout == list.stdout,
+                    "\(context): `list --json --deleted` differs between \(first.label) and \(other.label):\n\(first.label): \(list.stdout.prefix(3000))\n\(other.label): \(l.stdout.prefix(3000))",
+                    sourceLocation: sourceLocation)
+            let c = await other.run(["conflicts", "--json"])
+            #expect(c.succeeded && c.stdout == conflicts.stdout,
+                    "\(context): `conflicts --json` differs between \(first.label) and \(other.label):\n\(conflicts.stdout.prefix(3000))\n\(c.stdout.prefix(3000))",
+                    sourceLocation: sourceLocation)
+        }
+        var ids: [String] = []
+        for record in records {
+            guard let id = record["id"] as? String else { continue }
+            ids.append(id)
+            let show = await first.run(["show", id, "--json"])
+            for other in devices.dropFirst() {
+                let s = await other.run(["show", id, "--json"])
+                #expect(s.exitCode == show.exitCode && s.stdout == show.stdout,
+                        "\(context): `show \(id) --json` differs between \(first.label) and \(other.label):\n\(show)\n\(s)",
+                        sourceLocation: sourceLocation)
+            }
+            if record["kind"] as? String == "image", record["deleted"] as? Bool == false {
+                var saved: [Data] = []
+                for d in devices {
+                    let target = "\(d.store.directory)/saved-\(id)"
+                    let r = await d.run(["image", "save", id, target])
+                    #expect(r.succeeded, "\(context): [\(d.label)] image save \(id) failed: \(r)", sourceLocation: sourceLocation)
+                    saved.append(FileManager.default.contents(atPath: target) ?? Data())
+                    try? FileManager.default.removeItem(atPath: target)
+                }
+                #expect(saved.allSatisfy { $0 == saved[0] && !$0.isEmpty }, "\(context): the bytes of image \(id) differ between devices", sourceLocation: sourceLocation)
+            }
+        }
+        return ids
+    }
+}
+
+/// A small, seedable generator (SplitMix64), so a failing random scenario can be replayed.
+struct SeededGenerator: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// AISYNC_TEST_SEED when set (to replay a failure), else a fresh random seed.
+    static func seed() -> UInt64 {
+        if let text = ProcessInfo.processInfo.environment["AISYNC_TEST_SEED"], let s = UInt64(text) { return s }
+        return UInt64.random(in: 1...UInt64(Int64.max))
+    }
+}
