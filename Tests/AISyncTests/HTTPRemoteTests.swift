@@ -175,14 +175,16 @@ struct HTTPRemoteTests {
         #expect(requests.last?.body == .bytes(Array("x\n".utf8)))
     }
 
+    /// A refused MKCOL is checked once with PROPFIND Depth 0 (a racing device may have just
+    /// created the collection); when it really is missing, the 403 is reported.
     @Test func mkcolRefusedIsAClearError() async throws {
-        let transport = FakeTransport([Self.status(409), Self.status(403)], fallback: Self.status(500))
+        let transport = FakeTransport([Self.status(409), Self.status(403), Self.status(404)], fallback: Self.status(500))
         let remote = try Self.makeRemote(transport, sleeps: SleepLog())
         var caught: AISyncError?
         do { _ = try await remote.write("segments/\(Self.device)/1.seg", [10], condition: .createOnly) } catch { caught = error }
         #expect(caught?.code == .permission)
-        let count = await transport.requests.count
-        #expect(count == 2)
+        let methods = await transport.requests.map(\.method)
+        #expect(methods == ["PUT", "MKCOL", "PROPFIND"])
     }
 
     // MARK: - Retries
