@@ -53,6 +53,11 @@ enum SyncCommands {
         return ExitCode.success
     }
 
+    /// Progress on stderr only when it is a terminal (and TERM is not dumb): one line, redrawn.
+    static let progressLine: @Sendable (String) -> Void = { text in
+        if CLIPlatform.stderrIsInteractive { CLIPlatform.err("\r\u{1B}[K" + text) }
+    }
+
     static let syncOptions = [OptionSpec(name: "dry-run", help: "Say what would move, without moving it."), InspectCommands.json]
 
     static func engine(_ inv: Invocation) async throws(CLIError) -> SyncEngine {
@@ -62,11 +67,13 @@ enum SyncCommands {
             let remote = try RemoteFactory.pick(inv.positionals.first, in: config)
             let storage = try RemoteFactory.make(remote, environment: CLIPlatform.environmentDictionary())
             let (imgur, uploads) = try ImgurCommands.imgurSync(store: store, config: config)
-            return SyncEngine(store: store, remote: storage, name: remote.name, imgur: imgur, uploadsToImgur: uploads)
+            return SyncEngine(store: store, remote: storage, name: remote.name, imgur: imgur, uploadsToImgur: uploads,
+                              progress: progressLine)
         }
     }
 
     static func report(_ r: SyncReport, verb: String, _ inv: Invocation) {
+        if CLIPlatform.stderrIsInteractive { CLIPlatform.err("\r\u{1B}[K") }
         if inv.flag("json") {
             JSONValue.object([
                 "pushed": .int(Int64(r.pushed)), "pulled": .int(Int64(r.pulled)), "conflicts": .int(Int64(r.conflicts)),

@@ -29,6 +29,7 @@ extension SyncEngine {
             let from = (checkpoint.pulled[device]?.seq ?? 0) + 1
             guard head.seq >= from else { continue }
             for seq in from...head.seq {
+                progress("pulling segment \(seq)/\(head.seq) of \(head.name.prefix(40))")
                 let path = RemotePath.segmentPath(device, seq)
                 let where_ = "\(remote.displayName)/\(path)"
                 // A device's segments carry the remote id its head declares.
@@ -58,6 +59,7 @@ extension SyncEngine {
             if await !store.hasObject(image.sha256) { wanted.append((image.sha256, image)) }
         }
         for (digest, image) in wanted where !(await store.hasObject(digest)) {
+            progress("pulling image \(digest.hex.prefix(12))")
             if let imgur, await imgur.fetchOriginal(image) {
                 report.blobs += 1
                 continue

@@ -34,6 +34,7 @@ extension SyncEngine {
             if let imgur, !ImgurSync.keepsOriginalOnRemote(image, placement: imgur.placement) { continue }
             let path = RemotePath.objectPath(digest)
             if try await remote.exists(path) { continue }
+            progress("pushing image \(digest.hex.prefix(12))")
             _ = try await remote.upload(path, from: await store.objectPath(digest), condition: .createOnly)
             report.blobs += 1
             report.bytes += Platform.stat(await store.objectPath(digest))?.size ?? 0
@@ -42,7 +43,8 @@ extension SyncEngine {
         // 2. Segments. Numbers past our head are not referenced yet, so a leftover from an
         // interrupted push may be replaced.
         var seq = checkpoint.pushedSeq
-        for chunk in chunks {
+        for (n, chunk) in chunks.enumerated() {
+            progress("pushing segment \(n + 1)/\(chunks.count) (\(chunk.entries.count) versions)")
             seq += 1
             let segment = Segment(device: store.deviceID, seq: seq, remoteID: remoteID, entries: chunk.entries)
             let bytes = segment.encoded()

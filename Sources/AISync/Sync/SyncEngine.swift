@@ -11,10 +11,14 @@ public struct SyncEngine: Sendable {
     /// The Imgur side: uploads when `uploadsToImgur`, and fetches pictures Imgur serves unchanged.
     public let imgur: ImgurSync?
     public let uploadsToImgur: Bool
+    /// Told what is moving ("pushing segment 2/5"), for a progress line on a terminal.
+    public let progress: @Sendable (String) -> Void
 
-    public init(store: Store, remote: any RemoteStorage, name: String, imgur: ImgurSync? = nil, uploadsToImgur: Bool = false) {
+    public init(store: Store, remote: any RemoteStorage, name: String, imgur: ImgurSync? = nil, uploadsToImgur: Bool = false,
+                progress: @escaping @Sendable (String) -> Void = { _ in }) {
         self.store = store; self.remote = remote; self.name = name; self.imgur = imgur
         self.uploadsToImgur = uploadsToImgur && imgur != nil
+        self.progress = progress
     }
 
     func withSyncLock<T>(_ body: () async throws(AISyncError) -> T) async throws(AISyncError) -> T {
