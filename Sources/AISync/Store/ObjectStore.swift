@@ -33,36 +33,14 @@ struct ObjectStore: Sendable {
 
     /// Streams a file into the store, hashing as it copies; never holds it whole in memory.
     func put(fileAt source: String) throws(AISyncError) -> (digest: SHA256Digest, size: Int64) {
-        let input = Platform.open(source, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw FileIO.ioError("read", source, errno: Platform.errno) }
-        defer { Platform.close(input) }
         try FileIO.makeDirectories(directory)
         let temp = "\(directory)/incoming-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let output = Platform.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard output >= 0 else { throw FileIO.ioError("write", temp, errno: Platform.errno) }
-        var hasher = SHA256()
-        var size: Int64 = 0
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var failure: AISyncError?
-        while failure == nil {
-            let n = buffer.withUnsafeMutableBytes { Platform.read(input, into: $0) }
-            guard let n else { failure = FileIO.ioError("read", source, errno: Platform.errno); break }
-            if n == 0 { break }
-            buffer.withUnsafeBytes { raw in
-                let chunk = UnsafeRawBufferPointer(rebasing: raw[0..<n])
-                hasher.update(bytes: chunk)
-                if !Platform.writeAll(output, chunk) { failure = FileIO.ioError("write", temp, errno: Platform.errno) }
-            }
-            size += Int64(n)
-        }
-        if failure == nil, !Platform.fsync(output) { failure = FileIO.ioError("write", temp, errno: Platform.errno) }
-        Platform.close(output)
-        if let failure {
+        let copied: (digest: SHA256Digest, size: Int64)
+        do { copied = try FileIO.copy(source, to: temp) } catch {
             _ = Platform.unlink(temp)
-            throw failure
+            throw error
         }
-        let digest = hasher.finalize()
-        let target = path(of: digest)
+        let target = path(of: copied.digest)
         do {
             try FileIO.makeDirectories(FileIO.parentDirectory(of: target))
         } catch {
@@ -77,7 +55,7 @@ struct ObjectStore: Sendable {
             throw FileIO.ioError("write", target, errno: code)
         }
         FileIO.syncDirectory(FileIO.parentDirectory(of: target))
-        return (digest, size)
+        return copied
     }
 
     /// Reads an object and checks that its bytes still hash to its name.
@@ -104,35 +82,18 @@ struct ObjectStore: Sendable {
     /// Copies an object to `destination` (atomically), verifying the hash while streaming.
     func export(_ digest: SHA256Digest, to destination: String) throws(AISyncError) {
         let source = path(of: digest)
-        let input = Platform.open(source, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else {
+        guard FileIO.exists(source) else {
             throw AISyncError(.damagedData, "the image bytes \(digest.hex) are missing from the store", hint: "Pull from a remote to restore them, or run `aisync fsck`")
         }
-        defer { Platform.close(input) }
         let temp = "\(destination).aisync-tmp-\(getpid())"
-        let output = Platform.open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard output >= 0 else { throw FileIO.ioError("write", destination, errno: Platform.errno) }
-        var hasher = SHA256()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var failure: AISyncError?
-        while failure == nil {
-            let n = buffer.withUnsafeMutableBytes { Platform.read(input, into: $0) }
-            guard let n else { failure = FileIO.ioError("read", source, errno: Platform.errno); break }
-            if n == 0 { break }
-            buffer.withUnsafeBytes { raw in
-                let chunk = UnsafeRawBufferPointer(rebasing: raw[0..<n])
-                hasher.update(bytes: chunk)
-                if !Platform.writeAll(output, chunk) { failure = FileIO.ioError("write", destination, errno: Platform.errno) }
+        do throws(AISyncError) {
+            let copied = try FileIO.copy(source, to: temp)
+            guard copied.digest == digest else {
+                throw AISyncError(.damagedData, "object \(source) is damaged: its bytes no longer match its name", hint: "Run `aisync fsck`; pull from a remote to restore it")
             }
-        }
-        if failure == nil, hasher.finalize() != digest {
-            failure = AISyncError(.damagedData, "object \(source) is damaged: its bytes no longer match its name", hint: "Run `aisync fsck`; pull from a remote to restore it")
-        }
-        if failure == nil, !Platform.fsync(output) { failure = FileIO.ioError("write", destination, errno: Platform.errno) }
-        Platform.close(output)
-        if let failure {
+        } catch {
             _ = Platform.unlink(temp)
-            throw failure
+            throw error
         }
         guard Platform.rename(temp, destination) else {
             let code = Platform.errno

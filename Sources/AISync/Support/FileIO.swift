@@ -62,23 +62,38 @@ enum FileIO {
         return Array(out[0..<done])
     }
 
+    /// Streams `input` to `output` in 1 MiB chunks, hashing as it goes, then fsyncs
+    /// `output`: the one copy loop behind importing, exporting and folder-remote uploads.
+    static func streamCopy(_ input: Int32, to output: Int32, source: String, destination: String) throws(AISyncError) -> (digest: SHA256Digest, size: Int64) {
+        var hasher = SHA256()
+        var size: Int64 = 0
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Platform.read(input, into: $0) }
+            guard let n else { throw ioError("read", source, errno: Platform.errno) }
+            if n == 0 { break }
+            let ok = buffer.withUnsafeBytes { raw in
+                let chunk = UnsafeRawBufferPointer(rebasing: raw[0..<n])
+                hasher.update(bytes: chunk)
+                return Platform.writeAll(output, chunk)
+            }
+            guard ok else { throw ioError("write", destination, errno: Platform.errno) }
+            size += Int64(n)
+        }
+        guard Platform.fsync(output) else { throw ioError("write", destination, errno: Platform.errno) }
+        return (hasher.finalize(), size)
+    }
+
     /// Copies a file by streaming it (fsynced, not renamed: callers copy to a temp name).
-    static func copy(_ source: String, to destination: String) throws(AISyncError) {
+    @discardableResult
+    static func copy(_ source: String, to destination: String) throws(AISyncError) -> (digest: SHA256Digest, size: Int64) {
         let input = Platform.open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw ioError("read", source, errno: Platform.errno) }
         defer { Platform.close(input) }
         let output = Platform.open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard output >= 0 else { throw ioError("write", destination, errno: Platform.errno) }
         defer { Platform.close(output) }
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { Platform.read(input, into: $0) }
-            guard let n else { throw ioError("read", source, errno: Platform.errno) }
-            if n == 0 { break }
-            let ok = buffer.withUnsafeBytes { Platform.writeAll(output, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-            guard ok else { throw ioError("write", destination, errno: Platform.errno) }
-        }
-        guard Platform.fsync(output) else { throw ioError("write", destination, errno: Platform.errno) }
+        return try streamCopy(input, to: output, source: source, destination: destination)
     }
 
     static func exists(_ path: String) -> Bool { Platform.stat(path) != nil }
