@@ -5,7 +5,7 @@ import PackageDescription
 /// No package dependencies: only what ships with the Swift toolchain.
 let package = Package(
     name: "aisync",
-    platforms: [.macOS(.v13), .iOS(.v16)],
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "AISync", targets: ["AISync"]),
         .executable(name: "aisync", targets: ["aisync"]),

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -726,7 +727,7 @@ struct ImgurScenarioTests {
 // MARK: - Support
 
 /// The Imgur stand-in (scripts/imgur_standin.py) as a child process on a free port.
-final class ImgurStandIn: @unchecked Sendable {
+final class ImgurStandIn {
     static let clientID = "aisyncE2EClient"
     static let token = "aisyncE2EToken"
 
@@ -921,10 +922,10 @@ enum ImgurScenario {
 
     // MARK: HTTP (synchronous; the completion runs on URLSession's own queue)
 
-    final class Box: @unchecked Sendable {
+    struct Reply: Sendable {
         var status = 0
         var data = Data()
-        var error: Error?
+        var error: (any Error)?
     }
 
     static let session: URLSession = {
@@ -941,18 +942,18 @@ enum ImgurScenario {
             request.httpBody = body
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
-        let box = Box()
+        let box = Mutex(Reply())
         let done = DispatchSemaphore(value: 0)
         let task = session.dataTask(with: request) { data, response, error in
-            box.status = (response as? HTTPURLResponse)?.statusCode ?? 0
-            box.data = data ?? Data()
-            box.error = error
+            let reply = Reply(status: (response as? HTTPURLResponse)?.statusCode ?? 0, data: data ?? Data(), error: error)
+            box.withLock { $0 = reply }
             done.signal()
         }
         task.resume()
         done.wait()
-        if let error = box.error { throw error }
-        return (box.status, box.data)
+        let reply = box.withLock { $0 }
+        if let error = reply.error { throw error }
+        return (reply.status, reply.data)
     }
 
     /// GET of a media link without following redirects: the status and Location.

@@ -1,5 +1,3 @@
-import Foundation
-
 /// The image side of sync (design §5): uploads to Imgur on push, fetches from Imgur on pull,
 /// deletes on Imgur when the last record using a picture is deleted.
 ///
@@ -9,7 +7,7 @@ import Foundation
 ///
 /// A push calls `uploadPending` before it sends the records and `flushDeletes` after (both
 /// only when uploads are on). A refused credential met while uploading does not stop the push:
-/// it is kept in `deferred` and thrown by `flushDeletes`, once the records are on the remote
+/// `uploadPending` returns it, and the push throws it once the records are on the remote
 /// (issue 4: "a push that could not upload every image still pushes all records"; 401/403 is
 /// still one clear error, exit 77).
 public struct ImgurSync: Sendable {
@@ -18,19 +16,9 @@ public struct ImgurSync: Sendable {
     let placement: StoreConfig.ImagePlacement
     /// Unix seconds.
     let now: @Sendable () -> Int64
-    /// An auth failure of `uploadPending`, thrown by the next `flushDeletes`.
-    let deferred = DeferredFailure()
 
     public init(store: Store, client: ImgurClient, placement: StoreConfig.ImagePlacement, now: @escaping @Sendable () -> Int64) {
         self.store = store; self.client = client; self.placement = placement; self.now = now
-    }
-
-    /// One error kept between two calls of the same push.
-    final class DeferredFailure: @unchecked Sendable {
-        private let lock = NSLock()
-        private var error: AISyncError?
-        func set(_ e: AISyncError) { lock.lock(); if error == nil { error = e }; lock.unlock() }
-        func take() -> AISyncError? { lock.lock(); defer { lock.unlock() }; let e = error; error = nil; return e }
     }
 
     /// Whether the original bytes must also be on the remote: always unless Imgur serves
@@ -44,10 +32,11 @@ public struct ImgurSync: Sendable {
     /// the others; a rate limit stops uploading until its reset; a refused credential stops
     /// uploading and is thrown by `flushDeletes` after the records were pushed. With
     /// `--images remote` nothing is uploaded. Returns counts for the report.
-    func uploadPending(into report: inout SyncReport) async throws(AISyncError) {
-        _ = deferred.take()   // a push that failed before flushDeletes left nothing for this one
+    /// Returns a refused credential (401/403) instead of throwing it, so the caller can push
+    /// the records first and then report it.
+    func uploadPending(into report: inout SyncReport) async throws(AISyncError) -> AISyncError? {
         // `--images remote`: the bytes live on the remote only (StoreConfig.ImagePlacement).
-        guard placement != .remote else { return }
+        guard placement != .remote else { return nil }
         var state = try await store.readImgurState()
         let nowSeconds = now()
         let live = try await store.liveImages()
@@ -58,7 +47,7 @@ public struct ImgurSync: Sendable {
         report.imgurPending = pending.count
         if let retryAt = state.retryAt, retryAt > nowSeconds {
             report.imgurRetryAt = retryAt
-            return
+            return nil
         }
         state.retryAt = nil
         for (id, image) in pending {
@@ -97,22 +86,22 @@ public struct ImgurSync: Sendable {
                     state.retryAt = resetAt
                     report.imgurRetryAt = resetAt
                     try await store.writeImgurState(state)
-                    return
+                    return nil
                 case .rejected(let message):
                     state.failed[image.sha256] = message
                     report.imgurFailed += 1
                     report.imgurPending -= 1
                 case .auth:
-                    // Stop uploading; the records still go out, then the push fails (flushDeletes).
+                    // Stop uploading; the records still go out, then the push reports this.
                     try await store.writeImgurState(state)
-                    deferred.set(error.aisyncError)
-                    return
+                    return error.aisyncError
                 case .unavailable, .damaged, .other:
                     report.imgurErrors.append(error.aisyncError.description)
                 }
                 try await store.writeImgurState(state)
             }
         }
+        return nil
     }
 
     private func persist(_ state: ImgurState) async throws(ImgurError) {
@@ -174,9 +163,8 @@ public struct ImgurSync: Sendable {
     }
 
     /// Deletes the queued Imgur copies; what fails stays queued for the next push. Called by
-    /// a push after its records went out: first throws a refused credential `uploadPending` met.
+    /// a push after its records went out.
     func flushDeletes(into report: inout SyncReport) async throws(AISyncError) {
-        if let refused = deferred.take() { throw refused }
         var state = try await store.readImgurState()
         guard !state.pendingDeletes.isEmpty else { return }
         for (id, deletehash) in state.pendingDeletes.sorted(by: { $0.key < $1.key }) {

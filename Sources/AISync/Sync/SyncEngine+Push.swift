@@ -5,11 +5,13 @@ extension SyncEngine {
         var report = SyncReport()
         report.dryRun = dryRun
         // Imgur first: its answers become new versions of the image records, pushed below.
-        if uploadsToImgur, !dryRun, let imgur { try await imgur.uploadPending(into: &report) }
+        var imgurRefused: AISyncError?
+        if uploadsToImgur, !dryRun, let imgur { imgurRefused = try await imgur.uploadPending(into: &report) }
         let (versions, end) = try await store.journalVersions(from: checkpoint.pushedOffset)
         // Nothing new and already registered: no request at all.
         if versions.isEmpty && checkpoint.headETag != nil && checkpoint.registered {
             if uploadsToImgur, !dryRun, let imgur { try await imgur.flushDeletes(into: &report) }
+            if let imgurRefused { throw imgurRefused }
             report.conflicts = try await store.conflictCount()
             return report
         }
@@ -93,6 +95,8 @@ extension SyncEngine {
             try await imgur.queueDeletes(versions.filter { $0.device == store.deviceID })
             if uploadsToImgur { try await imgur.flushDeletes(into: &report) }
         }
+        // A refused Imgur credential: the records are on the remote now; say so clearly.
+        if let imgurRefused { throw imgurRefused }
         report.conflicts = try await store.conflictCount()
         return report
     }

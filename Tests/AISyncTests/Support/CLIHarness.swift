@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import AISync
 #if canImport(Glibc)
@@ -41,38 +42,44 @@ struct CLIResult: Sendable, CustomStringConvertible {
 }
 
 /// A process started in the background (for concurrency and kill tests).
-final class CLIBackgroundProcess: @unchecked Sendable {
-    let process: Process
+final class CLIBackgroundProcess: Sendable {
+    /// Foundation's Process is not Sendable; every use goes through this lock.
+    private let process: Mutex<Process>
     let stdoutPath: String
     let stderrPath: String
     let command: [String]
-    var pid: Int32 { process.processIdentifier }
+    let pid: Int32
 
-    init(process: Process, stdoutPath: String, stderrPath: String, command: [String]) {
-        self.process = process; self.stdoutPath = stdoutPath; self.stderrPath = stderrPath; self.command = command
+    init(process: sending Process, stdoutPath: String, stderrPath: String, command: [String]) {
+        pid = process.processIdentifier
+        self.process = Mutex(process)
+        self.stdoutPath = stdoutPath; self.stderrPath = stderrPath; self.command = command
     }
 
-    var isRunning: Bool { process.isRunning }
+    var isRunning: Bool { process.withLock { $0.isRunning } }
 
     /// Waits for the process (killing it after `timeout` seconds) and collects its output.
     func wait(timeout: Double = 120) -> CLIResult {
         var timedOut = false
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning {
+        while isRunning {
             if Date() > deadline {
                 timedOut = true
-                kill(process.processIdentifier, SIGKILL)
+                kill(pid, SIGKILL)
                 break
             }
             usleep(2_000)
         }
-        process.waitUntilExit()
+        let (status, signaled) = process.withLock { p -> (Int32, Bool) in
+            p.waitUntilExit()
+            return (p.terminationStatus, p.terminationReason == .uncaughtSignal)
+        }
         let out = FileManager.default.contents(atPath: stdoutPath) ?? Data()
         let err = FileManager.default.contents(atPath: stderrPath) ?? Data()
         try? FileManager.default.removeItem(atPath: stdoutPath)
         try? FileManager.default.removeItem(atPath: stderrPath)
-        return CLIResult(command: command, exitCode: process.terminationStatus,
-                         signaled: process.terminationReason == .uncaughtSignal, timedOut: timedOut,
+        return CLIResult(command: command, exitCode: status,
+                         signaled: signaled, timedOut: timedOut,
                          stdoutData: out, stderrData: err)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -34,7 +35,7 @@ public final class URLSessionTransport: HTTPTransport {
     deinit { session.finishTasksAndInvalidate() }
 
     /// What a task's completion handler saw.
-    private struct Outcome: @unchecked Sendable {
+    private struct Outcome: Sendable {
         var data: Data?
         var response: URLResponse?
         var error: Error?
@@ -142,26 +143,29 @@ public final class URLSessionTransport: HTTPTransport {
 }
 
 /// The running task of one `send`, for cancellation and to find its declined challenge.
-private final class TaskHandle: @unchecked Sendable {
-    private let lock = NSLock()
-    private var task: URLSessionTask?
-    private var cancelled = false
+private final class TaskHandle: Sendable {
+    private struct State {
+        var task: URLSessionTask?
+        var cancelled = false
+    }
 
-    var taskID: Int? { lock.withLock { task?.taskIdentifier } }
+    private let state = Mutex(State())
+
+    var taskID: Int? { state.withLock { $0.task?.taskIdentifier } }
 
     func start(_ task: URLSessionTask) {
-        let cancelled = lock.withLock { () -> Bool in
-            self.task = task
-            return self.cancelled
+        let cancelled = state.withLock { s -> Bool in
+            s.task = task
+            return s.cancelled
         }
         task.resume()
         if cancelled { task.cancel() }
     }
 
     func cancel() {
-        let task = lock.withLock { () -> URLSessionTask? in
-            cancelled = true
-            return self.task
+        let task = state.withLock { s -> URLSessionTask? in
+            s.cancelled = true
+            return s.task
         }
         task?.cancel()
     }
@@ -170,9 +174,8 @@ private final class TaskHandle: @unchecked Sendable {
 /// Declines HTTP authentication challenges (aisync authenticates preemptively) and keeps the
 /// refused response per task, so the transport can return the 401. Server-trust and
 /// client-certificate challenges get the system's default handling.
-private final class ChallengeDecliner: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-    private let lock = NSLock()
-    private var refused: [Int: URLResponse] = [:]
+private final class ChallengeDecliner: NSObject, URLSessionTaskDelegate, Sendable {
+    private let refused = Mutex<[Int: URLResponse]>([:])
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
                     completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
@@ -185,13 +188,13 @@ private final class ChallengeDecliner: NSObject, URLSessionTaskDelegate, @unchec
         }
         let response = challenge.failureResponse ?? task.response
         if let response {
-            lock.withLock { refused[task.taskIdentifier] = response }
+            refused.withLock { $0[task.taskIdentifier] = response }
         }
         completionHandler(.cancelAuthenticationChallenge, nil)
     }
 
     /// The refused response of a task, once (and forgotten).
     func take(_ taskID: Int) -> URLResponse? {
-        lock.withLock { refused.removeValue(forKey: taskID) }
+        refused.withLock { $0.removeValue(forKey: taskID) }
     }
 }
