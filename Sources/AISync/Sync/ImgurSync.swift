@@ -16,6 +16,8 @@ public struct ImgurSync: Sendable {
     let placement: StoreConfig.ImagePlacement
     /// Unix seconds.
     let now: @Sendable () -> Int64
+    /// Uploads in flight at once.
+    static let concurrency = 3
 
     public init(store: Store, client: ImgurClient, placement: StoreConfig.ImagePlacement, now: @escaping @Sendable () -> Int64) {
         self.store = store; self.client = client; self.placement = placement; self.now = now
@@ -50,8 +52,15 @@ public struct ImgurSync: Sendable {
             return nil
         }
         state.retryAt = nil
-        for (id, image) in pending {
+        var answers: [SHA256Digest: Result<(upload: ImgurUpload, rateLimit: ImgurRateLimit?), ImgurError>] = [:]
+        for (n, (id, image)) in pending.enumerated() {
             guard await store.hasObject(image.sha256) else { continue }
+            // The first upload goes alone (it finds out whether the rate budget is spent), then
+            // uploads run `concurrency` at a time: start the next batch when reaching it.
+            if n == 0 || (n - 1) % Self.concurrency == 0 {
+                let size = n == 0 ? 1 : Self.concurrency
+                answers = await uploadBatch(pending[n..<min(pending.count, n + size)].map(\.1), skipping: copies, state: state)
+            }
             do throws(ImgurError) {
                 if let copy = copies[image.sha256] {
                     try await record(id, copy)
@@ -62,8 +71,16 @@ public struct ImgurSync: Sendable {
                 if let known = state.answered[image.sha256] {
                     upload = known   // answered before a crash: reuse, never upload twice
                 } else {
-                    let (answer, limit) = try await client.upload(fileAt: await store.objectPath(image.sha256), mediaType: image.mediaType,
-                                                                  title: image.title, description: image.prompt)
+                    let answer: ImgurUpload, limit: ImgurRateLimit?
+                    if let result = answers.removeValue(forKey: image.sha256) {
+                        switch result {
+                        case .success(let r): (answer, limit) = r
+                        case .failure(let e): throw e
+                        }
+                    } else {
+                        let path = await store.objectPath(image.sha256)
+                        (answer, limit) = try await client.upload(fileAt: path, mediaType: image.mediaType, title: image.title, description: image.prompt)
+                    }
                     upload = ImgurState.Upload(id: answer.id, link: answer.link, deletehash: answer.deletehash, size: answer.size)
                     state.answered[image.sha256] = upload
                     state.uploads += 1
@@ -85,6 +102,7 @@ public struct ImgurSync: Sendable {
                 case .rateLimited(let resetAt):
                     state.retryAt = resetAt
                     report.imgurRetryAt = resetAt
+                    Self.keep(answers, in: &state)
                     try await store.writeImgurState(state)
                     return nil
                 case .rejected(let message):
@@ -93,6 +111,7 @@ public struct ImgurSync: Sendable {
                     report.imgurPending -= 1
                 case .auth:
                     // Stop uploading; the records still go out, then the push reports this.
+                    Self.keep(answers, in: &state)
                     try await store.writeImgurState(state)
                     return error.aisyncError
                 case .unavailable, .damaged, .other:
@@ -102,6 +121,43 @@ public struct ImgurSync: Sendable {
             }
         }
         return nil
+    }
+
+    /// When uploading stops mid-batch: the uploads of that batch Imgur did store are kept, to
+    /// be recorded by the next push instead of being uploaded a second time.
+    static func keep(_ answers: [SHA256Digest: Result<(upload: ImgurUpload, rateLimit: ImgurRateLimit?), ImgurError>], in state: inout ImgurState) {
+        for (digest, result) in answers {
+            guard case .success(let r) = result else { continue }
+            state.answered[digest] = ImgurState.Upload(id: r.upload.id, link: r.upload.link, deletehash: r.upload.deletehash, size: r.upload.size)
+            state.uploads += 1
+        }
+    }
+
+    /// Uploads the images of one batch at the same time (bounded concurrency), except those
+    /// already on Imgur or answered before a crash. Results are applied in order by the caller.
+    private func uploadBatch(_ images: [ImageBody], skipping copies: [SHA256Digest: ImageBody.ImgurLocation],
+                             state: ImgurState) async -> [SHA256Digest: Result<(upload: ImgurUpload, rateLimit: ImgurRateLimit?), ImgurError>] {
+        var jobs: [(SHA256Digest, String, ImageBody)] = []
+        var seen = Set<SHA256Digest>()
+        for image in images where copies[image.sha256] == nil && state.answered[image.sha256] == nil && seen.insert(image.sha256).inserted {
+            guard await store.hasObject(image.sha256) else { continue }
+            jobs.append((image.sha256, await store.objectPath(image.sha256), image))
+        }
+        let client = self.client
+        return await withTaskGroup(of: (SHA256Digest, Result<(upload: ImgurUpload, rateLimit: ImgurRateLimit?), ImgurError>).self) { group in
+            for (digest, path, image) in jobs {
+                group.addTask {
+                    do throws(ImgurError) {
+                        return (digest, .success(try await client.upload(fileAt: path, mediaType: image.mediaType, title: image.title, description: image.prompt)))
+                    } catch {
+                        return (digest, .failure(error))
+                    }
+                }
+            }
+            var results: [SHA256Digest: Result<(upload: ImgurUpload, rateLimit: ImgurRateLimit?), ImgurError>] = [:]
+            for await (digest, result) in group { results[digest] = result }
+            return results
+        }
     }
 
     private func persist(_ state: ImgurState) async throws(ImgurError) {
