@@ -49,6 +49,7 @@ API (every path also accepts a ".json" suffix; every API response is JSON except
         deletehash(15 alnum),name,link},"success":true,"status":200}
         (anonymous: account_url null, account_id 0; Bearer: the account's name and id).
     GET /3/image/{id}       the same model (deletehash only for the owner's Bearer token);
+    GET /3/account/me/images[/{page}]  Bearer only: the account's images, newest first, 50 a page;
                             unknown, deleted or removed: 404 "Unable to find an image with the
                             id, {id}".
     DELETE /3/image/{deletehash}  any credential;  DELETE /3/image/{id}  Bearer of the owner
@@ -806,6 +807,8 @@ class Handler(BaseHTTPRequestHandler):
             kind = "delete"
         elif method in ("GET", "HEAD") and m:
             kind = "info"
+        elif method == "GET" and re.fullmatch(r"/3/account/me/images(?:/[0-9]+)?", api_path):
+            kind = "account_images"
         else:
             kind = "other"
         rule = st.take_rule(kind)
@@ -859,6 +862,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self.failure({"shape": "errors_array", "status": 429}, path, method, ip, cred, True)
             return self.error(429, "Too Many Requests", path, method, headers)
         headers = st.rate_headers(ip, cred, is_post)
+        if kind == "account_images":
+            return self.account_images(path, api_path, auth, headers)
         if kind == "upload":
             return self.upload(path, body, auth, headers)
         if kind == "delete":
@@ -951,6 +956,20 @@ class Handler(BaseHTTPRequestHandler):
         d["name"] = im.name
         d["link"] = im.link
         return d
+
+    def account_images(self, path, api_path, auth, headers):
+        """GET /3/account/me/images[/{page}] (Bearer only): the account's images, newest first,
+        50 a page, with deletehash (the owner is asking), as Imgur's Account Images endpoint."""
+        st = self.state
+        if auth[0] != "bearer":
+            return self.error(401, "Authentication required", path, "GET", headers)
+        page = int(api_path.rsplit("/", 1)[1]) if api_path.rsplit("/", 1)[1].isdigit() else 0
+        with st.lock:
+            mine = [im for im in st.images.values()
+                    if im.account is not None and im.account == auth[2][0] and not im.deleted and not im.removed]
+            mine.sort(key=lambda im: im.datetime, reverse=True)
+            data = [self.model(im, True) for im in mine[page * 50:(page + 1) * 50]]
+        return Resp(200, envelope(data, 200, True), "application/json", headers)
 
     def info(self, path, method, key, auth, headers):
         st = self.state

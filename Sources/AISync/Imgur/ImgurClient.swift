@@ -84,7 +84,9 @@ public struct ImgurClient: Sendable {
     /// Uploads the file at `path` and returns what Imgur stored, with the rate-limit figures of
     /// the answer. `mediaType` is the file's type (`image/png`); `title` and `description` are
     /// sent when given.
-    public func upload(fileAt path: String, mediaType: String, title: String?, description: String?)
+    /// `fileStem`, when given, names the upload (`<stem>.<ext>`; Imgur keeps it as the image's
+    /// `name`), so an upload whose answer was lost can be found among an account's images.
+    public func upload(fileAt path: String, mediaType: String, title: String?, description: String?, fileStem: String? = nil)
         async throws(ImgurError) -> (upload: ImgurUpload, rateLimit: ImgurRateLimit?) {
         let endpoint = try resolvedEndpoint()
         try checkCredential()
@@ -97,7 +99,9 @@ public struct ImgurClient: Sendable {
         defer { _ = Platform.unlink(temp) }
         let length: Int64
         do {
-            length = try Self.writeMultipart(to: temp, boundary: boundary, file: path, filename: Self.filename(for: mediaType),
+            let filename = Self.filename(for: mediaType)
+            let named = fileStem.map { stem in stem + "." + (filename.split(separator: ".").last.map(String.init) ?? "bin") } ?? filename
+            length = try Self.writeMultipart(to: temp, boundary: boundary, file: path, filename: named,
                                              mediaType: mediaType, title: title, description: description)
         } catch {
             throw fail(.other, error)
@@ -135,6 +139,32 @@ public struct ImgurClient: Sendable {
         } catch {
             throw fail(.damaged, error, response: response)
         }
+    }
+
+    // MARK: - Account images
+
+    /// One page (50) of the account's images with their `name`s, newest first
+    /// (`GET /3/account/me/images/{page}`, Bearer only): how an upload whose answer was lost is
+    /// found again. A Client-ID cannot list anything; it gets an empty list.
+    public func accountImages(page: Int) async throws(ImgurError) -> [(upload: ImgurUpload, name: String?)] {
+        guard case .bearer = credential else { return [] }
+        let endpoint = try resolvedEndpoint()
+        try checkCredential()
+        let request = HTTPRequest(method: "GET", url: endpoint.url("3/account/me/images/\(max(0, page))"), headers: [
+            "Authorization": credential.authorizationHeader, "Accept": "application/json",
+        ])
+        let response = try await send(request, what: "listing the account's images", isUpload: false, downloadTo: nil, maxBytes: 8 << 20)
+        let answer = ImgurAnswer(response.body, secrets: secrets())
+        guard (200..<300).contains(response.status) else { throw failure(response, answer: answer, operation: .download("the account's image list")) }
+        guard let items = answer.json?["data"]?.arrayValue else {
+            throw fail(.damaged, AISyncError(.damagedData, "Imgur's list of account images is not what the API sends"), response: response)
+        }
+        var result: [(upload: ImgurUpload, name: String?)] = []
+        for item in items {
+            guard let upload = try? ImgurUpload.parse(item, endpoint: endpoint) else { continue }
+            result.append((upload, item["name"]?.stringValue))
+        }
+        return result
     }
 
     // MARK: - Delete
@@ -294,8 +324,11 @@ public struct ImgurClient: Sendable {
             } catch {
                 if error.code == .damagedData { throw fail(.damaged, error, extraSecrets: extraSecrets) }
                 guard error.code == .unavailable || error.code == .temporary else { throw fail(.other, error, extraSecrets: extraSecrets) }
-                if isUpload && error.code == .temporary {
-                    throw fail(.unavailable, AISyncError(.unavailable, "\(host) did not answer \(what) in time; Imgur may have stored the image anyway",
+                // An upload is never re-sent in place after a transport failure: the request may
+                // have reached Imgur (a dropped connection looks like an unreachable server), and
+                // a second POST would leave a copy behind. It stays pending for the next push.
+                if isUpload {
+                    throw fail(.unavailable, AISyncError(.unavailable, "\(host) did not answer \(what); Imgur may have stored the image anyway",
                                                          hint: "The upload stays pending and is retried on the next push", cause: error.message),
                                mayHaveUploaded: true, extraSecrets: extraSecrets)
                 }

@@ -16,6 +16,9 @@ struct ImgurState: Sendable, Equatable {
     var failed: [SHA256Digest: String] = [:]
     /// Imgur images whose last user was deleted, waiting to be deleted on Imgur: id → deletehash.
     var pendingDeletes: [String: String] = [:]
+    /// Uploads whose answer never arrived (a dropped connection): Imgur may have stored them.
+    /// With a token they are looked for among the account's images before uploading again.
+    var maybeUploaded: Set<SHA256Digest> = []
     var uploads: Int64 = 0
     var deletes: Int64 = 0
     /// Unix seconds before which no upload is tried (a 429).
@@ -35,6 +38,7 @@ struct ImgurState: Sendable, Equatable {
             })),
             "failed": .object(Dictionary(uniqueKeysWithValues: failed.map { ($0.key.hex, JSONValue.string($0.value)) })),
             "pendingDeletes": .object(pendingDeletes.mapValues(JSONValue.string)),
+            "maybeUploaded": .array(maybeUploaded.map(\.hex).sorted().map(JSONValue.string)),
         ]
         o.setIfPresent("retryAt", retryAt.map(JSONValue.int))
         o.setIfPresent("rateLimit", rateLimit)
@@ -52,6 +56,10 @@ struct ImgurState: Sendable, Equatable {
             guard let d = SHA256Digest(hex: key), let id = u["id"]?.stringValue, let link = u["link"]?.stringValue,
                   let size = u["size"]?.intValue else { throw bad }
             answered[d] = Upload(id: id, link: link, deletehash: u["deletehash"]?.stringValue, size: size)
+        }
+        for item in value["maybeUploaded"]?.arrayValue ?? [] {
+            guard let text = item.stringValue, let d = SHA256Digest(hex: text) else { throw bad }
+            maybeUploaded.insert(d)
         }
         for (key, hash) in value["pendingDeletes"]?.objectValue ?? [:] {
             guard let h = hash.stringValue else { throw bad }

@@ -70,6 +70,10 @@ public struct ImgurSync: Sendable {
                 let upload: ImgurState.Upload
                 if let known = state.answered[image.sha256] {
                     upload = known   // answered before a crash: reuse, never upload twice
+                } else if state.maybeUploaded.contains(image.sha256), let found = try await findLostUpload(image.sha256) {
+                    upload = found   // stored by Imgur although its answer was lost: reuse it
+                    state.answered[image.sha256] = found
+                    try await persist(state)
                 } else {
                     let answer: ImgurUpload, limit: ImgurRateLimit?
                     if let result = answers.removeValue(forKey: image.sha256) {
@@ -79,7 +83,8 @@ public struct ImgurSync: Sendable {
                         }
                     } else {
                         let path = await store.objectPath(image.sha256)
-                        (answer, limit) = try await client.upload(fileAt: path, mediaType: image.mediaType, title: image.title, description: image.prompt)
+                        (answer, limit) = try await client.upload(fileAt: path, mediaType: image.mediaType, title: image.title,
+                                                                  description: image.prompt, fileStem: Self.fileStem(image.sha256))
                     }
                     upload = ImgurState.Upload(id: answer.id, link: answer.link, deletehash: answer.deletehash, size: answer.size)
                     state.answered[image.sha256] = upload
@@ -93,11 +98,13 @@ public struct ImgurSync: Sendable {
                 try await record(id, location)
                 copies[image.sha256] = location
                 state.answered[image.sha256] = nil
+                state.maybeUploaded.remove(image.sha256)
                 try await persist(state)
                 report.imgurUploaded += 1
                 report.imgurPending -= 1
             } catch {
                 if let limit = error.rateLimit { state.rateLimit = limit.json }
+                if error.mayHaveUploaded { state.maybeUploaded.insert(image.sha256) }
                 switch error.kind {
                 case .rateLimited(let resetAt):
                     state.retryAt = resetAt
@@ -123,6 +130,23 @@ public struct ImgurSync: Sendable {
         return nil
     }
 
+    /// The name an upload carries on Imgur, derived from the bytes, so it can be found again.
+    static func fileStem(_ digest: SHA256Digest) -> String { "aisync-\(digest.hex.prefix(32))" }
+
+    /// Looks for an upload whose answer was lost among the account's images (a token can list
+    /// them; a Client-ID cannot, and then the image is uploaded again). Reads at most 10 pages.
+    private func findLostUpload(_ digest: SHA256Digest) async throws(ImgurError) -> ImgurState.Upload? {
+        let stem = Self.fileStem(digest)
+        for page in 0..<10 {
+            let images = try await client.accountImages(page: page)
+            if let hit = images.first(where: { $0.name.map { $0 == stem || $0.hasPrefix(stem + ".") } ?? false }) {
+                return ImgurState.Upload(id: hit.upload.id, link: hit.upload.link, deletehash: hit.upload.deletehash, size: hit.upload.size)
+            }
+            if images.count < 50 { break }
+        }
+        return nil
+    }
+
     /// When uploading stops mid-batch: the uploads of that batch Imgur did store are kept, to
     /// be recorded by the next push instead of being uploaded a second time.
     static func keep(_ answers: [SHA256Digest: Result<(upload: ImgurUpload, rateLimit: ImgurRateLimit?), ImgurError>], in state: inout ImgurState) {
@@ -139,7 +163,8 @@ public struct ImgurSync: Sendable {
                              state: ImgurState) async -> [SHA256Digest: Result<(upload: ImgurUpload, rateLimit: ImgurRateLimit?), ImgurError>] {
         var jobs: [(SHA256Digest, String, ImageBody)] = []
         var seen = Set<SHA256Digest>()
-        for image in images where copies[image.sha256] == nil && state.answered[image.sha256] == nil && seen.insert(image.sha256).inserted {
+        for image in images where copies[image.sha256] == nil && state.answered[image.sha256] == nil
+            && !state.maybeUploaded.contains(image.sha256) && seen.insert(image.sha256).inserted {
             guard await store.hasObject(image.sha256) else { continue }
             jobs.append((image.sha256, await store.objectPath(image.sha256), image))
         }
@@ -148,7 +173,8 @@ public struct ImgurSync: Sendable {
             for (digest, path, image) in jobs {
                 group.addTask {
                     do throws(ImgurError) {
-                        return (digest, .success(try await client.upload(fileAt: path, mediaType: image.mediaType, title: image.title, description: image.prompt)))
+                        return (digest, .success(try await client.upload(fileAt: path, mediaType: image.mediaType, title: image.title,
+                                                                         description: image.prompt, fileStem: Self.fileStem(digest))))
                     } catch {
                         return (digest, .failure(error))
                     }

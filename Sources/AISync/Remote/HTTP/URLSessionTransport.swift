@@ -134,6 +134,10 @@ public final class URLSessionTransport: HTTPTransport {
         switch error.code {
         case .timedOut:
             return AISyncError(.temporary, "\(host) did not answer in time", hint: "Try again later")
+        case .networkConnectionLost:
+            // The request may have reached the server (a POST may have taken effect): like a
+            // timeout, not like a server that could not be reached.
+            return AISyncError(.temporary, "the connection to \(host) was lost before it answered", hint: "Try again later")
         case .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .secureConnectionFailed:
             return AISyncError(.configuration, "cannot establish a secure connection to \(host)", hint: "Check the server's TLS certificate")
         default:
