@@ -6,7 +6,7 @@ enum ImgurCommands {
 
     static let enable = CommandSpec(
         path: ["imgur", "enable"], abstract: "Upload images to Imgur on push.",
-        discussion: "The credential comes from the environment only: AISYNC_IMGUR_CLIENT_ID (anonymous uploads) or AISYNC_IMGUR_TOKEN (an account's OAuth access token).",
+        discussion: "The credential comes from the environment only: AISYNC_IMGUR_CLIENT_ID (anonymous uploads) or AISYNC_IMGUR_TOKEN (an account's OAuth access token). Running it again also retries images Imgur refused.",
         options: [OptionSpec(name: "api", valueName: "URL", help: "Replace https://api.imgur.com (tests, proxies; also AISYNC_IMGUR_API)."),
                   OptionSpec(name: "images", valueName: "imgur|remote|both", help: "Where image bytes go (default imgur: the remote keeps an original only when Imgur re-encoded it).")]
     ) { inv throws(CLIError) in
@@ -24,6 +24,8 @@ enum ImgurCommands {
             _ = try await store.updateConfig { (config: inout StoreConfig) throws(AISyncError) in
                 config.imgur = StoreConfig.ImgurSettings(enabled: true, api: api, images: placement)
             }
+            let retried = try await store.retryRefusedImgurUploads()
+            if retried > 0 { CLIPlatform.err("note: \(retried) image(s) Imgur refused before will be tried again on the next push\n") }
         }
         if ImgurCredential.fromEnvironment(CLIPlatform.environmentDictionary()) == nil {
             CLIPlatform.err("warning: set AISYNC_IMGUR_CLIENT_ID or AISYNC_IMGUR_TOKEN before pushing; until then images wait to be uploaded\n")

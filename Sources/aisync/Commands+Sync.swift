@@ -93,7 +93,10 @@ enum SyncCommands {
             CLIPlatform.err("warning: Imgur rate limit reached; uploads resume after \(Timestamp(milliseconds: retryAt * 1000).iso8601) (run push again then)\n")
         }
         for problem in r.imgurErrors { CLIPlatform.err("warning: Imgur: \(problem); the upload stays pending\n") }
-        for digest in r.missingBlobs {
+        for digest in r.missingBlobs where r.removedOnImgur.contains(digest) {
+            CLIPlatform.err("warning: Imgur removed image \(digest.hex.prefix(12)) (its link shows removed.png) and the remote has no copy of the original; it stays missing until a device that has it pushes\n")
+        }
+        for digest in r.missingBlobs where !r.removedOnImgur.contains(digest) {
             CLIPlatform.err("warning: the remote does not have the bytes of image \(digest.hex.prefix(12)); they stay missing until the device that has them pushes\n")
         }
     }

@@ -441,6 +441,14 @@ struct ImgurScenarioTests {
         let again = ImgurScenario.run(a, ["push"], env: imgur.clientEnv)
         CLIExpect.success(again)
         #expect(try imgur.state().requests == 3, "a refused image is not tried again")
+
+        // Until the user asks: `imgur enable` again retries it (Imgur accepts it this time).
+        let reenable = ImgurScenario.run(a, ["imgur", "enable", "--api", imgur.url], env: imgur.clientEnv)
+        #expect(reenable.exitCode == 0, "\(reenable)")
+        #expect(reenable.stderr.contains("1 image(s) Imgur refused before will be tried again"), "\(reenable)")
+        let retry = ImgurScenario.run(a, ["push"], env: imgur.clientEnv)
+        CLIExpect.success(retry)
+        #expect(retry.stdout.contains("imgur: 1 uploaded, 0 pending, 0 refused"), "\(retry)")
     }
 
     /// A file over Imgur's size limit, refused by the stand-in itself (no injected rule).

@@ -168,3 +168,17 @@ extension Store {
                            retryAt: state.retryAt, rateLimit: state.rateLimit)
     }
 }
+
+extension Store {
+    /// Forgets which images Imgur refused, so the next push tries them again (after the user
+    /// shrank them, or Imgur's limits changed). Returns how many were forgotten.
+    @discardableResult
+    public func retryRefusedImgurUploads() throws(AISyncError) -> Int {
+        var state = try readImgurState()
+        let count = state.failed.count
+        guard count > 0 else { return 0 }
+        state.failed = [:]
+        try writeImgurState(state)
+        return count
+    }
+}

@@ -209,12 +209,26 @@ public struct ImgurSync: Sendable {
     /// Fetches an image's original bytes from Imgur when Imgur serves them unchanged.
     /// Returns false when it cannot (re-encoded, removed upstream, unreachable): the caller
     /// then takes them from the remote.
-    func fetchOriginal(_ image: ImageBody) async -> Bool {
-        guard let imgur = image.imgur, imgur.servedSHA256 == image.sha256, let temp = try? await store.scratchPath() else { return false }
+    func fetchOriginal(_ image: ImageBody) async -> FetchOutcome {
+        guard let imgur = image.imgur, imgur.servedSHA256 == image.sha256, let temp = try? await store.scratchPath() else { return .unavailable }
         defer { _ = Platform.unlink(temp) }
-        guard case .downloaded(let digest, _)? = try? await client.download(link: imgur.link, to: temp, maxBytes: RemoteLimits.blob),
-              digest == image.sha256 else { return false }
-        return (try? await store.adoptBlob(at: temp, expected: image.sha256)) ?? false
+        switch try? await client.download(link: imgur.link, to: temp, maxBytes: RemoteLimits.blob) {
+        case .downloaded(let digest, _)? where digest == image.sha256:
+            return (try? await store.adoptBlob(at: temp, expected: image.sha256)) == true ? .fetched : .unavailable
+        case .removed?, .missing?:
+            return .removed
+        default:
+            return .unavailable
+        }
+    }
+
+    /// What fetching a picture from Imgur gave.
+    enum FetchOutcome: Equatable {
+        case fetched
+        /// Imgur no longer has it (removed.png, 404).
+        case removed
+        /// Not from Imgur this time (re-encoded there, unreachable, wrong bytes).
+        case unavailable
     }
 
     /// Notes the Imgur copies whose last user the pushed tombstones deleted (no network), so

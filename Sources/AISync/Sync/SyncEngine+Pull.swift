@@ -60,7 +60,8 @@ extension SyncEngine {
         }
         for (digest, image) in wanted where !(await store.hasObject(digest)) {
             progress("pulling image \(digest.hex.prefix(12))")
-            if let imgur, await imgur.fetchOriginal(image) {
+            let fromImgur = await imgur?.fetchOriginal(image)
+            if fromImgur == .fetched {
                 report.blobs += 1
                 continue
             }
@@ -68,6 +69,7 @@ extension SyncEngine {
             let path = RemotePath.objectPath(digest)
             guard try await remote.download(path, to: temp, maxBytes: RemoteLimits.blob) else {
                 report.missingBlobs.append(digest)
+                if fromImgur == .removed { report.removedOnImgur.append(digest) }
                 continue
             }
             report.bytes += Platform.stat(temp)?.size ?? 0

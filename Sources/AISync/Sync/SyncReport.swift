@@ -12,6 +12,8 @@ public struct SyncReport: Sendable, Equatable {
     public var blobs = 0
     /// Images whose bytes the remote does not have (reported, not fatal).
     public var missingBlobs: [SHA256Digest] = []
+    /// Of those, the pictures Imgur removed (its link now shows removed.png).
+    public var removedOnImgur: [SHA256Digest] = []
     public var dryRun = false
     /// Imgur: uploads done in this run, still pending, refused by Imgur, deleted.
     public var imgurUploaded = 0
@@ -29,6 +31,7 @@ public struct SyncReport: Sendable, Equatable {
         var r = a
         r.pushed += b.pushed; r.pulled += b.pulled; r.bytes += b.bytes; r.segments += b.segments; r.blobs += b.blobs
         r.missingBlobs += b.missingBlobs
+        r.removedOnImgur += b.removedOnImgur
         r.imgurUploaded += b.imgurUploaded; r.imgurFailed += b.imgurFailed; r.imgurDeleted += b.imgurDeleted
         r.imgurPending = b.imgurPending
         r.imgurRetryAt = b.imgurRetryAt ?? a.imgurRetryAt

@@ -197,6 +197,20 @@ private final class ChallengeDecliner: NSObject, URLSessionTaskDelegate, Sendabl
         completionHandler(.cancelAuthenticationChallenge, nil)
     }
 
+    /// Redirects are followed only on the same host (credentials never travel to another
+    /// host), and never to Imgur's `removed.png`: that hop is the answer (the image is gone),
+    /// so the 3xx is handed back to the caller instead of the placeholder picture.
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        let from = task.originalRequest?.url?.host?.lowercased()
+        let to = request.url?.host?.lowercased()
+        if request.url?.path.hasSuffix("/removed.png") == true || from != to {
+            completionHandler(nil)
+        } else {
+            completionHandler(request)
+        }
+    }
+
     /// The refused response of a task, once (and forgotten).
     func take(_ taskID: Int) -> URLResponse? {
         refused.withLock { $0.removeValue(forKey: taskID) }
