@@ -3,18 +3,8 @@ import Testing
 
 // Timestamps, vector clocks, hybrid logical clocks, versions and ids (design §3, Schemas/README.md).
 
-/// SplitMix64, so the random round-trips are the same on every run and platform.
-private struct ClockRNG: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// Seeded, so the random round-trips are the same on every run and platform.
+private typealias ClockRNG = SeededGenerator
 
 private let deviceA = DeviceID(String(repeating: "a", count: 32))!
 private let deviceB = DeviceID(String(repeating: "b", count: 32))!
