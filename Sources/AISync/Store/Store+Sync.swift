@@ -49,12 +49,7 @@ extension Store {
                 applied.append(e.version)
             }
             guard !applied.isEmpty else { return ([], wasAtEnd, snapshot.journalOffset) }
-            try journal.append(applied)
-            snapshot.apply(applied, objects: objects)
-            snapshot.journalOffset = journal.size()
-            snapshot.journalLines += applied.count
-            cachedAnchor = IndexFile.anchor(journal: journal, offset: snapshot.journalOffset)
-            if snapshot.journalLines - indexedLines >= Self.indexRewriteThreshold { try saveIndex(snapshot) }
+            try append(applied, to: &snapshot)
             return (applied, wasAtEnd, snapshot.journalOffset)
         }
     }

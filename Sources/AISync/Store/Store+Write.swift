@@ -7,12 +7,19 @@ extension Store {
         let version = Version(record: id, kind: kind,
                               clock: (state?.joinedClock ?? VectorClock()).incremented(for: deviceID),
                               time: base.tick(now: environment.now()), device: deviceID, body: digest)
-        try journal.append([version])
-        snapshot.apply([version], objects: objects)
-        snapshot.journalOffset = journal.size()
-        snapshot.journalLines += 1
-        cachedAnchor = IndexFile.anchor(journal: journal, offset: snapshot.journalOffset)
+        try append([version], to: &snapshot)
         return version
+    }
+
+    /// Appends versions to the journal (one fsynced write), then brings the snapshot, the
+    /// journal anchor and, when enough lines have piled up, the index up to date.
+    func append(_ versions: [Version], to snapshot: inout StoreSnapshot) throws(AISyncError) {
+        try journal.append(versions)
+        snapshot.apply(versions, objects: objects)
+        snapshot.journalOffset = journal.size()
+        snapshot.journalLines += versions.count
+        cachedAnchor = IndexFile.anchor(journal: journal, offset: snapshot.journalOffset)
+        if snapshot.journalLines - indexedLines >= Self.indexRewriteThreshold { try saveIndex(snapshot) }
     }
 
     /// Creates a record without loading the whole store: a fresh id has no history, so only
@@ -66,12 +73,7 @@ extension Store {
                 let digest = try objects.put(body.canonicalBytes)
                 versions.append(Version(record: id, kind: body.kind, clock: VectorClock().incremented(for: deviceID), time: time, device: deviceID, body: digest))
             }
-            try journal.append(versions)
-            snapshot.apply(versions, objects: objects)
-            snapshot.journalOffset = journal.size()
-            snapshot.journalLines += versions.count
-            cachedAnchor = IndexFile.anchor(journal: journal, offset: snapshot.journalOffset)
-            if snapshot.journalLines - indexedLines >= Self.indexRewriteThreshold { try saveIndex(snapshot) }
+            try append(versions, to: &snapshot)
             return versions.map(\.record)
         }
     }
