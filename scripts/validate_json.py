@@ -10,6 +10,27 @@ SCHEMA_NAME is a schema file name without ".schema.json", e.g. `chat`,
 standard input. A file whose name ends in `.jsonl` (or any file with --jsonl)
 is read as JSON Lines: every line is validated as one instance.
 
+SCHEMA_NAME `segment` validates whole segment files (<remote>/segments/<device>/
+<seq>.seg): the first line against segment-header, every other line against
+segment-entry, the header's count against the lines that follow, and the
+entries' form against the header's format (1: {body, version}; 2: {objects,
+version}).
+
+Which schema for which file (see Schemas/README.md):
+    <store>/config.json           config
+    <store>/journal.jsonl         journal-line (one per line)
+    <store>/sync/<remote>.json    checkpoint
+    <store>/devices.json     devices
+    <store>/objects/..            chat, story, image or record for aisync 1 body
+                                  objects (others: large values, image bytes)
+    <remote>/aisync.json          remote-manifest
+    <remote>/heads/<device>.json  head
+    <remote>/devices.json         devices
+    <remote>/segments/*/*.seg     segment
+    aisync list|show|log|status|conflicts --json
+                                  list-output, <kind> or record, log-output,
+                                  status-output, conflicts-output
+
 Every *.schema.json of the schemas folder is loaded into one registry, so a
 `$ref` to another schema's `$id` (https://aisync.dev/schemas/...) resolves
 offline. Format checking is on ("uri" always, with a built-in fallback when
@@ -26,7 +47,12 @@ Options:
     --canonical    also require aisync canonical JSON (sorted keys, no
                    whitespace, minimal escapes, integers only; JSON Lines
                    lines "\\n"-terminated) and, for journal-line, that `id` is
-                   the sha256 of the canonical line without `id`
+                   the sha256 of the canonical line without `id`; for
+                   segment-entry and segment, the same of the version, that
+                   every object's key is the sha256 of its canonical JSON,
+                   that the objects are exactly those the version names
+                   (v1: its body; v2: the refs of its ops), and that a format
+                   1 body hashes to version.body
     --self-test    check every schema against the draft 2020-12 metaschema and
                    run the embedded good/bad examples
     -v, --verbose  with --self-test: print every check
@@ -70,9 +96,11 @@ SCHEMA_SUFFIX = ".schema.json"
 METASCHEMA = "https://json-schema.org/draft/2020-12/schema"
 EXPECTED_SCHEMAS = [
     "config", "journal-line", "chat", "story", "image", "record",
-    "checkpoint", "list-output", "conflicts-output", "status-output",
+    "checkpoint", "list-output", "conflicts-output", "status-output", "log-output",
     "remote-manifest", "head", "devices", "segment-header", "segment-entry",
 ]
+# Not a schema: a whole segment file, header line then entry lines (check_segment).
+SEGMENT = "segment"
 
 
 class UsageError(Exception):
@@ -199,7 +227,8 @@ def _schema_id(name, schema):
 
 def make_validator(name, schemas, format_checker=None):
     if name not in schemas:
-        raise UsageError("unknown schema %r (known: %s)" % (name, ", ".join(sorted(schemas))))
+        raise UsageError("unknown schema %r (known: %s; and %s for whole segment files)"
+                         % (name, ", ".join(sorted(schemas)), SEGMENT))
     schema = schemas[name]
     if format_checker is None:
         format_checker = make_format_checker()
@@ -292,13 +321,60 @@ def canonical_problems(raw, value, schema_name):
         return ["not canonical JSON: %s" % e]
     if raw not in variants:
         problems.append("not canonical JSON (expected %s)" % _clip(variants[0].decode("utf-8"), 200))
-    if schema_name == "journal-line" and isinstance(value, dict) and isinstance(value.get("id"), str):
-        rest = {k: v for k, v in value.items() if k != "id"}
-        ids = {hashlib.sha256(canonical_bytes(rest, up)).hexdigest() for up in (False, True)}
-        if value["id"] not in ids:
-            problems.append("$.id: %r is not the sha256 of the canonical line without id (%s)"
-                            % (value["id"], sorted(ids)[0]))
+    if schema_name == "journal-line":
+        problems += _version_id_problems(value, "$")
+    elif schema_name == "segment-entry" and isinstance(value, dict):
+        version = value.get("version")
+        problems += _version_id_problems(version, "$.version")
+        objects = value.get("objects")
+        if isinstance(objects, dict):
+            for key in sorted(objects):
+                if key not in _sha256_variants(objects[key]):
+                    problems.append("%s: is not the sha256 of its canonical JSON (%s)"
+                                    % (json_path(["objects", key]), sorted(_sha256_variants(objects[key]))[0]))
+            named = _objects_named(version)
+            if named is not None and set(objects) != named:
+                problems.append("$.objects: holds %s, but the version names %s"
+                                % (_short_list(objects), _short_list(named)))
+        body = value.get("body")
+        if "body" in value and body is not None and isinstance(version, dict) \
+                and version.get("body") not in _sha256_variants(body):
+            problems.append("$.body: its sha256 (%s) is not version.body"
+                            % sorted(_sha256_variants(body))[0])
     return problems
+
+
+def _objects_named(version):
+    """The objects a version names (v1: its body; v2: the refs of its ops), or None."""
+    if not isinstance(version, dict):
+        return None
+    if version.get("v") == 1:
+        body = version.get("body")
+        return {body} if isinstance(body, str) else set()
+    ops = version.get("ops")
+    if not isinstance(ops, list):
+        return None
+    return {op["ref"] for op in ops if isinstance(op, dict) and isinstance(op.get("ref"), str)}
+
+
+def _short_list(keys):
+    return "[%s]" % ", ".join(k[:12] for k in sorted(keys)) if keys else "nothing"
+
+
+def _sha256_variants(value):
+    """sha256 of value's canonical JSON (either \\u00xx case)."""
+    return {hashlib.sha256(canonical_bytes(value, up)).hexdigest() for up in (False, True)}
+
+
+def _version_id_problems(value, path):
+    """A version's id must be the sha256 of its canonical JSON without the id."""
+    if not isinstance(value, dict) or not isinstance(value.get("id"), str):
+        return []
+    ids = _sha256_variants({k: v for k, v in value.items() if k != "id"})
+    if value["id"] in ids:
+        return []
+    return ["%s.id: %r is not the sha256 of the canonical line without id (%s)"
+            % (path, value["id"], sorted(ids)[0])]
 
 
 # ---------------------------------------------------------------------------
@@ -378,14 +454,17 @@ def explain(error):
 
     For a failed oneOf/anyOf (e.g. record.schema.json), if exactly one branch
     failed without a `const` mismatch (i.e. the branch for the instance's
-    kind), report that branch's errors instead of the generic message.
+    kind) and not merely for the instance's type (e.g. the null of a
+    "null or object" value), report that branch's errors instead of the
+    generic message.
     """
     if error.validator in ("oneOf", "anyOf") and error.context:
         branches = {}
         for sub in error.context:
             branches.setdefault(sub.schema_path[0] if sub.schema_path else None, []).append(sub)
         plausible = [errs for errs in branches.values()
-                     if not any(e.validator == "const" for e in errs)]
+                     if not any(e.validator == "const" for e in errs)
+                     and not all(e.validator == "type" and not e.relative_path for e in errs)]
         if len(plausible) == 1:
             for sub in sorted(plausible[0], key=lambda e: [str(p) for p in e.absolute_path]):
                 for leaf in explain(sub):
@@ -448,6 +527,49 @@ def check_bytes(label, data, validator, schema_name, jsonl=False, canonical=Fals
     return lines_out, invalid
 
 
+def check_segment(label, data, header_validator, entry_validator, canonical=False):
+    """Validate a whole segment file (<remote>/segments/<device>/<seq>.seg): line 1 against
+    segment-header, every other line against segment-entry, the header's count against the
+    lines, and the entries' form (format 1: body; format 2: objects) against its format.
+    Return (problem lines, number of invalid lines)."""
+    lines_out = []
+    invalid = 0
+    pieces = data.split(b"\n")
+    if pieces[-1] == b"":
+        pieces.pop()
+    else:
+        lines_out.append("%s: does not end with a newline (truncated?)" % label)
+        invalid += 1
+    if not pieces:
+        return lines_out + ["%s: empty segment (no header line)" % label], invalid + 1
+    header = None
+    for number, raw in enumerate(pieces, 1):
+        where = "%s:%d" % (label, number)
+        validator, name = (header_validator, "segment-header") if number == 1 else (entry_validator, "segment-entry")
+        try:
+            value = parse_json(raw)
+        except ValueError as e:
+            problems = [str(e)]
+        else:
+            problems = instance_problems(validator, value)
+            if canonical:
+                problems += canonical_problems(raw, value, name)
+            if number == 1:
+                header = value if not problems and isinstance(value, dict) else None
+            elif header is not None and isinstance(value, dict):
+                key = "body" if header.get("format") == 1 else "objects"
+                if key not in value:
+                    problems.append("a format %s segment's entries have %r" % (header.get("format"), key))
+        if problems:
+            invalid += 1
+            lines_out.extend("%s: %s" % (where, p) for p in problems)
+    if header is not None and header.get("count") != len(pieces) - 1:
+        invalid += 1
+        lines_out.append("%s:1: $.count: header count %s, but %d entry line(s) follow"
+                         % (label, header.get("count"), len(pieces) - 1))
+    return lines_out, invalid
+
+
 # ---------------------------------------------------------------------------
 # Self-test
 
@@ -470,6 +592,25 @@ def _journal_line(**overrides):
         except NotCanonical:
             line["id"] = SHA_B
     return line
+
+
+def _v2_line(ops, kind="chat", **overrides):
+    """A records v2 journal line (v 2, ops) with a correct id."""
+    line = {"clock": {DEV_A: 3}, "device": DEV_A, "hlc": {"c": 0, "t": 1764417600000},
+            "kind": kind, "ops": ops, "record": "%s-3f9a1c2b4d5e6f70" % kind, "v": 2}
+    line.update(overrides)
+    if "id" not in overrides:
+        try:
+            line["id"] = hashlib.sha256(canonical_bytes(line)).hexdigest()
+        except NotCanonical:
+            line["id"] = SHA_B
+    return line
+
+
+MSG = {"role": "user", "text": "hi", "time": T0}
+PAGE = {"n": 1, "text": "Once upon a time", "image": SHA_A}
+BIG = {"role": "assistant", "text": "x" * 5000, "time": T1}  # > 4096 bytes: an object
+SHA_BIG = hashlib.sha256(canonical_bytes(BIG)).hexdigest()
 
 
 def _chat(**overrides):
@@ -513,9 +654,25 @@ def _chat_bad_message(**fields):
     return body
 
 
-def _conflict(versions):
+def _conflict(versions, fields=None):
+    if fields is None:
+        fields = [{"field": "title", "values": [_value(True, value="Trip ideas"),
+                                                _value(False, version=SHA_B, device=DEV_B, value="Trip")]}]
     return [{"id": "chat-3f9a1c2b4d5e6f70", "kind": "chat", "title": "Trip ideas",
-             "versions": versions}]
+             "versions": versions, "fields": fields}]
+
+
+def _value(winner, **overrides):
+    v = {"version": SHA_A, "device": DEV_A, "time": T0, "winner": winner, "removed": False}
+    v.update(overrides)
+    return v
+
+
+def _log(**overrides):
+    e = {"version": SHA_A, "record": "chat-3f9a1c2b4d5e6f70", "kind": "chat", "device": DEV_A,
+         "time": T0, "deleted": False, "action": "edit", "summary": "renamed to \u201cTrip\u201d"}
+    e.update(overrides)
+    return e
 
 
 def _version(winner, **overrides):
@@ -540,13 +697,15 @@ def examples(format_checker):
     def bad(schema, label, value):
         ex.append((schema, label, value, False))
 
-    config = {"created": T0, "device": {"id": DEV_A, "name": "laptop"}, "format": 1,
+    config = {"created": T0, "device": {"id": DEV_A, "name": "laptop"}, "format": 2,
               "remotes": []}
     good("config", "README config", config)
+    good("config", "format 1 (aisync 1 store, before migration)", dict(config, format=1))
     good("config", "config with remotes", dict(config, remotes=[
         {"name": "origin", "url": "https://dav.example.com/aisync/", "type": "webdav"},
         {"name": "usb", "url": "/Volumes/USB/aisync", "type": "folder"}]))
-    bad("config", "format 2", dict(config, format=2))
+    bad("config", "format 3", dict(config, format=3))
+    bad("config", "format 0", dict(config, format=0))
     bad("config", "uppercase device id", dict(config, device={"id": DEV_A.upper(), "name": "x"}))
     bad("config", "unknown remote type", dict(config, remotes=[
         {"name": "o", "url": "s3://b", "type": "s3"}]))
@@ -569,7 +728,113 @@ def examples(format_checker):
     bad("journal-line", "negative hlc.t", _journal_line(hlc={"c": 0, "t": -1}))
     bad("journal-line", "missing hlc.c", _journal_line(hlc={"t": 1}))
     bad("journal-line", "kind note", _journal_line(kind="note"))
-    bad("journal-line", "v 2", _journal_line(v=2))
+    bad("journal-line", "v1 line (body, deleted) with v 2", _journal_line(v=2))
+    bad("journal-line", "v 3", _journal_line(v=3))
+    bad("journal-line", "v missing", _without(_journal_line(), "v"))
+    bad("journal-line", "v1 line with ops", _journal_line(ops=[{"op": "delete"}]))
+
+    # records v2: versions carry operations
+    create_chat = [{"op": "set", "field": "title", "value": "Trip ideas"},
+                   {"op": "set", "field": "model", "value": None},
+                   {"op": "set", "field": "favorite", "value": False},
+                   {"op": "set", "field": "created", "value": T0},
+                   {"op": "add", "field": "messages", "elem": "m-1a2b3c4d5e6f7081", "value": MSG}]
+    good("journal-line", "v2: chat creation (set every register, add every message)", _v2_line(create_chat))
+    good("journal-line", "v2: set title", _v2_line([{"op": "set", "field": "title", "value": "Trip"}]))
+    good("journal-line", "v2: set model to a string", _v2_line([{"op": "set", "field": "model", "value": "gpt-4o"}]))
+    good("journal-line", "v2: set by ref", _v2_line([{"op": "set", "field": "title", "ref": SHA_A}]))
+    good("journal-line", "v2: add a message", _v2_line([{"op": "add", "field": "messages", "elem": "m-1", "value": MSG}]))
+    good("journal-line", "v2: add a large message by ref",
+         _v2_line([{"op": "add", "field": "messages", "elem": "m-2", "ref": SHA_BIG}]))
+    good("journal-line", "v2: edit a message",
+         _v2_line([{"op": "edit", "field": "messages", "elem": "m-1", "value": dict(MSG, text="hello")}]))
+    good("journal-line", "v2: remove a message", _v2_line([{"op": "remove", "field": "messages", "elem": "m-1"}]))
+    good("journal-line", "v2: delete", _v2_line([{"op": "delete"}]))
+    good("journal-line", "v2: restore", _v2_line([{"op": "restore"}]))
+    good("journal-line", "v2: restore and rename in one version",
+         _v2_line([{"op": "restore"}, {"op": "set", "field": "title", "value": "Back"}],
+                  clock={DEV_A: 3, DEV_B: 2}))
+    good("journal-line", "v2: story creation", _v2_line([
+        {"op": "set", "field": "title", "value": "The Fox"},
+        {"op": "set", "field": "moral", "value": None},
+        {"op": "set", "field": "prompts", "value": ["a fox, watercolor"]},
+        {"op": "set", "field": "favorite", "value": True},
+        {"op": "set", "field": "created", "value": T0},
+        {"op": "add", "field": "pages", "elem": "page-1a2b3c4d5e6f7081", "value": PAGE},
+        {"op": "add", "field": "pages", "elem": "page-2", "value": {"n": 2, "text": "The end."}}], kind="story"))
+    good("journal-line", "v2: edit a page, set moral", _v2_line([
+        {"op": "edit", "field": "pages", "elem": "page-2", "value": {"n": 2, "text": "THE END"}},
+        {"op": "set", "field": "moral", "value": "Be kind"}], kind="story"))
+    good("journal-line", "v2: remove a page", _v2_line([{"op": "remove", "field": "pages", "elem": "page-2"}], kind="story"))
+    good("journal-line", "v2: image creation", _v2_line([
+        {"op": "set", "field": f, "value": v} for f, v in [
+            ("title", "fox.png"), ("sha256", SHA_A), ("size", 12345), ("mediaType", "image/png"),
+            ("width", 512), ("height", None), ("prompt", None), ("model", "dall-e-3"), ("imgur", None),
+            ("favorite", False), ("created", T0)]], kind="image"))
+    good("journal-line", "v2: image uploaded to Imgur", _v2_line([{"op": "set", "field": "imgur", "value": IMGUR}], kind="image"))
+    good("journal-line", "v2: image delete", _v2_line([{"op": "delete"}], kind="image"))
+    bad("journal-line", "v2: unknown op", _v2_line([{"op": "move", "field": "messages", "elem": "m-1"}]))
+    bad("journal-line", "v2: op missing", _v2_line([{"field": "title", "value": "x"}]))
+    bad("journal-line", "v2: op not an object", _v2_line(["delete"]))
+    bad("journal-line", "v2: empty ops", _v2_line([]))
+    bad("journal-line", "v2: no ops", _without(_v2_line([{"op": "delete"}]), "ops"))
+    bad("journal-line", "v2: add without elem", _v2_line([{"op": "add", "field": "messages", "value": MSG}]))
+    bad("journal-line", "v2: remove without elem", _v2_line([{"op": "remove", "field": "messages"}]))
+    bad("journal-line", "v2: both value and ref", _v2_line([{"op": "set", "field": "title", "value": "x", "ref": SHA_A}]))
+    bad("journal-line", "v2: null value and ref", _v2_line([{"op": "set", "field": "model", "value": None, "ref": SHA_A}]))
+    bad("journal-line", "v2: neither value nor ref", _v2_line([{"op": "set", "field": "title"}]))
+    bad("journal-line", "v2: add with neither value nor ref", _v2_line([{"op": "add", "field": "messages", "elem": "m-1"}]))
+    bad("journal-line", "v2: remove with a value",
+        _v2_line([{"op": "remove", "field": "messages", "elem": "m-1", "value": MSG}]))
+    bad("journal-line", "v2: delete with a field", _v2_line([{"op": "delete", "field": "deleted"}]))
+    bad("journal-line", "v2: restore with a value", _v2_line([{"op": "restore", "value": True}]))
+    bad("journal-line", "v2: extra key in an op", _v2_line([{"op": "set", "field": "title", "value": "x", "why": "y"}]))
+    bad("journal-line", "v2: set without field", _v2_line([{"op": "set", "value": "x"}]))
+    bad("journal-line", "v2: set of the deleted register", _v2_line([{"op": "set", "field": "deleted", "value": True}]))
+    bad("journal-line", "v2: set of updated (not a register)", _v2_line([{"op": "set", "field": "updated", "value": T0}]))
+    bad("journal-line", "v2: set of messages (a collection)", _v2_line([{"op": "set", "field": "messages", "value": []}]))
+    bad("journal-line", "v2: chat has no moral", _v2_line([{"op": "set", "field": "moral", "value": "x"}]))
+    bad("journal-line", "v2: title as a number", _v2_line([{"op": "set", "field": "title", "value": 3}]))
+    bad("journal-line", "v2: title of 1001 characters", _v2_line([{"op": "set", "field": "title", "value": "x" * 1001}]))
+    bad("journal-line", "v2: title null", _v2_line([{"op": "set", "field": "title", "value": None}]))
+    bad("journal-line", "v2: favorite as string", _v2_line([{"op": "set", "field": "favorite", "value": "yes"}]))
+    bad("journal-line", "v2: created not a time", _v2_line([{"op": "set", "field": "created", "value": "today"}]))
+    bad("journal-line", "v2: model as a number", _v2_line([{"op": "set", "field": "model", "value": 4}]))
+    bad("journal-line", "v2: ref not a sha256", _v2_line([{"op": "set", "field": "title", "ref": SHA_A.upper()}]))
+    bad("journal-line", "v2: add to pages in a chat", _v2_line([{"op": "add", "field": "pages", "elem": "p-1", "value": PAGE}]))
+    bad("journal-line", "v2: add to messages in a story",
+        _v2_line([{"op": "add", "field": "messages", "elem": "m-1", "value": MSG}], kind="story"))
+    bad("journal-line", "v2: add to an image", _v2_line([{"op": "add", "field": "messages", "elem": "m-1", "value": MSG}], kind="image"))
+    bad("journal-line", "v2: remove in an image", _v2_line([{"op": "remove", "field": "imgur", "elem": "x"}], kind="image"))
+    bad("journal-line", "v2: element id with uppercase", _v2_line([{"op": "add", "field": "messages", "elem": "M-1", "value": MSG}]))
+    bad("journal-line", "v2: element id with trailing newline",
+        _v2_line([{"op": "remove", "field": "messages", "elem": "m-1\n"}]))
+    bad("journal-line", "v2: message value with its id", _v2_line([{"op": "add", "field": "messages", "elem": "m-1",
+                                                                  "value": dict(MSG, id="m-1")}]))
+    bad("journal-line", "v2: message value with role bot", _v2_line([{"op": "add", "field": "messages", "elem": "m-1",
+                                                                    "value": dict(MSG, role="bot")}]))
+    bad("journal-line", "v2: message value without time", _v2_line([{"op": "edit", "field": "messages", "elem": "m-1",
+                                                                    "value": _without(MSG, "time")}]))
+    bad("journal-line", "v2: message value null", _v2_line([{"op": "add", "field": "messages", "elem": "m-1", "value": None}]))
+    bad("journal-line", "v2: page value without n", _v2_line([{"op": "add", "field": "pages", "elem": "page-1",
+                                                             "value": _without(PAGE, "n")}], kind="story"))
+    bad("journal-line", "v2: page value with n as string", _v2_line([{"op": "add", "field": "pages", "elem": "page-1",
+                                                                    "value": dict(PAGE, n="1")}], kind="story"))
+    bad("journal-line", "v2: page image as URL", _v2_line([{"op": "add", "field": "pages", "elem": "page-1",
+                                                          "value": dict(PAGE, image="https://x/y.png")}], kind="story"))
+    bad("journal-line", "v2: prompts with a number", _v2_line([{"op": "set", "field": "prompts", "value": ["a", 1]}], kind="story"))
+    bad("journal-line", "v2: image size negative", _v2_line([{"op": "set", "field": "size", "value": -1}], kind="image"))
+    bad("journal-line", "v2: image sha256 null", _v2_line([{"op": "set", "field": "sha256", "value": None}], kind="image"))
+    bad("journal-line", "v2: image width as string", _v2_line([{"op": "set", "field": "width", "value": "512"}], kind="image"))
+    bad("journal-line", "v2: image imgur without link",
+        _v2_line([{"op": "set", "field": "imgur", "value": _without(IMGUR, "link")}], kind="image"))
+    bad("journal-line", "v2: image has no messages", _v2_line([{"op": "set", "field": "messages", "value": []}], kind="image"))
+    bad("journal-line", "v2: with body", _v2_line([{"op": "delete"}], body=None))
+    bad("journal-line", "v2: with deleted", _v2_line([{"op": "delete"}], deleted=True))
+    bad("journal-line", "v2: unknown key", _v2_line([{"op": "delete"}], extra=1))
+    bad("journal-line", "v2: empty clock", _v2_line([{"op": "delete"}], clock={}))
+    bad("journal-line", "v2: kind note", _v2_line([{"op": "delete"}], kind="note"))
+    bad("journal-line", "v2: ops not an array", _v2_line({"op": "delete"}))
     bad("journal-line", "id with trailing newline", _journal_line(id=SHA_A + "\n"))
     bad("journal-line", "uppercase id", _journal_line(id=SHA_A.upper()))
     bad("journal-line", "short body sha", _journal_line(body=SHA_A[:63]))
@@ -601,6 +866,13 @@ def examples(format_checker):
     good("story", "story", _story())
     good("story", "story without moral, empty prompts and pages",
          _without(_story(prompts=[], pages=[]), "moral"))
+    good("story", "v2 story: every page has its id", _story(pages=[
+        {"id": "page-1a2b3c4d5e6f7081", "image": SHA_A, "text": "Once upon a time"},
+        {"id": "page-2", "text": "The end."}]))
+    bad("story", "some pages with ids, some without", _story(pages=[
+        {"id": "page-1", "text": "a"}, {"text": "b"}]))
+    bad("story", "page id with uppercase", _story(pages=[{"id": "Page-1", "text": "a"}]))
+    bad("story", "page with n (an element value, not a body page)", _story(pages=[{"n": 1, "text": "a"}]))
     bad("story", "page image as URL", _story(pages=[{"image": "https://x/y.png", "text": "a"}]))
     bad("story", "page image as path", _story(pages=[{"image": "objects/ab/cd", "text": "a"}]))
     bad("story", "page without text", _story(pages=[{"image": SHA_A}]))
@@ -644,17 +916,54 @@ def examples(format_checker):
                   "pushed": {"seq": 0, "journalOffset": 0},
                   "pulled": {DEV_A: {"seq": 3, "etag": "\"abc\""}}}
     good("checkpoint", "README checkpoint", checkpoint)
+    good("checkpoint", "registered on the remote",
+         dict(checkpoint, pushed={"seq": 1, "journalOffset": 2080, "headETag": "\"e\"", "registered": True}))
+    bad("checkpoint", "registered false", dict(checkpoint, pushed={"seq": 1, "journalOffset": 0, "registered": False}))
     good("checkpoint", "minimal checkpoint", {"format": 1, "remote": "origin", "pushed": {"seq": 0, "journalOffset": 0}})
     bad("checkpoint", "pushed without seq", {"format": 1, "remote": "origin", "pushed": {}})
     good("head", "head", {"format": 1, "device": "a" * 32, "name": "laptop", "seq": 3, "updated": "2026-11-29T12:00:00.000Z",
                           "remote": "b" * 32, "devices": ["a" * 32]})
     bad("head", "head with a bad device in devices", {"format": 1, "device": "a" * 32, "name": "x", "seq": 3,
                                                       "updated": "2026-11-29T12:00:00.000Z", "remote": "b" * 32, "devices": ["../x"]})
-    good("remote-manifest", "manifest", {"format": 1, "remote": "b" * 32, "created": "2026-11-29T12:00:00.000Z"})
-    bad("remote-manifest", "manifest of format 2", {"format": 2, "remote": "b" * 32, "created": "2026-11-29T12:00:00.000Z"})
+    good("remote-manifest", "manifest", {"format": 2, "remote": "b" * 32, "created": "2026-11-29T12:00:00.000Z"})
+    good("remote-manifest", "manifest of format 1 (aisync 1)", {"format": 1, "remote": "b" * 32, "created": T0})
+    bad("remote-manifest", "manifest of format 3", {"format": 3, "remote": "b" * 32, "created": T0})
     good("devices", "device index", {"format": 1, "devices": {"a" * 32: "laptop"}})
     bad("devices", "device index with a bad id", {"format": 1, "devices": {"laptop": "laptop"}})
-    good("segment-header", "segment header", {"format": 1, "device": "a" * 32, "seq": 1, "remote": "b" * 32, "count": 0})
+    good("devices", "store device names (devices.json)", {"format": 1, "devices": {DEV_A: "laptop", DEV_B: "phone"}})
+    bad("devices", "device name not a string", {"format": 1, "devices": {DEV_A: 1}})
+    good("segment-header", "segment header", {"format": 2, "device": "a" * 32, "seq": 1, "remote": "b" * 32, "count": 0})
+    good("segment-header", "segment header of format 1 (aisync 1)",
+         {"format": 1, "device": "a" * 32, "seq": 1, "remote": "b" * 32, "count": 3})
+    bad("segment-header", "segment header of format 3", {"format": 3, "device": "a" * 32, "seq": 1, "remote": "b" * 32, "count": 0})
+
+    add_big = _v2_line([{"op": "add", "field": "messages", "elem": "m-2", "ref": SHA_BIG}])
+    good("segment-entry", "format 2: v2 version with an object", {"objects": {SHA_BIG: BIG}, "version": add_big})
+    good("segment-entry", "format 2: v2 version without objects", {"objects": {}, "version": _v2_line(create_chat)})
+    good("segment-entry", "format 2: object of any JSON value", {"objects": {SHA_A: ["a", 1, None]}, "version": add_big})
+    good("segment-entry", "format 2: v1 version with its body", {"objects": {SHA_A: _chat()}, "version": _journal_line()})
+    good("segment-entry", "format 2: v1 tombstone", {"objects": {}, "version": _journal_line(deleted=True, body=None)})
+    good("segment-entry", "format 1: v1 version with its body", {"body": _chat(), "version": _journal_line()})
+    good("segment-entry", "format 1: v1 tombstone", {"body": None, "version": _journal_line(deleted=True, body=None)})
+    bad("segment-entry", "format 2: invalid op",
+        {"objects": {}, "version": _v2_line([{"op": "set", "field": "title", "value": "x", "ref": SHA_A}])})
+    bad("segment-entry", "format 2: object key not a sha256", {"objects": {"big": BIG}, "version": add_big})
+    bad("segment-entry", "format 2: objects as array", {"objects": [BIG], "version": add_big})
+    bad("segment-entry", "format 2: without version", {"objects": {}})
+    bad("segment-entry", "format 2: with body too", {"objects": {}, "body": None, "version": add_big})
+    bad("segment-entry", "format 2: extra key", {"objects": {}, "version": add_big, "seq": 1})
+    bad("segment-entry", "format 2: v1 body object that is no body", {"objects": {SHA_A: BIG}, "version": _journal_line()})
+    bad("segment-entry", "format 2: v1 version without its body", {"objects": {}, "version": _journal_line()})
+    bad("segment-entry", "format 2: v1 version with two objects",
+        {"objects": {SHA_A: _chat(), SHA_B: _chat()}, "version": _journal_line()})
+    bad("segment-entry", "format 2: v1 tombstone with an object",
+        {"objects": {SHA_A: _chat()}, "version": _journal_line(deleted=True, body=None)})
+    bad("segment-entry", "format 1: v2 version", {"body": None, "version": _v2_line([{"op": "delete"}])})
+    bad("segment-entry", "format 1: live version with null body", {"body": None, "version": _journal_line()})
+    bad("segment-entry", "format 1: tombstone with a body", {"body": _chat(), "version": _journal_line(deleted=True, body=None)})
+    bad("segment-entry", "format 1: invalid body", {"body": _chat(kind="note"), "version": _journal_line()})
+    bad("segment-entry", "format 1: extra key", {"body": _chat(), "version": _journal_line(), "x": 1})
+    bad("segment-entry", "neither objects nor body", {"version": _journal_line()})
     bad("segment-header", "segment seq 0", {"format": 1, "device": "a" * 32, "seq": 0, "remote": "b" * 32, "count": 0})
     good("checkpoint", "future field under pulled",
          dict(checkpoint, pulled={DEV_A: {"seq": 3, "etag": "\"abc\"", "segment": "s1"}}))
@@ -690,6 +999,65 @@ def examples(format_checker):
         _conflict([_version(True, device="laptop"), _version(False)]))
     bad("conflicts-output", "missing deleted",
         _conflict([_without(_version(True), "deleted"), _version(False)]))
+    good("conflicts-output", "device names", _conflict(
+        [_version(True, deviceName="laptop"), _version(False, version=SHA_B, device=DEV_B)],
+        [{"field": "title", "values": [_value(True, value="A", deviceName="laptop"),
+                                       _value(False, version=SHA_B, device=DEV_B, value="B")]}]))
+    good("conflicts-output", "edit against remove of a message, and edit against delete", _conflict(
+        [_version(True), _version(False, version=SHA_B, device=DEV_B, deleted=True)],
+        [{"field": "deleted", "values": [_value(True, value=False),
+                                         _value(False, version=SHA_B, device=DEV_B, value=True)]},
+         {"field": "messages/m-1a2b3c4d5e6f7081",
+          "values": [_value(True, value=MSG), _value(False, version=SHA_B, device=DEV_B, removed=True)]}]))
+    good("conflicts-output", "story page and image register conflicts", [
+        dict(_conflict([_version(True), _version(False)])[0], id="story-1", kind="story", fields=[
+            {"field": "pages/page-2", "values": [_value(True, value=PAGE), _value(False, value=dict(PAGE, n=3))]},
+            {"field": "moral", "values": [_value(True, value=None), _value(False, value="Be kind")]}]),
+        dict(_conflict([_version(True), _version(False)])[0], id="image-1", kind="image", fields=[
+            {"field": "imgur", "values": [_value(True, value=IMGUR), _value(False, value=None)]}])])
+    bad("conflicts-output", "missing fields", [_without(_conflict([_version(True), _version(False)])[0], "fields")])
+    bad("conflicts-output", "no fields", _conflict([_version(True), _version(False)], []))
+    bad("conflicts-output", "field with one value", _conflict(
+        [_version(True), _version(False)], [{"field": "title", "values": [_value(True, value="A")]}]))
+    bad("conflicts-output", "field values with two winners", _conflict(
+        [_version(True), _version(False)], [{"field": "title", "values": [_value(True, value="A"), _value(True, value="B")]}]))
+    bad("conflicts-output", "field values without winner", _conflict(
+        [_version(True), _version(False)], [{"field": "title", "values": [_value(False, value="A"), _value(False, value="B")]}]))
+    bad("conflicts-output", "value missing although not removed", _conflict(
+        [_version(True), _version(False)], [{"field": "title", "values": [_value(True, value="A"), _value(False)]}]))
+    bad("conflicts-output", "removed with a value", _conflict(
+        [_version(True), _version(False)],
+        [{"field": "messages/m-1", "values": [_value(True, value=MSG), _value(False, removed=True, value=MSG)]}]))
+    bad("conflicts-output", "value without removed", _conflict(
+        [_version(True), _version(False)], [{"field": "title", "values": [_value(True, value="A"),
+                                                                          _without(_value(False, value="B"), "removed")]}]))
+    bad("conflicts-output", "deleted value not a boolean", _conflict(
+        [_version(True), _version(False)], [{"field": "deleted", "values": [_value(True, value="no"), _value(False, value=True)]}]))
+    bad("conflicts-output", "message value not a message", _conflict(
+        [_version(True), _version(False)], [{"field": "messages/m-1", "values": [_value(True, value="hi"), _value(False, removed=True)]}]))
+    bad("conflicts-output", "chat field pages/...", _conflict(
+        [_version(True), _version(False)], [{"field": "pages/p-1", "values": [_value(True, value=PAGE), _value(False, removed=True)]}]))
+    bad("conflicts-output", "chat field moral", _conflict(
+        [_version(True), _version(False)], [{"field": "moral", "values": [_value(True, value="a"), _value(False, value="b")]}]))
+    bad("conflicts-output", "field with a bad element id", _conflict(
+        [_version(True), _version(False)], [{"field": "messages/M 1", "values": [_value(True, value=MSG), _value(False, removed=True)]}]))
+    bad("conflicts-output", "deviceName not a string", _conflict([_version(True, deviceName=1), _version(False)]))
+    bad("conflicts-output", "unknown key in a value", _conflict(
+        [_version(True), _version(False)], [{"field": "title", "values": [_value(True, value="A", old="B"), _value(False, value="B")]}]))
+
+    good("log-output", "log output", [_log(), _log(version=SHA_B, action="create", summary="created", deviceName="laptop"),
+                                      _log(action="delete", deleted=True, summary="deleted", kind="image",
+                                           record="image-0011223344556677")])
+    good("log-output", "empty log", [])
+    good("log-output", "aisync 1 version", [_log(summary="edited (aisync 1)")])
+    bad("log-output", "short version id", [_log(version=SHA_A[:12])])
+    bad("log-output", "unknown action", [_log(action="rename")])
+    bad("log-output", "missing summary", [_without(_log(), "summary")])
+    bad("log-output", "summary not a string", [_log(summary=["renamed"])])
+    bad("log-output", "deviceName null", [_log(deviceName=None)])
+    bad("log-output", "unknown key", [_log(ops=[])])
+    bad("log-output", "bad time", [_log(time="2026-11-29 12:00")])
+    bad("log-output", "log output as object", {"versions": [_log()]})
 
     good("status-output", "status output", STATUS)
     good("status-output", "status output with extra keys", dict(STATUS, remotes=["origin"]))
@@ -833,6 +1201,75 @@ def self_test(schemas_dir, verbose=False):
                              canonical=True)
         record(len(out) == 1 and "non-integer" in out[0], "--canonical rejects floats",
                "; ".join(out))
+
+        # records v2 lines in the journal; segments
+        v2 = canonical_bytes(_v2_line([{"op": "set", "field": "title", "value": "Trip"}]))
+        out, invalid = check_bytes("j.jsonl", l1 + b"\n" + v2 + b"\n", jv, "journal-line",
+                                   jsonl=True, canonical=True)
+        record(out == [] and invalid == 0, "a journal of v1 and v2 lines passes --canonical", "; ".join(out))
+        tampered = _v2_line([{"op": "set", "field": "title", "value": "Trip"}])
+        tampered["ops"][0]["value"] = "Tri"
+        out, invalid = check_bytes("j.jsonl", canonical_bytes(tampered) + b"\n", jv, "journal-line",
+                                   jsonl=True, canonical=True)
+        record(invalid == 1 and len(out) == 1 and out[0].startswith("j.jsonl:1: $.id:"),
+               "--canonical rejects a v2 line whose ops were altered", "; ".join(out))
+
+        hv = make_validator("segment-header", schemas, format_checker)
+        ev = make_validator("segment-entry", schemas, format_checker)
+
+        def seg(fmt, entries, count=None):
+            head = {"count": len(entries) if count is None else count, "device": DEV_A, "format": fmt,
+                    "remote": DEV_B, "seq": 1}
+            return b"".join(canonical_bytes(x) + b"\n" for x in [head] + entries)
+
+        add_big = _v2_line([{"op": "add", "field": "messages", "elem": "m-2", "ref": SHA_BIG}])
+        chat = _chat()
+        legacy = _journal_line(body=hashlib.sha256(canonical_bytes(chat)).hexdigest())
+        tomb = _journal_line(deleted=True, body=None, clock={DEV_A: 4})
+        seg2 = seg(2, [{"objects": {SHA_BIG: BIG}, "version": add_big},
+                       {"objects": {legacy["body"]: chat}, "version": legacy},
+                       {"objects": {}, "version": tomb}])
+        out, invalid = check_segment("2.seg", seg2, hv, ev, canonical=True)
+        record(out == [] and invalid == 0, "a format 2 segment (v2 and v1 versions) passes --canonical",
+               "; ".join(out))
+        seg1 = seg(1, [{"body": chat, "version": legacy}, {"body": None, "version": tomb}])
+        out, invalid = check_segment("1.seg", seg1, hv, ev, canonical=True)
+        record(out == [] and invalid == 0, "a format 1 segment (aisync 1) passes --canonical", "; ".join(out))
+        out, invalid = check_segment("1.seg", seg(1, [{"objects": {}, "version": tomb}]), hv, ev)
+        record(invalid == 1 and len(out) == 1 and out[0].startswith("1.seg:2: a format 1 segment's entries"),
+               "segment: a format 2 entry in a format 1 segment is rejected", "; ".join(out))
+        out, invalid = check_segment("2.seg", seg(2, [{"body": None, "version": tomb}]), hv, ev)
+        record(invalid == 1 and len(out) == 1 and out[0].startswith("2.seg:2: a format 2 segment's entries"),
+               "segment: a format 1 entry in a format 2 segment is rejected", "; ".join(out))
+        out, invalid = check_segment("2.seg", seg(2, [{"objects": {}, "version": tomb}], count=2), hv, ev)
+        record(invalid == 1 and len(out) == 1 and out[0].startswith("2.seg:1: $.count:"),
+               "segment: a wrong header count is rejected", "; ".join(out))
+        out, invalid = check_segment("2.seg", seg2[:-1], hv, ev)
+        record(invalid == 1 and len(out) == 1 and "newline" in out[0],
+               "segment: a missing final newline is rejected", "; ".join(out))
+        out, invalid = check_segment("2.seg", seg(2, [{"objects": {}, "version": _v2_line([{"op": "jump"}])}]), hv, ev)
+        record(invalid == 1 and len(out) == 1 and out[0].startswith("2.seg:2: $.version.ops[0].op:"),
+               "segment: an unknown op is reported with its line and path", "; ".join(out))
+        missing = seg(2, [{"objects": {}, "version": add_big}])
+        out, invalid = check_segment("2.seg", missing, hv, ev)
+        record(out == [], "segment: objects that do not match the version pass without --canonical",
+               "; ".join(out))
+        out, invalid = check_segment("2.seg", missing, hv, ev, canonical=True)
+        record(invalid == 1 and len(out) == 1 and out[0].startswith("2.seg:2: $.objects: holds nothing"),
+               "--canonical rejects a segment entry without the object its version names", "; ".join(out))
+        wrong = canonical_bytes({"objects": {SHA_BIG: dict(BIG, text="y")}, "version": add_big})
+        out, invalid = check_bytes("e.json", wrong, ev, "segment-entry", canonical=True)
+        record(invalid == 1 and len(out) == 1 and "is not the sha256 of its canonical JSON" in out[0],
+               "--canonical rejects an object whose key is not its sha256", "; ".join(out))
+        wrong = canonical_bytes({"body": _chat(title="other"), "version": legacy})
+        out, invalid = check_bytes("e.json", wrong, ev, "segment-entry", canonical=True)
+        record(invalid == 1 and len(out) == 1 and out[0].startswith("e.json: $.body: its sha256"),
+               "--canonical rejects a format 1 body that is not the version's", "; ".join(out))
+        altered = dict(add_big, hlc={"c": 9, "t": 1})
+        out, invalid = check_bytes("e.json", canonical_bytes({"objects": {SHA_BIG: BIG}, "version": altered}),
+                                   ev, "segment-entry", canonical=True)
+        record(invalid == 1 and len(out) == 1 and out[0].startswith("e.json: $.version.id:"),
+               "--canonical rejects a segment entry whose version id is wrong", "; ".join(out))
     except Exception as e:
         record(False, "file handling checks", "%s: %s" % (type(e).__name__, e))
 
@@ -924,7 +1361,11 @@ def main(argv):
         name = os.path.basename(name)[:-len(SCHEMA_SUFFIX)]
     try:
         schemas = load_schemas(schemas_dir)
-        validator = make_validator(name, schemas)
+        if name == SEGMENT:
+            header_validator = make_validator("segment-header", schemas)
+            validator = make_validator("segment-entry", schemas)
+        else:
+            validator = make_validator(name, schemas)
     except UsageError as e:
         return usage(str(e))
 
@@ -944,8 +1385,11 @@ def main(argv):
                 sys.stderr.write("%s: cannot read: %s\n" % (path, e.strerror or e))
                 unreadable += 1
                 continue
-        lines, bad = check_bytes(path, data, validator, name,
-                                 jsonl=jsonl or path.endswith(".jsonl"), canonical=canonical)
+        if name == SEGMENT:
+            lines, bad = check_segment(path, data, header_validator, validator, canonical=canonical)
+        else:
+            lines, bad = check_bytes(path, data, validator, name,
+                                     jsonl=jsonl or path.endswith(".jsonl"), canonical=canonical)
         for line in lines:
             sys.stdout.write(line + "\n")
         invalid += bad

@@ -2,7 +2,7 @@ import AISync
 
 /// Commands that read the store: list, show, log, status, conflicts, fsck, and resolve.
 enum InspectCommands {
-    static let all: [CommandSpec] = [list, show, log, status, conflicts, resolve, fsck, debugHash, debugGenerate]
+    static let all: [CommandSpec] = [list, show, log, status, conflicts, resolve, restore, fsck, debugHash, debugGenerate]
     static let json = OptionSpec(name: "json", help: "Print one JSON document instead of text.")
 
     static let list = CommandSpec(
@@ -30,21 +30,34 @@ enum InspectCommands {
 
     static let show = CommandSpec(
         path: ["show"], abstract: "Show a record.",
-        discussion: "With --json, prints the record body exactly as stored (it validates against Schemas/<kind>.schema.json).",
+        discussion: """
+            With --json, prints the record as canonical JSON (it validates against Schemas/<kind>.schema.json). \
+            With --version, shows the record as that version's device saw it: the losing side of a conflict, or a deleted record.
+            """,
         arguments: [ArgumentSpec(name: "ID", help: "The record.")],
-        options: [json, OptionSpec(name: "show-secrets", help: "Include secrets such as an Imgur deletehash.")]
+        options: [json, OptionSpec(name: "version", valueName: "VERSION", help: "Show the record as of this version (6+ characters, from `aisync log ID`)."),
+                  OptionSpec(name: "show-secrets", help: "Include secrets such as an Imgur deletehash.")]
     ) { inv throws(CLIError) in
         let id = try Context.recordID(inv.positionals[0], inv)
         let store = try Context.open(inv)
-        let (state, body) = try await Context.call { () async throws(AISyncError) in try await store.record(id) }
-        guard var body else {
-            throw CLIError(AISyncError(.notFound, "record \(id) was deleted", hint: state.isConflict ? "It is in conflict; see `aisync conflicts`" : nil))
+        var asOf: Version?
+        let (state, found): (RecordState, RecordBody?)
+        if let prefix = inv.option("version") {
+            let r = try await Context.call { () async throws(AISyncError) in try await store.record(id, asOf: prefix) }
+            (asOf, state, found) = (r.version, r.state, r.body)
+        } else {
+            (state, found) = try await Context.call { () async throws(AISyncError) in try await store.record(id) }
+        }
+        guard var body = found else {
+            let hint = asOf != nil ? "That version deletes it; pick an earlier one from `aisync log \(id)`"
+                : state.isConflict ? "It is in conflict; see `aisync conflicts \(id)`" : "Bring it back with `aisync restore \(id)`"
+            throw CLIError(AISyncError(.notFound, "record \(id) was deleted", hint: hint))
         }
         if !inv.flag("show-secrets"), case .image(var image) = body, image.imgur?.deletehash != nil {
             image.imgur?.deletehash = nil
             body = .image(image)
         }
-        if inv.flag("json") { body.json.printLine() } else { CLIPlatform.out(Output.show(id: id, body: body, state: state)) }
+        if inv.flag("json") { body.json.printLine() } else { CLIPlatform.out(Output.show(id: id, body: body, state: state, asOf: asOf)) }
         return ExitCode.success
     }
 
@@ -57,10 +70,11 @@ enum InspectCommands {
         let store = try Context.open(inv)
         let versions = try await Context.call { () async throws(AISyncError) in try await store.history(id) }
         if let id, versions.isEmpty { throw CLIError(AISyncError(.notFound, "no record \(id)", hint: "See `aisync list`")) }
+        let names = store.deviceNames()
         if inv.flag("json") {
-            JSONValue.array(versions.reversed().map(Output.versionJSON)).printLine()
+            JSONValue.array(versions.reversed().map { Output.versionJSON($0, names: names) }).printLine()
         } else {
-            CLIPlatform.out(versions.reversed().map(Output.logLine).joined())
+            CLIPlatform.out(versions.reversed().map { Output.logLine($0, names: names) }.joined())
         }
         return ExitCode.success
     }
@@ -73,34 +87,59 @@ enum InspectCommands {
     }
 
     static let conflicts = CommandSpec(
-        path: ["conflicts"], abstract: "List records with concurrent versions; the winner is shown first.",
+        path: ["conflicts"], abstract: "List fields changed to different values on two devices at once; the shown value first.",
         arguments: [ArgumentSpec(name: "ID", help: "Only this record.", optional: true)],
         options: [json]
     ) { inv throws(CLIError) in
         let id = try inv.positionals.first.map { (text: String) throws(CLIError) -> RecordID in try Context.recordID(text, inv) }
         let store = try Context.open(inv)
         let list = try await Context.call { () async throws(AISyncError) in try await store.conflicts(id) }
+        let names = store.deviceNames()
         if inv.flag("json") {
-            JSONValue.array(list.map(Output.conflictJSON)).printLine()
+            JSONValue.array(list.map { Output.conflictJSON($0, names: names) }).printLine()
         } else if list.isEmpty {
             CLIPlatform.out("No conflicts.\n")
         } else {
-            CLIPlatform.out(list.map(Output.conflict).joined(separator: "\n"))
+            CLIPlatform.out(list.map { Output.conflict($0, names: names) }.joined(separator: "\n"))
         }
         return ExitCode.success
     }
 
     static let resolve = CommandSpec(
-        path: ["resolve"], abstract: "Close a conflict by keeping one version.",
-        discussion: "Writes a new version with the kept content that supersedes every current version, on every device once synced.",
+        path: ["resolve"], abstract: "Close a conflict by keeping one side.",
+        discussion: """
+            --keep VERSION keeps, for every field in conflict, what that version's device saw. \
+            --field F --value-of VERSION closes the conflict on one field (title, deleted, messages/m-…). \
+            The new version supersedes the others on every device once synced; a kept deletion or restore applies too.
+            """,
         arguments: [ArgumentSpec(name: "ID", help: "The record in conflict.")],
-        options: [OptionSpec(name: "keep", valueName: "VERSION", help: "The version to keep (at least 6 characters, from `aisync conflicts`).", required: true)]
+        options: [OptionSpec(name: "keep", valueName: "VERSION", help: "The version to keep (at least 6 characters, from `aisync conflicts`)."),
+                  OptionSpec(name: "field", valueName: "F", help: "Only this field (with --value-of)."),
+                  OptionSpec(name: "value-of", valueName: "VERSION", help: "The version whose value of --field to keep.")]
     ) { inv throws(CLIError) in
         let id = try Context.recordID(inv.positionals[0], inv)
-        guard let keep = inv.option("keep") else { throw CLIError(usage: "missing --keep VERSION", hint: "See `aisync conflicts \(id)` for the versions", command: inv.command) }
         let store = try Context.open(inv)
-        let version = try await Context.call { () async throws(AISyncError) in try await store.resolve(id, keep: keep) }
+        let version: Version
+        switch (inv.option("keep"), inv.option("field"), inv.option("value-of")) {
+        case (let keep?, nil, nil):
+            version = try await Context.call { () async throws(AISyncError) in try await store.resolve(id, keep: keep) }
+        case (nil, let field?, let of?):
+            version = try await Context.call { () async throws(AISyncError) in try await store.resolve(id, field: field, valueOf: of) }
+        default:
+            throw CLIError(usage: "give --keep VERSION, or --field F with --value-of VERSION", hint: "See `aisync conflicts \(id)` for fields and versions", command: inv.command)
+        }
         CLIPlatform.out("Resolved \(id): new version \(version.shortID)\n")
+        return ExitCode.success
+    }
+
+    static let restore = CommandSpec(
+        path: ["restore"], abstract: "Bring a deleted record back, with everything it held.",
+        arguments: [ArgumentSpec(name: "ID", help: "The deleted record (see `aisync list --deleted`).")]
+    ) { inv throws(CLIError) in
+        let id = try Context.recordID(inv.positionals[0], inv)
+        let store = try Context.open(inv)
+        let version = try await Context.call { () async throws(AISyncError) in try await store.restore(id) }
+        CLIPlatform.out("Restored \(id): new version \(version.shortID)\n")
         return ExitCode.success
     }
 

@@ -2,7 +2,7 @@ import AISync
 
 /// Commands that create and change records.
 enum RecordCommands {
-    static let all: [CommandSpec] = [initCommand, chatNew, chatSay, imageAdd, imageSave, storyNew, rename, favorite, remove]
+    static let all: [CommandSpec] = [initCommand, chatNew, chatSay, chatEdit, chatRemove, imageAdd, imageSave, storyNew, rename, favorite, remove]
 
     static let initCommand = CommandSpec(
         path: ["init"], abstract: "Create a new, empty store with a fresh device id.",
@@ -37,13 +37,34 @@ enum RecordCommands {
         guard let role = ChatBody.Role(rawValue: roleText) else {
             throw CLIError(usage: "unknown role '\(roleText)'", hint: "Use user, assistant or system", command: inv.command)
         }
-        var text = inv.positionals[1]
-        if text == "-" {
-            guard let input = CLIPlatform.readStandardInput() else { throw CLIError(usage: "standard input is not valid UTF-8 text", command: inv.command) }
-            text = input
-        }
+        let text = try Context.text(inv.positionals[1], inv)
         let store = try Context.open(inv)
         let version = try await Context.call { () async throws(AISyncError) in try await store.appendMessage(to: id, role: role, text: text) }
+        CLIPlatform.out("\(version.shortID)\n")
+        return ExitCode.success
+    }
+
+    static let chatEdit = CommandSpec(
+        path: ["chat", "edit"], abstract: "Change the text of a message.",
+        discussion: "TEXT '-' reads the new text from standard input. Message ids are shown by `aisync show ID`.",
+        arguments: [ArgumentSpec(name: "ID", help: "The chat."), ArgumentSpec(name: "MESSAGE_ID", help: "The message (or a unique prefix)."),
+                    ArgumentSpec(name: "TEXT", help: "The new text, or - for standard input.")]
+    ) { inv throws(CLIError) in
+        let id = try Context.recordID(inv.positionals[0], inv)
+        let text = try Context.text(inv.positionals[2], inv)
+        let store = try Context.open(inv)
+        let version = try await Context.call { () async throws(AISyncError) in try await store.editMessage(id, message: inv.positionals[1], text: text) }
+        CLIPlatform.out("\(version.shortID)\n")
+        return ExitCode.success
+    }
+
+    static let chatRemove = CommandSpec(
+        path: ["chat", "rm"], abstract: "Remove a message from a chat.",
+        arguments: [ArgumentSpec(name: "ID", help: "The chat."), ArgumentSpec(name: "MESSAGE_ID", help: "The message (or a unique prefix).")]
+    ) { inv throws(CLIError) in
+        let id = try Context.recordID(inv.positionals[0], inv)
+        let store = try Context.open(inv)
+        let version = try await Context.call { () async throws(AISyncError) in try await store.removeMessage(id, message: inv.positionals[1]) }
         CLIPlatform.out("\(version.shortID)\n")
         return ExitCode.success
     }

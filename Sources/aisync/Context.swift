@@ -26,6 +26,13 @@ enum Context {
         return id
     }
 
+    /// A message text argument; `-` reads it from standard input.
+    static func text(_ argument: String, _ inv: Invocation) throws(CLIError) -> String {
+        guard argument == "-" else { return argument }
+        guard let input = CLIPlatform.readStandardInput() else { throw CLIError(usage: "standard input is not valid UTF-8 text", command: inv.command) }
+        return input
+    }
+
     /// Runs library code, turning its error into a CLI error.
     @discardableResult
     static func call<T>(_ body: () async throws(AISyncError) -> T) async throws(CLIError) -> T {

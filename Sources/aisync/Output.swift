@@ -2,15 +2,26 @@ import AISync
 
 /// How results look: human text and JSON documents (presentation only, no logic).
 enum Output {
-    /// `list --json`, written directly: it must stay fast for 100,000 records.
+    /// `list --json`, written directly as bytes: it must stay fast for 100,000 records.
     static func listJSON(_ records: [RecordSummary]) -> String {
+        let conflict = Array("{\"conflict\":".utf8), created = Array(",\"created\":\"".utf8)
+        let deleted = Array("\",\"deleted\":".utf8), favorite = Array(",\"favorite\":".utf8)
+        let id = Array(",\"id\":\"".utf8), kind = Array("\",\"kind\":\"".utf8), title = Array("\",\"title\":".utf8)
+        let updated = Array(",\"updated\":\"".utf8), end = Array("\"}".utf8)
+        let yes = Array("true".utf8), no = Array("false".utf8)
         var out: [UInt8] = [UInt8(ascii: "[")]
-        out.reserveCapacity(records.count * 160 + 2)
+        out.reserveCapacity(records.count * 200 + 2)
         for (n, r) in records.enumerated() {
             if n > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: "{\"conflict\":\(r.conflict),\"created\":\"\(r.created.iso8601)\",\"deleted\":\(r.deleted),\"favorite\":\(r.favorite),\"id\":\"\(r.id)\",\"kind\":\"\(r.kind.rawValue)\",\"title\":".utf8)
-            out.append(contentsOf: JSONValue.string(r.title).canonicalBytes)
-            out.append(contentsOf: ",\"updated\":\"\(r.updated.iso8601)\"}".utf8)
+            out += conflict; out += r.conflict ? yes : no
+            out += created; r.created.writeISO8601(into: &out)
+            out += deleted; out += r.deleted ? yes : no
+            out += favorite; out += r.favorite ? yes : no
+            out += id; out += r.id.rawValue.utf8
+            out += kind; out += r.kind.rawValue.utf8
+            out += title; out += JSONValue.string(r.title).canonicalBytes
+            out += updated; r.updated.writeISO8601(into: &out)
+            out += end
         }
         out.append(contentsOf: "]\n".utf8)
         return String(decoding: out, as: UTF8.self)
@@ -25,13 +36,14 @@ enum Output {
         s.replacingAll("\n", with: " ").replacingAll("\t", with: " ")
     }
 
-    static func show(id: RecordID, body: RecordBody, state: RecordState) -> String {
+    static func show(id: RecordID, body: RecordBody, state: RecordState, asOf: Version? = nil) -> String {
         var lines = ["\(body.kind.rawValue) \(id)\(body.favorite ? " ★" : ""): \(body.title)"]
+        if let asOf { lines.append("as of version \(asOf.shortID) (\(asOf.time.timestamp.iso8601), device \(asOf.device.short))") }
         switch body {
         case .chat(let chat):
             if let model = chat.model { lines.append("model: \(model)") }
             lines.append("created \(chat.created), updated \(chat.updated), \(chat.messages.count) message(s)")
-            for m in chat.messages { lines.append("\n[\(m.role.rawValue) \(m.time)]\n\(m.text)") }
+            for m in chat.messages { lines.append("\n[\(m.role.rawValue) \(m.time) \(m.id)]\n\(m.text)") }
         case .story(let story):
             if let moral = story.moral { lines.append("moral: \(moral)") }
             lines.append("created \(story.created), updated \(story.updated), \(story.pages.count) page(s)")
@@ -47,7 +59,10 @@ enum Output {
             if let imgur = image.imgur { lines.append("imgur: \(imgur.link)") }
             lines.append("created \(image.created), updated \(image.updated)")
         }
-        if state.isConflict { lines.append("\n! \(state.siblings.count) concurrent versions; see `aisync conflicts \(id)`") }
+        let conflicts = state.conflicts
+        if asOf == nil, !conflicts.isEmpty {
+            lines.append("\n! conflict on \(conflicts.map(\.name).joined(separator: ", ")); see `aisync conflicts \(id)`")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -55,14 +70,19 @@ enum Output {
         v.isDeleted ? "delete" : (v.clock.counters.values.reduce(0, +) == 1 ? "create" : "edit")
     }
 
-    static func versionJSON(_ v: Version) -> JSONValue {
-        .object(["version": .string(v.id.hex), "record": .string(v.record.rawValue), "kind": .string(v.kind.rawValue),
-                 "device": .string(v.device.rawValue), "time": .string(v.time.timestamp.iso8601),
-                 "deleted": .bool(v.isDeleted), "action": .string(action(v))])
+    static func versionJSON(_ v: Version, names: [DeviceID: String]) -> JSONValue {
+        var o: [String: JSONValue] = [
+            "version": .string(v.id.hex), "record": .string(v.record.rawValue), "kind": .string(v.kind.rawValue),
+            "device": .string(v.device.rawValue), "time": .string(v.time.timestamp.iso8601),
+            "deleted": .bool(v.isDeleted), "action": .string(action(v)), "summary": .string(v.changeSummary),
+        ]
+        o.setIfPresent("deviceName", names[v.device].map(JSONValue.string))
+        return .object(o)
     }
 
-    static func logLine(_ v: Version) -> String {
-        "\(v.shortID)  \(v.time.timestamp.iso8601)  \(v.device.short)  \(action(v).padding(6))  \(v.record)\n"
+    static func logLine(_ v: Version, names: [DeviceID: String]) -> String {
+        let who = names[v.device].map { oneLine(String($0.prefix(20))) } ?? v.device.short
+        return "\(v.shortID)  \(v.time.timestamp.iso8601)  \(who.padding(10))  \(v.record)  \(oneLine(v.changeSummary))\n"
     }
 
     static func statusJSON(_ s: Store.Status) -> JSONValue {
@@ -94,25 +114,56 @@ enum Output {
             """
     }
 
-    static func conflictJSON(_ c: Store.Conflict) -> JSONValue {
-        .object([
+    static func conflictJSON(_ c: Store.Conflict, names: [DeviceID: String]) -> JSONValue {
+        func device(_ v: Version, into o: inout [String: JSONValue]) {
+            o["device"] = .string(v.device.rawValue)
+            o.setIfPresent("deviceName", names[v.device].map(JSONValue.string))
+        }
+        return .object([
             "id": .string(c.id.rawValue), "kind": .string(c.kind.rawValue), "title": .string(c.title),
             "versions": .array(c.versions.map { cv in
-                .object(["version": .string(cv.version.id.hex), "device": .string(cv.version.device.rawValue),
-                         "time": .string(cv.version.time.timestamp.iso8601), "deleted": .bool(cv.version.isDeleted),
-                         "winner": .bool(cv.winner)])
+                var o: [String: JSONValue] = ["version": .string(cv.version.id.hex), "time": .string(cv.version.time.timestamp.iso8601),
+                                              "deleted": .bool(cv.version.isDeleted), "winner": .bool(cv.winner)]
+                device(cv.version, into: &o)
+                return .object(o)
+            }),
+            "fields": .array(c.fields.map { f in
+                .object(["field": .string(f.field), "values": .array(f.values.map { cv in
+                    var o: [String: JSONValue] = ["version": .string(cv.version.id.hex), "time": .string(cv.version.time.timestamp.iso8601),
+                                                  "winner": .bool(cv.winner), "removed": .bool(cv.value == nil)]
+                    o.setIfPresent("value", cv.value)
+                    device(cv.version, into: &o)
+                    return .object(o)
+                })])
             }),
         ])
     }
 
-    static func conflict(_ c: Store.Conflict) -> String {
+    static func conflict(_ c: Store.Conflict, names: [DeviceID: String]) -> String {
         var lines = ["\(c.id) (\(c.kind.rawValue)) \(oneLine(c.title))"]
-        for cv in c.versions {
-            let v = cv.version
-            lines.append("  \(cv.winner ? "*" : " ") \(v.shortID)  \(v.time.timestamp.iso8601)  device \(v.device.short)  \(v.isDeleted ? "deleted" : "edited")\(cv.winner ? "  (shown)" : "")")
+        for f in c.fields {
+            lines.append("  \(f.field):")
+            for cv in f.values {
+                let v = cv.version
+                let who = names[v.device].map { oneLine(String($0.prefix(20))) } ?? v.device.short
+                let what = cv.value.map { preview($0) } ?? "(removed)"
+                lines.append("    \(cv.winner ? "*" : " ") \(v.shortID)  \(v.time.timestamp.iso8601)  \(who)  \(what)\(cv.winner ? "  (shown)" : "")")
+            }
         }
-        lines.append("  keep one with: aisync resolve \(c.id) --keep VERSION")
+        lines.append("  keep one side with: aisync resolve \(c.id) --keep VERSION   (or --field FIELD --value-of VERSION)")
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A value in one short line: text as text, anything else as JSON.
+    static func preview(_ value: JSONValue) -> String {
+        let text: String
+        switch value {
+        case .string(let s): text = "“\(s)”"
+        case .object(let o) where o["text"]?.stringValue != nil: text = "“\(o["text"]!.stringValue!)”"
+        default: text = String(decoding: value.canonicalBytes, as: UTF8.self)
+        }
+        let line = oneLine(text)
+        return line.count > 70 ? String(line.prefix(69)) + "…" : line
     }
 }
 

@@ -378,7 +378,7 @@ struct RecordBodyTests {
         ("davinci chat", .chat(ChatBody(title: "old", model: "davinci", messages: [], favorite: false, created: t1, updated: t2))),
         ("story with moral and pages", .story(StoryBody(
             title: "The Fox", moral: "Be kind",
-            pages: [StoryBody.Page(text: "Once upon a time", image: digestA), StoryBody.Page(text: "The end")],
+            pages: [StoryBody.Page(id: "page-1", position: 1, text: "Once upon a time", image: digestA), StoryBody.Page(id: "page-2", position: 2, text: "The end")],
             prompts: ["a fox in a forest, watercolor", "a fox asleep"], favorite: true, created: t1, updated: t2))),
         ("story without moral, pages or prompts", .story(StoryBody(title: "Empty", moral: nil, pages: [], created: t1, updated: t1))),
         ("image with everything", .image(ImageBody(
@@ -418,7 +418,7 @@ struct RecordBodyTests {
         let story = Self.body(named: "story without moral, pages or prompts").json
         #expect(story["moral"] == nil && story["pages"] == .array([]) && story["prompts"] == .array([]))
         let page = Self.body(named: "story with moral and pages").json["pages"]?.arrayValue?.last
-        #expect(page == .object(["text": .string("The end")]))
+        #expect(page == .object(["id": .string("page-2"), "text": .string("The end")]))
         let image = Self.body(named: "image minimal").json
         for key in ["width", "height", "prompt", "model", "imgur"] { #expect(image[key] == nil, "\(key)") }
         let imgur = Self.body(named: "image with minimal imgur").json["imgur"]
@@ -430,13 +430,14 @@ struct RecordBodyTests {
         {"created":"2026-11-29T12:00:00.000Z","favorite":false,"kind":"chat","messages":[{"id":"m-1","role":"user","text":"hi","time":"2026-11-29T12:00:00.000Z"}],"model":"gpt-4o","title":"Trip ideas","updated":"2026-11-29T12:00:00.000Z"}
         """,
         """
-        {"created":"2026-11-29T12:00:00.000Z","favorite":false,"kind":"story","moral":"Be kind","pages":[{"image":"\(String(repeating: "ab", count: 32))","text":"Once upon a time"}],"prompts":["a fox in a forest, watercolor"],"title":"The Fox","updated":"2026-11-29T12:00:00.000Z"}
+        {"created":"2026-11-29T12:00:00.000Z","favorite":false,"kind":"story","moral":"Be kind","pages":[{"id":"page-1","image":"\(String(repeating: "ab", count: 32))","text":"Once upon a time"}],"prompts":["a fox in a forest, watercolor"],"title":"The Fox","updated":"2026-11-29T12:00:00.000Z"}
         """,
         """
         {"created":"2026-11-29T12:00:00.000Z","favorite":false,"height":512,"kind":"image","mediaType":"image/png","model":"dall-e-3","prompt":"a fox","sha256":"\(String(repeating: "ab", count: 32))","size":12345,"title":"fox.png","updated":"2026-11-29T12:00:00.000Z","width":512}
         """,
     ])
     func documentedExamples(text: String) throws {
+        // (aisync 1 stored pages without ids; they read as page-1, page-2, … by position.)
         let body = try RecordBody(bytes: utf8(text))
         #expect(body.canonicalBytes == utf8(text), "the documented examples are already canonical")
     }

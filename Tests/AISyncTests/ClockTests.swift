@@ -18,7 +18,7 @@ private func clock(_ counters: [DeviceID: Int64]) -> VectorClock { VectorClock(c
 private func makeVersion(record: String = "chat-1", clock: [DeviceID: Int64] = [deviceA: 3], wall: Int64 = 1_764_417_600_000,
                          counter: Int64 = 0, device: DeviceID = deviceA, body: SHA256Digest? = SHA256Digest(hex: String(repeating: "b", count: 64))!) -> Version {
     Version(record: RecordID(record)!, kind: .chat, clock: VectorClock(clock), time: HybridLogicalTime(wall: wall, counter: counter),
-            device: device, body: body)
+            device: device, payload: .legacy(body: body))
 }
 
 /// A version's journal line as a mutable dictionary, as read back from disk.
@@ -320,7 +320,7 @@ struct VersionTests {
             makeVersion(record: "chat-2"), makeVersion(clock: [deviceA: 4]), makeVersion(clock: [deviceA: 3, deviceB: 1]),
             makeVersion(wall: 1_764_417_600_001), makeVersion(counter: 1), makeVersion(clock: [deviceB: 3], device: deviceB),
             makeVersion(body: digest(1)), makeVersion(body: nil),
-            Version(record: base.record, kind: .story, clock: base.clock, time: base.time, device: base.device, body: base.body),
+            Version(record: base.record, kind: .story, clock: base.clock, time: base.time, device: base.device, payload: base.payload),
         ]
         #expect(Set(variants.map(\.id)).count == variants.count)
         #expect(!variants.map(\.id).contains(base.id))
@@ -337,7 +337,7 @@ struct VersionTests {
             counters[device] = Int64.random(in: 1...50, using: &rng)
             let v = Version(record: RecordID("r-\(n)")!, kind: RecordKind.allCases.randomElement(using: &rng)!, clock: VectorClock(counters),
                             time: HybridLogicalTime(wall: Int64.random(in: 0...Int64.max / 2, using: &rng), counter: Int64.random(in: 0...9, using: &rng)),
-                            device: device, body: deleted ? nil : digest(UInt8(n)))
+                            device: device, payload: .legacy(body: deleted ? nil : digest(UInt8(n))))
             let bytes = v.json.canonicalBytes
             let back = try Version(json: JSONParser.parse(bytes))
             #expect(back == v)
@@ -397,7 +397,7 @@ struct VersionTests {
         ("record", .string("Chat-1"), "invalid record id"),
         ("record", .string("-chat"), "invalid record id"),
         ("kind", .string("video"), "unknown kind"),
-        ("v", .int(2), "format is not 1"),
+        ("v", .int(3), "format 3 is unknown"),
         ("clock", .object([:]), "non-empty"),
         ("clock", .object([String(repeating: "a", count: 32): .int(0)]), "≥ 1"),
         ("hlc", .object(["t": .int(-5), "c": .int(0)]), "≥ 0"),

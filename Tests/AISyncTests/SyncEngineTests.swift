@@ -260,9 +260,44 @@ struct SyncEngineTests {
         }
     }
 
+    // MARK: - Only this device's versions are pushed
+
+    /// A sync with local edits used to re-publish every version it had just pulled (one phone
+    /// re-sent a laptop's four 10 MB versions). Now a push sends only what the remote lacks.
+    @Test func syncWithLocalEditsPushesOnlyThisDevicesVersions() async throws {
+        let dir = Self.makeDirectory("relay")
+        defer { Self.removeDirectory(dir) }
+        let a = try Self.makeStore(in: dir, "a")
+        let b = try Self.makeStore(in: dir, "b")
+        let remote = InMemoryRemote()
+        let ea = Self.engine(a, remote)
+        let eb = Self.engine(b, remote)
+        let big = String(repeating: "a long answer ", count: 20_000)  // 280 KB, in an object
+        let chat = try await a.createChat(title: "From A", model: nil)
+        for _ in 0..<4 { try await a.appendMessage(to: chat, role: .assistant, text: big) }
+        _ = try await ea.push()
+        _ = try await eb.sync()
+        // B edits, then pulls more of A's work, then syncs: only B's one version goes out.
+        let mine = try await b.createChat(title: "From B", model: nil)
+        try await a.appendMessage(to: chat, role: .assistant, text: big + "!")
+        _ = try await ea.push()
+        let pulled = try await eb.pull()
+        #expect(pulled.pulled == 1)
+        let report = try await eb.push()
+        #expect(report.pushed == 1, "B re-sent versions it pulled: \(report)")
+        #expect(report.bytes < 10_000, "B pushed \(report.bytes) bytes for one small chat")
+        #expect(try await eb.sync().pushed == 0)
+        // And the remote has everything: a third device gets all of it.
+        let c = try Self.makeStore(in: dir, "c")
+        _ = try await Self.engine(c, remote).pull()
+        #expect(Set(try await c.list().map(\.id)) == [chat, mine])
+        guard case .chat(let body)? = try await c.record(chat).body else { Issue.record("not a chat"); return }
+        #expect(body.messages.count == 5)
+    }
+
     // MARK: - Conflicts
 
-    @Test func concurrentEditsConflictTheSameWayOnBothAndResolveEverywhere() async throws {
+    @Test func concurrentMessagesMergeAndConcurrentRenamesConflictOnTheTitleAndResolveEverywhere() async throws {
         let dir = Self.makeDirectory("conflict")
         defer { Self.removeDirectory(dir) }
         let a = try Self.makeStore(in: dir, "a")
@@ -274,8 +309,23 @@ struct SyncEngineTests {
         let chat = try await a.createChat(title: "Shared", model: "gpt-4o")
         _ = try await ea.push()
         _ = try await eb.sync()
+        // Concurrent messages and a favorite: all merge, no conflict (records v2).
         try await a.appendMessage(to: chat, role: .user, text: "edit on A")
         try await b.appendMessage(to: chat, role: .user, text: "edit on B")
+        try await b.setFavorite(chat, true)
+        _ = try await ea.sync()
+        let rb0 = try await eb.sync()
+        let ra0 = try await ea.sync()
+        #expect(rb0.conflicts == 0 && ra0.conflicts == 0)
+        for store in [a, b] {
+            guard case .chat(let body)? = try await store.record(chat).body else { Issue.record("not a chat"); return }
+            #expect(Set(body.messages.map(\.text)) == ["edit on A", "edit on B"])
+            #expect(body.favorite)
+        }
+
+        // Concurrent renames to different titles: one conflict, on the title.
+        try await a.rename(chat, to: "Title from A")
+        try await b.rename(chat, to: "Title from B")
         _ = try await ea.sync()
         let rb = try await eb.sync()
         let ra = try await ea.sync()
@@ -288,6 +338,8 @@ struct SyncEngineTests {
         #expect(ca == cb)
         let conflict = try #require(cb.first)
         #expect(conflict.id == chat)
+        #expect(conflict.fields.map(\.field) == ["title"])
+        #expect(Set(conflict.fields[0].values.compactMap { $0.value?.stringValue }) == ["Title from A", "Title from B"])
         #expect(conflict.versions.count == 2)
         #expect(conflict.versions.first?.winner == true)
         let devices = Set(conflict.versions.map(\.version.device))
@@ -298,7 +350,8 @@ struct SyncEngineTests {
 
         // Resolve on B, keeping the loser.
         let loser = try #require(conflict.versions.last?.version)
-        let loserBody = try await b.body(of: loser)
+        let loserTitle = try await b.record(chat, asOf: loser.shortID).body?.title
+        #expect(loserTitle != winnerA.body?.title)
         try await b.resolve(chat, keep: loser.shortID)
         _ = try await eb.sync()
         _ = try await ea.sync()
@@ -309,9 +362,10 @@ struct SyncEngineTests {
         let finalA = try await a.record(chat)
         let finalB = try await b.record(chat)
         #expect(finalA.state == finalB.state)
-        #expect(finalA.state.siblings.count == 1)
-        if case .chat(let kept)? = finalA.body, case .chat(let wanted) = loserBody {
-            #expect(kept.messages.map(\.text) == wanted.messages.map(\.text))
+        #expect(!finalA.state.isConflict)
+        #expect(finalA.body?.title == loserTitle)
+        if case .chat(let kept)? = finalA.body {
+            #expect(Set(kept.messages.map(\.text)) == ["edit on A", "edit on B"])
         } else {
             Issue.record("the resolved record is not a chat")
         }
@@ -340,6 +394,7 @@ struct SyncEngineTests {
         #expect(ca == cb)
         let conflict = try #require(ca.first)
         #expect(conflict.id == chat)
+        #expect(conflict.fields.map(\.field) == ["deleted"])
         let ids = Set(conflict.versions.map(\.version.id))
         #expect(ids == [edit.id, tomb.id])
         let listA = try await a.list(includeDeleted: true)
@@ -349,8 +404,8 @@ struct SyncEngineTests {
         #expect(summary.conflict)
         // Whichever sibling wins, the edit is kept and can be chosen.
         #expect(summary.title == "Edited on A")
-        let editBody = try await b.body(of: edit)
-        #expect(editBody.title == "Edited on A")
+        let editBody = try await b.record(chat, asOf: edit.shortID).body
+        #expect(editBody?.title == "Edited on A")
         try await b.resolve(chat, keep: edit.shortID)
         _ = try await eb.sync()
         _ = try await ea.sync()
@@ -382,8 +437,13 @@ struct SyncEngineTests {
         case .truncated:
             return Array(bytes.dropLast(5))
         case .bodyByte:
-            let range = try #require(text.range(of: "Tamper me"))
-            text.replaceSubrange(range, with: "Tamper mE")
+            // A content byte: the title in segment 1, the message text in segment 2.
+            if let range = text.range(of: "Tamper me") {
+                text.replaceSubrange(range, with: "Tamper mE")
+            } else {
+                let range = try #require(text.range(of: "second segment"))
+                text.replaceSubrange(range, with: "second segmenT")
+            }
             return Array(text.utf8)
         case .versionID:
             let version = try #require(text.range(of: "\"version\":{"))

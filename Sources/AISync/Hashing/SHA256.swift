@@ -391,6 +391,13 @@ public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
         self.bytes = bytes
     }
 
+    /// Hashes the 32 bytes at once (the synthesized form feeds them one by one).
+    public func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
+    public static func == (a: SHA256Digest, b: SHA256Digest) -> Bool { a.bytes == b.bytes }
+
     /// 64 lowercase hex characters, as printed by `sha256sum`.
     public var hex: String {
         let digits: [UInt8] = Array("0123456789abcdef".utf8)

@@ -85,13 +85,12 @@ extension Store {
         try FileIO.writeAtomically(imgurStatePath, state.json.canonicalBytes + [10])
     }
 
-    /// Live image records, with their winning bodies.
+    /// Live image records, with their visible bodies.
     func liveImages() throws(AISyncError) -> [(RecordID, ImageBody)] {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [(RecordID, ImageBody)] in
             var result: [(RecordID, ImageBody)] = []
             for summary in snapshot.summaries.values where summary.kind == .image && !summary.deleted && !summary.damaged {
-                guard let state = try stateOf(summary.id, in: snapshot), let winner = state.winner,
-                      case .image(let image)? = try? body(of: winner) else { continue }
+                guard let state = try stateOf(summary.id, in: snapshot), case .image(let image)? = try? visibleBody(state) else { continue }
                 result.append((summary.id, image))
             }
             return result.sorted { $0.0 < $1.0 }
@@ -103,42 +102,47 @@ extension Store {
     func isImageInUse(_ digest: SHA256Digest) throws(AISyncError) -> Bool {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> Bool in
             for summary in snapshot.summaries.values where !summary.deleted && summary.kind != .chat {
-                guard let state = try stateOf(summary.id, in: snapshot) else { continue }
-                for sibling in state.siblings where !sibling.isDeleted {
-                    if let body = try? body(of: sibling), body.imageReferences.contains(digest) { return true }
-                }
+                guard let state = try stateOf(summary.id, in: snapshot), let body = try? visibleBody(state) else { continue }
+                if body.imageReferences.contains(digest) { return true }
             }
             return false
         }
     }
 
-    /// Records where Imgur keeps an image: a new version of its record.
+    /// Records where Imgur keeps an image: a new version of its record setting `imgur`.
     func setImgurLocation(_ id: RecordID, _ location: ImageBody.ImgurLocation) throws(AISyncError) {
-        _ = try edit(id) { (body: inout RecordBody, _) throws(AISyncError) in
-            guard case .image(var image) = body else { return }
-            image.imgur = location
-            body = .image(image)
+        _ = try edit(id) { (state: RecordState, _, _) throws(AISyncError) -> RecordBody.OperationList in
+            var list = RecordBody.OperationList()
+            if state.kind == .image { list.set("imgur", location.json) }
+            return list
         }
     }
 
     /// Every Imgur copy any image record (live or deleted, any version) recorded for one of
     /// `digests`, once per Imgur id: what to delete on Imgur when the bytes' last user is gone.
     func imgurCopies(of digests: Set<SHA256Digest>) throws(AISyncError) -> [ImageBody.ImgurLocation] {
-        var copies: [String: ImageBody.ImgurLocation] = [:]
-        for v in try history() where v.kind == .image && !v.isDeleted {
-            guard case .image(let image)? = try? body(of: v), digests.contains(image.sha256), let imgur = image.imgur else { continue }
-            if copies[imgur.id]?.deletehash == nil { copies[imgur.id] = imgur }
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [ImageBody.ImgurLocation] in
+            var copies: [String: ImageBody.ImgurLocation] = [:]
+            for summary in snapshot.summaries.values where summary.kind == .image {
+                guard let state = try stateOf(summary.id, in: snapshot), case .inline(.string(let hex))? = state.value("sha256"),
+                      let sha = SHA256Digest(hex: hex), digests.contains(sha) else { continue }
+                for v in try versions(of: summary.id, in: snapshot) {
+                    for case .set("imgur", .inline(let value)) in reader.operations(of: v) ?? [] {
+                        guard value != .null, let imgur = try? ImageBody.ImgurLocation(json: value) else { continue }
+                        if copies[imgur.id]?.deletehash == nil { copies[imgur.id] = imgur }
+                    }
+                }
+            }
+            return copies.values.sorted { $0.id < $1.id }
         }
-        return copies.values.sorted { $0.id < $1.id }
     }
 
-    /// The last live body of `id` before it was deleted (for deleting its Imgur copy).
+    /// What a record held when it was deleted (for deleting its Imgur copy).
     func lastLiveBody(of id: RecordID) throws(AISyncError) -> RecordBody? {
-        let versions = try history(id)
-        for v in versions.reversed() where !v.isDeleted {
-            if let body = try? body(of: v) { return body }
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> RecordBody? in
+            guard let state = try stateOf(id, in: snapshot) else { return nil }
+            return try? visibleBody(state)
         }
-        return nil
     }
 }
 

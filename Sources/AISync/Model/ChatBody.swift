@@ -10,6 +10,19 @@ public struct ChatBody: Hashable, Sendable {
         public init(id: String, role: Role, text: String, time: Timestamp) {
             self.id = id; self.role = role; self.text = text; self.time = time
         }
+
+        /// The value of a message element in a version (its id is the element id).
+        var elementJSON: JSONValue {
+            .object(["role": .string(role.rawValue), "text": .string(text), "time": .string(time.iso8601)])
+        }
+
+        init(elementID: String, json: JSONValue) throws(AISyncError) {
+            var m = try JSONObjectReader(json, context: "chat message")
+            let roleText = try m.string("role")
+            guard let role = Role(rawValue: roleText) else { throw .damaged("chat message role \"\(roleText.prefix(40))\" is not user, assistant or system") }
+            self.init(id: elementID, role: role, text: try m.string("text"), time: try m.time("time"))
+            try m.finish()
+        }
     }
 
     public var title: String

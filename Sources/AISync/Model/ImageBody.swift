@@ -8,6 +8,25 @@ public struct ImageBody: Hashable, Sendable {
         /// The sha256 of the bytes Imgur serves, which may differ from the original (re-encoding).
         public var servedSHA256: SHA256Digest?
         public var servedSize: Int64?
+
+        public init(id: String, link: String, deletehash: String? = nil, servedSHA256: SHA256Digest? = nil, servedSize: Int64? = nil) {
+            self.id = id; self.link = link; self.deletehash = deletehash; self.servedSHA256 = servedSHA256; self.servedSize = servedSize
+        }
+
+        var json: JSONValue {
+            var i: [String: JSONValue] = ["id": .string(id), "link": .string(link)]
+            i.setIfPresent("deletehash", deletehash.map(JSONValue.string))
+            i.setIfPresent("servedSHA256", servedSHA256.map { .string($0.hex) })
+            i.setIfPresent("servedSize", servedSize.map(JSONValue.int))
+            return .object(i)
+        }
+
+        init(json: JSONValue) throws(AISyncError) {
+            var i = try JSONObjectReader(json, context: "image imgur location")
+            self.init(id: try i.string("id"), link: try i.string("link"), deletehash: try i.optionalString("deletehash"),
+                      servedSHA256: try i.optionalDigest("servedSHA256"), servedSize: try i.optionalInt("servedSize"))
+            try i.finish()
+        }
     }
 
     public var title: String
@@ -42,13 +61,7 @@ public struct ImageBody: Hashable, Sendable {
         o.setIfPresent("height", height.map(JSONValue.int))
         o.setIfPresent("prompt", prompt.map(JSONValue.string))
         o.setIfPresent("model", model.map(JSONValue.string))
-        if let imgur {
-            var i: [String: JSONValue] = ["id": .string(imgur.id), "link": .string(imgur.link)]
-            i.setIfPresent("deletehash", imgur.deletehash.map(JSONValue.string))
-            i.setIfPresent("servedSHA256", imgur.servedSHA256.map { .string($0.hex) })
-            i.setIfPresent("servedSize", imgur.servedSize.map(JSONValue.int))
-            o["imgur"] = .object(i)
-        }
+        o.setIfPresent("imgur", imgur?.json)
         return .object(o)
     }
 
@@ -67,14 +80,7 @@ public struct ImageBody: Hashable, Sendable {
         favorite = try r.bool("favorite")
         created = try r.time("created")
         updated = try r.time("updated")
-        if let value = r.optionalValue("imgur") {
-            var i = try JSONObjectReader(value, context: "image imgur location")
-            imgur = ImgurLocation(id: try i.string("id"), link: try i.string("link"), deletehash: try i.optionalString("deletehash"),
-                                  servedSHA256: try i.optionalDigest("servedSHA256"), servedSize: try i.optionalInt("servedSize"))
-            try i.finish()
-        } else {
-            imgur = nil
-        }
+        imgur = try r.optionalValue("imgur").map { (v: JSONValue) throws(AISyncError) -> ImgurLocation in try ImgurLocation(json: v) }
         try r.finish()
     }
 }

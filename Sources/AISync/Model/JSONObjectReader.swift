@@ -84,7 +84,7 @@ struct JSONObjectReader {
 
 extension Dictionary where Key == String, Value == JSONValue {
     /// Sets `key` only when `value` is non-nil, so optional fields are absent rather than null.
-    mutating func setIfPresent(_ key: String, _ value: JSONValue?) {
+    public mutating func setIfPresent(_ key: String, _ value: JSONValue?) {
         if let value { self[key] = value }
     }
 }

@@ -136,7 +136,21 @@ public struct JSONParser {
 
     private mutating func parseString() throws(Failure) -> String {
         index += 1
-        var out: [UInt8] = []
+        // Fast path: a run of plain bytes up to the closing quote (most strings) is decoded
+        // in one go; an escape or a control character falls through to the byte loop.
+        var end = index
+        while end < bytes.count {
+            let b = bytes[end]
+            if b == 34 || b == 92 || b < 0x20 { break }
+            end += 1
+        }
+        if end < bytes.count, bytes[end] == 34 {
+            guard let s = String(validating: bytes[index..<end], as: UTF8.self) else { throw fail("invalid UTF-8 in string") }
+            index = end + 1
+            return s
+        }
+        var out: [UInt8] = Array(bytes[index..<end])
+        index = end
         while true {
             guard index < bytes.count else { throw fail("unterminated string") }
             let byte = bytes[index]

@@ -46,23 +46,6 @@ public enum RecordBody: Hashable, Sendable {
         }
     }
 
-    public var updated: Timestamp {
-        get {
-            switch self {
-            case .chat(let b): b.updated
-            case .story(let b): b.updated
-            case .image(let b): b.updated
-            }
-        }
-        set {
-            switch self {
-            case .chat(var b): b.updated = newValue; self = .chat(b)
-            case .story(var b): b.updated = newValue; self = .story(b)
-            case .image(var b): b.updated = newValue; self = .image(b)
-            }
-        }
-    }
-
     /// Image digests this record refers to (its own bytes, or its pages' illustrations).
     public var imageReferences: [SHA256Digest] {
         switch self {

@@ -1,10 +1,29 @@
 /// An AI-illustrated picture book: an LLM writes the pages, an image model draws them.
 public struct StoryBody: Hashable, Sendable {
     public struct Page: Hashable, Sendable {
+        /// The page's element id (records v2), stable across edits.
+        public var id: String
+        /// Where the page sits in the book: pages are shown in (position, time, id) order.
+        public var position: Int64
         public var text: String
         /// The sha256 of the illustration's original bytes; never a path or URL (design §1).
         public var image: SHA256Digest?
-        public init(text: String, image: SHA256Digest? = nil) { self.text = text; self.image = image }
+        public init(id: String, position: Int64, text: String, image: SHA256Digest? = nil) {
+            self.id = id; self.position = position; self.text = text; self.image = image
+        }
+
+        /// The value of a page element in a version.
+        var elementJSON: JSONValue {
+            var o: [String: JSONValue] = ["n": .int(position), "text": .string(text)]
+            o.setIfPresent("image", image.map { .string($0.hex) })
+            return .object(o)
+        }
+
+        init(json: JSONValue, id: String = "p") throws(AISyncError) {
+            var p = try JSONObjectReader(json, context: "story page")
+            self.init(id: id, position: try p.int("n"), text: try p.string("text"), image: try p.optionalDigest("image"))
+            try p.finish()
+        }
     }
 
     public var title: String
@@ -27,7 +46,7 @@ public struct StoryBody: Hashable, Sendable {
             "created": .string(created.iso8601), "updated": .string(updated.iso8601),
             "prompts": .array(prompts.map(JSONValue.string)),
             "pages": .array(pages.map { p in
-                var po: [String: JSONValue] = ["text": .string(p.text)]
+                var po: [String: JSONValue] = ["id": .string(p.id), "text": .string(p.text)]
                 po.setIfPresent("image", p.image.map { .string($0.hex) })
                 return .object(po)
             }),
@@ -36,6 +55,7 @@ public struct StoryBody: Hashable, Sendable {
         return .object(o)
     }
 
+    /// Decodes a body; v1 bodies have pages without ids, which get `page-N` by position.
     init(json: JSONValue) throws(AISyncError) {
         var r = try JSONObjectReader(json, context: "story body")
         _ = try r.string("kind")
@@ -51,9 +71,11 @@ public struct StoryBody: Hashable, Sendable {
         }
         self.prompts = prompts
         var pages: [Page] = []
-        for item in try r.array("pages") {
+        for (n, item) in try r.array("pages").enumerated() {
             var p = try JSONObjectReader(item, context: "story page")
-            pages.append(Page(text: try p.string("text"), image: try p.optionalDigest("image")))
+            let id = try p.optionalString("id") ?? "page-\(n + 1)"
+            guard RecordID.isValid(id) else { throw .damaged("story page id \"\(id.prefix(80))\" is not a valid id") }
+            pages.append(Page(id: id, position: Int64(n + 1), text: try p.string("text"), image: try p.optionalDigest("image")))
             try p.finish()
         }
         self.pages = pages

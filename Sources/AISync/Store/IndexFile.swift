@@ -1,16 +1,17 @@
-/// `index/records.v1`: the snapshot cached as tab-separated lines, cheap to parse.
+/// `index/records.v2`: the snapshot cached as tab-separated lines, cheap to parse.
 ///
 /// A cache only: it records how far into the journal it reaches (offset, line count, and a
 /// hash of the bytes just before that offset), and a mismatch means "rebuild from the
 /// journal". Not JSON on purpose: 100,000 records must list in a fraction of a second, so a
 /// line's summary fields come first and its sibling list is decoded only on demand.
 ///
-/// Line: `id TAB kind TAB title TAB created-ms TAB updated-ms TAB flags TAB siblings`, flags
-/// being `f` (favorite), `d` (deleted), `c` (conflict), `x` (body unreadable) or `-`; siblings `;`-separated
-/// `version,device,wall,counter,body|-,dev:n/dev:n`.
+/// Line: `id TAB kind TAB title TAB created-ms TAB updated-ms TAB flags TAB lines`, flags
+/// being `f` (favorite), `d` (deleted), `c` (conflict), `x` (body unreadable) or `-`; lines
+/// the record's journal lines as `offset.length` separated by `,` (its state is their fold).
 struct IndexFile: Sendable {
     let path: String
     static let magic = "aisync-index"
+    static let format = "2"
     static let anchorLength: Int64 = 256
 
     /// The hash of the journal bytes just before `offset`, tying the index to one journal.
@@ -25,7 +26,7 @@ struct IndexFile: Sendable {
     func write(_ snapshot: StoreSnapshot, anchor: String) throws(AISyncError) {
         var out: [UInt8] = []
         out.reserveCapacity(snapshot.summaries.count * 300 + 128)
-        out.append(contentsOf: "\(Self.magic)\t1\t\(snapshot.journalOffset)\t\(snapshot.journalLines)\t\(anchor)\t\(snapshot.latestTime.wall)\t\(snapshot.latestTime.counter)\n".utf8)
+        out.append(contentsOf: "\(Self.magic)\t\(Self.format)\t\(snapshot.journalOffset)\t\(snapshot.journalLines)\t\(anchor)\t\(snapshot.latestTime.wall)\t\(snapshot.latestTime.counter)\n".utf8)
         for id in snapshot.recordIDs.sorted() {
             guard let s = snapshot.summaries[id] else { continue }
             out.append(contentsOf: id.rawValue.utf8); out.append(9)
@@ -34,13 +35,12 @@ struct IndexFile: Sendable {
             out.append(contentsOf: "\(s.created.milliseconds)\t\(s.updated.milliseconds)\t".utf8)
             let flags = (s.favorite ? "f" : "") + (s.deleted ? "d" : "") + (s.conflict ? "c" : "") + (s.damaged ? "x" : "")
             out.append(contentsOf: (flags.isEmpty ? "-" : flags).utf8); out.append(9)
-            if let raw = snapshot.encodedState(id) {
+            if let raw = snapshot.encodedLineRefs(id) {
                 out.append(contentsOf: raw)
-            } else if let state = snapshot.state(id) {
-                for (n, v) in state.siblings.enumerated() {
-                    if n > 0 { out.append(UInt8(ascii: ";")) }
-                    let clock = v.clock.counters.sorted { $0.key < $1.key }.map { "\($0.key.rawValue):\($0.value)" }.joined(separator: "/")
-                    out.append(contentsOf: "\(v.id.hex),\(v.device.rawValue),\(v.time.wall),\(v.time.counter),\(v.body?.hex ?? "-"),\(clock)".utf8)
+            } else if let refs = snapshot.lineRefs(id) {
+                for (n, r) in refs.enumerated() {
+                    if n > 0 { out.append(UInt8(ascii: ",")) }
+                    out.append(contentsOf: "\(r.offset).\(r.length)".utf8)
                 }
             }
             out.append(10)
@@ -55,11 +55,12 @@ struct IndexFile: Sendable {
         guard let bytes = try? FileIO.read(path, limit: 1 << 36) else { return nil }
         guard let headerEnd = bytes.firstIndex(of: 10) else { return nil }
         let h = bytes[..<headerEnd].split(separator: 9, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-        guard h.count == 7, h[0] == Self.magic, h[1] == "1", let offset = Int64(h[2]), let count = Int(h[3]),
+        guard h.count == 7, h[0] == Self.magic, h[1] == Self.format, let offset = Int64(h[2]), let count = Int(h[3]),
               let wall = Int64(h[5]), let counter = Int64(h[6]) else { return nil }
         var summaries: [RecordID: RecordSummary] = [:]
         var encoded: [RecordID: ArraySlice<UInt8>] = [:]
-        let estimate = bytes.count / 300
+        // Lines run from about 80 bytes (a one-version record) up: never resize while reading.
+        let estimate = bytes.count / 64
         summaries.reserveCapacity(estimate)
         encoded.reserveCapacity(estimate)
         var start = headerEnd + 1
@@ -118,25 +119,15 @@ struct IndexFile: Sendable {
         return any ? (negative ? -value : value) : nil
     }
 
-    /// Decodes a sibling list; nil when malformed (the caller then treats the index as stale).
-    static func decodeSiblings(_ raw: ArraySlice<UInt8>, record: RecordID, kind: RecordKind) -> RecordState? {
-        var state = RecordState()
-        for item in raw.split(separator: UInt8(ascii: ";")) {
-            let p = item.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-            guard p.count == 6, let vid = SHA256Digest(hex: p[0]), let device = DeviceID(p[1]),
-                  let wall = Int64(p[2]), let counter = Int64(p[3]) else { return nil }
-            let body: SHA256Digest?
-            if p[4] == "-" { body = nil } else { guard let d = SHA256Digest(hex: p[4]) else { return nil }; body = d }
-            var counters: [DeviceID: Int64] = [:]
-            for entry in p[5].split(separator: "/") {
-                let kv = entry.split(separator: ":")
-                guard kv.count == 2, let d = DeviceID(String(kv[0])), let n = Int64(kv[1]) else { return nil }
-                counters[d] = n
-            }
-            state.merge(Version(verifiedID: vid, record: record, kind: kind, clock: VectorClock(counters),
-                                time: HybridLogicalTime(wall: wall, counter: counter), device: device, body: body))
+    /// Decodes a record's journal line list; nil when malformed (the index is then stale).
+    static func decodeRefs(_ raw: ArraySlice<UInt8>) -> [Journal.LineRef]? {
+        var refs: [Journal.LineRef] = []
+        for item in raw.split(separator: UInt8(ascii: ",")) {
+            guard let dot = item.firstIndex(of: UInt8(ascii: ".")), let offset = parseInt(item[..<dot]),
+                  let length = parseInt(item[(dot + 1)...]), offset >= 0, length > 0 else { return nil }
+            refs.append(Journal.LineRef(offset: offset, length: Int(length)))
         }
-        return state.winner == nil ? nil : state
+        return refs.isEmpty ? nil : refs
     }
 
     static func escape(_ s: String, into out: inout [UInt8]) {

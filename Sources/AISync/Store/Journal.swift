@@ -14,8 +14,14 @@ import Darwin
 struct Journal: Sendable {
     let path: String
 
+    /// Where one line sits in the journal (without its newline).
+    struct LineRef: Hashable, Sendable {
+        var offset: Int64
+        var length: Int
+    }
+
     struct Chunk {
-        var versions: [(version: Version, line: Int)] = []
+        var versions: [(version: Version, line: Int, ref: LineRef)] = []
         /// Byte offset just past the last complete line read.
         var endOffset: Int64
         /// Number of complete lines up to `endOffset`.
@@ -44,20 +50,61 @@ struct Journal: Sendable {
                 break
             }
             line += 1
-            let slice = bytes[start..<newline]
-            do {
-                let value = try JSONParser.parse(slice)
-                chunk.versions.append((try Version(json: value), line))
-            } catch let error as AISyncError {
-                throw AISyncError(.damagedData, "\(path):\(line): damaged journal line: \(error.message)", hint: "Run `aisync fsck`; a copy of this line may be on a remote")
-            } catch {
-                throw AISyncError(.damagedData, "\(path):\(line): damaged journal line: \(error)", hint: "Run `aisync fsck`; a copy of this line may be on a remote")
-            }
+            let ref = LineRef(offset: offset + Int64(start), length: newline - start)
+            chunk.versions.append((try parseLine(bytes[start..<newline], line: "\(line)"), line, ref))
             start = newline + 1
             chunk.endOffset = offset + Int64(start)
             chunk.endLine = line
         }
         return chunk
+    }
+
+    /// Parses and verifies one line; damage names the line.
+    func parseLine(_ slice: ArraySlice<UInt8>, line: String, verifyingID: Bool = true) throws(AISyncError) -> Version {
+        do {
+            return try Version(json: try JSONParser.parse(slice), verifyingID: verifyingID)
+        } catch let error as AISyncError {
+            throw AISyncError(.damagedData, "\(path):\(line): damaged journal line: \(error.message)", hint: "Run `aisync fsck`; a copy of this line may be on a remote")
+        } catch {
+            throw AISyncError(.damagedData, "\(path):\(line): damaged journal line: \(error)", hint: "Run `aisync fsck`; a copy of this line may be on a remote")
+        }
+    }
+
+    /// Reads the versions at `refs` (one record's history, from the index). Lines close
+    /// together are read in one go. Their ids were verified when the lines were first read,
+    /// so they are trusted here (as the index is); `fsck` re-verifies every line.
+    func versions(at refs: [LineRef]) throws(AISyncError) -> [Version] {
+        // Groups of refs whose span wastes little: one read each.
+        var groups: [(start: Int64, end: Int64, refs: ArraySlice<LineRef>)] = []
+        let sorted = refs.sorted { $0.offset < $1.offset }
+        var i = 0
+        while i < sorted.count {
+            var j = i + 1
+            var end = sorted[i].offset + Int64(sorted[i].length)
+            while j < sorted.count, sorted[j].offset - end <= 4096 {
+                end = max(end, sorted[j].offset + Int64(sorted[j].length))
+                j += 1
+            }
+            groups.append((sorted[i].offset, end, sorted[i..<j]))
+            i = j
+        }
+        let chunks = try FileIO.readRanges(path, groups.map { ($0.start, Int($0.end - $0.start)) })
+        var byOffset: [Int64: Version] = [:]
+        byOffset.reserveCapacity(refs.count)
+        for (group, bytes) in zip(groups, chunks) {
+            guard bytes.count == Int(group.end - group.start) else {
+                throw AISyncError(.temporary, "the store's index points past the end of the journal", hint: "Run the command again; the index is rebuilt")
+            }
+            for ref in group.refs {
+                let from = Int(ref.offset - group.start)
+                let line = bytes[from..<(from + ref.length)]
+                guard bytes.count == from + ref.length || bytes[from + ref.length] == 0x0A else {
+                    throw AISyncError(.temporary, "the store's index does not match the journal", hint: "Run the command again; the index is rebuilt")
+                }
+                byOffset[ref.offset] = try parseLine(line, line: "@\(ref.offset)", verifyingID: false)
+            }
+        }
+        return refs.compactMap { byOffset[$0.offset] }
     }
 
     /// Drops a torn final line (bytes after the last newline). Call with the store lock held.
@@ -90,12 +137,18 @@ struct Journal: Sendable {
         return total - keep
     }
 
-    /// Appends lines and fsyncs before returning: only then is a version saved.
-    func append(_ versions: [Version]) throws(AISyncError) {
-        guard !versions.isEmpty else { return }
+    /// Appends lines and fsyncs before returning: only then is a version saved. Returns where
+    /// each line landed (call with the store lock held, so nobody appends in between).
+    @discardableResult
+    func append(_ versions: [Version]) throws(AISyncError) -> [LineRef] {
+        guard !versions.isEmpty else { return [] }
         var bytes: [UInt8] = []
+        var refs: [LineRef] = []
+        let start = size()
         for v in versions {
-            bytes.append(contentsOf: v.json.canonicalBytes)
+            let line = v.json.canonicalBytes
+            refs.append(LineRef(offset: start + Int64(bytes.count), length: line.count))
+            bytes.append(contentsOf: line)
             bytes.append(0x0A)
         }
         let fd = Platform.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
@@ -106,6 +159,7 @@ struct Journal: Sendable {
             let code = Platform.errno
             throw FileIO.ioError("append to", path, errno: code)
         }
+        return refs
     }
 
     /// The last complete line's version, read from the end of the file (cheap).

@@ -19,6 +19,7 @@ extension Store {
         var report = FsckReport()
         if lock != nil { report.droppedTornBytes = try journal.dropTornTail() }
         let bytes = try FileIO.read(journal.path, limit: 1 << 40)
+        // Objects the journal names: aisync 1 bodies (kind set) and large values (kind nil).
         var referenced: [SHA256Digest: (kind: RecordKind?, line: Int)] = [:]
         var imageBytes: [SHA256Digest: Int] = [:]
         var line = 0
@@ -26,7 +27,9 @@ extension Store {
             line += 1
             do {
                 let version = try Version(json: try JSONParser.parse(raw))
-                if let body = version.body, referenced[body] == nil { referenced[body] = (version.kind, line) }
+                if let body = version.legacyBody, referenced[body] == nil { referenced[body] = (version.kind, line) }
+                for d in version.ops.compactMap({ $0.value?.objectDigest }) where referenced[d] == nil { referenced[d] = (nil, line) }
+                for image in Self.imageReferences(version.ops) where imageBytes[image] == nil { imageBytes[image] = line }
             } catch let error as AISyncError {
                 report.problems.append(.init(path: journal.path, line: line, message: "damaged journal line: \(error.message)"))
             } catch {
@@ -52,8 +55,14 @@ extension Store {
                 continue
             }
             guard let body = try? objects.get(digest) else { continue }
+            guard let kind = ref.kind else {
+                if (try? JSONParser.parse(body)) == nil {
+                    report.problems.append(.init(path: objects.path(of: digest), message: "value object is not JSON"))
+                }
+                continue
+            }
             do {
-                let decoded = try RecordBody(bytes: body, expected: ref.kind)
+                let decoded = try RecordBody(bytes: body, expected: kind)
                 for image in decoded.imageReferences where imageBytes[image] == nil { imageBytes[image] = ref.line }
             } catch {
                 report.problems.append(.init(path: objects.path(of: digest), message: "record body is invalid: \(error.message)"))
@@ -64,5 +73,16 @@ extension Store {
         }
         _ = consume lock
         return report
+    }
+
+    /// Image bytes that v2 operations refer to: an image record's `sha256`, a page's picture.
+    static func imageReferences(_ ops: [Operation]) -> [SHA256Digest] {
+        ops.compactMap { op in
+            switch op {
+            case .set("sha256", .inline(.string(let hex))): SHA256Digest(hex: hex)
+            case .add("pages", _, .inline(let v)), .edit("pages", _, .inline(let v)): v["image"]?.stringValue.flatMap { SHA256Digest(hex: $0) }
+            default: nil
+            }
+        }
     }
 }

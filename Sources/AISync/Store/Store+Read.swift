@@ -1,68 +1,75 @@
 /// Queries. They read through the same lock-and-refresh path, so they see every saved write.
 extension Store {
-    /// The state of a record whose winner is not deleted, with that winner.
-    /// A record's state; a sibling list the index cannot decode means the index is damaged,
+    /// A record's state; a line list the index cannot decode means the index is damaged,
     /// so it is removed (the next command rebuilds it from the journal).
     func stateOf(_ id: RecordID, in snapshot: StoreSnapshot) throws(AISyncError) -> RecordState? {
-        if let state = snapshot.state(id) { return state }
+        do {
+            if let state = try snapshot.state(id, reader: reader) { return state }
+        } catch where error.code == .temporary {
+            dropIndex()
+            throw error
+        }
         guard snapshot.summaries[id] != nil else { return nil }
-        _ = Platform.unlink(index.path)
-        cache = nil
+        dropIndex()
         throw AISyncError(.temporary, "the store's index was damaged and has been removed", hint: "Run the command again; the index is rebuilt from the journal")
     }
 
-    func liveRecord(_ id: RecordID, in snapshot: StoreSnapshot) throws(AISyncError) -> (RecordState, Version) {
-        guard let state = try stateOf(id, in: snapshot), let winner = state.winner else {
-            throw AISyncError.notFound("no record \(id)", hint: "See `aisync list` for the ids in this store")
-        }
-        guard !winner.isDeleted else {
-            throw AISyncError.notFound("record \(id) was deleted", hint: state.isConflict ? "It is in conflict; see `aisync conflicts`" : nil)
-        }
-        return (state, winner)
+    /// Forgets a damaged or stale index: the next command rebuilds it from the journal.
+    func dropIndex() {
+        _ = Platform.unlink(index.path)
+        cache = nil
     }
 
-    /// Reads and validates the body a version points at.
-    public func body(of version: Version) throws(AISyncError) -> RecordBody {
-        guard let digest = version.body else { throw AISyncError.notFound("version \(version.shortID) of \(version.record) is a deletion") }
-        return try RecordBody(bytes: objects.get(digest), expected: version.kind)
+    /// The state of a record that exists and is not deleted.
+    func liveState(_ id: RecordID, in snapshot: StoreSnapshot) throws(AISyncError) -> RecordState {
+        guard let state = try stateOf(id, in: snapshot) else {
+            throw AISyncError.notFound("no record \(id)", hint: "See `aisync list` for the ids in this store")
+        }
+        guard !state.isDeleted else {
+            throw AISyncError.notFound("record \(id) was deleted",
+                                       hint: state.isConflict ? "It is in conflict; see `aisync conflicts`" : "Bring it back with `aisync restore \(id)`")
+        }
+        return state
+    }
+
+    /// The record as people see it, reading large values from objects.
+    func visibleBody(_ state: RecordState) throws(AISyncError) -> RecordBody {
+        let reader = self.reader
+        return try state.body { (d: SHA256Digest) throws(AISyncError) -> JSONValue in try reader.resolve(d) }
     }
 
     /// Live records (not deleted), newest first, optionally of one kind.
     public func list(kind: RecordKind? = nil, includeDeleted: Bool = false) throws(AISyncError) -> [RecordSummary] {
         try locked(write: false) { snapshot, _ in
-            snapshot.summaries.values
-                .filter { (includeDeleted || !$0.deleted) && (kind == nil || $0.kind == kind) }
-                .sorted { $0.updated != $1.updated ? $0.updated > $1.updated : $0.id < $1.id }
+            var result = snapshot.summaries.values.filter { (includeDeleted || !$0.deleted) && (kind == nil || $0.kind == kind) }
+            result.sort { $0.updated != $1.updated ? $0.updated > $1.updated : $0.id < $1.id }
+            return result
         }
     }
 
-    /// A record's current state and the winning body (nil when the winner is a deletion).
+    /// A record's current state and its visible body (nil when it is deleted).
     public func record(_ id: RecordID) throws(AISyncError) -> (state: RecordState, body: RecordBody?) {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> (RecordState, RecordBody?) in
-            guard let state = try stateOf(id, in: snapshot), let winner = state.winner else {
+            guard let state = try stateOf(id, in: snapshot) else {
                 throw AISyncError.notFound("no record \(id)", hint: "See `aisync list` for the ids in this store")
             }
-            return (state, winner.isDeleted ? nil : try body(of: winner))
+            return (state, state.isDeleted ? nil : try visibleBody(state))
         }
     }
 
-    /// The raw canonical body bytes of the winner, exactly as stored and hashed.
+    /// The visible body as canonical JSON (what `show --json` prints).
     public func canonicalBody(_ id: RecordID) throws(AISyncError) -> [UInt8] {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [UInt8] in
-            let (_, winner) = try liveRecord(id, in: snapshot)
-            guard let digest = winner.body else { return [] }
-            let bytes = try objects.get(digest)
-            _ = try RecordBody(bytes: bytes, expected: winner.kind)
-            return bytes
+            try visibleBody(try liveState(id, in: snapshot)).canonicalBytes
         }
     }
 
-    /// Writes an image record's original bytes to `path`, verified against its hash.
+    /// Writes an image record's original bytes to `path`, verified against their hash.
     public func saveImage(_ id: RecordID, to path: String) throws(AISyncError) {
         let digest = try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> SHA256Digest in
-            let (_, winner) = try liveRecord(id, in: snapshot)
-            guard case .image(let image) = try body(of: winner) else {
-                throw AISyncError.usage("\(id) is a \(winner.kind.rawValue), not an image", hint: "See `aisync list --kind image`")
+            let state = try liveState(id, in: snapshot)
+            guard case .image(let image) = try visibleBody(state) else {
+                throw AISyncError.usage("\(id) is a \(state.kind.rawValue), not an image", hint: "See `aisync list --kind image`")
             }
             return image.sha256
         }
@@ -73,34 +80,79 @@ extension Store {
 
     public struct ConflictVersion: Hashable, Sendable {
         public var version: Version
+        /// Its values are the ones shown.
         public var winner: Bool
+    }
+
+    /// One value of a field in conflict, as one version wrote it.
+    public struct ConflictValue: Hashable, Sendable {
+        public var version: Version
+        /// The value (nil for an element that version removed).
+        public var value: JSONValue?
+        public var winner: Bool
+    }
+
+    /// A field (or a message / page) with competing values.
+    public struct ConflictField: Hashable, Sendable {
+        /// `title`, `favorite`, `deleted`, or `messages/m-…` for one element.
+        public var field: String
+        public var values: [ConflictValue]
     }
 
     public struct Conflict: Hashable, Sendable {
         public var id: RecordID
         public var kind: RecordKind
         public var title: String
+        /// The versions holding competing values, the one shown first.
         public var versions: [ConflictVersion]
+        public var fields: [ConflictField]
     }
 
-    /// Every record with more than one sibling, winner first in each.
+    /// Every record in conflict, with each field in conflict and its values.
     public func conflicts(_ only: RecordID? = nil) throws(AISyncError) -> [Conflict] {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [Conflict] in
             var result: [Conflict] = []
             for summary in snapshot.summaries.values where summary.conflict && (only == nil || summary.id == only) {
-                guard let state = try stateOf(summary.id, in: snapshot), let winner = state.winner, state.isConflict else { continue }
-                result.append(Conflict(id: summary.id, kind: winner.kind, title: summary.title,
-                                       versions: state.siblings.enumerated().map { ConflictVersion(version: $1, winner: $0 == 0) }))
+                guard let state = try stateOf(summary.id, in: snapshot), state.isConflict else { continue }
+                result.append(try conflict(summary, state, in: snapshot))
             }
             return result.sorted { $0.id < $1.id }
         }
     }
 
+    private func conflict(_ summary: RecordSummary, _ state: RecordState, in snapshot: StoreSnapshot) throws(AISyncError) -> Conflict {
+        let byID = Dictionary(try versions(of: summary.id, in: snapshot).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let reader = self.reader
+        var fields: [ConflictField] = []
+        var stamps: [SHA256Digest: RecordState.Stamp] = [:]
+        for c in state.conflicts {
+            var values: [ConflictValue] = []
+            for (n, entry) in c.entries.enumerated() {
+                guard let v = byID[entry.stamp.version] else { continue }
+                let value: JSONValue? = switch entry.value {
+                case .inline(let j): j
+                case .object(let d): try? reader.resolve(d)
+                }
+                values.append(ConflictValue(version: v, value: value, winner: n == 0))
+                stamps[v.id] = entry.stamp
+            }
+            for stamp in c.removes {
+                guard let v = byID[stamp.version] else { continue }
+                values.append(ConflictValue(version: v, value: nil, winner: false))
+                stamps[v.id] = stamp
+            }
+            fields.append(ConflictField(field: c.name, values: values))
+        }
+        let ordered = stamps.values.sorted { $0.winsOver($1) }
+        let versions = ordered.enumerated().compactMap { n, s in byID[s.version].map { ConflictVersion(version: $0, winner: n == 0) } }
+        return Conflict(id: summary.id, kind: state.kind, title: summary.title, versions: versions, fields: fields)
+    }
+
     /// Every version in journal order, optionally of one record.
     public func history(_ only: RecordID? = nil) throws(AISyncError) -> [Version] {
-        try locked(write: false) { (_: inout StoreSnapshot, _) throws(AISyncError) -> [Version] in
-            let chunk = try journal.read(from: 0, firstLine: 0)
-            return chunk.versions.map(\.version).filter { only == nil || $0.record == only }
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [Version] in
+            if let only { return try versions(of: only, in: snapshot) }
+            return try journal.read(from: 0, firstLine: 0).versions.map(\.version)
         }
     }
 

@@ -33,25 +33,67 @@ extension Store {
         return "\(root)/sync/tmp/\(environment.makeID())"
     }
 
-    /// Applies verified remote versions: bodies go to `objects/`, then every version that
-    /// changes a record's state is appended to the journal in one fsynced write.
+    /// Applies verified remote versions: their objects (large values, aisync 1 bodies) go to
+    /// `objects/`, then every version this store did not know is appended to the journal in
+    /// one fsynced write. A version that would change a record's kind is refused whole: a
+    /// record's kind is fixed when it is created.
     /// Returns the versions applied and whether the journal was at `expectedEnd` before.
     func integrate(_ entries: [Segment.Entry], expectedEnd: Int64?) throws(AISyncError) -> (applied: [Version], wasAtEnd: Bool, end: Int64) {
         try locked(write: true) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> ([Version], Bool, Int64) in
             let wasAtEnd = expectedEnd == snapshot.journalOffset
-            var trial = [RecordID: RecordState]()
+            var known = [RecordID: (kind: RecordKind, ids: Set<SHA256Digest>)]()
             var applied: [Version] = []
             for e in entries {
-                var state = trial[e.version.record] ?? snapshot.state(e.version.record) ?? RecordState()
-                guard state.merge(e.version) else { continue }
-                trial[e.version.record] = state
-                if let body = e.body { try objects.put(body) }
-                applied.append(e.version)
+                let v = e.version
+                if known[v.record] == nil {
+                    if let state = try snapshot.state(v.record, reader: reader) {
+                        known[v.record] = (state.kind, state.versionIDs)
+                    } else {
+                        known[v.record] = (v.kind, [])
+                    }
+                }
+                guard known[v.record]?.kind == v.kind else {
+                    throw AISyncError(.damagedData, "a pulled version of \(v.record) would turn a \(known[v.record]!.kind.rawValue) into a \(v.kind.rawValue)",
+                                      hint: "Nothing was applied; the remote holds a forged or damaged version (from device \(v.device.short))")
+                }
+                guard known[v.record]?.ids.insert(v.id).inserted == true else { continue }
+                for (_, bytes) in e.objects { _ = try objects.put(bytes) }
+                applied.append(v)
             }
             guard !applied.isEmpty else { return ([], wasAtEnd, snapshot.journalOffset) }
             try append(applied, to: &snapshot)
             return (applied, wasAtEnd, snapshot.journalOffset)
         }
+    }
+
+    /// The objects a version needs on another device (large values, an aisync 1 body).
+    func objectsOf(_ version: Version) throws(AISyncError) -> [SHA256Digest: [UInt8]] {
+        var result: [SHA256Digest: [UInt8]] = [:]
+        for d in version.objectReferences { result[d] = try objects.get(d) }
+        return result
+    }
+
+    /// Remembers other devices' names (from their heads), for `log` and `conflicts`.
+    func rememberDeviceNames(_ names: [DeviceID: String]) throws(AISyncError) {
+        var known = deviceNames()
+        let before = known
+        for (id, name) in names where id != deviceID { known[id] = name }
+        guard known != before else { return }
+        let json = JSONValue.object(["format": .int(1), "devices": .object(Dictionary(uniqueKeysWithValues: known.map { ($0.key.rawValue, .string($0.value)) }))])
+        try FileIO.makeDirectories("\(root)/sync")
+        try FileIO.writeAtomically("\(root)/devices.json", json.canonicalBytes + [10], durable: false)
+    }
+
+    /// Names of the devices this store has heard of, this one included.
+    public nonisolated func deviceNames() -> [DeviceID: String] {
+        var names: [DeviceID: String] = [:]
+        if let bytes = try? FileIO.read("\(root)/devices.json", limit: 1 << 22), let value = try? JSONParser.parse(bytes) {
+            for (key, name) in value["devices"]?.objectValue ?? [:] {
+                if let id = DeviceID(key), let n = name.stringValue { names[id] = String(n.prefix(200)) }
+            }
+        }
+        names[deviceID] = config.deviceName
+        return names
     }
 
     func checkpointPath(_ remote: String) -> String { "\(root)/sync/\(remote).json" }
@@ -87,5 +129,54 @@ extension Store {
     public func currentConfig() throws(AISyncError) -> StoreConfig {
         let path = "\(root)/config.json"
         return try StoreConfig(bytes: FileIO.read(path, limit: 1 << 20), path: path)
+    }
+}
+
+extension Store {
+    /// The image bodies of some records, deleted ones included (a deleted image can be
+    /// restored, so its bytes must be on the remote too), for pushing their bytes.
+    func imageBodies(of records: Set<RecordID>) throws(AISyncError) -> [(SHA256Digest, ImageBody)] {
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [(SHA256Digest, ImageBody)] in
+            var result: [(SHA256Digest, ImageBody)] = []
+            for id in records.sorted() {
+                guard let state = try stateOf(id, in: snapshot), state.kind == .image,
+                      case .image(let image)? = try? visibleBody(state) else { continue }
+                result.append((image.sha256, image))
+            }
+            return result
+        }
+    }
+
+    /// The image records pulled entries would give, merged with what the store holds, before
+    /// anything is written: their bytes are fetched first, so a record never arrives before
+    /// its picture when the remote has it.
+    func previewImages(_ entries: [Segment.Entry]) throws(AISyncError) -> [(SHA256Digest, ImageBody)] {
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [(SHA256Digest, ImageBody)] in
+            var states: [RecordID: RecordState] = [:]
+            var incoming: [SHA256Digest: [UInt8]] = [:]
+            for e in entries where e.version.kind == .image {
+                let v = e.version
+                incoming.merge(e.objects) { a, _ in a }
+                if states[v.record] == nil { states[v.record] = try snapshot.state(v.record, reader: reader) ?? RecordState(kind: .image) }
+                var ops = v.ops
+                if case .legacy(let digest) = v.payload {
+                    guard let digest else { ops = [.delete]; states[v.record]?.merge(v, ops: ops); continue }
+                    guard let bytes = e.objects[digest], let body = try? RecordBody(bytes: bytes, expected: .image) else { continue }
+                    ops = LegacyOperations.operations(of: body)
+                }
+                states[v.record]?.merge(v, ops: ops)
+            }
+            let reader = self.reader
+            var result: [(SHA256Digest, ImageBody)] = []
+            // Deleted ones too: their bytes come along, so restoring one brings its picture back.
+            for (_, state) in states.sorted(by: { $0.key < $1.key }) {
+                let body = try? state.body { (d: SHA256Digest) throws(AISyncError) -> JSONValue in
+                    if let bytes = incoming[d], let value = try? JSONParser.parse(bytes) { return value }
+                    return try reader.resolve(d)
+                }
+                if case .image(let image)? = body { result.append((image.sha256, image)) }
+            }
+            return result
+        }
     }
 }

@@ -1,12 +1,14 @@
-/// Local edits: each writes a body object, then one fsynced journal line (design §2, §3).
+/// Local edits: each writes the objects its large values need, then one fsynced journal line
+/// carrying its operations (design §2, §3). Adding a message costs O(that message).
 extension Store {
-    /// Writes a new version of `id` that dominates every sibling in `state`.
-    func commit(_ id: RecordID, kind: RecordKind, body: RecordBody?, over state: RecordState?, snapshot: inout StoreSnapshot) throws(AISyncError) -> Version {
-        let digest: SHA256Digest? = if let body { try objects.put(body.canonicalBytes) } else { nil }
+    /// Writes a new version of `id` carrying `change`, whose clock follows every version of
+    /// the record (so it closes conflicts on the fields it sets).
+    func commit(_ id: RecordID, kind: RecordKind, _ change: RecordBody.OperationList, over state: RecordState?,
+                snapshot: inout StoreSnapshot) throws(AISyncError) -> Version {
+        for (_, bytes) in change.objects { _ = try objects.put(bytes) }
         let base = max(snapshot.latestTime, state?.latestTime ?? .zero)
-        let version = Version(record: id, kind: kind,
-                              clock: (state?.joinedClock ?? VectorClock()).incremented(for: deviceID),
-                              time: base.tick(now: environment.now()), device: deviceID, body: digest)
+        let version = Version(record: id, kind: kind, clock: (state?.clock ?? VectorClock()).incremented(for: deviceID),
+                              time: base.tick(now: environment.now()), device: deviceID, ops: change.ops)
         try append([version], to: &snapshot)
         return version
     }
@@ -14,8 +16,8 @@ extension Store {
     /// Appends versions to the journal (one fsynced write), then brings the snapshot, the
     /// journal anchor and, when enough lines have piled up, the index up to date.
     func append(_ versions: [Version], to snapshot: inout StoreSnapshot) throws(AISyncError) {
-        try journal.append(versions)
-        snapshot.apply(versions, objects: objects)
+        let refs = try journal.append(versions)
+        try snapshot.apply(Array(zip(versions, refs)), reader: reader)
         snapshot.journalOffset = journal.size()
         snapshot.journalLines += versions.count
         cachedAnchor = IndexFile.anchor(journal: journal, offset: snapshot.journalOffset)
@@ -29,28 +31,33 @@ extension Store {
             throw AISyncError(.permission, "the store \(root) is read-only", hint: "Check the directory's permissions; reading commands still work")
         }
         try journal.dropTornTail()
-        guard let id = RecordID("\(kind.rawValue)-\(environment.makeID())") else {
-            throw AISyncError(.other, "the id generator made an invalid id")
-        }
+        let id = try newRecordID(kind)
         let latest = max(journal.lastVersion()?.time ?? .zero, cache?.latestTime ?? .zero)
         let time = latest.tick(now: environment.now())
-        let content = try body(time.timestamp)
-        let digest = try objects.put(content.canonicalBytes)
-        let version = Version(record: id, kind: kind, clock: VectorClock().incremented(for: deviceID), time: time, device: deviceID, body: digest)
+        let change = try body(time.timestamp).creationOperations()
+        for (_, bytes) in change.objects { _ = try objects.put(bytes) }
+        let version = Version(record: id, kind: kind, clock: VectorClock().incremented(for: deviceID), time: time, device: deviceID, ops: change.ops)
         try journal.append([version])
         _ = consume lock
         return id
     }
 
-    /// Applies `change` to the winning body of a live record and commits the result.
-    func edit(_ id: RecordID, _ change: (inout RecordBody, Timestamp) throws(AISyncError) -> Void) throws(AISyncError) -> Version {
+    func newRecordID(_ kind: RecordKind) throws(AISyncError) -> RecordID {
+        guard let id = RecordID("\(kind.rawValue)-\(environment.makeID())") else { throw AISyncError(.other, "the id generator made an invalid id") }
+        return id
+    }
+
+    /// Writes the operations `change` makes to a live record's state. Its second argument
+    /// reads the visible body, only when the change needs it (adding a message does not).
+    @discardableResult
+    func edit(_ id: RecordID, _ change: (RecordState, () throws(AISyncError) -> RecordBody, Timestamp) throws(AISyncError) -> RecordBody.OperationList) throws(AISyncError) -> Version {
         try locked(write: true) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> Version in
-            let (state, winner) = try liveRecord(id, in: snapshot)
-            var body = try self.body(of: winner)
+            let state = try liveState(id, in: snapshot)
+            let body = { () throws(AISyncError) -> RecordBody in try self.visibleBody(state) }
             let now = max(snapshot.latestTime, state.latestTime).tick(now: environment.now()).timestamp
-            try change(&body, now)
-            body.updated = now
-            return try commit(id, kind: winner.kind, body: body, over: state, snapshot: &snapshot)
+            let ops = try change(state, body, now)
+            guard !ops.ops.isEmpty else { throw AISyncError.usage("nothing to change") }
+            return try commit(id, kind: state.kind, ops, over: state, snapshot: &snapshot)
         }
     }
 
@@ -68,10 +75,11 @@ extension Store {
             var time = snapshot.latestTime
             var versions: [Version] = []
             for body in bodies {
-                guard let id = RecordID("\(body.kind.rawValue)-\(environment.makeID())") else { throw AISyncError(.other, "the id generator made an invalid id") }
+                let id = try newRecordID(body.kind)
                 time = time.tick(now: environment.now())
-                let digest = try objects.put(body.canonicalBytes)
-                versions.append(Version(record: id, kind: body.kind, clock: VectorClock().incremented(for: deviceID), time: time, device: deviceID, body: digest))
+                let change = body.creationOperations()
+                for (_, bytes) in change.objects { _ = try objects.put(bytes) }
+                versions.append(Version(record: id, kind: body.kind, clock: VectorClock().incremented(for: deviceID), time: time, device: deviceID, ops: change.ops))
             }
             try append(versions, to: &snapshot)
             return versions.map(\.record)
@@ -83,14 +91,52 @@ extension Store {
         return try create(.chat) { now in .chat(ChatBody(title: title, model: model, created: now, updated: now)) }
     }
 
+    /// Adds a message: one `add` operation carrying just that message.
     @discardableResult
     public func appendMessage(to id: RecordID, role: ChatBody.Role, text: String) throws(AISyncError) -> Version {
         let messageID = "m-\(environment.makeID())"
-        return try edit(id) { (body: inout RecordBody, now: Timestamp) throws(AISyncError) in
-            guard case .chat(var chat) = body else { throw AISyncError.usage("\(id) is a \(body.kind.rawValue), not a chat", hint: "Messages can only be added to chats") }
-            chat.messages.append(.init(id: messageID, role: role, text: text, time: now))
-            body = .chat(chat)
+        return try edit(id) { (state: RecordState, _, now: Timestamp) throws(AISyncError) -> RecordBody.OperationList in
+            guard state.kind == .chat else { throw AISyncError.usage("\(id) is a \(state.kind.rawValue), not a chat", hint: "Messages can only be added to chats") }
+            var list = RecordBody.OperationList()
+            list.add("messages", messageID, ChatBody.Message(id: messageID, role: role, text: text, time: now).elementJSON)
+            return list
         }
+    }
+
+    /// Changes a message's text (its role and time stay). A concurrent remove of it on another
+    /// device is a conflict on that message, not a loss.
+    @discardableResult
+    public func editMessage(_ id: RecordID, message prefix: String, text: String) throws(AISyncError) -> Version {
+        try edit(id) { (_, body: () throws(AISyncError) -> RecordBody, _) throws(AISyncError) -> RecordBody.OperationList in
+            let message = try Self.message(prefix, in: body(), record: id)
+            var list = RecordBody.OperationList()
+            list.edit("messages", message.id, ChatBody.Message(id: message.id, role: message.role, text: text, time: message.time).elementJSON)
+            return list
+        }
+    }
+
+    /// Removes a message (observed-remove: an edit made elsewhere that this device had not
+    /// seen keeps the message, in conflict).
+    @discardableResult
+    public func removeMessage(_ id: RecordID, message prefix: String) throws(AISyncError) -> Version {
+        try edit(id) { (_, body: () throws(AISyncError) -> RecordBody, _) throws(AISyncError) -> RecordBody.OperationList in
+            let message = try Self.message(prefix, in: body(), record: id)
+            var list = RecordBody.OperationList()
+            list.ops.append(.remove(field: "messages", element: message.id))
+            return list
+        }
+    }
+
+    /// A visible message by id or unique id prefix.
+    static func message(_ prefix: String, in body: RecordBody, record: RecordID) throws(AISyncError) -> ChatBody.Message {
+        guard case .chat(let chat) = body else { throw AISyncError.usage("\(record) is a \(body.kind.rawValue), not a chat", hint: "Messages belong to chats") }
+        if let exact = chat.messages.first(where: { $0.id == prefix }) { return exact }
+        let matches = chat.messages.filter { $0.id.hasPrefix(prefix) || $0.id.hasPrefix("m-" + prefix) }
+        guard let first = matches.first, !prefix.isEmpty else {
+            throw AISyncError.notFound("\(record) has no message \(prefix)", hint: "See `aisync show \(record) --json` for message ids")
+        }
+        guard matches.count == 1 else { throw AISyncError.usage("message id \(prefix) is ambiguous", hint: "Give more characters") }
+        return first
     }
 
     /// Adds an image file: its bytes are streamed into `objects/` and described by a record.
@@ -124,9 +170,9 @@ extension Store {
             illustrations = try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [ImageBody] in
                 var found: [ImageBody] = []
                 for imageID in images {
-                    let (_, winner) = try liveRecord(imageID, in: snapshot)
-                    guard case .image(let image) = try body(of: winner) else {
-                        throw AISyncError.usage("\(imageID) is a \(winner.kind.rawValue), not an image", hint: "Pass image ids to --image (see `aisync list --kind image`)")
+                    let state = try liveState(imageID, in: snapshot)
+                    guard case .image(let image) = try visibleBody(state) else {
+                        throw AISyncError.usage("\(imageID) is a \(state.kind.rawValue), not an image", hint: "Pass image ids to --image (see `aisync list --kind image`)")
                     }
                     found.append(image)
                 }
@@ -134,7 +180,8 @@ extension Store {
             }
         }
         let storyPages = pages.enumerated().map { n, text in
-            StoryBody.Page(text: text, image: n < illustrations.count ? illustrations[n].sha256 : nil)
+            StoryBody.Page(id: "page-\(environment.makeID())", position: Int64(n + 1), text: text,
+                           image: n < illustrations.count ? illustrations[n].sha256 : nil)
         }
         let prompts = illustrations.compactMap(\.prompt)
         return try create(.story) { now in
@@ -145,45 +192,38 @@ extension Store {
     @discardableResult
     public func rename(_ id: RecordID, to title: String) throws(AISyncError) -> Version {
         try Self.checkTitle(title)
-        return try edit(id) { body, _ in body.title = title }
+        return try edit(id) { _, _, _ in
+            var list = RecordBody.OperationList()
+            list.set("title", .string(title))
+            return list
+        }
     }
 
     @discardableResult
     public func setFavorite(_ id: RecordID, _ favorite: Bool) throws(AISyncError) -> Version {
-        try edit(id) { body, _ in body.favorite = favorite }
+        try edit(id) { _, _, _ in
+            var list = RecordBody.OperationList()
+            list.set("favorite", .bool(favorite))
+            return list
+        }
     }
 
-    /// Deletes a record by writing a tombstone that dominates every sibling.
+    /// Deletes a record: a `delete` version that follows every other, so deletes sync too.
     @discardableResult
     public func delete(_ id: RecordID) throws(AISyncError) -> Version {
         try locked(write: true) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> Version in
-            let (state, winner) = try liveRecord(id, in: snapshot)
-            return try commit(id, kind: winner.kind, body: nil, over: state, snapshot: &snapshot)
+            let state = try liveState(id, in: snapshot)
+            return try commit(id, kind: state.kind, RecordBody.OperationList(ops: [.delete]), over: state, snapshot: &snapshot)
         }
     }
 
-    /// Closes a conflict by writing a version that dominates every sibling and carries the
-    /// chosen sibling's content (or its deletion).
+    /// Brings a deleted record back, with everything it held.
     @discardableResult
-    public func resolve(_ id: RecordID, keep prefix: String) throws(AISyncError) -> Version {
+    public func restore(_ id: RecordID) throws(AISyncError) -> Version {
         try locked(write: true) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> Version in
-            guard let state = try stateOf(id, in: snapshot) else { throw AISyncError.notFound("no record \(id)", hint: "See `aisync list`") }
-            let chosen = try Self.pick(prefix, among: state.siblings, record: id)
-            let body: RecordBody? = chosen.isDeleted ? nil : try self.body(of: chosen)
-            return try commit(id, kind: chosen.kind, body: body, over: state, snapshot: &snapshot)
+            guard let state = try stateOf(id, in: snapshot) else { throw AISyncError.notFound("no record \(id)", hint: "See `aisync list --deleted`") }
+            guard state.isDeleted else { throw AISyncError.usage("\(id) is not deleted", hint: "Nothing to restore") }
+            return try commit(id, kind: state.kind, RecordBody.OperationList(ops: [.restore]), over: state, snapshot: &snapshot)
         }
-    }
-
-    static func pick(_ prefix: String, among siblings: [Version], record: RecordID) throws(AISyncError) -> Version {
-        let p = prefix.lowercased()
-        guard p.count >= 6, p.utf8.allSatisfy(isLowerHex) else {
-            throw AISyncError.usage("\"\(prefix)\" is not a version id", hint: "Give at least 6 hex characters of a version from `aisync conflicts \(record)`")
-        }
-        let matches = siblings.filter { $0.id.hex.hasPrefix(p) }
-        guard let first = matches.first else {
-            throw AISyncError.notFound("\(record) has no current version \(prefix)", hint: "See `aisync conflicts` for the versions you can keep")
-        }
-        guard matches.count == 1 else { throw AISyncError.usage("version prefix \(prefix) is ambiguous", hint: "Give more characters") }
-        return first
     }
 }

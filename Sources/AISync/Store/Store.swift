@@ -22,8 +22,11 @@ public actor Store {
         self.environment = environment
         objects = ObjectStore(directory: "\(root)/objects")
         journal = Journal(path: "\(root)/journal.jsonl")
-        index = IndexFile(path: "\(root)/index/records.v1")
+        index = IndexFile(path: "\(root)/index/records.v2")
     }
+
+    /// Reads versions and large values for folding record states.
+    var reader: VersionReader { VersionReader(journal: journal, objects: objects) }
 
     public nonisolated var deviceID: DeviceID { config.deviceID }
 
@@ -50,8 +53,30 @@ public actor Store {
         guard FileIO.exists(configPath) else {
             throw AISyncError(.notFound, "no aisync store at \(root)", hint: "Run `aisync init` to create one, or pass --store DIR / set AISYNC_HOME")
         }
-        let config = try StoreConfig(bytes: FileIO.read(configPath, limit: 1 << 20), path: configPath)
+        var config = try StoreConfig(bytes: FileIO.read(configPath, limit: 1 << 20), path: configPath)
+        if config.format < StoreConfig.currentFormat { config = try migrate(root: root, environment: environment) }
         return Store(root: root, config: config, environment: environment)
+    }
+
+    /// Migrates a format 1 store (aisync 1) to records v2, under the lock. The journal is
+    /// kept byte for byte: its v1 lines read as "set every field, add every element" (see
+    /// `LegacyOperations`), so every version id stays valid here and on remotes, and nothing
+    /// can be lost. Only the index (a cache) is dropped, and the config says format 2, which
+    /// aisync 1 refuses with "upgrade aisync" instead of misreading v2 lines.
+    static func migrate(root: String, environment: StoreEnvironment) throws(AISyncError) -> StoreConfig {
+        let configPath = "\(root)/config.json"
+        guard let lock = try StoreLock.acquire(root: root, timeoutMilliseconds: environment.lockTimeoutMilliseconds) else {
+            throw AISyncError(.permission, "the store \(root) was made by aisync 1 and must be migrated, but it is read-only",
+                              hint: "Open it once with write permission")
+        }
+        var config = try StoreConfig(bytes: FileIO.read(configPath, limit: 1 << 20), path: configPath)
+        if config.format < StoreConfig.currentFormat {
+            _ = Platform.unlink("\(root)/index/records.v1")
+            config.format = StoreConfig.currentFormat
+            try FileIO.writeAtomically(configPath, config.json.canonicalBytes + [10])
+        }
+        _ = consume lock
+        return config
     }
 
     /// Runs `body` with the lock held (or without it on a read-only store when `write` is false)
@@ -80,14 +105,28 @@ public actor Store {
         } else if let (snapshot, anchor) = index.read(), snapshot.journalOffset <= size,
                   IndexFile.anchor(journal: journal, offset: snapshot.journalOffset) == anchor {
             base = snapshot
-            base?.retryDamaged(objects: objects)
+            base?.retryDamaged(reader: reader)
             indexedLines = snapshot.journalLines
         } else {
             indexedLines = -1
         }
         var snapshot = base ?? StoreSnapshot()
         let chunk = try journal.read(from: snapshot.journalOffset, firstLine: snapshot.journalLines)
-        snapshot.apply(chunk.versions.map(\.version), objects: objects)
+        do {
+            try snapshot.apply(chunk.versions.map { ($0.version, $0.ref) }, reader: reader)
+        } catch where error.code == .temporary && base != nil {
+            // The index (or cached snapshot) does not match the journal: rebuild from it.
+            dropIndex()
+            indexedLines = -1
+            snapshot = StoreSnapshot()
+            let all = try journal.read(from: 0, firstLine: 0)
+            try snapshot.apply(all.versions.map { ($0.version, $0.ref) }, reader: reader)
+            snapshot.journalOffset = all.endOffset
+            snapshot.journalLines = all.endLine
+            cachedAnchor = IndexFile.anchor(journal: journal, offset: snapshot.journalOffset)
+            if canWrite { try saveIndex(snapshot) }
+            return snapshot
+        }
         snapshot.journalOffset = chunk.endOffset
         snapshot.journalLines = chunk.endLine
         cachedAnchor = IndexFile.anchor(journal: journal, offset: snapshot.journalOffset)

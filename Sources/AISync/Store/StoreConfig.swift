@@ -1,7 +1,8 @@
 /// `config.json`: who this device is and which remotes it knows. Never holds secrets.
 public struct StoreConfig: Hashable, Sendable {
-    /// The newest store format this build understands.
-    public static let currentFormat: Int64 = 1
+    /// The newest store format this build understands. Format 2 is records v2 (versions
+    /// carry operations); a format 1 store is migrated when it is first opened.
+    public static let currentFormat: Int64 = 2
 
     public struct Remote: Hashable, Sendable {
         public var name: String

@@ -47,19 +47,30 @@ enum FileIO {
 
     /// Reads `count` bytes at `offset` (fewer at end of file).
     static func readRange(_ path: String, from offset: Int64, count: Int) throws(AISyncError) -> [UInt8] {
+        try readRanges(path, [(offset, count)])[0]
+    }
+
+    /// Reads several ranges of one file with one open (fewer bytes at end of file).
+    static func readRanges(_ path: String, _ ranges: [(offset: Int64, count: Int)]) throws(AISyncError) -> [[UInt8]] {
         let fd = Platform.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ioError("read", path, errno: Platform.errno) }
         defer { Platform.close(fd) }
-        guard Platform.lseek(fd, offset, SEEK_SET) == offset else { throw ioError("seek in", path, errno: Platform.errno) }
-        var out = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let n = out.withUnsafeMutableBytes { Platform.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[done...])) }
-            guard let n else { throw ioError("read", path, errno: Platform.errno) }
-            if n == 0 { break }
-            done += n
+        var result: [[UInt8]] = []
+        result.reserveCapacity(ranges.count)
+        for (offset, count) in ranges {
+            guard Platform.lseek(fd, offset, SEEK_SET) == offset else { throw ioError("seek in", path, errno: Platform.errno) }
+            var out = [UInt8](repeating: 0, count: count)
+            var done = 0
+            while done < count {
+                let n = out.withUnsafeMutableBytes { Platform.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[done...])) }
+                guard let n else { throw ioError("read", path, errno: Platform.errno) }
+                if n == 0 { break }
+                done += n
+            }
+            if done < count { out.removeLast(count - done) }
+            result.append(out)
         }
-        return Array(out[0..<done])
+        return result
     }
 
     /// Streams `input` to `output` in 1 MiB chunks, hashing as it goes, then fsyncs

@@ -1,6 +1,10 @@
 /// `aisync.json` at a remote's root: the mark that a location is an aisync remote.
+///
+/// Format 2 marks a remote that holds records v2 segments: aisync 1 refuses it with "upgrade
+/// aisync" (exit 78) before it pushes there. A format 1 remote is read as it is and raised
+/// to 2 by the first push of this build.
 struct RemoteManifest: Sendable, Equatable {
-    static let currentFormat: Int64 = 1
+    static let currentFormat: Int64 = 2
     var format: Int64
     var remoteID: String
     var created: Timestamp
@@ -19,9 +23,9 @@ struct RemoteManifest: Sendable, Equatable {
         if let f = value["format"]?.intValue, f > Self.currentFormat {
             throw AISyncError(.configuration, "\(location) is remote format \(f); this aisync understands only format \(Self.currentFormat)", hint: "Upgrade aisync")
         }
-        guard value["format"]?.intValue == 1, let id = value["remote"]?.stringValue, DeviceID(id) != nil,
+        guard let f = value["format"]?.intValue, f >= 1, let id = value["remote"]?.stringValue, DeviceID(id) != nil,
               let createdText = value["created"]?.stringValue, let created = Timestamp(iso8601: createdText) else { throw bad }
-        format = 1; remoteID = id; self.created = created
+        format = f; remoteID = id; self.created = created
     }
 }
 

@@ -3,6 +3,9 @@ struct SyncCheckpoint: Sendable, Equatable {
     struct Pulled: Sendable, Equatable {
         var seq: Int64
         var etag: String?
+        /// The highest counter of that device's own versions read from its segments: the
+        /// remote has every version it wrote up to there, so push never sends them back.
+        var counter: Int64 = 0
     }
 
     var remote: String
@@ -32,6 +35,7 @@ struct SyncCheckpoint: Sendable, Equatable {
             "pulled": .object(Dictionary(uniqueKeysWithValues: pulled.map { key, p in
                 var v: [String: JSONValue] = ["seq": .int(p.seq)]
                 v.setIfPresent("etag", p.etag.map(JSONValue.string))
+                if p.counter > 0 { v["counter"] = .int(p.counter) }
                 return (key.rawValue, JSONValue.object(v))
             })),
         ]
@@ -53,7 +57,7 @@ struct SyncCheckpoint: Sendable, Equatable {
         registered = pushed["registered"]?.boolValue ?? false
         for (key, p) in value["pulled"]?.objectValue ?? [:] {
             guard let id = DeviceID(key), let seq = p["seq"]?.intValue else { throw bad }
-            pulled[id] = Pulled(seq: seq, etag: p["etag"]?.stringValue)
+            pulled[id] = Pulled(seq: seq, etag: p["etag"]?.stringValue, counter: p["counter"]?.intValue ?? 0)
         }
     }
 }

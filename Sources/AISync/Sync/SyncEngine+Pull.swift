@@ -25,6 +25,7 @@ extension SyncEngine {
 
         // 2. Their new segments, each verified whole before anything is applied.
         var entries: [Segment.Entry] = []
+        var counters: [DeviceID: Int64] = [:]
         for (device, head, _) in heads where device != store.deviceID {
             let from = (checkpoint.pulled[device]?.seq ?? 0) + 1
             guard head.seq >= from else { continue }
@@ -40,6 +41,9 @@ extension SyncEngine {
                                       hint: "Nothing was applied; the device that wrote it should push again")
                 }
                 entries += read.value.entries
+                for e in read.value.entries where e.version.device == device {
+                    counters[device] = max(counters[device] ?? 0, e.version.clock[device])
+                }
                 report.segments += 1
                 report.bytes += Int64(read.file.bytes.count)
             }
@@ -53,7 +57,7 @@ extension SyncEngine {
         // 3. Image bytes first (content-addressed, harmless if unused), so a record never
         // arrives before its picture when the remote has it.
         // Pictures that earlier pulls could not get are tried again too.
-        var wanted = imageBodies(in: entries)
+        var wanted = try await store.previewImages(entries)
         let incoming = Set(wanted.map(\.0))
         for (_, image) in try await store.liveImages() where !incoming.contains(image.sha256) {
             if await !store.hasObject(image.sha256) { wanted.append((image.sha256, image)) }
@@ -83,9 +87,12 @@ extension SyncEngine {
         let result = try await store.integrate(entries, expectedEnd: checkpoint.pushedOffset)
         if result.wasAtEnd { checkpoint.pushedOffset = result.end }
         for (device, head, etag) in heads where device != store.deviceID {
-            checkpoint.pulled[device] = SyncCheckpoint.Pulled(seq: max(head.seq, checkpoint.pulled[device]?.seq ?? 0), etag: etag)
+            let known = checkpoint.pulled[device]
+            checkpoint.pulled[device] = SyncCheckpoint.Pulled(seq: max(head.seq, known?.seq ?? 0), etag: etag,
+                                                              counter: max(counters[device] ?? 0, known?.counter ?? 0))
         }
         try await store.writeCheckpoint(checkpoint)
+        try await store.rememberDeviceNames(Dictionary(heads.map { ($0.0, $0.1.name) }, uniquingKeysWith: { a, _ in a }))
         report.pulled = result.applied.count
         report.conflicts = try await store.conflictCount()
         return report
@@ -130,16 +137,4 @@ extension SyncEngine {
         return result
     }
 
-    /// Image bytes the entries refer to, each with the last body describing them (the one
-    /// that knows where Imgur keeps them, if any).
-    func imageBodies(in entries: [Segment.Entry]) -> [(SHA256Digest, ImageBody)] {
-        var latest: [SHA256Digest: ImageBody] = [:]
-        var order: [SHA256Digest] = []
-        for e in entries where e.version.kind == .image {
-            guard let body = e.body, case .image(let image)? = try? RecordBody(bytes: body, expected: .image) else { continue }
-            if latest[image.sha256]?.imgur != nil, image.imgur == nil { continue }
-            if latest.updateValue(image, forKey: image.sha256) == nil { order.append(image.sha256) }
-        }
-        return order.map { ($0, latest[$0]!) }
-    }
 }

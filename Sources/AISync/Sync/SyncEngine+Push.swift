@@ -7,9 +7,18 @@ extension SyncEngine {
         // Imgur first: its answers become new versions of the image records, pushed below.
         var imgurRefused: AISyncError?
         if uploadsToImgur, !dryRun, let imgur { imgurRefused = try await imgur.uploadPending(into: &report) }
-        let (versions, end) = try await store.journalVersions(from: checkpoint.pushedOffset)
+        let (journaled, end) = try await store.journalVersions(from: checkpoint.pushedOffset)
+        // Versions pulled from this remote are already there: never send them back (a sync
+        // with local edits would otherwise re-publish everything it just pulled).
+        let versions = journaled.filter { v in
+            v.device == store.deviceID || v.clock[v.device] > checkpoint.pulled[v.device]?.counter ?? 0
+        }
         // Nothing new and already registered: no request at all.
         if versions.isEmpty && checkpoint.headETag != nil && checkpoint.registered {
+            if !journaled.isEmpty, !dryRun {
+                checkpoint.pushedOffset = end
+                try await store.writeCheckpoint(checkpoint)
+            }
             if uploadsToImgur, !dryRun, let imgur { try await imgur.flushDeletes(into: &report) }
             if let imgurRefused { throw imgurRefused }
             report.conflicts = try await store.conflictCount()
@@ -146,28 +155,22 @@ extension SyncEngine {
         var chunks: [Chunk] = []
         var current = Chunk()
         for v in versions {
-            let body = try await v.body.asyncMap { (d: SHA256Digest) async throws(AISyncError) -> [UInt8] in try await store.objectBytes(d) }
-            let size = (body?.count ?? 4) + 400
+            let objects = try await store.objectsOf(v)
+            let size = objects.values.reduce(0) { $0 + $1.count + 70 } + (v.legacyBody == nil ? v.json.canonicalBytes.count : 400)
             if !current.entries.isEmpty, current.bytes + size > Segment.targetBytes || current.entries.count >= Segment.maxEntries {
                 chunks.append(current)
                 current = Chunk()
             }
-            current.entries.append(Segment.Entry(version: v, body: body))
+            current.entries.append(Segment.Entry(version: v, objects: objects))
             current.bytes += size
         }
         if !current.entries.isEmpty { chunks.append(current) }
         return chunks
     }
 
-    /// The image bytes the versions refer to, each with the latest body describing them.
+    /// The image bytes the versions' records refer to, each with its visible body.
     func imageDigests(in versions: [Version]) async throws(AISyncError) -> [(SHA256Digest, ImageBody)] {
-        var latest: [SHA256Digest: ImageBody] = [:]
-        var order: [SHA256Digest] = []
-        for v in versions where v.kind == .image && !v.isDeleted {
-            guard case .image(let image) = try await store.body(of: v) else { continue }
-            if latest.updateValue(image, forKey: image.sha256) == nil { order.append(image.sha256) }
-        }
-        return order.map { ($0, latest[$0]!) }
+        try await store.imageBodies(of: Set(versions.filter { $0.kind == .image }.map(\.record)))
     }
 
     /// Adds this device to `devices.json`, re-reading to make sure a concurrent writer (on a
@@ -188,14 +191,5 @@ extension SyncEngine {
         }
         throw AISyncError(.temporary, "could not register this device in \(remote.displayName)/\(path): other devices kept rewriting it",
                           hint: "Push again")
-    }
-}
-
-extension Optional {
-    func asyncMap<U>(_ transform: (Wrapped) async throws(AISyncError) -> U) async throws(AISyncError) -> U? {
-        switch self {
-        case .none: return nil
-        case .some(let w): return try await transform(w)
-        }
     }
 }

@@ -82,6 +82,14 @@ public struct SyncEngine: Sendable {
                                   hint: "If it was reset on purpose, remove and re-add the remote: `aisync remote remove \(name)` then `aisync remote add \(name) URL`")
             }
             if checkpoint.remoteID == nil { checkpoint.remoteID = manifest.remoteID }
+            if create, manifest.format < RemoteManifest.currentFormat {
+                // The first push of records v2 raises the format, so aisync 1 stops pushing here.
+                var raised = manifest
+                raised.format = RemoteManifest.currentFormat
+                _ = try await remote.write(RemotePath.manifest, raised.json.canonicalBytes + [10],
+                                           condition: file.etag.map { .replacing(etag: $0) } ?? .always)
+                return raised
+            }
             return manifest
         }
         guard create else {

@@ -365,10 +365,16 @@ struct CLIStore: Sendable {
     func objectPath(_ sha256: String) -> String { "\(objectsPath)/\(sha256.prefix(2))/\(sha256)" }
 
     /// The body sha256 of the newest journal line of `record`.
+    /// The newest object a record's journal lines name: a large value's `ref` (records v2),
+    /// or an aisync 1 line's whole `body`.
     func latestBodyHash(of record: String) throws -> String? {
         for line in journalLines().reversed() {
             let obj = try CLIJSON.parseObject(line)
-            if obj["record"] as? String == record { return obj["body"] as? String }
+            guard obj["record"] as? String == record else { continue }
+            if let body = obj["body"] as? String { return body }
+            for op in (obj["ops"] as? [[String: Any]] ?? []).reversed() {
+                if let ref = op["ref"] as? String { return ref }
+            }
         }
         return nil
     }
