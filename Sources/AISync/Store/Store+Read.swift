@@ -41,9 +41,13 @@ extension Store {
     /// Live records (not deleted), newest first, optionally of one kind.
     public func list(kind: RecordKind? = nil, includeDeleted: Bool = false) throws(AISyncError) -> [RecordSummary] {
         try locked(write: false) { snapshot, _ in
-            var result = snapshot.summaries.values.filter { (includeDeleted || !$0.deleted) && (kind == nil || $0.kind == kind) }
-            result.sort { $0.updated != $1.updated ? $0.updated > $1.updated : $0.id < $1.id }
-            return result
+            let result = snapshot.summaries.values.filter { (includeDeleted || !$0.deleted) && (kind == nil || $0.kind == kind) }
+            // Sorting positions, not the summaries themselves, spares 100,000 struct moves.
+            let times = result.map(\.updated.milliseconds)
+            let order = result.indices.sorted { a, b in
+                times[a] != times[b] ? times[a] > times[b] : result[a].id < result[b].id
+            }
+            return order.map { result[$0] }
         }
     }
 

@@ -7,7 +7,9 @@ extension SyncEngine {
 
         // 1. Which heads changed since the last pull.
         var heads: [(DeviceID, DeviceHead, String?)] = []
-        for (device, etag, preloaded) in try await changedHeads(checkpoint: checkpoint) {
+        let (changed, ownETag) = try await changedHeads(checkpoint: checkpoint)
+        if !dryRun { try await takeBackOwnHistoryIfRestored(&checkpoint, listedETag: ownETag) }
+        for (device, etag, preloaded) in changed {
             let path = RemotePath.headPath(device)
             let where_ = "\(remote.displayName)/\(path)"
             var head = preloaded
@@ -31,21 +33,13 @@ extension SyncEngine {
             guard head.seq >= from else { continue }
             for seq in from...head.seq {
                 progress("pulling segment \(seq)/\(head.seq) of \(head.name.prefix(40))")
-                let path = RemotePath.segmentPath(device, seq)
-                let where_ = "\(remote.displayName)/\(path)"
-                // A device's segments carry the remote id its head declares.
-                guard let read = try await readParsed(path, maxBytes: RemoteLimits.segment, { (bytes: [UInt8]) throws(AISyncError) -> Segment in
-                    try Segment.decode(bytes, path: where_, device: device, seq: seq, remoteID: head.remoteID)
-                }) else {
-                    throw AISyncError(.damagedData, "remote segment \(where_) is missing although its device's head names it",
-                                      hint: "Nothing was applied; the device that wrote it should push again")
-                }
-                entries += read.value.entries
-                for e in read.value.entries where e.version.device == device {
+                let read = try await readSegment(of: device, seq: seq, remoteID: head.remoteID)
+                entries += read.entries
+                for e in read.entries where e.version.device == device {
                     counters[device] = max(counters[device] ?? 0, e.version.clock[device])
                 }
                 report.segments += 1
-                report.bytes += Int64(read.file.bytes.count)
+                report.bytes += Int64(read.bytes)
             }
         }
         if dryRun {
@@ -102,17 +96,22 @@ extension SyncEngine {
     /// only heads whose ETag changed; on plain HTTP, which cannot list, every head named by the
     /// device index or by another head, read and kept when its number moved (nginx's ETag is
     /// seconds and size, so two pushes in one second can share it).
-    func changedHeads(checkpoint: SyncCheckpoint) async throws(AISyncError) -> [(DeviceID, String?, DeviceHead?)] {
+    /// Also returns our own head's listed ETag when it differs from the one we wrote (a store
+    /// restored from a backup), or "" when the head should be read to find out.
+    func changedHeads(checkpoint: SyncCheckpoint) async throws(AISyncError) -> (heads: [(DeviceID, String?, DeviceHead?)], own: String?) {
         var result: [(DeviceID, String?, DeviceHead?)] = []
+        var own: String?
         if remote.canList {
             for entry in try await remote.list("heads") ?? [] {
                 guard entry.name.hasSuffix(".json"), let device = DeviceID(String(entry.name.dropLast(5))) else { continue }
-                // Our own head is checked by push, which is the only writer of it.
-                if device == store.deviceID { continue }
+                if device == store.deviceID {
+                    if !Self.sameETag(entry.etag, checkpoint.headETag) { own = entry.etag ?? "" }
+                    continue
+                }
                 if Self.sameETag(entry.etag, checkpoint.pulled[device]?.etag) { continue }
                 result.append((device, entry.etag, nil))
             }
-            return result
+            return (result, own)
         }
         var pending = Set(checkpoint.pulled.keys)
         let indexPath = RemotePath.devicesIndex
@@ -121,7 +120,9 @@ extension SyncEngine {
         }) {
             pending.formUnion(read.value.devices.keys)
         }
-        pending.remove(store.deviceID)
+        // Our own head is read too (when the index names it): a store restored from a backup
+        // finds its newer segments even when it has nothing to push.
+        own = checkpoint.headETag == nil ? "" : nil
         var seen = Set<DeviceID>()
         while let device = pending.popFirst() {
             seen.insert(device)
@@ -130,11 +131,30 @@ extension SyncEngine {
             guard let read = try await readParsed(path, { (bytes: [UInt8]) throws(AISyncError) -> DeviceHead in
                 try DeviceHead(bytes: bytes, path: where_, expected: device)
             }) else { continue }
+            if device == store.deviceID {
+                if read.value.seq > checkpoint.pushedSeq { own = read.file.etag ?? "" }
+                continue
+            }
             for other in read.value.devices where other != store.deviceID && !seen.contains(other) { pending.insert(other) }
             if read.value.seq <= checkpoint.pulled[device]?.seq ?? 0 { continue }
             result.append((device, read.file.etag, read.value))
         }
-        return result
+        return (result, own)
+    }
+
+    /// Pull takes back this device's own segments when the store was restored from a backup
+    /// (its head on the remote is past what the store knows it pushed); see `adoptOwnHistory`.
+    func takeBackOwnHistoryIfRestored(_ checkpoint: inout SyncCheckpoint, listedETag: String?) async throws(AISyncError) {
+        guard listedETag != nil else { return }
+        let path = RemotePath.headPath(store.deviceID)
+        guard let file = try await remote.read(path) else { return }
+        let head = try DeviceHead(bytes: file.bytes, path: "\(remote.displayName)/\(path)", expected: store.deviceID)
+        guard checkpoint.headETag == nil || head.seq > checkpoint.pushedSeq else { return }
+        do {
+            _ = try await adoptOwnHistory(head: head, etag: file.etag, checkpoint: &checkpoint)
+        } catch where error.code == .configuration {
+            // A copy that diverged: pulling is still safe; its next push says what to do.
+        }
     }
 
 }

@@ -7,15 +7,10 @@ extension SyncEngine {
         // Imgur first: its answers become new versions of the image records, pushed below.
         var imgurRefused: AISyncError?
         if uploadsToImgur, !dryRun, let imgur { imgurRefused = try await imgur.uploadPending(into: &report) }
-        let (journaled, end) = try await store.journalVersions(from: checkpoint.pushedOffset)
-        // Versions pulled from this remote are already there: never send them back (a sync
-        // with local edits would otherwise re-publish everything it just pulled).
-        let versions = journaled.filter { v in
-            v.device == store.deviceID || v.clock[v.device] > checkpoint.pulled[v.device]?.counter ?? 0
-        }
+        var (versions, journaled, end) = try await outgoing(checkpoint)
         // Nothing new and already registered: no request at all.
         if versions.isEmpty && checkpoint.headETag != nil && checkpoint.registered {
-            if !journaled.isEmpty, !dryRun {
+            if journaled > 0, !dryRun {
                 checkpoint.pushedOffset = end
                 try await store.writeCheckpoint(checkpoint)
             }
@@ -24,11 +19,16 @@ extension SyncEngine {
             report.conflicts = try await store.conflictCount()
             return report
         }
-        let chunks = try await segmentChunks(versions)
+        var chunks = try await segmentChunks(versions)
         if dryRun {
             report.pushed = versions.count
             report.segments = chunks.count
             report.bytes = chunks.reduce(0) { $0 + Int64($1.bytes) }
+            for (digest, image) in try await imageDigests(in: versions) where await store.hasObject(digest) {
+                if let imgur, !ImgurSync.keepsOriginalOnRemote(image, placement: imgur.placement) { continue }
+                report.blobs += 1
+                report.bytes += Platform.stat(await store.objectPath(digest))?.size ?? 0
+            }
             return report
         }
         _ = try await manifest(create: true, checkpoint: &checkpoint)
@@ -38,7 +38,13 @@ extension SyncEngine {
         // The id this device writes under: the one it first saw (see `ownHeadBelongs`).
         guard let remoteID = checkpoint.remoteID else { throw AISyncError(.other, "no remote id after reading the manifest") }
         let headPath = RemotePath.headPath(store.deviceID)
-        var headETag = try await checkOwnHead(checkpoint: checkpoint)
+        let offset = checkpoint.pushedOffset
+        var headETag = try await checkOwnHead(checkpoint: &checkpoint)
+        if checkpoint.pushedOffset != offset {
+            // Restored from a backup: its own segments were taken back; send only what is left.
+            (versions, _, end) = try await outgoing(checkpoint)
+            chunks = try await segmentChunks(versions)
+        }
 
         // 1. Blobs: the image bytes the new versions refer to, unless Imgur alone keeps them.
         for (digest, image) in try await imageDigests(in: versions) where await store.hasObject(digest) {
@@ -110,6 +116,17 @@ extension SyncEngine {
         return report
     }
 
+    /// What a push sends: the versions journaled since the checkpoint, less those pulled
+    /// from this remote (never sent back: a sync with local edits would otherwise re-publish
+    /// everything it just pulled). Also how many were journaled, and where they end.
+    func outgoing(_ checkpoint: SyncCheckpoint) async throws(AISyncError) -> (versions: [Version], journaled: Int, end: Int64) {
+        let (journaled, end) = try await store.journalVersions(from: checkpoint.pushedOffset)
+        let versions = journaled.filter { v in
+            v.device == store.deviceID || v.clock[v.device] > checkpoint.pulled[v.device]?.counter ?? 0
+        }
+        return (versions, journaled.count, end)
+    }
+
     /// After a push was cut off around its head write: did the head land? Either way the
     /// checkpoint is made to match the remote.
     func settleInterruptedPush(_ checkpoint: inout SyncCheckpoint) async throws(AISyncError) {
@@ -127,21 +144,25 @@ extension SyncEngine {
         try await store.writeCheckpoint(checkpoint)
     }
 
-    /// Our head on the remote must be the one we last wrote: a head that moved on without us
-    /// means another store (a copied directory) is pushing as this device.
-    func checkOwnHead(checkpoint: SyncCheckpoint) async throws(AISyncError) -> String? {
+    /// Our head on the remote must be the one we last wrote. One that moved on without us
+    /// means this store was restored from a backup (its own segments are taken back) or
+    /// copied and used in two places (refused: see `adoptOwnHistory`).
+    func checkOwnHead(checkpoint: inout SyncCheckpoint) async throws(AISyncError) -> String? {
         let path = RemotePath.headPath(store.deviceID)
         guard let file = try await remote.read(path) else {
             return nil
         }
         let head = try DeviceHead(bytes: file.bytes, path: "\(remote.displayName)/\(path)", expected: store.deviceID)
-        guard checkpoint.headETag != nil, head.seq <= checkpoint.pushedSeq else { throw copiedStoreError() }
+        guard checkpoint.headETag != nil, head.seq <= checkpoint.pushedSeq else {
+            return try await adoptOwnHistory(head: head, etag: file.etag, checkpoint: &checkpoint)
+        }
         return file.etag ?? checkpoint.headETag
     }
 
-    func copiedStoreError() -> AISyncError {
+    func copiedStoreError(diverged: Int? = nil) -> AISyncError {
         AISyncError(.configuration,
-                    "another store is pushing to \(remote.displayName) as this device (\(store.deviceID.short)); this store directory was probably copied",
+                    "another store is pushing to \(remote.displayName) as this device (\(store.deviceID.short)); this store directory was probably copied"
+                        + (diverged.map { " (\($0) local change(s) are not on the remote, which has changes this store lacks)" } ?? ""),
                     hint: "Keep one copy. For a second machine create a new store (`aisync init --store DIR`) and `aisync pull` into it")
     }
 

@@ -1,4 +1,7 @@
 set -euo pipefail
+# Provenance of Tests/Fixtures/v1: run once with the aisync 1 binary (commit ca3ecee, built
+# as /tmp/aisync-v1) to make a real aisync 1 laptop store, phone store and folder remote with
+# concurrent edits. Kept for reference; the tests only read its output.
 A="/tmp/aisync-v1 --store /tmp/fx/laptop"
 B="/tmp/aisync-v1 --store /tmp/fx/phone"
 python3 - <<'PY'
