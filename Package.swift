@@ -13,9 +13,11 @@ let package = Package(
     targets: [
         .target(name: "AISync", path: "Sources/AISync"),
         .executableTarget(name: "aisync", dependencies: ["AISync"], path: "Sources/aisync"),
+        // The README's library example, built with everything and run by ExampleTests.
+        .executableTarget(name: "aisync-example", dependencies: ["AISync"], path: "Examples/SavedChats"),
         .testTarget(
             name: "AISyncTests",
-            dependencies: ["AISync", "aisync"],
+            dependencies: ["AISync", "aisync", "aisync-example"],
             path: "Tests/AISyncTests"
         ),
     ],

@@ -5,12 +5,19 @@
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// A remote that is a local folder: a USB stick, a mounted cloud drive, or the quick start.
 ///
 /// Files are written atomically (temp file + rename); create-only writes use link(2), which
 /// fails if the target exists, so they are atomic too. ETags are size, mtime and inode.
+/// Temp files live in `.aisync-tmp/` at the root (never beside the files other devices read);
+/// what a killed write left there is removed after an hour, once per process and folder.
 public struct FolderRemote: RemoteStorage {
+    static let temporaryDirectory = ".aisync-tmp"
+    /// Folders swept in this process.
+    private static let swept = Mutex<Set<String>>([])
+
     public let root: String
     public var displayName: String { "file://\(root)" }
     public var canList: Bool { true }
@@ -36,7 +43,11 @@ public struct FolderRemote: RemoteStorage {
     public func read(_ path: String, maxBytes: Int) async throws(AISyncError) -> RemoteFile? {
         try checkRoot()
         let p = try full(path)
-        guard FileIO.exists(p) else { return nil }
+        guard let st = Platform.stat(p) else { return nil }
+        // A FIFO or device would block the read forever; a directory is not a file either.
+        guard st.isRegular else {
+            throw AISyncError(.damagedData, "\(displayName)/\(path) is not a regular file", hint: "Remove it from the remote folder; aisync only writes regular files")
+        }
         let bytes = try FileIO.read(p, limit: Int64(maxBytes))
         return RemoteFile(bytes: bytes, etag: Self.etag(p))
     }
@@ -53,7 +64,7 @@ public struct FolderRemote: RemoteStorage {
     public func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> WriteResult {
         try checkRoot()
         let p = try full(path)
-        let temp = "\(p).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temp = try temporaryPath()
         try FileIO.makeDirectories(FileIO.parentDirectory(of: p))
         try FileIO.writeAtomically(temp, bytes)
         return try place(temp, at: p, condition: condition)
@@ -62,10 +73,30 @@ public struct FolderRemote: RemoteStorage {
     public func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError) -> WriteResult {
         try checkRoot()
         let p = try full(path)
-        let temp = "\(p).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temp = try temporaryPath()
         try FileIO.makeDirectories(FileIO.parentDirectory(of: p))
         try FileIO.copy(localPath, to: temp)
         return try place(temp, at: p, condition: condition)
+    }
+
+    /// A fresh temp file name in `.aisync-tmp/` (same file system as the target, so the
+    /// rename or link that places it is atomic). Sweeps old leftovers on first use.
+    private func temporaryPath() throws(AISyncError) -> String {
+        let dir = "\(root)/\(Self.temporaryDirectory)"
+        try FileIO.makeDirectories(dir)
+        if Self.swept.withLock({ $0.insert(root).inserted }) { Self.sweep(dir, olderThanSeconds: 3600) }
+        return "\(dir)/\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+    }
+
+    /// Removes temp files left by killed writes; recent ones may be another device's upload.
+    static func sweep(_ dir: String, olderThanSeconds age: Int64) {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let cutoff = (Int64(now.tv_sec) - age) * 1_000_000_000
+        for name in Platform.listDirectory(dir) ?? [] {
+            guard let st = Platform.statInfo("\(dir)/\(name)"), st.isRegular, st.modifiedNanoseconds < cutoff else { continue }
+            _ = Platform.unlink("\(dir)/\(name)")
+        }
     }
 
     private func place(_ temp: String, at p: String, condition: WriteCondition) throws(AISyncError) -> WriteResult {

@@ -1,5 +1,5 @@
 /// What listing needs to know about a record, derived from its state.
-public struct RecordSummary: Hashable, Sendable, Identifiable {
+public struct RecordSummary: Hashable, Sendable, Identifiable, Codable {
     public var id: RecordID
     public var kind: RecordKind
     /// The visible title (kept through a deletion, so deleted records still have a name).

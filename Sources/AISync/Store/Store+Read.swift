@@ -70,16 +70,28 @@ extension Store {
 
     /// Writes an image record's original bytes to `path`, verified against their hash.
     public func saveImage(_ id: RecordID, to path: String) throws(AISyncError) {
-        let digest = try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> SHA256Digest in
+        let digest = try imageDigest(id)
+        var target = path
+        if Platform.stat(path)?.isDirectory == true { target = "\(path)/\(id.rawValue)" }
+        try objects.export(digest, to: target)
+    }
+
+    /// The sha256 of a live image record's original bytes.
+    func imageDigest(_ id: RecordID) throws(AISyncError) -> SHA256Digest {
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> SHA256Digest in
             let state = try liveState(id, in: snapshot)
             guard case .image(let image) = try visibleBody(state) else {
                 throw AISyncError.usage("\(id) is a \(state.kind.rawValue), not an image", hint: "See `aisync list --kind image`")
             }
             return image.sha256
         }
-        var target = path
-        if Platform.stat(path)?.isDirectory == true { target = "\(path)/\(id.rawValue)" }
-        try objects.export(digest, to: target)
+    }
+
+    /// Where an image's original bytes are on disk, for an app to display; nil while they
+    /// have not been downloaded yet. The file is content-addressed and must not be modified.
+    public func imageFilePath(_ id: RecordID) throws(AISyncError) -> String? {
+        let digest = try imageDigest(id)
+        return objects.contains(digest) ? objects.path(of: digest) : nil
     }
 
     public struct ConflictVersion: Hashable, Sendable {

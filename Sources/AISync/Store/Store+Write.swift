@@ -22,6 +22,7 @@ extension Store {
         snapshot.journalLines += versions.count
         cachedAnchor = IndexFile.anchor(journal: journal, offset: snapshot.journalOffset)
         if snapshot.journalLines - indexedLines >= Self.indexRewriteThreshold { try saveIndex(snapshot) }
+        announce(Set(versions.map(\.record)))
     }
 
     /// Creates a record without loading the whole store: a fresh id has no history, so only
@@ -39,6 +40,7 @@ extension Store {
         let version = Version(record: id, kind: kind, clock: VectorClock().incremented(for: deviceID), time: time, device: deviceID, ops: change.ops)
         try journal.append([version])
         _ = consume lock
+        announce([id])
         return id
     }
 
@@ -137,6 +139,21 @@ extension Store {
         }
         guard matches.count == 1 else { throw AISyncError.usage("message id \(prefix) is ambiguous", hint: "Give more characters") }
         return first
+    }
+
+    /// Adds an image from bytes in memory (a DALL·E answer, a photo picker); like
+    /// `addImage(fileAt:)`, the bytes must be a whole image of a known type.
+    public func addImage(data: [UInt8], title: String, prompt: String?, model: String?) throws(AISyncError) -> RecordID {
+        guard let info = ImageSniffer.sniff(data) else {
+            throw AISyncError(.damagedData, "the data is not an image aisync recognizes", hint: "Supported: PNG, JPEG, GIF, WebP, BMP, TIFF, HEIC, AVIF")
+        }
+        try Self.checkTitle(title)
+        let digest = try objects.put(data)
+        return try create(.image) { now in
+            .image(ImageBody(title: title, sha256: digest, size: Int64(data.count), mediaType: info.mediaType,
+                             width: info.width.map(Int64.init), height: info.height.map(Int64.init),
+                             prompt: prompt, model: model, created: now, updated: now))
+        }
     }
 
     /// Adds an image file: its bytes are streamed into `objects/` and described by a record.

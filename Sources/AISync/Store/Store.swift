@@ -12,6 +12,9 @@ public actor Store {
     let index: IndexFile
     /// The snapshot as of the last operation; refreshed from the journal tail each time.
     var cache: StoreSnapshot?
+    /// Who listens to `changes()`.
+    var observers: [Int: AsyncStream<StoreChange>.Continuation] = [:]
+    var nextObserverID = 0
 
     /// How many journal lines past the index make a write worth rewriting the index.
     static let indexRewriteThreshold = 32

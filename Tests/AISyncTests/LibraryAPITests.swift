@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+@testable import AISync
+
+// What an app embedding AISync uses beyond the CLI (issue 8): the README example, images from
+// memory, local image files, Date and Codable conformances, and live change notifications.
+
+@Suite("Library API")
+struct LibraryAPITests {
+    /// The README's "Using the library" example is a real executable target: it must build
+    /// (it is built with everything) and run.
+    @Test func theReadmeExampleRuns() throws {
+        let exe = URL(fileURLWithPath: CLIHarness.executable).deletingLastPathComponent().appendingPathComponent("aisync-example").path
+        let dir = CLIHarness.makeTemporaryDirectory()
+        defer { CLIHarness.removeTree(dir) }
+        let r = CLIHarness.runProcess(exe, [dir], display: ["aisync-example"])
+        #expect(r.exitCode == 0 && r.stderr.isEmpty, "\(r)")
+        let lines = r.stdoutLines
+        #expect(lines.first.map { CLIExpect.matches($0, "^changed: \\[\"chat-[0-9a-f]{16}\"\\]$") } == true, "\(r)")
+        #expect(lines.contains("Lisbon trip — updated just now"), "\(r)")
+        #expect(lines.last == "pushed 2 version(s)", "\(r)")
+        // What it pushed is a real remote another device can restore from.
+        let other = CLIStore(directory: dir, path: "\(dir)/other")
+        try other.ok(["init"])
+        try other.ok(["remote", "add", "usb", "file://\(dir)/remote"])
+        try other.ok(["pull"])
+        #expect(try other.list().first?["title"] as? String == "Lisbon trip")
+    }
+
+    @Test func imagesFromMemoryAndTheirLocalFile() async throws {
+        let dir = SyncEngineTests.makeDirectory("api-image")
+        defer { SyncEngineTests.removeDirectory(dir) }
+        let store = try SyncEngineTests.makeStore(in: dir, "a")
+        let png = [UInt8](CLIFixtures.png.bytes)
+        let id = try await store.addImage(data: png, title: "fox", prompt: "a fox", model: "dall-e-3")
+        let path = try #require(try await store.imageFilePath(id))
+        #expect(FileManager.default.contents(atPath: path).map([UInt8].init) == png)
+        guard case .image(let image)? = try await store.record(id).body else { Issue.record("not an image"); return }
+        #expect(image.size == Int64(png.count) && image.mediaType == "image/png" && image.prompt == "a fox")
+        await #expect(throws: AISyncError.self) { try await store.addImage(data: Array("not an image".utf8), title: "x", prompt: nil, model: nil) }
+        let chat = try await store.createChat(title: "c", model: nil)
+        await #expect(throws: AISyncError.self) { try await store.imageFilePath(chat) }
+    }
+
+    @Test func summariesAreCodableAndTimesAreDates() async throws {
+        let dir = SyncEngineTests.makeDirectory("api-codable")
+        defer { SyncEngineTests.removeDirectory(dir) }
+        let store = try SyncEngineTests.makeStore(in: dir, "a")
+        _ = try await store.createChat(title: "Codable", model: nil)
+        let summaries = try await store.list()
+        let data = try JSONEncoder().encode(summaries)
+        #expect(try JSONDecoder().decode([RecordSummary].self, from: data) == summaries)
+        let t = Timestamp(milliseconds: 1_764_417_600_123)
+        #expect(Timestamp(t.date) == t)
+        #expect(String(decoding: try JSONEncoder().encode(t), as: UTF8.self) == "\"2025-11-29T12:00:00.123Z\"")
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(RecordID.self, from: Data("\"Not An Id\"".utf8)) }
+    }
+
+    /// `changes()` announces local edits and versions pulled from a remote.
+    @Test func changesAreAnnouncedForLocalEditsAndPulls() async throws {
+        let dir = SyncEngineTests.makeDirectory("api-changes")
+        defer { SyncEngineTests.removeDirectory(dir) }
+        let a = try SyncEngineTests.makeStore(in: dir, "a")
+        let b = try SyncEngineTests.makeStore(in: dir, "b")
+        let remote = InMemoryRemote()
+        let stream = await b.changes()
+        let seen = Task { () -> [Set<RecordID>] in
+            var all: [Set<RecordID>] = []
+            for await change in stream {
+                all.append(change.records)
+                if all.count == 2 { break }
+            }
+            return all
+        }
+        let mine = try await b.createChat(title: "local", model: nil)
+        let theirs = try await a.createChat(title: "remote", model: nil)
+        _ = try await SyncEngineTests.engine(a, remote).push()
+        _ = try await SyncEngineTests.engine(b, remote).pull()
+        #expect(await seen.value == [[mine], [theirs]])
+    }
+}
