@@ -12,6 +12,7 @@ enum ExitCode {
     static let temporary: Int32 = 75
     static let permission: Int32 = 77
     static let configuration: Int32 = 78
+    static let cancelled: Int32 = 130
 
     static func forCode(_ code: AISyncError.Code) -> Int32 {
         switch code {
@@ -23,6 +24,7 @@ enum ExitCode {
         case .temporary: temporary
         case .permission: permission
         case .configuration: configuration
+        case .cancelled: cancelled
         default: other
         }
     }

@@ -79,3 +79,59 @@ struct LibraryAPITests {
         #expect(await seen.value == [[mine], [theirs]])
     }
 }
+
+/// A remote that cancels the task using it at its Nth write: a cancellation mid-push, at a
+/// deterministic point.
+private actor CancellingRemote: RemoteStorage {
+    let inner: InMemoryRemote
+    var writesLeft: Int
+    init(_ inner: InMemoryRemote, cancelAtWrite n: Int) { self.inner = inner; writesLeft = n }
+
+    nonisolated var displayName: String { inner.displayName }
+    nonisolated var canList: Bool { inner.canList }
+    func read(_ path: String, maxBytes: Int) async throws(AISyncError) -> RemoteFile? { try await inner.read(path, maxBytes: maxBytes) }
+    func download(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> Bool {
+        try await inner.download(path, to: localPath, maxBytes: maxBytes)
+    }
+    func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+        writesLeft -= 1
+        if writesLeft == 0 { withUnsafeCurrentTask { $0?.cancel() } }
+        return try await inner.write(path, bytes, condition: condition)
+    }
+    func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+        try await inner.upload(path, from: localPath, condition: condition)
+    }
+    func list(_ directory: String) async throws(AISyncError) -> [RemoteEntry]? { try await inner.list(directory) }
+    func exists(_ path: String) async throws(AISyncError) -> Bool { try await inner.exists(path) }
+    func delete(_ path: String) async throws(AISyncError) { try await inner.delete(path) }
+}
+
+extension LibraryAPITests {
+    /// Cancelling a push of 1,000 chats stops it at the next step, says "cancelled", leaves
+    /// the remote valid (no head names a missing segment), and the next push completes it.
+    /// Cancelled while writing the manifest, and while writing the segment (before the head).
+    @Test(arguments: [1, 2])
+    func cancellingAPushStopsItAndTheNextPushCompletesIt(cancelAtWrite: Int) async throws {
+        let dir = SyncEngineTests.makeDirectory("api-cancel")
+        defer { SyncEngineTests.removeDirectory(dir) }
+        let a = try SyncEngineTests.makeStore(in: dir, "a")
+        let base = Timestamp(milliseconds: 1_764_417_600_000)
+        let ids = try await a.createMany((0..<1_000).map { i in
+            .chat(ChatBody(title: "chat \(i)", model: nil, messages: [.init(id: "m-\(i)", role: .user, text: String(repeating: "x", count: 300), time: base)],
+                           created: base, updated: base))
+        })
+        let remote = InMemoryRemote()
+        let push = Task { try await SyncEngineTests.engine(a, CancellingRemote(remote, cancelAtWrite: cancelAtWrite)).push() }
+        let result = await push.result
+        guard case .failure(let error as AISyncError) = result else { Issue.record("the push was not cancelled: \(result)"); return }
+        #expect(error.code == .cancelled, "\(error)")
+        // Whatever landed is consistent: another device pulls it without error.
+        let b = try SyncEngineTests.makeStore(in: dir, "b")
+        if await remote.contents(RemotePath.manifest) != nil { _ = try await SyncEngineTests.engine(b, remote).pull() }
+        // The next push completes; a new device then gets all of them.
+        _ = try await SyncEngineTests.engine(a, remote).push()
+        let c = try SyncEngineTests.makeStore(in: dir, "c")
+        _ = try await SyncEngineTests.engine(c, remote).pull()
+        #expect(Set(try await c.list().map(\.id)) == Set(ids))
+    }
+}

@@ -26,6 +26,9 @@ public struct AISyncError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let permission = Code("permission")
         /// The store's or a remote's configuration is wrong or unsupported.
         public static let configuration = Code("configuration")
+        /// The caller cancelled the task (an app's `Task.cancel()`); the remote stays valid and
+        /// the next push or pull finishes the job.
+        public static let cancelled = Code("cancelled")
         /// Anything else.
         public static let other = Code("other")
     }
@@ -59,6 +62,16 @@ extension AISyncError {
     static func notFound(_ message: String, hint: String? = nil) -> AISyncError {
         AISyncError(.notFound, message, hint: hint)
     }
+    static var cancelled: AISyncError {
+        AISyncError(.cancelled, "cancelled", hint: "Run it again to finish; nothing half-done is left on the remote")
+    }
+
+    /// Throws `cancelled` when the current task was cancelled: called between steps that
+    /// each leave the store and the remote valid.
+    static func checkCancellation() throws(AISyncError) {
+        if Task.isCancelled { throw cancelled }
+    }
+
     static func damaged(_ message: String, hint: String? = nil, cause: String? = nil) -> AISyncError {
         AISyncError(.damagedData, message, hint: hint, cause: cause)
     }

@@ -33,6 +33,7 @@ extension SyncEngine {
             guard head.seq >= from else { continue }
             for seq in from...head.seq {
                 progress("pulling segment \(seq)/\(head.seq) of \(head.name.prefix(40))")
+                try AISyncError.checkCancellation()
                 let read = try await readSegment(of: device, seq: seq, remoteID: head.remoteID)
                 entries += read.entries
                 for e in read.entries where e.version.device == device {
@@ -57,6 +58,7 @@ extension SyncEngine {
             if await !store.hasObject(image.sha256) { wanted.append((image.sha256, image)) }
         }
         for (digest, image) in wanted where !(await store.hasObject(digest)) {
+            try AISyncError.checkCancellation()
             progress("pulling image \(digest.hex.prefix(12))")
             let fromImgur = await imgur?.fetchOriginal(image)
             if fromImgur == .fetched {

@@ -49,6 +49,7 @@ extension SyncEngine {
         // 1. Blobs: the image bytes the new versions refer to, unless Imgur alone keeps them.
         for (digest, image) in try await imageDigests(in: versions) where await store.hasObject(digest) {
             if let imgur, !ImgurSync.keepsOriginalOnRemote(image, placement: imgur.placement) { continue }
+            try AISyncError.checkCancellation()
             let path = RemotePath.objectPath(digest)
             if try await remote.exists(path) { continue }
             progress("pushing image \(digest.hex.prefix(12))")
@@ -61,6 +62,7 @@ extension SyncEngine {
         // interrupted push may be replaced.
         var seq = checkpoint.pushedSeq
         for (n, chunk) in chunks.enumerated() {
+            try AISyncError.checkCancellation()
             progress("pushing segment \(n + 1)/\(chunks.count) (\(chunk.entries.count) versions)")
             seq += 1
             let segment = Segment(device: store.deviceID, seq: seq, remoteID: remoteID, entries: chunk.entries)
@@ -75,6 +77,7 @@ extension SyncEngine {
             report.bytes += Int64(bytes.count)
         }
 
+        try AISyncError.checkCancellation()
         // 3. The head, last: only now do other devices see the new segments. The checkpoint
         // first notes the push as pending, so a crash right after the head is recognised.
         checkpoint.pendingSeq = seq

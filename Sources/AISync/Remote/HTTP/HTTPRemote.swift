@@ -40,6 +40,7 @@ public struct HTTPRemote: RemoteStorage {
                 guard attempt + 1 < maxAttempts else { throw error }
                 await sleep(Backoff.delay(attempt: attempt, unit: random()))
             }
+            try AISyncError.checkCancellation()
             attempt += 1
         }
     }

@@ -91,6 +91,8 @@ public final class URLSessionTransport: HTTPTransport {
         if let error = outcome.error {
             // A declined authentication challenge ends the task as cancelled: its 401 is the answer.
             if let declined = declined as? HTTPURLResponse { return Self.response(declined, body: []) }
+            // Our caller cancelled: say so, never "cannot reach".
+            if Task.isCancelled { throw AISyncError.cancelled }
             if let error = error as? URLError { throw Self.map(error, host: url.host ?? "the server") }
             throw AISyncError(.unavailable, "cannot reach \(url.host ?? "the server")", cause: "\(error)")
         }
