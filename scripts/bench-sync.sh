@@ -3,7 +3,10 @@
 #  1. HTTP requests to push N chats (counted in Apache's access log), and the time;
 #  2. requests made by `aisync sync` when nothing is new on either side;
 #  3. the same N chats as N JSON files copied with `rclone copy` to the same server, and the
-#     ratio of the two times.
+#     ratio of the two times;
+#  4. a second device that pulled everything, edited one chat and pulled one more change:
+#     the bytes its push sends, next to the bytes of its own new journal lines (only its own
+#     versions may go out, never what it pulled).
 # Usage: scripts/bench-sync.sh   (BENCH_CHATS=10000 by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,9 +50,10 @@ import json, os, sys
 store, out = sys.argv[1], sys.argv[2]
 for line in open(os.path.join(store, "journal.jsonl")):
     v = json.loads(line)
-    body = os.path.join(store, "objects", v["body"][:2], v["body"])
-    with open(body, "rb") as src, open(os.path.join(out, v["record"] + ".json"), "wb") as dst:
-        dst.write(src.read())
+    # Records v2: the record's fields and messages, as the creating version carries them.
+    record = {op.get("elem", op["field"]): op.get("value") for op in v["ops"] if "field" in op}
+    with open(os.path.join(out, v["record"] + ".json"), "w") as dst:
+        json.dump(record, dst, sort_keys=True, separators=(",", ":"))
 PY
 count=$(ls "$files" | wc -l)
 mkcol "$AISYNC_TEST_APACHE_URL/rclone"
@@ -60,7 +64,22 @@ t1=$(now)
 rclone_s=$(python3 -c "print(f'{$t1-$t0:.3f}')")
 ratio=$(python3 -c "print(f'{$rclone_s/$aisync_s:.1f}')")
 
+# 4. Only this device's versions go out after a pull.
+phone=$work/phone
+"$AISYNC_BIN" --store "$phone" init --name phone >/dev/null
+"$AISYNC_BIN" --store "$phone" remote add apache "$AISYNC_TEST_APACHE_URL/aisync"
+"$AISYNC_BIN" --store "$phone" pull >/dev/null
+phone_start=$(stat -c %s "$phone/journal.jsonl")
+chat=$("$AISYNC_BIN" --store "$phone" list --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
+"$AISYNC_BIN" --store "$phone" chat say "$chat" --role user "one local message from the phone" >/dev/null
+local_bytes=$(( $(stat -c %s "$phone/journal.jsonl") - phone_start ))
+"$AISYNC_BIN" --store "$store" chat new --title "one more from the laptop" >/dev/null
+"$AISYNC_BIN" --store "$store" push >/dev/null
+"$AISYNC_BIN" --store "$phone" pull >/dev/null
+relay=$("$AISYNC_BIN" --store "$phone" push --json | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["pushed"], r["bytes"])')
+
 echo "push of $N chats: $push_requests HTTP requests, ${aisync_s} s"
 echo "sync with nothing new ($N records): $idle_requests HTTP request(s)"
 echo "rclone copy of the same $count chats as JSON files: ${rclone_s} s"
 echo "aisync push is ${ratio}x faster than rclone copy"
+echo "push after pull with one local edit: ${relay% *} version(s), ${relay#* } bytes sent (segment + head) for ${local_bytes} bytes of local journal lines"

@@ -54,8 +54,8 @@ enum SyncCommands {
     }
 
     /// Progress on stderr only when it is a terminal (and TERM is not dumb): one line, redrawn.
-    static let progressLine: @Sendable (String) -> Void = { text in
-        if CLIPlatform.stderrIsInteractive { CLIPlatform.err("\r\u{1B}[K" + text) }
+    static let progressLine: @Sendable (SyncProgress) -> Void = { progress in
+        if CLIPlatform.stderrIsInteractive { CLIPlatform.err("\r\u{1B}[K" + progress.description) }
     }
 
     static let syncOptions = [OptionSpec(name: "dry-run", help: "Say what would move, without moving it."), InspectCommands.json]

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import AISync
 
@@ -133,5 +134,34 @@ extension LibraryAPITests {
         let c = try SyncEngineTests.makeStore(in: dir, "c")
         _ = try await SyncEngineTests.engine(c, remote).pull()
         #expect(Set(try await c.list().map(\.id)) == Set(ids))
+    }
+}
+
+extension LibraryAPITests {
+    /// Progress is structured (phase, done, total, bytes) and reported in order; the stream
+    /// an app binds to a progress bar delivers the latest.
+    @Test func progressIsStructuredAndStreamed() async throws {
+        let dir = SyncEngineTests.makeDirectory("api-progress")
+        defer { SyncEngineTests.removeDirectory(dir) }
+        let a = try SyncEngineTests.makeStore(in: dir, "a")
+        for image in CLIFixtures.allImages { _ = try await a.addImage(data: [UInt8](image.bytes), title: image.name, prompt: nil, model: nil) }
+        _ = try await a.createChat(title: "chat", model: nil)
+        let remote = InMemoryRemote()
+        let seen = Mutex<[SyncProgress]>([])
+        let collect: @Sendable (SyncProgress) -> Void = { p in seen.withLock { $0.append(p) } }
+        _ = try await SyncEngine(store: a, remote: remote, name: "mem", progress: collect).push()
+        let b = try SyncEngineTests.makeStore(in: dir, "b")
+        let (updates, report) = SyncProgress.stream()
+        _ = try await SyncEngine(store: b, remote: remote, name: "mem", progress: { p in collect(p); report(p) }).pull()
+        let all = seen.withLock { $0 }
+        #expect(all.filter { $0.phase == .pushingImages }.map(\.done) == Array(0..<CLIFixtures.allImages.count), "\(all)")
+        #expect(all.map(\.phase) == Array(repeating: .pushingImages, count: CLIFixtures.allImages.count) + [.pushingSegments, .pullingSegments]
+                + Array(repeating: .pullingImages, count: CLIFixtures.allImages.count), "\(all)")
+        for p in all { #expect(p.done < p.total, "\(p)") }
+        #expect(all.last?.description.hasPrefix("pulling image \(CLIFixtures.allImages.count)/\(CLIFixtures.allImages.count)") == true, "\(all)")
+        // The stream keeps the newest: the last pull step.
+        var latest: SyncProgress?
+        for await p in updates { latest = p; break }
+        #expect(latest == all.last)
     }
 }

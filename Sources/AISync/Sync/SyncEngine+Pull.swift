@@ -32,7 +32,8 @@ extension SyncEngine {
             let from = (checkpoint.pulled[device]?.seq ?? 0) + 1
             guard head.seq >= from else { continue }
             for seq in from...head.seq {
-                progress("pulling segment \(seq)/\(head.seq) of \(head.name.prefix(40))")
+                progress(SyncProgress(phase: .pullingSegments, done: Int(seq - from), total: Int(head.seq - from + 1),
+                                      bytes: report.bytes, from: head.name))
                 try AISyncError.checkCancellation()
                 let read = try await readSegment(of: device, seq: seq, remoteID: head.remoteID)
                 entries += read.entries
@@ -57,9 +58,9 @@ extension SyncEngine {
         for (_, image) in try await store.liveImages() where !incoming.contains(image.sha256) {
             if await !store.hasObject(image.sha256) { wanted.append((image.sha256, image)) }
         }
-        for (digest, image) in wanted where !(await store.hasObject(digest)) {
+        for (n, (digest, image)) in wanted.enumerated() where !(await store.hasObject(digest)) {
             try AISyncError.checkCancellation()
-            progress("pulling image \(digest.hex.prefix(12))")
+            progress(SyncProgress(phase: .pullingImages, done: n, total: wanted.count, bytes: report.bytes))
             let fromImgur = await imgur?.fetchOriginal(image)
             if fromImgur == .fetched {
                 report.blobs += 1

@@ -47,15 +47,19 @@ extension SyncEngine {
         }
 
         // 1. Blobs: the image bytes the new versions refer to, unless Imgur alone keeps them.
-        for (digest, image) in try await imageDigests(in: versions) where await store.hasObject(digest) {
+        let images = try await imageDigests(in: versions)
+        var imageBytes: Int64 = 0
+        for (n, (digest, image)) in images.enumerated() where await store.hasObject(digest) {
             if let imgur, !ImgurSync.keepsOriginalOnRemote(image, placement: imgur.placement) { continue }
             try AISyncError.checkCancellation()
             let path = RemotePath.objectPath(digest)
             if try await remote.exists(path) { continue }
-            progress("pushing image \(digest.hex.prefix(12))")
+            progress(SyncProgress(phase: .pushingImages, done: n, total: images.count, bytes: imageBytes))
             _ = try await remote.upload(path, from: await store.objectPath(digest), condition: .createOnly)
             report.blobs += 1
-            report.bytes += Platform.stat(await store.objectPath(digest))?.size ?? 0
+            let size = Platform.stat(await store.objectPath(digest))?.size ?? 0
+            report.bytes += size
+            imageBytes += size
         }
 
         // 2. Segments. Numbers past our head are not referenced yet, so a leftover from an
@@ -63,7 +67,7 @@ extension SyncEngine {
         var seq = checkpoint.pushedSeq
         for (n, chunk) in chunks.enumerated() {
             try AISyncError.checkCancellation()
-            progress("pushing segment \(n + 1)/\(chunks.count) (\(chunk.entries.count) versions)")
+            progress(SyncProgress(phase: .pushingSegments, done: n, total: chunks.count, bytes: report.bytes))
             seq += 1
             let segment = Segment(device: store.deviceID, seq: seq, remoteID: remoteID, entries: chunk.entries)
             let bytes = segment.encoded()

@@ -12,7 +12,7 @@ extension SyncEngine {
         var entries: [Segment.Entry] = []
         if head.seq > checkpoint.pushedSeq {
             for seq in (checkpoint.pushedSeq + 1)...head.seq {
-                progress("taking back segment \(seq)/\(head.seq) of this device")
+                progress(SyncProgress(phase: .takingBackOwnSegments, done: Int(seq - checkpoint.pushedSeq - 1), total: Int(head.seq - checkpoint.pushedSeq)))
                 entries += try await readSegment(of: store.deviceID, seq: seq, remoteID: head.remoteID).entries
             }
         }

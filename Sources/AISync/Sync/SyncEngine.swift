@@ -11,11 +11,11 @@ public struct SyncEngine: Sendable {
     /// The Imgur side: uploads when `uploadsToImgur`, and fetches pictures Imgur serves unchanged.
     public let imgur: ImgurSync?
     public let uploadsToImgur: Bool
-    /// Told what is moving ("pushing segment 2/5"), for a progress line on a terminal.
-    public let progress: @Sendable (String) -> Void
+    /// Told what is moving, for a progress bar (see `SyncProgress.stream()`).
+    public let progress: @Sendable (SyncProgress) -> Void
 
     public init(store: Store, remote: any RemoteStorage, name: String, imgur: ImgurSync? = nil, uploadsToImgur: Bool = false,
-                progress: @escaping @Sendable (String) -> Void = { _ in }) {
+                progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }) {
         self.store = store; self.remote = remote; self.name = name; self.imgur = imgur
         self.uploadsToImgur = uploadsToImgur && imgur != nil
         self.progress = progress
