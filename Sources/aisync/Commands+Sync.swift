@@ -89,6 +89,9 @@ enum SyncCommands {
         if r.imgurUploaded + r.imgurFailed + r.imgurDeleted > 0 || r.imgurPending > 0, !inv.flag("json") {
             CLIPlatform.out("imgur: \(r.imgurUploaded) uploaded, \(r.imgurPending) pending, \(r.imgurFailed) refused, \(r.imgurDeleted) deleted\n")
         }
+        if let new = r.newDeviceID {
+            CLIPlatform.err("note: this store is a copy of another that keeps syncing as device \(r.oldDeviceID?.short ?? "?"); it is now device \(new.short), its unsynced changes came along, and both copies keep syncing\n")
+        }
         if let retryAt = r.imgurRetryAt {
             CLIPlatform.err("warning: Imgur rate limit reached; uploads resume after \(Timestamp(milliseconds: retryAt * 1000).iso8601) (run push again then)\n")
         }

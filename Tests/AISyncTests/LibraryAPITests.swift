@@ -165,3 +165,23 @@ extension LibraryAPITests {
         #expect(latest == all.last)
     }
 }
+
+extension LibraryAPITests {
+    /// Without `--name`, a store is named after the machine (not "device"): `$HOSTNAME` is a
+    /// shell variable that aisync never sees, so the system is asked.
+    @Test func aNewStoreIsNamedAfterTheMachine() throws {
+        let dir = CLIHarness.makeTemporaryDirectory()
+        defer { CLIHarness.removeTree(dir) }
+        var env = CLIHarness.baseEnvironment()
+        env["HOSTNAME"] = nil
+        let r = CLIHarness.runProcess(CLIHarness.executable, ["init", "--store", "\(dir)/s"], environment: env)
+        #expect(r.exitCode == 0, "\(r)")
+        let config = try CLIJSON.parseObject(String(decoding: FileManager.default.contents(atPath: "\(dir)/s/config.json") ?? Data(), as: UTF8.self))
+        let name = (config["device"] as? [String: Any])?["name"] as? String
+        if let kernel = try? String(contentsOfFile: "/proc/sys/kernel/hostname", encoding: .utf8) {
+            let expected = kernel.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").first.map(String.init)
+            #expect(name == expected, "\(r)")
+        }
+        #expect(name != nil && name != "device", "\(r)")
+    }
+}

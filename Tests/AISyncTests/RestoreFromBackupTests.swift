@@ -59,8 +59,8 @@ struct RestoreFromBackupTests {
         await remote.remove()
     }
 
-    @Test("a copy that diverged from the remote is refused, and nothing on the remote changes", arguments: RemoteKind.allCases)
-    func divergedCopyIsRefused(_ kind: RemoteKind) async throws {
+    @Test("a copy that diverged from the remote takes a new device id; both copies keep syncing, nothing lost", arguments: RemoteKind.allCases)
+    func divergedCopyTakesANewDeviceID(_ kind: RemoteKind) async throws {
         let remote = try await TestServer.require(kind).freshRemote("diverged")
         let laptop = try await Device.make("laptop", remote: remote)
         defer { laptop.remove() }
@@ -73,10 +73,13 @@ struct RestoreFromBackupTests {
         try await laptop.sync("push")
         try await copy.ok(["chat", "new", "--title", "Only on the copy"])
         let r = await copy.run(["push"])
-        CLIExpect.cleanError(r, code: 78, mentioning: ["copied"])
-        // Pulling is still safe.
-        let pulled = await copy.run(["pull"])
-        #expect(pulled.succeeded, "\(kind): \(pulled)")
+        #expect(r.succeeded, "\(kind): \(r)")
+        #expect(r.stderr.contains("note: this store is a copy") && r.stderrLines.count == 1, "\(kind): \(r)")
+        for d in [laptop, copy, laptop, copy] { try await d.sync() }
+        try await Converge.expectIdentical([laptop, copy], "\(kind): both copies")
+        let titles = Set(try await laptop.list().compactMap { $0["title"] as? String })
+        #expect(titles == ["Shared start", "Only on the laptop", "Only on the copy"], "\(kind): \(titles)")
+        for d in [laptop, copy] { try await d.ok(["fsck"]) }
         await remote.remove()
     }
 }

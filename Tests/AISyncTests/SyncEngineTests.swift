@@ -614,20 +614,25 @@ struct SyncEngineTests {
 
     // MARK: - Copied store
 
+    /// A store directory copied and used in two places: the copy that finds out takes a new
+    /// device id with its unsynced changes, the original's files are untouched, and both keep
+    /// syncing with nothing lost.
     @Test(arguments: [false, true])
-    func aCopiedStoreCannotPushAsTheSameDevice(pushedBeforeCopy: Bool) async throws {
+    func aCopiedStoreTakesANewDeviceIDAndBothKeepSyncing(pushedBeforeCopy: Bool) async throws {
         let dir = Self.makeDirectory("copied")
         defer { Self.removeDirectory(dir) }
         let a = try Self.makeStore(in: dir, "a")
         let remote = InMemoryRemote()
-        _ = try await a.createChat(title: "Before the copy", model: nil)
+        let shared = try await a.createChat(title: "Before the copy", model: nil)
         if pushedBeforeCopy { _ = try await Self.engine(a, remote).push() }
 
         try FileManager.default.copyItem(atPath: a.root, toPath: "\(dir)/a2")
         let a2 = try Store.open(at: "\(dir)/a2", environment: Self.environment())
         #expect(a2.deviceID == a.deviceID)
-        _ = try await a.createChat(title: "Edit on A", model: nil)
-        _ = try await a2.createChat(title: "Edit on A2", model: nil)
+        let onA = try await a.createChat(title: "Edit on A", model: nil)
+        try await a.appendMessage(to: shared, role: .user, text: "said on A")
+        let onA2 = try await a2.createChat(title: "Edit on A2", model: nil)
+        try await a2.appendMessage(to: shared, role: .user, text: "said on A2")
 
         _ = try await Self.engine(a, remote).push()
         let segmentPaths = await remote.paths.filter { $0.hasPrefix("segments/") }
@@ -635,19 +640,29 @@ struct SyncEngineTests {
         for p in segmentPaths { segmentsBefore[p] = await remote.contents(p) }
         let headBefore = await remote.contents(RemotePath.headPath(a.deviceID))
 
-        var caught: AISyncError?
-        do { _ = try await Self.engine(a2, remote).push() } catch { caught = error }
-        let error = try #require(caught)
-        #expect(error.code == .configuration)
-        #expect(error.message.contains("copied"), "\(error)")
+        let report = try await Self.engine(a2, remote).push()
+        #expect(report.oldDeviceID == a.deviceID)
+        #expect(report.newDeviceID == a2.deviceID && a2.deviceID != a.deviceID)
+        let reopened = try Store.open(at: "\(dir)/a2", environment: Self.environment())
+        #expect(reopened.deviceID == a2.deviceID, "the new id is saved")
+        // The original's files are untouched.
+        for p in segmentPaths { #expect(await remote.contents(p) == segmentsBefore[p], "\(p)") }
+        #expect(await remote.contents(RemotePath.headPath(a.deviceID)) == headBefore)
 
-        let segmentPathsAfter = await remote.paths.filter { $0.hasPrefix("segments/") }
-        #expect(segmentPathsAfter == segmentPaths)
-        var segmentsAfter: [String: [UInt8]] = [:]
-        for p in segmentPathsAfter { segmentsAfter[p] = await remote.contents(p) }
-        #expect(segmentsAfter == segmentsBefore)
-        let headAfter = await remote.contents(RemotePath.headPath(a.deviceID))
-        #expect(headAfter == headBefore)
+        // Both keep syncing and end up the same, with every change.
+        for _ in 0..<2 {
+            _ = try await Self.engine(a, remote).sync()
+            _ = try await Self.engine(a2, remote).sync()
+        }
+        let listA = try await a.list()
+        #expect(listA == (try await a2.list()))
+        #expect(Set(listA.map(\.id)) == [shared, onA, onA2])
+        for store in [a, a2] {
+            guard case .chat(let chat)? = try await store.record(shared).body else { Issue.record("not a chat"); return }
+            #expect(Set(chat.messages.map(\.text)) == ["said on A", "said on A2"])
+            #expect(try await store.conflicts().isEmpty)
+            #expect(try await store.fsck().isSound)
+        }
     }
 
     // MARK: - Crash and resume

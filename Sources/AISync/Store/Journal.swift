@@ -21,7 +21,7 @@ struct Journal: Sendable {
     }
 
     struct Chunk {
-        var versions: [(version: Version, line: Int, ref: LineRef)] = []
+        var versions: [(version: Version, line: Int, ref: LineRef, raw: ArraySlice<UInt8>)] = []
         /// Byte offset just past the last complete line read.
         var endOffset: Int64
         /// Number of complete lines up to `endOffset`.
@@ -51,7 +51,7 @@ struct Journal: Sendable {
             }
             line += 1
             let ref = LineRef(offset: offset + Int64(start), length: newline - start)
-            chunk.versions.append((try parseLine(bytes[start..<newline], line: "\(line)"), line, ref))
+            chunk.versions.append((try parseLine(bytes[start..<newline], line: "\(line)"), line, ref, bytes[start..<newline]))
             start = newline + 1
             chunk.endOffset = offset + Int64(start)
             chunk.endLine = line
@@ -160,6 +160,23 @@ struct Journal: Sendable {
             throw FileIO.ioError("append to", path, errno: code)
         }
         return refs
+    }
+
+    /// Replaces the whole journal with `versions` (a temp file, fsynced, renamed over it,
+    /// the folder fsynced). Returns the byte offset just after the first `splitAfter` lines.
+    /// Only for re-identifying a copied store; call with the store lock held.
+    func replace(with versions: [Version], splitAfter: Int) throws(AISyncError) -> Int64 {
+        var bytes: [UInt8] = []
+        var split: Int64 = 0
+        for (n, v) in versions.enumerated() {
+            if n == splitAfter { split = Int64(bytes.count) }
+            bytes += v.json.canonicalBytes
+            bytes.append(0x0A)
+        }
+        if splitAfter >= versions.count { split = Int64(bytes.count) }
+        try FileIO.writeAtomically(path, bytes)
+        FileIO.syncDirectory(FileIO.parentDirectory(of: path))
+        return split
     }
 
     /// The last complete line's version, read from the end of the file (cheap).

@@ -3,10 +3,16 @@
 extension Store {
     /// Versions appended at or after `offset`, and the offset just past them.
     func journalVersions(from offset: Int64) throws(AISyncError) -> (versions: [Version], end: Int64) {
-        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> ([Version], Int64) in
+        let (lines, end) = try journalLines(from: offset)
+        return (lines.map(\.version), end)
+    }
+
+    /// The same, each with its journal line's bytes (what a segment carries, as is).
+    func journalLines(from offset: Int64) throws(AISyncError) -> (lines: [(version: Version, raw: [UInt8])], end: Int64) {
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> ([(version: Version, raw: [UInt8])], Int64) in
             let start = min(offset, snapshot.journalOffset)
             let chunk = try journal.read(from: start, firstLine: 0)
-            return (chunk.versions.map(\.version), chunk.endOffset)
+            return (chunk.versions.map { ($0.version, Array($0.raw)) }, chunk.endOffset)
         }
     }
 

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A local aisync store: records as content-addressed objects plus an append-only journal.
 ///
 /// Works with no network. Every operation takes the store's advisory lock, first catches up
@@ -5,7 +7,9 @@
 /// processes (the CLI, an app) can share one store. See design §2.
 public actor Store {
     public nonisolated let root: String
-    public nonisolated let config: StoreConfig
+    /// The config as loaded; it changes only when a copied store takes a new device id.
+    public nonisolated var config: StoreConfig { configBox.withLock { $0 } }
+    nonisolated let configBox: Mutex<StoreConfig>
     let environment: StoreEnvironment
     let objects: ObjectStore
     let journal: Journal
@@ -21,7 +25,7 @@ public actor Store {
 
     private init(root: String, config: StoreConfig, environment: StoreEnvironment) {
         self.root = root
-        self.config = config
+        configBox = Mutex(config)
         self.environment = environment
         objects = ObjectStore(directory: "\(root)/objects")
         journal = Journal(path: "\(root)/journal.jsonl")
@@ -41,7 +45,7 @@ public actor Store {
         }
         try FileIO.makeDirectories(root)
         for sub in ["objects", "index", "sync"] { try FileIO.makeDirectories("\(root)/\(sub)") }
-        let name = deviceName ?? Platform.environment("HOSTNAME") ?? "device"
+        let name = deviceName ?? environment.hostName() ?? "device"
         let config = StoreConfig(deviceID: environment.makeDeviceID(), deviceName: name, created: Timestamp(milliseconds: environment.now()))
         let journalPath = "\(root)/journal.jsonl"
         if !FileIO.exists(journalPath) { try FileIO.writeAtomically(journalPath, []) }

@@ -16,12 +16,17 @@ public struct StoreEnvironment: Sendable {
     public var lockTimeoutMilliseconds: Int
     /// Waits (backoff between retries); tests pass one that returns at once.
     public var sleep: @Sendable (_ milliseconds: Int) async -> Void
+    /// This machine's name, the default device name (`$HOSTNAME` is a shell variable that
+    /// programs do not see, so the live value asks the system).
+    public var hostName: @Sendable () -> String?
 
     public init(now: @escaping @Sendable () -> Int64, makeID: @escaping @Sendable () -> String,
                 makeDeviceID: @escaping @Sendable () -> DeviceID, lockTimeoutMilliseconds: Int = 10_000,
-                sleep: @escaping @Sendable (_ milliseconds: Int) async -> Void = { ms in try? await Task.sleep(nanoseconds: UInt64(ms) * 1_000_000) }) {
+                sleep: @escaping @Sendable (_ milliseconds: Int) async -> Void = { ms in try? await Task.sleep(nanoseconds: UInt64(ms) * 1_000_000) },
+                hostName: @escaping @Sendable () -> String? = { StoreEnvironment.systemHostName() }) {
         self.now = now; self.makeID = makeID; self.makeDeviceID = makeDeviceID; self.lockTimeoutMilliseconds = lockTimeoutMilliseconds
         self.sleep = sleep
+        self.hostName = hostName
     }
 
     public static let live = StoreEnvironment(
@@ -33,6 +38,9 @@ public struct StoreEnvironment: Sendable {
         makeID: { randomHex(bytes: 8) },
         makeDeviceID: { DeviceID(randomHex(bytes: 16))! }
     )
+
+    /// The system's host name (without a domain), the live `hostName`.
+    public static func systemHostName() -> String? { Platform.hostName() }
 
     /// Random lowercase hex from the system's secure generator.
     public static func randomHex(bytes: Int) -> String {

@@ -29,6 +29,9 @@ public struct AISyncError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The caller cancelled the task (an app's `Task.cancel()`); the remote stays valid and
         /// the next push or pull finishes the job.
         public static let cancelled = Code("cancelled")
+        /// Internal: a push found this store to be a diverged copy and gave it a new device id;
+        /// the push starts again under the new id (never surfaces to callers).
+        static let reidentified = Code("reidentified")
         /// Anything else.
         public static let other = Code("other")
     }

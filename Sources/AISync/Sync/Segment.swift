@@ -11,6 +11,8 @@ struct Segment: Sendable {
         var version: Version
         /// Canonical bytes of every object the version refers to, by sha256.
         var objects: [SHA256Digest: [UInt8]] = [:]
+        /// The version's journal line when pushing (written as is instead of encoded again).
+        var line: [UInt8]? = nil
     }
 
     static let currentFormat: Int64 = 2
@@ -38,7 +40,7 @@ struct Segment: Sendable {
                 out.append(contentsOf: bytes)
             }
             out.append(contentsOf: "},\"version\":".utf8)
-            out.append(contentsOf: e.version.json.canonicalBytes)
+            out.append(contentsOf: e.line ?? e.version.json.canonicalBytes)
             out.append(contentsOf: "}\n".utf8)
         }
         return out

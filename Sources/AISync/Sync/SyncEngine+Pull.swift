@@ -154,7 +154,7 @@ extension SyncEngine {
         let head = try DeviceHead(bytes: file.bytes, path: "\(remote.displayName)/\(path)", expected: store.deviceID)
         guard checkpoint.headETag == nil || head.seq > checkpoint.pushedSeq else { return }
         do {
-            _ = try await adoptOwnHistory(head: head, etag: file.etag, checkpoint: &checkpoint)
+            _ = try await adoptOwnHistory(head: head, etag: file.etag, checkpoint: &checkpoint, reidentify: false)
         } catch where error.code == .configuration {
             // A copy that diverged: pulling is still safe; its next push says what to do.
         }

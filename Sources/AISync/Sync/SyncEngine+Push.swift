@@ -1,5 +1,18 @@
 extension SyncEngine {
+    /// A push; when it finds this store to be a copy that diverged, the store takes a new
+    /// device id and the push runs again under it (and the report says so).
     func pushLocked(dryRun: Bool) async throws(AISyncError) -> SyncReport {
+        do {
+            return try await pushOnce(dryRun: dryRun)
+        } catch where error.code == .reidentified {
+            var report = try await pushOnce(dryRun: dryRun)
+            report.oldDeviceID = error.cause.flatMap(DeviceID.init)
+            report.newDeviceID = store.deviceID
+            return report
+        }
+    }
+
+    private func pushOnce(dryRun: Bool) async throws(AISyncError) -> SyncReport {
         var checkpoint = try await store.readCheckpoint(name)
         if checkpoint.pendingSeq != nil, !dryRun { try await settleInterruptedPush(&checkpoint) }
         var report = SyncReport()
@@ -24,7 +37,7 @@ extension SyncEngine {
             report.pushed = versions.count
             report.segments = chunks.count
             report.bytes = chunks.reduce(0) { $0 + Int64($1.bytes) }
-            for (digest, image) in try await imageDigests(in: versions) where await store.hasObject(digest) {
+            for (digest, image) in try await imageDigests(in: versions.map(\.version)) where await store.hasObject(digest) {
                 if let imgur, !ImgurSync.keepsOriginalOnRemote(image, placement: imgur.placement) { continue }
                 report.blobs += 1
                 report.bytes += Platform.stat(await store.objectPath(digest))?.size ?? 0
@@ -47,7 +60,7 @@ extension SyncEngine {
         }
 
         // 1. Blobs: the image bytes the new versions refer to, unless Imgur alone keeps them.
-        let images = try await imageDigests(in: versions)
+        let images = try await imageDigests(in: versions.map(\.version))
         var imageBytes: Int64 = 0
         for (n, (digest, image)) in images.enumerated() where await store.hasObject(digest) {
             if let imgur, !ImgurSync.keepsOriginalOnRemote(image, placement: imgur.placement) { continue }
@@ -114,7 +127,7 @@ extension SyncEngine {
         try await store.writeCheckpoint(checkpoint)
         report.pushed = versions.count
         if let imgur {
-            try await imgur.queueDeletes(versions.filter { $0.device == store.deviceID })
+            try await imgur.queueDeletes(versions.map(\.version).filter { $0.device == store.deviceID })
             if uploadsToImgur { try await imgur.flushDeletes(into: &report) }
         }
         // A refused Imgur credential: the records are on the remote now; say so clearly.
@@ -126,10 +139,11 @@ extension SyncEngine {
     /// What a push sends: the versions journaled since the checkpoint, less those pulled
     /// from this remote (never sent back: a sync with local edits would otherwise re-publish
     /// everything it just pulled). Also how many were journaled, and where they end.
-    func outgoing(_ checkpoint: SyncCheckpoint) async throws(AISyncError) -> (versions: [Version], journaled: Int, end: Int64) {
-        let (journaled, end) = try await store.journalVersions(from: checkpoint.pushedOffset)
-        let versions = journaled.filter { v in
-            v.device == store.deviceID || v.clock[v.device] > checkpoint.pulled[v.device]?.counter ?? 0
+    func outgoing(_ checkpoint: SyncCheckpoint) async throws(AISyncError) -> (versions: [(version: Version, raw: [UInt8])], journaled: Int, end: Int64) {
+        let (journaled, end) = try await store.journalLines(from: checkpoint.pushedOffset)
+        let versions = journaled.filter { line in
+            let v = line.version
+            return v.device == store.deviceID || v.clock[v.device] > checkpoint.pulled[v.device]?.counter ?? 0
         }
         return (versions, journaled.count, end)
     }
@@ -161,7 +175,7 @@ extension SyncEngine {
         }
         let head = try DeviceHead(bytes: file.bytes, path: "\(remote.displayName)/\(path)", expected: store.deviceID)
         guard checkpoint.headETag != nil, head.seq <= checkpoint.pushedSeq else {
-            return try await adoptOwnHistory(head: head, etag: file.etag, checkpoint: &checkpoint)
+            return try await adoptOwnHistory(head: head, etag: file.etag, checkpoint: &checkpoint, reidentify: true)
         }
         return file.etag ?? checkpoint.headETag
     }
@@ -179,17 +193,17 @@ extension SyncEngine {
     }
 
     /// Cuts versions into segments of about `Segment.targetBytes`, with their bodies.
-    func segmentChunks(_ versions: [Version]) async throws(AISyncError) -> [Chunk] {
+    func segmentChunks(_ versions: [(version: Version, raw: [UInt8])]) async throws(AISyncError) -> [Chunk] {
         var chunks: [Chunk] = []
         var current = Chunk()
-        for v in versions {
+        for (v, raw) in versions {
             let objects = try await store.objectsOf(v)
-            let size = objects.values.reduce(0) { $0 + $1.count + 70 } + (v.legacyBody == nil ? v.json.canonicalBytes.count : 400)
+            let size = objects.values.reduce(0) { $0 + $1.count + 70 } + raw.count + 24
             if !current.entries.isEmpty, current.bytes + size > Segment.targetBytes || current.entries.count >= Segment.maxEntries {
                 chunks.append(current)
                 current = Chunk()
             }
-            current.entries.append(Segment.Entry(version: v, objects: objects))
+            current.entries.append(Segment.Entry(version: v, objects: objects, line: raw))
             current.bytes += size
         }
         if !current.entries.isEmpty { chunks.append(current) }

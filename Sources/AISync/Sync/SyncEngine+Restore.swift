@@ -3,12 +3,13 @@
 /// saw as pushed, or this store has no checkpoint at all. If everything this device wrote
 /// locally since its last push is already in those segments, the journal is a prefix of
 /// the remote's history: the store takes its own segments back and carries on (design §4).
-/// If it wrote something the remote does not have, the two copies diverged, and pushing as
-/// the same device would make two different versions with one clock: that is refused.
+/// If it wrote something the remote does not have, the two copies diverged: pushing as the
+/// same device would make two different versions with one clock. A push then gives this store
+/// a new device id, re-stamping what the remote lacks (`Store.reidentify`), and starts again.
 extension SyncEngine {
     /// Adopts this device's own segments up to `head` when that is safe. Returns the ETag
     /// to replace the head with next.
-    func adoptOwnHistory(head: DeviceHead, etag: String?, checkpoint: inout SyncCheckpoint) async throws(AISyncError) -> String {
+    func adoptOwnHistory(head: DeviceHead, etag: String?, checkpoint: inout SyncCheckpoint, reidentify: Bool) async throws(AISyncError) -> String {
         var entries: [Segment.Entry] = []
         if head.seq > checkpoint.pushedSeq {
             for seq in (checkpoint.pushedSeq + 1)...head.seq {
@@ -19,7 +20,11 @@ extension SyncEngine {
         let onRemote = Set(entries.map(\.version.id))
         let (journaled, _) = try await store.journalVersions(from: checkpoint.pushedOffset)
         let diverged = journaled.filter { $0.device == store.deviceID && !onRemote.contains($0.id) }
-        guard diverged.isEmpty else { throw copiedStoreError(diverged: diverged.count) }
+        guard diverged.isEmpty else {
+            guard reidentify else { throw copiedStoreError(diverged: diverged.count) }
+            let (old, _) = try await store.reidentify(diverged: Set(diverged.map(\.id)), remote: name)
+            throw AISyncError(.reidentified, "this store was a copy; it took a new device id", cause: old.rawValue)
+        }
         let result = try await store.integrate(entries, expectedEnd: nil)
         checkpoint.pushedSeq = head.seq
         checkpoint.pushedOffset = result.end

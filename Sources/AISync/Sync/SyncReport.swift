@@ -24,6 +24,10 @@ public struct SyncReport: Sendable, Equatable {
     public var imgurRetryAt: Int64?
     /// Imgur problems that left uploads pending (over capacity, unreachable).
     public var imgurErrors: [String] = []
+    /// Set when this store turned out to be a copy used in two places: it took this new
+    /// device id (its unpushed changes re-stamped) so both copies keep syncing.
+    public var newDeviceID: DeviceID?
+    public var oldDeviceID: DeviceID?
 
     public init() {}
 
@@ -38,6 +42,8 @@ public struct SyncReport: Sendable, Equatable {
         r.imgurErrors += b.imgurErrors
         r.conflicts = b.conflicts
         r.dryRun = a.dryRun || b.dryRun
+        r.newDeviceID = b.newDeviceID ?? a.newDeviceID
+        r.oldDeviceID = b.oldDeviceID ?? a.oldDeviceID
         return r
     }
 }
