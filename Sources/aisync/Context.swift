@@ -1,4 +1,5 @@
 import AISync
+import Synchronization
 
 /// What every command needs: where the store is, and how to open it.
 enum Context {
@@ -16,8 +17,16 @@ enum Context {
 
     static func open(_ inv: Invocation) throws(CLIError) -> Store {
         let path = try storePath(inv)
-        do { return try Store.open(at: path) } catch { throw CLIError(error) }
+        do {
+            let store = try Store.open(at: path)
+            openStores.withLock { $0.append(store) }
+            return store
+        } catch { throw CLIError(error) }
     }
+
+    /// Stores stay open until the process exits: freeing a 100,000-record snapshot just
+    /// before exiting would only add time to every command.
+    private static let openStores = Mutex<[Store]>([])
 
     static func recordID(_ text: String, _ inv: Invocation) throws(CLIError) -> RecordID {
         guard let id = RecordID(text) else {

@@ -19,7 +19,7 @@ enum Output {
             out += favorite; out += r.favorite ? yes : no
             out += id; out += r.id.rawValue.utf8
             out += kind; out += r.kind.rawValue.utf8
-            out += title; out += JSONValue.string(r.title).canonicalBytes
+            out += title; JSONValue.writeString(r.title, into: &out)
             out += updated; r.updated.writeISO8601(into: &out)
             out += end
         }

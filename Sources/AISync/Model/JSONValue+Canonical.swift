@@ -41,7 +41,7 @@ extension JSONValue {
     }
 
     /// Escapes only what JSON requires: quote, backslash and C0 controls.
-    static func writeString(_ s: String, into out: inout [UInt8]) {
+    public static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
         let hex: [UInt8] = Array("0123456789abcdef".utf8)
         for byte in s.utf8 {
