@@ -44,8 +44,8 @@ private enum MergeSeed {
 ///
 /// Sizes are set by time: in a debug build a version costs ~0.25 ms to make (its id is the
 /// SHA-256 of its canonical JSON, unoptimized), most of the cost of a history; 1,000 histories
-/// of 20–26 versions take ~13.5 s of CPU, ~8 s on 2 idle cores (the debug runtime's metadata
-/// locks keep two threads from doubling the speed).
+/// of 20–26 versions take ~12.5 s of CPU, ~6.5 s on 2 idle cores (the debug runtime's metadata
+/// locks keep two threads from quite doubling the speed).
 private enum PropertyTest: Int, CaseIterable {
     case convergence, partialKnowledge, orderIndependence, concurrentEdits, resolution, vacuity
 
