@@ -33,23 +33,20 @@ extension RecordState {
         let updated = latestTime.timestamp
         switch kind {
         case .chat:
-            var messages: [ChatBody.Message] = []
-            for (id, entry) in try visibleEntries() {
-                let v = try json(entry.value, checked) ?? .null
-                messages.append(try ChatBody.Message(elementID: id, json: v))
+            var messages: [(ChatBody.Message, Stamp)] = []
+            for (id, entry) in visibleEntries() {
+                messages.append((try ChatBody.Message(elementID: id, json: try json(entry.value, checked) ?? .null), entry.stamp))
             }
-            let order = Dictionary(uniqueKeysWithValues: try visibleEntries().map { ($0.0, $0.1.stamp) })
             messages.sort { a, b in
-                if a.time != b.time { return a.time < b.time }
-                let sa = order[a.id]!, sb = order[b.id]!
-                if sa.time != sb.time { return sa.time < sb.time }
-                return a.id < b.id
+                if a.0.time != b.0.time { return a.0.time < b.0.time }
+                if a.1.time != b.1.time { return a.1.time < b.1.time }
+                return a.0.id < b.0.id
             }
-            return .chat(ChatBody(title: title, model: try string("model", checked), messages: messages,
+            return .chat(ChatBody(title: title, model: try string("model", checked), messages: messages.map(\.0),
                                   favorite: favorite, created: created, updated: updated))
         case .story:
             var pages: [(StoryBody.Page, Stamp)] = []
-            for (id, entry) in try visibleEntries() {
+            for (id, entry) in visibleEntries() {
                 pages.append((try StoryBody.Page(json: try json(entry.value, checked) ?? .null, id: id), entry.stamp))
             }
             pages.sort { a, b in
@@ -76,7 +73,7 @@ extension RecordState {
     }
 
     /// Visible elements with their winning entry.
-    func visibleEntries() throws(AISyncError) -> [(String, Entry)] {
+    func visibleEntries() -> [(String, Entry)] {
         elements.compactMap { id, e in e.entries.first.map { (id, $0) } }
     }
 }

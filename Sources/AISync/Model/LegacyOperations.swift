@@ -1,15 +1,15 @@
 /// How an aisync 1 version (a whole body) reads as records v2 operations.
 ///
 /// A pure function of the body alone, so every device reads the same v1 version the same
-/// way: it sets every register and adds every element it holds. Values stay inline (the body
-/// object already holds them); `FieldValue.sameContent` compares them with v2 object values. Two concurrent v1 versions
+/// way: it sets every register and adds every element it holds. Two concurrent v1 versions
 /// that each appended a message therefore show both messages, where aisync 1 showed one.
+/// Values stay inline (the body object already holds them); `FieldValue.sameContent`
+/// compares them with v2 object values.
 enum LegacyOperations {
     static func operations(of body: RecordBody?) -> [Operation] {
         guard let body else { return [.delete] }
         return body.creationOperations(inlineOnly: true).ops
     }
-
 }
 
 extension ImageBody {
