@@ -585,6 +585,11 @@ def _journal_line(**overrides):
     line = {"body": SHA_A, "clock": {DEV_A: 3}, "deleted": False, "device": DEV_A,
             "hlc": {"c": 0, "t": 1764417600000}, "kind": "chat",
             "record": "chat-3f9a1c2b4d5e6f70", "v": 1}
+    return _with_id(line, overrides)
+
+
+def _with_id(line, overrides):
+    """Applies overrides, then the line's correct id unless an override sets one."""
     line.update(overrides)
     if "id" not in overrides:
         try:
@@ -598,13 +603,7 @@ def _v2_line(ops, kind="chat", **overrides):
     """A records v2 journal line (v 2, ops) with a correct id."""
     line = {"clock": {DEV_A: 3}, "device": DEV_A, "hlc": {"c": 0, "t": 1764417600000},
             "kind": kind, "ops": ops, "record": "%s-3f9a1c2b4d5e6f70" % kind, "v": 2}
-    line.update(overrides)
-    if "id" not in overrides:
-        try:
-            line["id"] = hashlib.sha256(canonical_bytes(line)).hexdigest()
-        except NotCanonical:
-            line["id"] = SHA_B
-    return line
+    return _with_id(line, overrides)
 
 
 MSG = {"role": "user", "text": "hi", "time": T0}
