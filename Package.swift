@@ -8,16 +8,35 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "AISync", targets: ["AISync"]),
+        .library(name: "AISyncTesting", targets: ["AISyncTesting"]),
         .executable(name: "aisync", targets: ["aisync"]),
     ],
     targets: [
-        .target(name: "AISync", path: "Sources/AISync"),
+        // Layers, each depending only on the ones before it (see Sources/AISync/AISync.swift).
+        .target(name: "AISyncCore", path: "Sources/AISyncCore"),
+        .target(name: "AISyncFiles", dependencies: ["AISyncCore"], path: "Sources/AISyncFiles"),
+        .target(name: "AISyncStore", dependencies: ["AISyncCore", "AISyncFiles"], path: "Sources/AISyncStore"),
+        .target(name: "AISyncRemote", dependencies: ["AISyncCore", "AISyncFiles"], path: "Sources/AISyncRemote"),
+        .target(name: "AISyncImgur", dependencies: ["AISyncCore", "AISyncFiles", "AISyncRemote"], path: "Sources/AISyncImgur"),
+        .target(
+            name: "AISyncSync",
+            dependencies: ["AISyncCore", "AISyncFiles", "AISyncStore", "AISyncRemote", "AISyncImgur"],
+            path: "Sources/AISyncSync"
+        ),
+        .target(
+            name: "AISync",
+            dependencies: ["AISyncCore", "AISyncFiles", "AISyncStore", "AISyncRemote", "AISyncImgur", "AISyncSync"],
+            path: "Sources/AISync"
+        ),
+        // Test doubles (an in-memory remote, seeded environments): for tests and SwiftUI previews,
+        // never linked into the CLI.
+        .target(name: "AISyncTesting", dependencies: ["AISync"], path: "Sources/AISyncTesting"),
         .executableTarget(name: "aisync", dependencies: ["AISync"], path: "Sources/aisync"),
         // The README's library example, built with everything and run by ExampleTests.
         .executableTarget(name: "aisync-example", dependencies: ["AISync"], path: "Examples/SavedChats"),
         .testTarget(
             name: "AISyncTests",
-            dependencies: ["AISync", "aisync", "aisync-example"],
+            dependencies: ["AISync", "AISyncTesting", "aisync", "aisync-example"],
             path: "Tests/AISyncTests"
         ),
     ],

@@ -1,5 +1,12 @@
 import Testing
-@testable import AISync
+@testable import AISyncCore
+@testable import AISyncFiles
+@testable import AISyncStore
+@testable import AISyncRemote
+@testable import AISyncImgur
+@testable import AISyncSync
+@testable import AISyncTesting
+import AISync
 
 // Canonical JSON (Schemas/README.md "Conventions"), the strict JSONParser, and record bodies.
 

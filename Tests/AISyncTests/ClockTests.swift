@@ -1,5 +1,12 @@
 import Testing
-@testable import AISync
+@testable import AISyncCore
+@testable import AISyncFiles
+@testable import AISyncStore
+@testable import AISyncRemote
+@testable import AISyncImgur
+@testable import AISyncSync
+@testable import AISyncTesting
+import AISync
 
 // Timestamps, vector clocks, hybrid logical clocks, versions and ids (design §3, Schemas/README.md).
 

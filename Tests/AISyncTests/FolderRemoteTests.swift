@@ -1,6 +1,13 @@
 import Foundation
 import Testing
-@testable import AISync
+@testable import AISyncCore
+@testable import AISyncFiles
+@testable import AISyncStore
+@testable import AISyncRemote
+@testable import AISyncImgur
+@testable import AISyncSync
+@testable import AISyncTesting
+import AISync
 
 // The folder remote against what a USB stick or a shared folder can hold: leftovers of killed
 // writes, and files that are not files.

@@ -1,6 +1,13 @@
 import Foundation
 import Testing
-@testable import AISync
+@testable import AISyncCore
+@testable import AISyncFiles
+@testable import AISyncStore
+@testable import AISyncRemote
+@testable import AISyncImgur
+@testable import AISyncSync
+@testable import AISyncTesting
+import AISync
 
 /// HTTPRemote against quirks the real servers showed (ServerScenarioTests): Apache's weak
 /// ETags for files changed within the last second, and a remote root that does not exist.

@@ -1,6 +1,13 @@
 import Foundation
 import Testing
-@testable import AISync
+@testable import AISyncCore
+@testable import AISyncFiles
+@testable import AISyncStore
+@testable import AISyncRemote
+@testable import AISyncImgur
+@testable import AISyncSync
+@testable import AISyncTesting
+import AISync
 
 /// HTTPRemote (WebDAV and plain HTTP) over a scripted in-memory transport: no network.
 /// Also credentials, backoff, URL and path validation.

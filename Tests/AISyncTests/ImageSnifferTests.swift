@@ -1,6 +1,13 @@
 import Foundation
 import Testing
-@testable import AISync
+@testable import AISyncCore
+@testable import AISyncFiles
+@testable import AISyncStore
+@testable import AISyncRemote
+@testable import AISyncImgur
+@testable import AISyncSync
+@testable import AISyncTesting
+import AISync
 
 /// Real files produced by Pillow 13 (`Image.new(...).save(...)`, mostly checkerboards so the
 /// encoders do real work), embedded as hex so the tests need nothing at run time.

@@ -1,6 +1,13 @@
 import Foundation
 import Testing
-@testable import AISync
+@testable import AISyncCore
+@testable import AISyncFiles
+@testable import AISyncStore
+@testable import AISyncRemote
+@testable import AISyncImgur
+@testable import AISyncSync
+@testable import AISyncTesting
+import AISync
 
 /// ImgurClient, ImgurCredential, ImgurRateLimit over a scripted in-memory transport (no network):
 /// request shapes, the documented response envelope, every error shape Imgur is known to send,

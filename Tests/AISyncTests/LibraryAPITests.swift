@@ -1,7 +1,14 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import AISync
+@testable import AISyncCore
+@testable import AISyncFiles
+@testable import AISyncStore
+@testable import AISyncRemote
+@testable import AISyncImgur
+@testable import AISyncSync
+@testable import AISyncTesting
+import AISync
 
 // What an app embedding AISync uses beyond the CLI (issue 8): the README example, images from
 // memory, local image files, Date and Codable conformances, and live change notifications.

@@ -1,6 +1,13 @@
 import class Foundation.ProcessInfo  // only this: Foundation has its own `Operation`
 import Testing
-@testable import AISync
+@testable import AISyncCore
+@testable import AISyncFiles
+@testable import AISyncStore
+@testable import AISyncRemote
+@testable import AISyncImgur
+@testable import AISyncSync
+@testable import AISyncTesting
+import AISync
 
 // Property tests for records v2 (design §3): a version carries operations and every field
 // merges on its own (multi-value registers, an add-wins observed-remove set of elements, and

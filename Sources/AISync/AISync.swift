@@ -1,0 +1,15 @@
+// The public façade an app imports: `import AISync` brings the whole library, layer by layer.
+//
+// Layers depend one way only (the compiler enforces it, each is its own target):
+// AISyncCore (model, clocks, merge, canonical JSON, hashing: pure, no I/O)
+//   ← AISyncFiles (POSIX file primitives: atomic writes, fsync, streaming copies)
+//   ← AISyncStore (the local store: journal, objects, index, lock)
+//   ← AISyncRemote (folder, WebDAV, HTTP) and AISyncImgur (Imgur API v3)
+//   ← AISyncSync (push, pull, Imgur uploads)
+//   ← AISync (this façade) ← aisync (the command line: parse, call, print).
+@_exported import AISyncCore
+@_exported import AISyncFiles
+@_exported import AISyncStore
+@_exported import AISyncRemote
+@_exported import AISyncImgur
+@_exported import AISyncSync

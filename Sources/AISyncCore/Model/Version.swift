@@ -1,0 +1,157 @@
+/// One version of one record: a journal line (design §3, Schemas/journal-line.schema.json).
+///
+/// Its `id` is the sha256 of its own canonical JSON without the id, so the same version has
+/// the same id on every machine and a damaged line is detected.
+///
+/// Records v2 versions carry operations (`ops`). Versions written by aisync 1 carry a whole
+/// body (`legacy`); they are kept verbatim, so their ids stay valid on every device and
+/// remote, and read as "set every field, add every element" (`LegacyOperations`).
+public struct Version: Hashable, Sendable {
+    public enum Payload: Hashable, Sendable {
+        /// Records v2: the changes this version makes.
+        case operations([Operation])
+        /// aisync 1: the whole body object's sha256, or nil for a tombstone.
+        case legacy(body: SHA256Digest?)
+    }
+
+    public let id: SHA256Digest
+    public let record: RecordID
+    public let kind: RecordKind
+    public let clock: VectorClock
+    public let time: HybridLogicalTime
+    public let device: DeviceID
+    public let payload: Payload
+
+    /// The journal line format this build writes.
+    public static let currentFormat: Int64 = 2
+
+    public init(record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime, device: DeviceID, payload: Payload) {
+        self.record = record; self.kind = kind; self.clock = clock; self.time = time; self.device = device; self.payload = payload
+        self.id = SHA256.hash(Self.content(record: record, kind: kind, clock: clock, time: time, device: device, payload: payload).canonicalBytes)
+    }
+
+    public init(record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime, device: DeviceID, ops: [Operation]) {
+        self.init(record: record, kind: kind, clock: clock, time: time, device: device, payload: .operations(ops))
+    }
+
+    /// The operations of a v2 version (empty for a legacy one: see `LegacyOperations`).
+    public var ops: [Operation] {
+        if case .operations(let ops) = payload { return ops }
+        return []
+    }
+
+    /// The body object of a legacy (aisync 1) version.
+    public var legacyBody: SHA256Digest? {
+        if case .legacy(let body) = payload { return body }
+        return nil
+    }
+
+    /// Whether this version deletes its record (a tombstone).
+    public var isDeleted: Bool {
+        switch payload {
+        case .legacy(let body): body == nil
+        case .operations(let ops): ops.last { $0 == .delete || $0 == .restore } == .delete
+        }
+    }
+
+    /// Objects this version needs: a legacy body, or values too large to be inline.
+    public var objectReferences: [SHA256Digest] {
+        switch payload {
+        case .legacy(let body): body.map { [$0] } ?? []
+        case .operations(let ops): ops.compactMap { $0.value?.objectDigest }
+        }
+    }
+
+    /// The short form shown to people.
+    public var shortID: String { String(id.hex.prefix(12)) }
+
+    /// Last-writer-wins order: greater HLC wins, then greater device id.
+    public func winsOver(_ other: Version) -> Bool {
+        if time != other.time { return time > other.time }
+        if device != other.device { return device > other.device }
+        return id.hex > other.id.hex
+    }
+
+    private static func content(record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime, device: DeviceID, payload: Payload) -> JSONValue {
+        var o: [String: JSONValue] = [
+            "record": .string(record.rawValue), "kind": .string(kind.rawValue),
+            "clock": clock.json, "hlc": time.json, "device": .string(device.rawValue),
+        ]
+        switch payload {
+        case .legacy(let body):
+            o["v"] = .int(1)
+            o["body"] = body.map { .string($0.hex) } ?? .null
+            o["deleted"] = .bool(body == nil)
+        case .operations(let ops):
+            o["v"] = .int(2)
+            o["ops"] = .array(ops.map(\.json))
+        }
+        return .object(o)
+    }
+
+    /// The journal line (canonical JSON, no newline).
+    public var json: JSONValue {
+        guard case .object(var o) = Self.content(record: record, kind: kind, clock: clock, time: time, device: device, payload: payload) else { return .null }
+        o["id"] = .string(id.hex)
+        return .object(o)
+    }
+
+    /// Parses and verifies a journal line or a version received from a remote.
+    public init(json: JSONValue) throws(AISyncError) {
+        try self.init(json: json, verifyingID: true)
+    }
+
+    /// Parses a line; `verifyingID: false` trusts the id (a local journal line read again
+    /// through the index, verified when it was first read; `fsck` re-checks every line).
+    package init(json: JSONValue, verifyingID: Bool) throws(AISyncError) {
+        var r = try JSONObjectReader(json, context: "version")
+        let format = try r.int("v")
+        guard format == 1 || format == 2 else {
+            throw .damaged("version line format \(format) is unknown", hint: "It may come from a newer aisync; upgrade aisync")
+        }
+        let idText = try r.string("record")
+        guard let record = RecordID(idText) else { throw .damaged("version names an invalid record id \"\(idText.prefix(80))\"") }
+        let kindText = try r.string("kind")
+        guard let kind = RecordKind(rawValue: kindText) else { throw .damaged("version has unknown kind \"\(kindText.prefix(40))\"") }
+        let clock = try VectorClock(json: r.optionalValue("clock") ?? .null)
+        let time = try HybridLogicalTime(json: r.optionalValue("hlc") ?? .null)
+        let deviceText = try r.string("device")
+        guard let device = DeviceID(deviceText) else { throw .damaged("version names an invalid device id") }
+        guard clock[device] >= 1 else { throw .damaged("version's clock has no entry for its own device") }
+        let payload: Payload
+        if format == 1 {
+            let deleted = try r.bool("deleted")
+            let body = try r.optionalDigest("body")
+            guard deleted == (body == nil) else { throw .damaged("version must have a body unless it is deleted, and none if it is") }
+            payload = .legacy(body: body)
+        } else {
+            let items = try r.array("ops")
+            guard !items.isEmpty, items.count <= Self.maxOperations else { throw .damaged("version must have 1 to \(Self.maxOperations) operations") }
+            var ops: [Operation] = []
+            ops.reserveCapacity(items.count)
+            var touched = Set<String>()
+            for item in items {
+                let op = try Operation(json: item, kind: kind)
+                let key = op.element.map { "\(op.field)/\($0)" } ?? op.field
+                guard touched.insert(key).inserted else { throw .damaged("version changes \"\(key)\" twice") }
+                ops.append(op)
+            }
+            payload = .operations(ops)
+        }
+        let claimed = try r.digest("id")
+        try r.finish()
+        guard verifyingID else {
+            self.init(id: claimed, record: record, kind: kind, clock: clock, time: time, device: device, payload: payload)
+            return
+        }
+        self.init(record: record, kind: kind, clock: clock, time: time, device: device, payload: payload)
+        guard id == claimed else { throw .damaged("version id does not match its content (the line was altered)") }
+    }
+
+    private init(id: SHA256Digest, record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime, device: DeviceID, payload: Payload) {
+        self.id = id; self.record = record; self.kind = kind; self.clock = clock; self.time = time; self.device = device; self.payload = payload
+    }
+
+    /// A bound on one version's operations (a bulk import of a long chat is still one version).
+    static let maxOperations = 1_000_000
+}

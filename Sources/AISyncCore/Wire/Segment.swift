@@ -1,0 +1,136 @@
+/// A segment: an immutable batch of versions with everything they need inline (design §4).
+///
+/// Format 2 (`segments/<device>/<seq>.seg`, JSON lines, canonical): a header line
+/// `{"count":N,"device":"…","format":2,"remote":"…","seq":N}`, then N lines
+/// `{"objects":{sha256: value…},"version":{…journal line…}}`, `objects` holding the values
+/// the version keeps in objects (large ones; the whole body of an aisync 1 version). Pulling
+/// 10,000 chats is one request, not 10,000, and adding a message pushes only that message.
+/// Format 1 (aisync 1: `{"body":…,"version":…}`) is still read.
+package struct Segment: Sendable {
+    package struct Entry: Sendable {
+        package var version: Version
+        /// Canonical bytes of every object the version refers to, by sha256.
+        package var objects: [SHA256Digest: [UInt8]] = [:]
+        /// The version's journal line when pushing (written as is instead of encoded again).
+        package var line: [UInt8]? = nil
+
+        package init(version: Version, objects: [SHA256Digest: [UInt8]] = [:], line: [UInt8]? = nil) {
+            self.version = version; self.objects = objects; self.line = line
+        }
+    }
+
+    package static let currentFormat: Int64 = 2
+
+    package var device: DeviceID
+    package var seq: Int64
+    package var remoteID: String
+    package var entries: [Entry]
+
+    package init(device: DeviceID, seq: Int64, remoteID: String, entries: [Entry]) {
+        self.device = device; self.seq = seq; self.remoteID = remoteID; self.entries = entries
+    }
+
+    /// Pushes cut segments at about this size, so no file gets huge.
+    package static let targetBytes = 4 << 20
+    package static let maxEntries = 20_000
+
+    package func encoded() -> [UInt8] {
+        var out = JSONValue.object([
+            "format": .int(Self.currentFormat), "device": .string(device.rawValue), "seq": .int(seq),
+            "remote": .string(remoteID), "count": .int(Int64(entries.count)),
+        ]).canonicalBytes
+        out.append(10)
+        for e in entries {
+            out.append(contentsOf: "{\"objects\":{".utf8)
+            for (n, (digest, bytes)) in e.objects.sorted(by: { $0.key.hex < $1.key.hex }).enumerated() {
+                if n > 0 { out.append(UInt8(ascii: ",")) }
+                out.append(contentsOf: "\"\(digest.hex)\":".utf8)
+                out.append(contentsOf: bytes)
+            }
+            out.append(contentsOf: "},\"version\":".utf8)
+            out.append(contentsOf: e.line ?? e.version.json.canonicalBytes)
+            out.append(contentsOf: "}\n".utf8)
+        }
+        return out
+    }
+
+    /// Parses and verifies a whole segment: header, every version id, every object's hash and
+    /// schema. Any failure rejects the segment whole, naming `path`.
+    package static func decode(_ bytes: [UInt8], path: String, device: DeviceID, seq: Int64, remoteID: String) throws(AISyncError) -> Segment {
+        func bad(_ why: String) -> AISyncError {
+            AISyncError(.damagedData, "remote segment \(path) is invalid: \(why)", hint: "Nothing from it was applied; the device that wrote it should push again")
+        }
+        var lines = bytes.split(separator: 10, omittingEmptySubsequences: false)
+        guard lines.last?.isEmpty == true else { throw bad("it does not end with a newline (truncated?)") }
+        lines.removeLast()
+        guard let headerLine = lines.first else { throw bad("it is empty") }
+        let header: JSONValue
+        do { header = try JSONParser.parse(headerLine) } catch { throw bad("header is not JSON (\(error))") }
+        guard let format = header["format"]?.intValue, format == 1 || format == 2 else {
+            throw AISyncError(.configuration, "remote segment \(path) is in a format this aisync does not know", hint: "Upgrade aisync")
+        }
+        guard header["device"]?.stringValue == device.rawValue, header["seq"]?.intValue == seq else { throw bad("header names another device or sequence number") }
+        guard header["remote"]?.stringValue == remoteID else { throw bad("it belongs to another remote") }
+        guard let count = header["count"]?.intValue, count == lines.count - 1 else { throw bad("header count does not match its lines") }
+        var entries: [Entry] = []
+        entries.reserveCapacity(Int(count))
+        for (n, line) in lines.dropFirst().enumerated() {
+            do {
+                let value = try JSONParser.parse(line)
+                entries.append(format == 1 ? try legacyEntry(value) : try entry(value))
+            } catch let error as AISyncError {
+                throw bad("line \(n + 2): \(error.message)")
+            } catch {
+                throw bad("line \(n + 2): \(error)")
+            }
+        }
+        return Segment(device: device, seq: seq, remoteID: remoteID, entries: entries)
+    }
+
+    /// A format 2 entry: every object the version names is there, hashes right, and fits the
+    /// field it is a value of; nothing else is there.
+    private static func entry(_ value: JSONValue) throws(AISyncError) -> Entry {
+        guard case .object(let members) = value, members.count == 2, let v = members["version"], case .object(let objects)? = members["objects"] else {
+            throw AISyncError.damaged("entry must have exactly \"objects\" and \"version\"")
+        }
+        let version = try Version(json: v)
+        var entry = Entry(version: version)
+        for (key, object) in objects {
+            let bytes = object.canonicalBytes
+            guard let digest = SHA256Digest(hex: key), SHA256.hash(bytes) == digest else { throw AISyncError.damaged("object \(key.prefix(64)) does not match its sha256") }
+            entry.objects[digest] = bytes
+        }
+        guard Set(entry.objects.keys) == Set(version.objectReferences) else { throw AISyncError.damaged("objects do not match what the version refers to") }
+        switch version.payload {
+        case .legacy(let body?):
+            _ = try RecordBody(json: objects[body.hex]!, expected: version.kind)
+        case .legacy(nil):
+            break
+        case .operations(let ops):
+            for op in ops {
+                guard let d = op.value?.objectDigest, let object = objects[d.hex] else { continue }
+                try RecordSchema.validate(object, field: op.field, element: op.element != nil, kind: version.kind)
+            }
+        }
+        return entry
+    }
+
+    /// A format 1 entry (aisync 1): `{"body":…|null,"version":…}`.
+    private static func legacyEntry(_ value: JSONValue) throws(AISyncError) -> Entry {
+        guard case .object(let members) = value, members.count == 2, let v = members["version"], let b = members["body"] else {
+            throw AISyncError.damaged("entry must have exactly \"version\" and \"body\"")
+        }
+        let version = try Version(json: v)
+        guard case .legacy(let digest) = version.payload else { throw AISyncError.damaged("a format 1 segment holds a v2 version") }
+        var entry = Entry(version: version)
+        if b != .null {
+            let canonical = b.canonicalBytes
+            guard let digest, SHA256.hash(canonical) == digest else { throw AISyncError.damaged("body does not match the version's body hash") }
+            _ = try RecordBody(json: b, expected: version.kind)
+            entry.objects[digest] = canonical
+        } else if digest != nil {
+            throw AISyncError.damaged("body is missing")
+        }
+        return entry
+    }
+}

@@ -1,0 +1,159 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AISyncCore
+
+/// Crash-safe file operations with errors that name the path and say what to do.
+package enum FileIO {
+    package static func ioError(_ action: String, _ path: String, errno code: Int32) -> AISyncError {
+        let reason = Platform.describe(code)
+        switch code {
+        case EACCES, EPERM, EROFS:
+            return AISyncError(.permission, "cannot \(action) \(path)", hint: "Check the permissions of the store directory (is it read-only?)", cause: reason)
+        case ENOENT:
+            return AISyncError(.notFound, "cannot \(action) \(path): it does not exist", cause: nil)
+        case ENOSPC, EDQUOT:
+            return AISyncError(.io, "cannot \(action) \(path)", hint: "Free some disk space and try again", cause: reason)
+        default:
+            return AISyncError(.io, "cannot \(action) \(path)", cause: reason)
+        }
+    }
+
+    /// Reads a whole (small) file.
+    package static func read(_ path: String, limit: Int64 = 1 << 31) throws(AISyncError) -> [UInt8] {
+        let fd = Platform.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ioError("read", path, errno: Platform.errno) }
+        defer { Platform.close(fd) }
+        return try readAll(fd, path: path, from: 0, limit: limit)
+    }
+
+    /// Reads from `offset` to the end of an open file.
+    package static func readAll(_ fd: Int32, path: String, from offset: Int64, limit: Int64 = 1 << 31) throws(AISyncError) -> [UInt8] {
+        guard Platform.lseek(fd, offset, SEEK_SET) == offset else { throw ioError("seek in", path, errno: Platform.errno) }
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Platform.read(fd, into: $0) }
+            guard let n else { throw ioError("read", path, errno: Platform.errno) }
+            if n == 0 { break }
+            out.append(contentsOf: chunk[0..<n])
+            if Int64(out.count) > limit { throw AISyncError(.damagedData, "\(path) is larger than expected (\(limit) bytes)") }
+        }
+        return out
+    }
+
+    /// Reads `count` bytes at `offset` (fewer at end of file).
+    package static func readRange(_ path: String, from offset: Int64, count: Int) throws(AISyncError) -> [UInt8] {
+        try readRanges(path, [(offset, count)])[0]
+    }
+
+    /// Reads several ranges of one file with one open (fewer bytes at end of file).
+    package static func readRanges(_ path: String, _ ranges: [(offset: Int64, count: Int)]) throws(AISyncError) -> [[UInt8]] {
+        let fd = Platform.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ioError("read", path, errno: Platform.errno) }
+        defer { Platform.close(fd) }
+        var result: [[UInt8]] = []
+        result.reserveCapacity(ranges.count)
+        for (offset, count) in ranges {
+            guard Platform.lseek(fd, offset, SEEK_SET) == offset else { throw ioError("seek in", path, errno: Platform.errno) }
+            var out = [UInt8](repeating: 0, count: count)
+            var done = 0
+            while done < count {
+                let n = out.withUnsafeMutableBytes { Platform.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[done...])) }
+                guard let n else { throw ioError("read", path, errno: Platform.errno) }
+                if n == 0 { break }
+                done += n
+            }
+            if done < count { out.removeLast(count - done) }
+            result.append(out)
+        }
+        return result
+    }
+
+    /// Streams `input` to `output` in 1 MiB chunks, hashing as it goes, then fsyncs
+    /// `output`: the one copy loop behind importing, exporting and folder-remote uploads.
+    package static func streamCopy(_ input: Int32, to output: Int32, source: String, destination: String) throws(AISyncError) -> (digest: SHA256Digest, size: Int64) {
+        var hasher = SHA256()
+        var size: Int64 = 0
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Platform.read(input, into: $0) }
+            guard let n else { throw ioError("read", source, errno: Platform.errno) }
+            if n == 0 { break }
+            let ok = buffer.withUnsafeBytes { raw in
+                let chunk = UnsafeRawBufferPointer(rebasing: raw[0..<n])
+                hasher.update(bytes: chunk)
+                return Platform.writeAll(output, chunk)
+            }
+            guard ok else { throw ioError("write", destination, errno: Platform.errno) }
+            size += Int64(n)
+        }
+        guard Platform.fsync(output) else { throw ioError("write", destination, errno: Platform.errno) }
+        return (hasher.finalize(), size)
+    }
+
+    /// Copies a file by streaming it (fsynced, not renamed: callers copy to a temp name).
+    @discardableResult
+    package static func copy(_ source: String, to destination: String) throws(AISyncError) -> (digest: SHA256Digest, size: Int64) {
+        let input = Platform.open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw ioError("read", source, errno: Platform.errno) }
+        defer { Platform.close(input) }
+        let output = Platform.open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard output >= 0 else { throw ioError("write", destination, errno: Platform.errno) }
+        defer { Platform.close(output) }
+        return try streamCopy(input, to: output, source: source, destination: destination)
+    }
+
+    package static func exists(_ path: String) -> Bool { Platform.stat(path) != nil }
+
+    /// `mkdir -p`.
+    package static func makeDirectories(_ path: String) throws(AISyncError) {
+        if let st = Platform.stat(path) {
+            guard st.isDirectory else { throw AISyncError(.io, "\(path) exists and is not a directory") }
+            return
+        }
+        let parent = parentDirectory(of: path)
+        if parent != path, !parent.isEmpty { try makeDirectories(parent) }
+        let code = Platform.mkdir(path)
+        if code != 0, code != EEXIST { throw ioError("create directory", path, errno: code) }
+    }
+
+    package static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        if slash == path.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+
+    /// Makes a directory entry durable (after a create or rename in it).
+    package static func syncDirectory(_ path: String) {
+        let fd = Platform.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = Platform.fsync(fd)
+        Platform.close(fd)
+    }
+
+    /// Writes `bytes` to a temp file beside `path`, fsyncs it, renames it over `path`, and
+    /// fsyncs the directory: after a crash the file is either old or new, never torn.
+    package static func writeAtomically(_ path: String, _ bytes: [UInt8], durable: Bool = true) throws(AISyncError) {
+        let temp = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = Platform.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw ioError("write", path, errno: Platform.errno) }
+        let ok = bytes.withUnsafeBytes { Platform.writeAll(fd, $0) } && (!durable || Platform.fsync(fd))
+        let code = Platform.errno
+        Platform.close(fd)
+        guard ok else {
+            _ = Platform.unlink(temp)
+            throw ioError("write", path, errno: code)
+        }
+        guard Platform.rename(temp, path) else {
+            let code = Platform.errno
+            _ = Platform.unlink(temp)
+            throw ioError("write", path, errno: code)
+        }
+        if durable { syncDirectory(parentDirectory(of: path)) }
+    }
+}

@@ -1,0 +1,154 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AISyncCore
+
+/// Every libc call the library makes lives behind this one file (house style: one Platform file).
+package enum Platform {
+    package static var errno: Int32 {
+        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+        return Glibc_errno()
+        #endif
+    }
+
+    package static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
+
+    package static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0o644) -> Int32 {
+        path.withCString { sysOpen($0, flags, mode) }
+    }
+
+    package static func close(_ fd: Int32) { _ = sysClose(fd) }
+
+    package static func fsync(_ fd: Int32) -> Bool { sysFsync(fd) == 0 }
+
+    /// Writes all bytes, retrying on EINTR and short writes.
+    package static func writeAll(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> Bool {
+        var done = 0
+        while done < buffer.count {
+            let n = sysWrite(fd, buffer.baseAddress! + done, buffer.count - done)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            done += n
+        }
+        return true
+    }
+
+    /// Reads up to `count` bytes; returns nil on error, an empty array at end of file.
+    package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        while true {
+            let n = sysRead(fd, buffer.baseAddress!, buffer.count)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            return n
+        }
+    }
+
+    package static func lseek(_ fd: Int32, _ offset: Int64, _ whence: Int32) -> Int64 { Int64(sysLseek(fd, off_t(offset), whence)) }
+
+    package static func ftruncate(_ fd: Int32, _ size: Int64) -> Bool { sysFtruncate(fd, off_t(size)) == 0 }
+
+    package static func rename(_ from: String, _ to: String) -> Bool { sysRename(from, to) == 0 }
+
+    package static func unlink(_ path: String) -> Bool { sysUnlink(path) == 0 }
+
+    package static func mkdir(_ path: String) -> Int32 {
+        if sysMkdir(path, 0o755) == 0 { return 0 }
+        return errno
+    }
+
+    /// Size and kind of a path, or nil when it does not exist (or cannot be stat'ed).
+    package static func stat(_ path: String) -> (size: Int64, isDirectory: Bool, isRegular: Bool)? {
+        guard let st = statInfo(path) else { return nil }
+        return (st.size, st.isDirectory, st.isRegular)
+    }
+
+    package struct StatInfo {
+        package var size: Int64
+        package var isDirectory: Bool
+        package var isRegular: Bool
+        package var modifiedNanoseconds: Int64
+        package var inode: UInt64
+    }
+
+    package static func statInfo(_ path: String) -> StatInfo? {
+        var st = sysStatStruct()
+        guard sysStat(path, &st) == 0 else { return nil }
+        let type = st.st_mode & S_IFMT
+        #if canImport(Darwin)
+        let mtime = Int64(st.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(st.st_mtimespec.tv_nsec)
+        #else
+        let mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+        #endif
+        return StatInfo(size: Int64(st.st_size), isDirectory: type == S_IFDIR, isRegular: type == S_IFREG,
+                        modifiedNanoseconds: mtime, inode: UInt64(st.st_ino))
+    }
+
+    /// Creates `to` as a hard link to `from`; fails with EEXIST when `to` exists (an atomic
+    /// create-only rename for the folder remote).
+    package static func link(_ from: String, _ to: String) -> Int32 { sysLink(from, to) == 0 ? 0 : errno }
+
+    /// Takes an exclusive advisory lock without blocking; false when another process holds it.
+    package static func tryLockExclusive(_ fd: Int32) -> Bool { sysFlock(fd, LOCK_EX | LOCK_NB) == 0 }
+
+    package static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+
+    /// The system's host name (gethostname), without a domain; nil when unset.
+    package static func hostName() -> String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return nil }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let short = name.split(separator: ".").first.map(String.init) ?? name
+        return short.isEmpty || short == "localhost" ? nil : short
+    }
+
+    package static func environment(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        return String(cString: value)
+    }
+
+    package static func access(_ path: String, writable: Bool) -> Bool { sysAccess(path, writable ? W_OK : R_OK) == 0 }
+
+    /// Lists a directory's entries (without `.` and `..`), or nil when it cannot be read.
+    package static func listDirectory(_ path: String) -> [String]? {
+        guard let dir = opendir(path) else { return nil }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    package static func sleep(milliseconds: Int) { usleep(useconds_t(milliseconds * 1000)) }
+}
+
+// Thin renames so the enum's method names can match libc's without recursion.
+#if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+private func Glibc_errno() -> Int32 { errno }
+private func sysOpen(_ p: UnsafePointer<CChar>, _ f: Int32, _ m: mode_t) -> Int32 { open(p, f, m) }
+private func sysClose(_ fd: Int32) -> Int32 { close(fd) }
+private func sysFsync(_ fd: Int32) -> Int32 { fsync(fd) }
+private func sysWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
+private func sysRead(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ n: Int) -> Int { read(fd, p, n) }
+private func sysLseek(_ fd: Int32, _ o: off_t, _ w: Int32) -> off_t { lseek(fd, o, w) }
+private func sysFtruncate(_ fd: Int32, _ s: off_t) -> Int32 { ftruncate(fd, s) }
+private func sysRename(_ a: String, _ b: String) -> Int32 { rename(a, b) }
+private func sysUnlink(_ a: String) -> Int32 { unlink(a) }
+private func sysMkdir(_ a: String, _ m: mode_t) -> Int32 { mkdir(a, m) }
+private func sysStatStruct() -> stat { stat() }
+private func sysStat(_ p: String, _ st: inout stat) -> Int32 { stat(p, &st) }
+private func sysFlock(_ fd: Int32, _ op: Int32) -> Int32 { flock(fd, op) }
+private func sysLink(_ a: String, _ b: String) -> Int32 { link(a, b) }
+private func sysAccess(_ p: String, _ m: Int32) -> Int32 { access(p, m) }
+#endif

@@ -1,0 +1,141 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+import AISyncCore
+import AISyncFiles
+
+/// A remote that is a local folder: a USB stick, a mounted cloud drive, or the quick start.
+///
+/// Files are written atomically (temp file + rename); create-only writes use link(2), which
+/// fails if the target exists, so they are atomic too. ETags are size, mtime and inode.
+/// Temp files live in `.aisync-tmp/` at the root (never beside the files other devices read);
+/// what a killed write left there is removed after an hour, once per process and folder.
+public struct FolderRemote: RemoteStorage {
+    static let temporaryDirectory = ".aisync-tmp"
+    /// Folders swept in this process.
+    private static let swept = Mutex<Set<String>>([])
+
+    public let root: String
+    public var displayName: String { "file://\(root)" }
+    public var canList: Bool { true }
+
+    public init(root: String) { self.root = root }
+
+    private func full(_ path: String) throws(AISyncError) -> String {
+        try RemotePath.validate(path)
+        return "\(root)/\(path)"
+    }
+
+    static func etag(_ path: String) -> String? {
+        guard let st = Platform.statInfo(path), st.isRegular else { return nil }
+        return "\"\(st.size)-\(st.modifiedNanoseconds)-\(st.inode)\""
+    }
+
+    private func checkRoot() throws(AISyncError) {
+        guard Platform.stat(root)?.isDirectory == true else {
+            throw AISyncError(.unavailable, "the folder remote \(root) does not exist or is not mounted", hint: "Mount it or create it, then try again")
+        }
+    }
+
+    public func read(_ path: String, maxBytes: Int) async throws(AISyncError) -> RemoteFile? {
+        try checkRoot()
+        let p = try full(path)
+        guard let st = Platform.stat(p) else { return nil }
+        // A FIFO or device would block the read forever; a directory is not a file either.
+        guard st.isRegular else {
+            throw AISyncError(.damagedData, "\(displayName)/\(path) is not a regular file", hint: "Remove it from the remote folder; aisync only writes regular files")
+        }
+        let bytes = try FileIO.read(p, limit: Int64(maxBytes))
+        return RemoteFile(bytes: bytes, etag: Self.etag(p))
+    }
+
+    public func download(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> Bool {
+        try checkRoot()
+        let p = try full(path)
+        guard let st = Platform.stat(p), st.isRegular else { return false }
+        guard st.size <= maxBytes else { throw AISyncError(.damagedData, "\(displayName)/\(path) is larger than allowed (\(st.size) bytes)") }
+        try FileIO.copy(p, to: localPath)
+        return true
+    }
+
+    public func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+        try checkRoot()
+        let p = try full(path)
+        let temp = try temporaryPath()
+        try FileIO.makeDirectories(FileIO.parentDirectory(of: p))
+        try FileIO.writeAtomically(temp, bytes)
+        return try place(temp, at: p, condition: condition)
+    }
+
+    public func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+        try checkRoot()
+        let p = try full(path)
+        let temp = try temporaryPath()
+        try FileIO.makeDirectories(FileIO.parentDirectory(of: p))
+        try FileIO.copy(localPath, to: temp)
+        return try place(temp, at: p, condition: condition)
+    }
+
+    /// A fresh temp file name in `.aisync-tmp/` (same file system as the target, so the
+    /// rename or link that places it is atomic). Sweeps old leftovers on first use.
+    private func temporaryPath() throws(AISyncError) -> String {
+        let dir = "\(root)/\(Self.temporaryDirectory)"
+        try FileIO.makeDirectories(dir)
+        if Self.swept.withLock({ $0.insert(root).inserted }) { Self.sweep(dir, olderThanSeconds: 3600) }
+        return "\(dir)/\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+    }
+
+    /// Removes temp files left by killed writes; recent ones may be another device's upload.
+    static func sweep(_ dir: String, olderThanSeconds age: Int64) {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let cutoff = (Int64(now.tv_sec) - age) * 1_000_000_000
+        for name in Platform.listDirectory(dir) ?? [] {
+            guard let st = Platform.statInfo("\(dir)/\(name)"), st.isRegular, st.modifiedNanoseconds < cutoff else { continue }
+            _ = Platform.unlink("\(dir)/\(name)")
+        }
+    }
+
+    private func place(_ temp: String, at p: String, condition: WriteCondition) throws(AISyncError) -> WriteResult {
+        defer { _ = Platform.unlink(temp) }
+        switch condition {
+        case .createOnly:
+            let code = Platform.link(temp, p)
+            if code == EEXIST { return .preconditionFailed }
+            guard code == 0 else { throw FileIO.ioError("write", p, errno: code) }
+        case .replacing(let etag):
+            guard Self.etag(p) == etag else { return .preconditionFailed }
+            guard Platform.rename(temp, p) else { throw FileIO.ioError("write", p, errno: Platform.errno) }
+        case .always:
+            guard Platform.rename(temp, p) else { throw FileIO.ioError("write", p, errno: Platform.errno) }
+        }
+        FileIO.syncDirectory(FileIO.parentDirectory(of: p))
+        return .written(etag: Self.etag(p))
+    }
+
+    public func list(_ directory: String) async throws(AISyncError) -> [RemoteEntry]? {
+        try checkRoot()
+        let d = try full(directory)
+        guard Platform.stat(d)?.isDirectory == true else { return nil }
+        guard let names = Platform.listDirectory(d) else { throw FileIO.ioError("list", d, errno: Platform.errno) }
+        return names.filter { !$0.contains(".tmp-") }.sorted().compactMap { name in
+            Self.etag("\(d)/\(name)").map { RemoteEntry(name: name, etag: $0) }
+        }
+    }
+
+    public func exists(_ path: String) async throws(AISyncError) -> Bool {
+        try checkRoot()
+        return Platform.stat(try full(path))?.isRegular == true
+    }
+
+    public func delete(_ path: String) async throws(AISyncError) {
+        try checkRoot()
+        let p = try full(path)
+        if !Platform.unlink(p), Platform.errno != ENOENT { throw FileIO.ioError("delete", p, errno: Platform.errno) }
+    }
+}

@@ -1,0 +1,255 @@
+import AISyncCore
+/// A remote on an HTTP server: WebDAV (PROPFIND/MKCOL/PUT/GET/DELETE with ETags) or plain
+/// HTTP (GET/PUT/DELETE, no listing) such as nginx's dav module.
+///
+/// Transient failures (connection refused, timeouts, 423, 429, 5xx) are retried with
+/// exponential backoff and jitter; every other status maps to one clear error.
+public struct HTTPRemote: RemoteStorage {
+    public let location: RemoteLocation
+    let transport: any HTTPTransport
+    let credentials: Credentials?
+    let sleep: @Sendable (Int) async -> Void
+    let random: @Sendable () -> Double
+    let maxAttempts: Int
+
+    public var displayName: String { location.base }
+    public var canList: Bool { location.kind == .webdav }
+
+    public init(location: RemoteLocation, transport: any HTTPTransport, credentials: Credentials?,
+                maxAttempts: Int = 5,
+                sleep: @escaping @Sendable (Int) async -> Void = { ms in try? await Task.sleep(nanoseconds: UInt64(ms) * 1_000_000) },
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+        self.location = location; self.transport = transport; self.credentials = credentials
+        self.maxAttempts = maxAttempts; self.sleep = sleep; self.random = random
+    }
+
+    func url(_ path: String) -> String { path.isEmpty ? location.base + "/" : "\(location.base)/\(path)" }
+
+    /// Sends with authentication and retries; returns the final response (any status).
+    func send(_ method: String, _ path: String, headers: [String: String] = [:], body: HTTPRequest.Body = .none,
+              downloadTo: String? = nil, maxBytes: Int64 = Int64(RemoteLimits.smallFile)) async throws(AISyncError) -> HTTPResponse {
+        if !path.isEmpty { try RemotePath.validate(path.hasSuffix("/") ? String(path.dropLast()) : path) }
+        var request = HTTPRequest(method: method, url: url(path), headers: headers, body: body)
+        if let credentials { request.headers["Authorization"] = credentials.basicAuthorization }
+        var attempt = 0
+        while true {
+            do {
+                let response = try await transport.send(request, downloadTo: downloadTo, maxBytes: maxBytes)
+                guard Self.isTransient(response.status), attempt + 1 < maxAttempts else { return response }
+                await sleep(Backoff.retryAfter(response.headers["retry-after"]) ?? Backoff.delay(attempt: attempt, unit: random()))
+            } catch where error.code == .unavailable || error.code == .temporary {
+                guard attempt + 1 < maxAttempts else { throw error }
+                await sleep(Backoff.delay(attempt: attempt, unit: random()))
+            }
+            try AISyncError.checkCancellation()
+            attempt += 1
+        }
+    }
+
+    static func isTransient(_ status: Int) -> Bool {
+        status == 423 || status == 429 || status == 408 || (status >= 500 && status != 501 && status != 505 && status != 507)
+    }
+
+    /// The one error for a status that is not what the operation expects.
+    func failure(_ response: HTTPResponse, _ method: String, _ path: String) -> AISyncError {
+        let where_ = "\(method) \(url(path))"
+        switch response.status {
+        case 401:
+            return AISyncError(.permission, "\(location.host) refused the credentials (401 Unauthorized) for \(where_)",
+                               hint: credentials == nil ? "Set AISYNC_USER and AISYNC_PASSWORD, or add \(location.host) to ~/.netrc" : "Check AISYNC_USER/AISYNC_PASSWORD or ~/.netrc")
+        case 403:
+            return AISyncError(.permission, "\(location.host) forbids \(where_) (403 Forbidden)", hint: "Check that this account may write to that folder")
+        case 404:
+            return AISyncError(.configuration, "\(url(path)) does not exist (404 Not Found)", hint: "Check the remote's URL (`aisync remote list`)")
+        case 405 where method == "PROPFIND":
+            return AISyncError(.configuration, "\(location.host) is not a WebDAV server (PROPFIND not allowed)",
+                               hint: "If it is a plain HTTP server, add the remote with --plain")
+        case 405, 501:
+            return AISyncError(.configuration, "\(location.host) does not allow \(method) (\(response.status))", hint: "Check the server's WebDAV/upload configuration")
+        case 423:
+            return AISyncError(.temporary, "\(url(path)) is locked on the server (423 Locked)", hint: "Try again later")
+        case 429:
+            return AISyncError(.temporary, "\(location.host) is rate limiting requests (429)", hint: "Try again later")
+        case 507:
+            return AISyncError(.io, "\(location.host) is out of storage (507 Insufficient Storage)", hint: "Free space or raise the quota on the server")
+        case 500...599:
+            return AISyncError(.unavailable, "\(location.host) failed with \(response.status) for \(where_)", hint: "Try again later; check the server's logs")
+        default:
+            return AISyncError(.other, "\(location.host) answered \(response.status) to \(where_)")
+        }
+    }
+
+    public func read(_ path: String, maxBytes: Int) async throws(AISyncError) -> RemoteFile? {
+        let response = try await send("GET", path, maxBytes: Int64(maxBytes))
+        switch response.status {
+        case 200: return RemoteFile(bytes: response.body, etag: response.headers["etag"])
+        case 404, 410: return nil
+        default: throw failure(response, "GET", path)
+        }
+    }
+
+    public func download(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> Bool {
+        let response = try await send("GET", path, downloadTo: localPath, maxBytes: maxBytes)
+        switch response.status {
+        case 200: return true
+        case 404, 410: return false
+        default: throw failure(response, "GET", path)
+        }
+    }
+
+    public func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+        try await put(path, body: .bytes(bytes), condition: condition)
+    }
+
+    public func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+        try await put(path, body: .file(localPath), condition: condition)
+    }
+
+    private func put(_ path: String, body: HTTPRequest.Body, condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+        var headers = ["Content-Type": "application/octet-stream"]
+        switch condition {
+        case .always: break
+        case .createOnly: headers["If-None-Match"] = "*"
+        case .replacing(let etag) where Self.isWeak(etag):
+            // `If-Match` compares strongly (RFC 9110 §13.1.1), so a weak ETag never matches:
+            // Apache's mod_dav_fs hands out weak ETags for a file changed within the last
+            // second, and a push right after a push would always fail with 412. Compare
+            // weakly with a HEAD instead, then replace unconditionally: files replaced this
+            // way have a single writer, and conditions are only a safety net (design §4).
+            let current = try await send("HEAD", path)
+            switch current.status {
+            case 200:
+                guard let now = current.headers["etag"], Self.weakMatch(now, etag) else { return .preconditionFailed }
+            case 404, 410:
+                return .preconditionFailed
+            default:
+                throw failure(current, "HEAD", path)
+            }
+        case .replacing(let etag): headers["If-Match"] = etag
+        }
+        var response = try await send("PUT", path, headers: headers, body: body)
+        if response.status == 409 || (response.status == 404 && location.kind == .webdav) {
+            // WebDAV needs the parent collections first (RFC 4918 §9.7.1).
+            try await makeCollections(for: path)
+            response = try await send("PUT", path, headers: headers, body: body)
+        }
+        switch response.status {
+        case 200, 201, 204: return .written(etag: response.headers["etag"])
+        case 412: return .preconditionFailed
+        case 409:
+            // Still no parent after creating every collection below the root: the root itself is missing.
+            throw missingRoot(response.status)
+        case 404 where location.kind == .webdav:
+            throw missingRoot(response.status)
+        default: throw failure(response, "PUT", path)
+        }
+    }
+
+    /// The remote's folder does not exist on the server. aisync creates collections below it,
+    /// never the root itself, so a mistyped URL is reported instead of silently created.
+    func missingRoot(_ status: Int) -> AISyncError {
+        AISyncError(.configuration, "the folder \(location.base)/ does not exist on \(location.host) (\(status) on upload)",
+                    hint: "Check the remote's URL (`aisync remote list`), or create the folder on the server first")
+    }
+
+    func makeCollections(for path: String) async throws(AISyncError) {
+        let parts = path.split(separator: "/").dropLast()
+        var prefix = ""
+        for part in parts {
+            prefix += (prefix.isEmpty ? "" : "/") + part
+            let response = try await send("MKCOL", prefix + "/")
+            switch response.status {
+            case 200, 201, 405: continue  // 405: it exists already
+            case 409 where prefix == String(parts[parts.startIndex]): throw missingRoot(409)  // RFC 4918 §9.3.1: no parent
+            default:
+                // Two devices creating the same collection at once: Apache answers the loser
+                // 403. If the collection exists now, that is all we wanted.
+                if try await collectionExists(prefix + "/") { continue }
+                throw failure(response, "MKCOL", prefix + "/")
+            }
+        }
+    }
+
+    func collectionExists(_ path: String) async throws(AISyncError) -> Bool {
+        guard location.kind == .webdav else { return false }
+        let response = try await send("PROPFIND", path, headers: ["Depth": "0", "Content-Type": "application/xml; charset=utf-8"],
+                                      body: .bytes(Self.propfindBody))
+        return response.status == 207
+    }
+
+    /// `W/"…"`: a weak validator (RFC 9110 §8.8.1).
+    static func isWeak(_ etag: String) -> Bool { etag.hasPrefix("W/") }
+
+    /// The weak comparison of two ETags: equal opaque tags, weak or not.
+    static func weakMatch(_ a: String, _ b: String) -> Bool {
+        func opaque(_ e: String) -> Substring { e.hasPrefix("W/") ? e.dropFirst(2) : Substring(e) }
+        return opaque(a) == opaque(b)
+    }
+
+    static let propfindBody = Array("""
+        <?xml version="1.0" encoding="utf-8"?>
+        <D:propfind xmlns:D="DAV:"><D:prop><D:getetag/><D:resourcetype/></D:prop></D:propfind>
+        """.utf8)
+
+    public func list(_ directory: String) async throws(AISyncError) -> [RemoteEntry]? {
+        guard location.kind == .webdav else { return nil }
+        let response = try await send("PROPFIND", directory + "/", headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"],
+                                      body: .bytes(Self.propfindBody), maxBytes: 64 << 20)
+        switch response.status {
+        case 207: break
+        case 404: return nil
+        default: throw failure(response, "PROPFIND", directory + "/")
+        }
+        guard let responses = WebDAVMultistatus.parse(response.body) else {
+            throw AISyncError(.damagedData, "\(location.host) sent an unreadable PROPFIND answer for \(url(directory))/")
+        }
+        var entries: [RemoteEntry] = []
+        for r in responses where !r.isCollection {
+            // Hrefs are untrusted: only a plain file name directly inside `directory` counts.
+            guard let name = Self.childName(href: r.href, directory: directory, base: location.base) else { continue }
+            entries.append(RemoteEntry(name: name, etag: r.etag))
+        }
+        return entries.sorted { $0.name < $1.name }
+    }
+
+    /// The file name `href` names if it is a safe name directly under `<base>/<directory>/`
+    /// (an absolute path, or a URL on the same host); nil for anything else.
+    static func childName(href: String, directory: String, base: String) -> String? {
+        func split(_ url: String) -> (authority: String?, path: String) {
+            guard let range = url.range(of: "://") else { return (nil, url) }
+            let rest = url[range.upperBound...]
+            let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+            return (rest[..<slash].lowercased(), String(rest[slash...]))
+        }
+        let (baseAuthority, basePathRaw) = split(base)
+        let (hrefAuthority, hrefPathRaw) = split(href)
+        if let hrefAuthority, hrefAuthority != baseAuthority { return nil }
+        guard let basePath = basePathRaw.removingPercentEncoding, let path = hrefPathRaw.removingPercentEncoding,
+              path.hasPrefix("/") else { return nil }
+        var prefix = basePath
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        prefix += "/\(directory)/"
+        guard path.hasPrefix(prefix) else { return nil }
+        let name = path.dropFirst(prefix.count)
+        let ok = !name.isEmpty && name.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
+        guard ok, name != ".", name != ".." else { return nil }
+        return String(name)
+    }
+
+    public func exists(_ path: String) async throws(AISyncError) -> Bool {
+        let response = try await send("HEAD", path)
+        switch response.status {
+        case 200: return true
+        case 404, 410: return false
+        default: throw failure(response, "HEAD", path)
+        }
+    }
+
+    public func delete(_ path: String) async throws(AISyncError) {
+        let response = try await send("DELETE", path)
+        switch response.status {
+        case 200, 202, 204, 404, 410: return
+        default: throw failure(response, "DELETE", path)
+        }
+    }
+}

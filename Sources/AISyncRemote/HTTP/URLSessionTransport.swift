@@ -1,0 +1,221 @@
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import AISyncCore
+
+/// The live transport: one URLSession per remote, so connections are kept alive and reused,
+/// with a bounded number per host.
+///
+/// aisync sends `Authorization` itself on every request, so an authentication challenge (a
+/// `401` with `WWW-Authenticate`) always means the credentials were refused. The session's
+/// delegate declines such challenges and the `401` is handed back as an ordinary response:
+/// swift-corelibs-foundation (Linux) otherwise leaves the task suspended forever when it has
+/// no credential of its own to offer (swift-corelibs-foundation#5456), so a wrong password
+/// hung `aisync push` instead of failing with exit 77.
+public final class URLSessionTransport: HTTPTransport {
+    private let session: URLSession
+    private let challenges: ChallengeDecliner
+    private let timeout: TimeInterval
+
+    public init(timeoutSeconds: TimeInterval = 30, maxConnections: Int = 4) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeoutSeconds
+        configuration.httpMaximumConnectionsPerHost = maxConnections
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.urlCredentialStorage = nil
+        challenges = ChallengeDecliner()
+        session = URLSession(configuration: configuration, delegate: challenges, delegateQueue: nil)
+        timeout = timeoutSeconds
+    }
+
+    deinit { session.finishTasksAndInvalidate() }
+
+    /// What a task's completion handler saw.
+    private struct Outcome: Sendable {
+        var data: Data?
+        var response: URLResponse?
+        var error: Error?
+        /// A failure handling a downloaded file (too large, cannot be moved).
+        var fileError: AISyncError?
+    }
+
+    public func send(_ request: HTTPRequest, downloadTo: String?, maxBytes: Int64) async throws(AISyncError) -> HTTPResponse {
+        guard let url = URL(string: request.url) else { throw AISyncError(.configuration, "invalid URL \(request.url.prefix(200))") }
+        var r = URLRequest(url: url)
+        r.httpMethod = request.method
+        r.timeoutInterval = timeout
+        for (k, v) in request.headers { r.setValue(v, forHTTPHeaderField: k) }
+
+        let handle = TaskHandle()
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+                let task: URLSessionTask
+                switch (request.body, downloadTo) {
+                case (.file(let path), _):
+                    task = session.uploadTask(with: r, fromFile: URL(fileURLWithPath: path)) { data, response, error in
+                        continuation.resume(returning: Outcome(data: data.map { $0.prefix(65536) }, response: response, error: error))
+                    }
+                case (.bytes(let bytes), _):
+                    task = session.uploadTask(with: r, from: Data(bytes)) { data, response, error in
+                        continuation.resume(returning: Outcome(data: data, response: response, error: error))
+                    }
+                case (.none, let target?):
+                    task = session.downloadTask(with: r) { file, response, error in
+                        // The temporary file is deleted when this handler returns: move it now.
+                        var outcome = Outcome(data: nil, response: response, error: error)
+                        if let file, error == nil {
+                            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+                            outcome.fileError = Self.adopt(file, status: status, to: target, maxBytes: maxBytes, url: url)
+                            if !(200..<300).contains(status) {
+                                outcome.data = (try? Data(contentsOf: file))?.prefix(65536)
+                            }
+                        }
+                        continuation.resume(returning: outcome)
+                    }
+                case (.none, nil):
+                    task = session.dataTask(with: r) { data, response, error in
+                        continuation.resume(returning: Outcome(data: data, response: response, error: error))
+                    }
+                }
+                handle.start(task)
+            }
+        } onCancel: {
+            handle.cancel()
+        }
+        let declined = handle.taskID.flatMap { challenges.take($0) }
+
+        if let error = outcome.error {
+            // A declined authentication challenge ends the task as cancelled: its 401 is the answer.
+            if let declined = declined as? HTTPURLResponse { return Self.response(declined, body: []) }
+            // Our caller cancelled: say so, never "cannot reach".
+            if Task.isCancelled { throw AISyncError.cancelled }
+            if let error = error as? URLError { throw Self.map(error, host: url.host ?? "the server") }
+            throw AISyncError(.unavailable, "cannot reach \(url.host ?? "the server")", cause: "\(error)")
+        }
+        if let fileError = outcome.fileError { throw fileError }
+        guard let http = (outcome.response ?? declined) as? HTTPURLResponse else {
+            throw AISyncError(.unavailable, "\(url.host ?? "server") sent no HTTP response")
+        }
+        let body = outcome.data ?? Data()
+        if downloadTo == nil, Int64(body.count) > maxBytes {
+            throw AISyncError(.damagedData, "\(url.path) is larger than allowed (\(body.count) bytes)")
+        }
+        return Self.response(http, body: Array(body))
+    }
+
+    static func response(_ http: HTTPURLResponse, body: [UInt8]) -> HTTPResponse {
+        var headers: [String: String] = [:]
+        for (k, v) in http.allHeaderFields {
+            if let k = k as? String, let v = v as? String { headers[k.lowercased()] = v }
+        }
+        return HTTPResponse(status: http.statusCode, headers: headers, body: body)
+    }
+
+    /// Moves a successful download to `target`, refusing one larger than `maxBytes`.
+    static func adopt(_ file: URL, status: Int, to target: String, maxBytes: Int64, url: URL) -> AISyncError? {
+        guard (200..<300).contains(status) else { return nil }
+        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int64) ?? 0
+        if size > maxBytes {
+            try? FileManager.default.removeItem(at: file)
+            return AISyncError(.damagedData, "\(url.path) is larger than allowed (\(size) bytes)")
+        }
+        try? FileManager.default.removeItem(atPath: target)
+        do {
+            try FileManager.default.moveItem(atPath: file.path, toPath: target)
+        } catch {
+            return AISyncError(.io, "cannot store a download in \(target)", cause: "\(error)")
+        }
+        return nil
+    }
+
+    static func map(_ error: URLError, host: String) -> AISyncError {
+        switch error.code {
+        case .timedOut:
+            return AISyncError(.temporary, "\(host) did not answer in time", hint: "Try again later")
+        case .networkConnectionLost:
+            // The request may have reached the server (a POST may have taken effect): like a
+            // timeout, not like a server that could not be reached.
+            return AISyncError(.temporary, "the connection to \(host) was lost before it answered", hint: "Try again later")
+        case .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .secureConnectionFailed:
+            return AISyncError(.configuration, "cannot establish a secure connection to \(host)", hint: "Check the server's TLS certificate")
+        default:
+            return AISyncError(.unavailable, "cannot reach \(host)", hint: "Check that the server is running and the URL is right", cause: error.localizedDescription)
+        }
+    }
+}
+
+/// The running task of one `send`, for cancellation and to find its declined challenge.
+private final class TaskHandle: Sendable {
+    private struct State {
+        var task: URLSessionTask?
+        var cancelled = false
+    }
+
+    private let state = Mutex(State())
+
+    var taskID: Int? { state.withLock { $0.task?.taskIdentifier } }
+
+    func start(_ task: URLSessionTask) {
+        let cancelled = state.withLock { s -> Bool in
+            s.task = task
+            return s.cancelled
+        }
+        task.resume()
+        if cancelled { task.cancel() }
+    }
+
+    func cancel() {
+        let task = state.withLock { s -> URLSessionTask? in
+            s.cancelled = true
+            return s.task
+        }
+        task?.cancel()
+    }
+}
+
+/// Declines HTTP authentication challenges (aisync authenticates preemptively) and keeps the
+/// refused response per task, so the transport can return the 401. Server-trust and
+/// client-certificate challenges get the system's default handling.
+private final class ChallengeDecliner: NSObject, URLSessionTaskDelegate, Sendable {
+    private let refused = Mutex<[Int: URLResponse]>([:])
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        let method = challenge.protectionSpace.authenticationMethod
+        let httpAuthentication = [NSURLAuthenticationMethodDefault, NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
+                                  NSURLAuthenticationMethodNTLM, NSURLAuthenticationMethodNegotiate, NSURLAuthenticationMethodHTMLForm]
+        guard httpAuthentication.contains(method) else {
+            completionHandler(.performDefaultHandling, nil)
+            return
+        }
+        let response = challenge.failureResponse ?? task.response
+        if let response {
+            refused.withLock { $0[task.taskIdentifier] = response }
+        }
+        completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+
+    /// Redirects are followed only on the same host (credentials never travel to another
+    /// host), and never to Imgur's `removed.png`: that hop is the answer (the image is gone),
+    /// so the 3xx is handed back to the caller instead of the placeholder picture.
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        let from = task.originalRequest?.url?.host?.lowercased()
+        let to = request.url?.host?.lowercased()
+        if request.url?.path.hasSuffix("/removed.png") == true || from != to {
+            completionHandler(nil)
+        } else {
+            completionHandler(request)
+        }
+    }
+
+    /// The refused response of a task, once (and forgotten).
+    func take(_ taskID: Int) -> URLResponse? {
+        refused.withLock { $0.removeValue(forKey: taskID) }
+    }
+}

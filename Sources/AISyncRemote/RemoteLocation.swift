@@ -1,0 +1,70 @@
+import AISyncCore
+/// A remote's URL, checked: which transport it needs and whether it is safe to use.
+public struct RemoteLocation: Sendable, Equatable {
+    public enum Kind: String, Sendable { case webdav, http, folder }
+
+    public var kind: Kind
+    /// For folders: the absolute path. For servers: the base URL without a trailing slash.
+    public var base: String
+    public var host: String
+
+    /// Names are file names in `sync/`: short, lowercase, safe.
+    public static func validateName(_ name: String) throws(AISyncError) {
+        let ok = (1...32).contains(name.utf8.count) && name.utf8.enumerated().allSatisfy { n, b in
+            (b >= 97 && b <= 122) || (b >= 48 && b <= 57) || (n > 0 && (b == UInt8(ascii: "-") || b == UInt8(ascii: "_")))
+        }
+        guard ok else {
+            throw AISyncError(.usage, "'\(name.prefix(40))' is not a valid remote name", hint: "Use 1-32 lowercase letters, digits, - or _, starting with a letter or digit")
+        }
+    }
+
+    /// Parses and vets a URL given by the user (`remote add`) or read from config.
+    public init(url: String, plain: Bool, insecure: Bool) throws(AISyncError) {
+        if url.hasPrefix("file://") {
+            let path = String(url.dropFirst(7))
+            guard path.hasPrefix("/"), !path.split(separator: "/").contains("..") else {
+                throw AISyncError(.usage, "'\(url)' is not a folder URL", hint: "Use file:///absolute/path")
+            }
+            guard !plain else { throw AISyncError(.usage, "--plain applies to http(s) URLs, not folders") }
+            kind = .folder
+            base = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+            host = ""
+            return
+        }
+        let scheme: String
+        if url.hasPrefix("https://") { scheme = "https" } else if url.hasPrefix("http://") { scheme = "http" } else {
+            throw AISyncError(.usage, "'\(url.prefix(100))' is not a URL aisync can use", hint: "Use https://host/path (WebDAV), add --plain for a plain HTTP server, or file:///path for a folder")
+        }
+        let rest = url.dropFirst(scheme.count + 3)
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard !authority.contains("@") else {
+            throw AISyncError(.usage, "the URL contains credentials",
+                              hint: "Remove them from the URL; set AISYNC_USER and AISYNC_PASSWORD, or add the host to ~/.netrc")
+        }
+        guard !rest.contains("?"), !rest.contains("#"), !rest.contains(" ") else {
+            throw AISyncError(.usage, "the URL must not contain a query, fragment or spaces", hint: "Give the folder's URL, e.g. https://cloud.example.com/remote.php/dav/files/me/aisync")
+        }
+        var hostPart = String(authority)
+        if hostPart.hasPrefix("[") { hostPart = String(hostPart.prefix { $0 != "]" }.dropFirst()) } else if let colon = hostPart.lastIndex(of: ":") {
+            hostPart = String(hostPart[..<colon])
+        }
+        guard !hostPart.isEmpty else { throw AISyncError(.usage, "the URL has no host") }
+        host = hostPart.lowercased()
+        if scheme == "http", !insecure, !Self.isLoopback(host) {
+            throw AISyncError(.usage, "refusing plain http:// to \(host): credentials and data would travel unencrypted",
+                              hint: "Use https://, or pass --insecure if this network is trusted")
+        }
+        kind = plain ? .http : .webdav
+        var b = url
+        while b.hasSuffix("/") { b.removeLast() }
+        base = b
+    }
+
+    /// `localhost`, `::1`, or an IPv4 literal in 127.0.0.0/8 (not a name that starts with "127.").
+    public static func isLoopback(_ host: String) -> Bool {
+        if host == "localhost" || host == "::1" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard octets.count == 4, octets.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && UInt8($0) != nil }) else { return false }
+        return octets[0] == "127"
+    }
+}

@@ -1,0 +1,72 @@
+import AISyncCore
+/// A file read from a remote, with the validator the server gave it.
+public struct RemoteFile: Sendable, Equatable {
+    public var bytes: [UInt8]
+    public var etag: String?
+    public init(bytes: [UInt8], etag: String?) { self.bytes = bytes; self.etag = etag }
+}
+
+/// One entry of a remote directory listing.
+public struct RemoteEntry: Sendable, Equatable {
+    public var name: String
+    public var etag: String?
+    public init(name: String, etag: String?) { self.name = name; self.etag = etag }
+}
+
+/// When a write may happen (design §4: create with `If-None-Match: *`, replace with `If-Match`).
+public enum WriteCondition: Sendable, Equatable {
+    case always
+    /// Only if nothing exists at the path yet.
+    case createOnly
+    /// Only if the current file still has this ETag.
+    case replacing(etag: String)
+}
+
+public enum WriteResult: Sendable, Equatable {
+    case written(etag: String?)
+    /// The condition did not hold (HTTP 412).
+    case preconditionFailed
+}
+
+/// Where a remote keeps aisync's files: a WebDAV server, a plain HTTP server, or a folder.
+///
+/// Paths are relative to the remote's root, `/`-separated, and made only by aisync from
+/// validated ids. Servers may ignore conditions (nginx does), so callers must stay correct
+/// without them: every file has a single writer. Every method throws `AISyncError` with a
+/// code the CLI maps to an exit code (permission, unavailable, temporary, configuration).
+public protocol RemoteStorage: Sendable {
+    /// The remote's location for messages, never with credentials.
+    var displayName: String { get }
+    /// Whether `list` works (plain HTTP cannot list).
+    var canList: Bool { get }
+    /// Reads a small file; nil when it does not exist.
+    func read(_ path: String, maxBytes: Int) async throws(AISyncError) -> RemoteFile?
+    /// Streams a file to a local path; false when it does not exist.
+    func download(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> Bool
+    /// Writes a small file, creating parent directories as needed.
+    func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> WriteResult
+    /// Streams a local file up, creating parent directories as needed.
+    func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError) -> WriteResult
+    /// Names and ETags of the files in a directory; nil when the directory does not exist.
+    func list(_ directory: String) async throws(AISyncError) -> [RemoteEntry]?
+    /// Whether a file exists (cheap: HEAD, stat).
+    func exists(_ path: String) async throws(AISyncError) -> Bool
+    /// Deletes a file; deleting a missing file is not an error.
+    func delete(_ path: String) async throws(AISyncError)
+}
+
+extension RemoteStorage {
+    public func read(_ path: String) async throws(AISyncError) -> RemoteFile? {
+        try await read(path, maxBytes: RemoteLimits.smallFile)
+    }
+}
+
+/// Size limits for what a server may send, so a hostile one cannot exhaust memory or disk.
+public enum RemoteLimits {
+    /// Heads, the remote's `aisync.json`, device indexes.
+    public static let smallFile = 1 << 20
+    /// One segment; pushes cut segments well below this.
+    public static let segment = 64 << 20
+    /// One image.
+    public static let blob: Int64 = 4 << 30
+}

@@ -1,0 +1,199 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AISyncCore
+import AISyncFiles
+
+/// The append-only `journal.jsonl`: one canonical JSON version per `\n`-terminated line.
+///
+/// A line is reported as saved only after it was appended and fsynced. A final line without
+/// its newline is the trace of a crash mid-append; it was never reported as saved, so it is
+/// dropped. Any other bad line is damage, reported with its line number.
+struct Journal: Sendable {
+    let path: String
+
+    /// Where one line sits in the journal (without its newline).
+    struct LineRef: Hashable, Sendable {
+        var offset: Int64
+        var length: Int
+    }
+
+    struct Chunk {
+        var versions: [(version: Version, line: Int, ref: LineRef, raw: ArraySlice<UInt8>)] = []
+        /// Byte offset just past the last complete line read.
+        var endOffset: Int64
+        /// Number of complete lines up to `endOffset`.
+        var endLine: Int
+        /// Bytes after the last newline (a torn final line), if any.
+        var tornBytes: Int64 = 0
+    }
+
+    func size() -> Int64 { Platform.stat(path)?.size ?? 0 }
+
+    /// Reads and verifies every complete line from `offset` (which is line `firstLine`).
+    func read(from offset: Int64, firstLine: Int) throws(AISyncError) -> Chunk {
+        let fd = Platform.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if Platform.errno == ENOENT, offset == 0 { return Chunk(endOffset: 0, endLine: 0) }
+            throw FileIO.ioError("read", path, errno: Platform.errno)
+        }
+        defer { Platform.close(fd) }
+        let bytes = try FileIO.readAll(fd, path: path, from: offset, limit: 1 << 40)
+        var chunk = Chunk(endOffset: offset, endLine: firstLine)
+        var start = 0
+        var line = firstLine
+        while start < bytes.count {
+            guard let newline = bytes[start...].firstIndex(of: 0x0A) else {
+                chunk.tornBytes = Int64(bytes.count - start)
+                break
+            }
+            line += 1
+            let ref = LineRef(offset: offset + Int64(start), length: newline - start)
+            chunk.versions.append((try parseLine(bytes[start..<newline], line: "\(line)"), line, ref, bytes[start..<newline]))
+            start = newline + 1
+            chunk.endOffset = offset + Int64(start)
+            chunk.endLine = line
+        }
+        return chunk
+    }
+
+    /// Parses and verifies one line; damage names the line.
+    func parseLine(_ slice: ArraySlice<UInt8>, line: String, verifyingID: Bool = true) throws(AISyncError) -> Version {
+        do {
+            return try Version(json: try JSONParser.parse(slice), verifyingID: verifyingID)
+        } catch let error as AISyncError {
+            throw AISyncError(.damagedData, "\(path):\(line): damaged journal line: \(error.message)", hint: "Run `aisync fsck`; a copy of this line may be on a remote")
+        } catch {
+            throw AISyncError(.damagedData, "\(path):\(line): damaged journal line: \(error)", hint: "Run `aisync fsck`; a copy of this line may be on a remote")
+        }
+    }
+
+    /// Reads the versions at `refs` (one record's history, from the index). Lines close
+    /// together are read in one go. Their ids were verified when the lines were first read,
+    /// so they are trusted here (as the index is); `fsck` re-verifies every line.
+    func versions(at refs: [LineRef]) throws(AISyncError) -> [Version] {
+        // Groups of refs whose span wastes little: one read each.
+        var groups: [(start: Int64, end: Int64, refs: ArraySlice<LineRef>)] = []
+        let sorted = refs.sorted { $0.offset < $1.offset }
+        var i = 0
+        while i < sorted.count {
+            var j = i + 1
+            var end = sorted[i].offset + Int64(sorted[i].length)
+            while j < sorted.count, sorted[j].offset - end <= 4096 {
+                end = max(end, sorted[j].offset + Int64(sorted[j].length))
+                j += 1
+            }
+            groups.append((sorted[i].offset, end, sorted[i..<j]))
+            i = j
+        }
+        let chunks = try FileIO.readRanges(path, groups.map { ($0.start, Int($0.end - $0.start)) })
+        var byOffset: [Int64: Version] = [:]
+        byOffset.reserveCapacity(refs.count)
+        for (group, bytes) in zip(groups, chunks) {
+            guard bytes.count == Int(group.end - group.start) else {
+                throw AISyncError(.temporary, "the store's index points past the end of the journal", hint: "Run the command again; the index is rebuilt")
+            }
+            for ref in group.refs {
+                let from = Int(ref.offset - group.start)
+                let line = bytes[from..<(from + ref.length)]
+                guard bytes.count == from + ref.length || bytes[from + ref.length] == 0x0A else {
+                    throw AISyncError(.temporary, "the store's index does not match the journal", hint: "Run the command again; the index is rebuilt")
+                }
+                byOffset[ref.offset] = try parseLine(line, line: "@\(ref.offset)", verifyingID: false)
+            }
+        }
+        return refs.compactMap { byOffset[$0.offset] }
+    }
+
+    /// Drops a torn final line (bytes after the last newline). Call with the store lock held.
+    /// Returns how many bytes were dropped.
+    @discardableResult
+    func dropTornTail() throws(AISyncError) -> Int64 {
+        let total = size()
+        guard total > 0 else { return 0 }
+        let fd = Platform.open(path, O_RDWR | O_CLOEXEC)
+        guard fd >= 0 else { throw FileIO.ioError("open", path, errno: Platform.errno) }
+        defer { Platform.close(fd) }
+        var keep = total
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var position = total
+        search: while position > 0 {
+            let start = max(0, position - Int64(buffer.count))
+            let count = Int(position - start)
+            _ = Platform.lseek(fd, start, SEEK_SET)
+            let n = buffer.withUnsafeMutableBytes { Platform.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<count])) }
+            guard n == count else { throw FileIO.ioError("read", path, errno: Platform.errno) }
+            for i in stride(from: count - 1, through: 0, by: -1) where buffer[i] == 0x0A {
+                keep = start + Int64(i) + 1
+                break search
+            }
+            position = start
+            keep = 0
+        }
+        guard keep < total else { return 0 }
+        guard Platform.ftruncate(fd, keep), Platform.fsync(fd) else { throw FileIO.ioError("repair", path, errno: Platform.errno) }
+        return total - keep
+    }
+
+    /// Appends lines and fsyncs before returning: only then is a version saved. Returns where
+    /// each line landed (call with the store lock held, so nobody appends in between).
+    @discardableResult
+    func append(_ versions: [Version]) throws(AISyncError) -> [LineRef] {
+        guard !versions.isEmpty else { return [] }
+        var bytes: [UInt8] = []
+        var refs: [LineRef] = []
+        let start = size()
+        for v in versions {
+            let line = v.json.canonicalBytes
+            refs.append(LineRef(offset: start + Int64(bytes.count), length: line.count))
+            bytes.append(contentsOf: line)
+            bytes.append(0x0A)
+        }
+        let fd = Platform.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw FileIO.ioError("append to", path, errno: Platform.errno) }
+        defer { Platform.close(fd) }
+        let ok = bytes.withUnsafeBytes { Platform.writeAll(fd, $0) }
+        guard ok, Platform.fsync(fd) else {
+            let code = Platform.errno
+            throw FileIO.ioError("append to", path, errno: code)
+        }
+        return refs
+    }
+
+    /// Replaces the whole journal with `versions` (a temp file, fsynced, renamed over it,
+    /// the folder fsynced). Returns the byte offset just after the first `splitAfter` lines.
+    /// Only for re-identifying a copied store; call with the store lock held.
+    func replace(with versions: [Version], splitAfter: Int) throws(AISyncError) -> Int64 {
+        var bytes: [UInt8] = []
+        var split: Int64 = 0
+        for (n, v) in versions.enumerated() {
+            if n == splitAfter { split = Int64(bytes.count) }
+            bytes += v.json.canonicalBytes
+            bytes.append(0x0A)
+        }
+        if splitAfter >= versions.count { split = Int64(bytes.count) }
+        try FileIO.writeAtomically(path, bytes)
+        FileIO.syncDirectory(FileIO.parentDirectory(of: path))
+        return split
+    }
+
+    /// The last complete line's version, read from the end of the file (cheap).
+    func lastVersion() -> Version? {
+        let total = size()
+        guard total > 0 else { return nil }
+        let fd = Platform.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { Platform.close(fd) }
+        let start = max(0, total - 16384)
+        guard let bytes = try? FileIO.readAll(fd, path: path, from: start) else { return nil }
+        guard let last = bytes.lastIndex(of: 0x0A) else { return nil }
+        let lineStart = (bytes[..<last].lastIndex(of: 0x0A)).map { $0 + 1 } ?? 0
+        guard lineStart > 0 || start == 0, let value = try? JSONParser.parse(bytes[lineStart..<last]) else { return nil }
+        return try? Version(json: value)
+    }
+}
+

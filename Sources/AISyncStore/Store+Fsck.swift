@@ -1,0 +1,90 @@
+import AISyncCore
+import AISyncFiles
+/// `aisync fsck`: re-hash every object and check every journal line, naming each problem.
+extension Store {
+    public struct FsckReport: Hashable, Sendable {
+        public struct Problem: Hashable, Sendable, CustomStringConvertible {
+            public var path: String
+            public var line: Int?
+            public var message: String
+            public var description: String { line.map { "\(path):\($0): \(message)" } ?? "\(path): \(message)" }
+        }
+        public var problems: [Problem] = []
+        public var journalLines = 0
+        public var objectsChecked = 0
+        public var droppedTornBytes: Int64 = 0
+        public var isSound: Bool { problems.isEmpty }
+    }
+
+    public func fsck() throws(AISyncError) -> FsckReport {
+        let lock = try StoreLock.acquire(root: root, timeoutMilliseconds: environment.lockTimeoutMilliseconds)
+        var report = FsckReport()
+        if lock != nil { report.droppedTornBytes = try journal.dropTornTail() }
+        let bytes = try FileIO.read(journal.path, limit: 1 << 40)
+        // Objects the journal names: aisync 1 bodies (kind set) and large values (kind nil).
+        var referenced: [SHA256Digest: (kind: RecordKind?, line: Int)] = [:]
+        var imageBytes: [SHA256Digest: Int] = [:]
+        var line = 0
+        for raw in bytes.split(separator: 10, omittingEmptySubsequences: false).dropLast() {
+            line += 1
+            do {
+                let version = try Version(json: try JSONParser.parse(raw))
+                if let body = version.legacyBody, referenced[body] == nil { referenced[body] = (version.kind, line) }
+                for d in version.ops.compactMap({ $0.value?.objectDigest }) where referenced[d] == nil { referenced[d] = (nil, line) }
+                for image in Self.imageReferences(version.ops) where imageBytes[image] == nil { imageBytes[image] = line }
+            } catch let error as AISyncError {
+                report.problems.append(.init(path: journal.path, line: line, message: "damaged journal line: \(error.message)"))
+            } catch {
+                report.problems.append(.init(path: journal.path, line: line, message: "damaged journal line: \(error)"))
+            }
+        }
+        if bytes.last.map({ $0 != 10 }) ?? false {
+            report.problems.append(.init(path: journal.path, line: line + 1, message: "torn final line (store is read-only, so it was not dropped)"))
+        }
+        report.journalLines = line
+        let (all, strays) = objects.allObjects()
+        for stray in strays { report.problems.append(.init(path: "\(root)/\(stray)", message: "unexpected file in objects/ (not named by its sha256)")) }
+        for digest in all {
+            report.objectsChecked += 1
+            if objects.verify(digest) != true {
+                report.problems.append(.init(path: objects.path(of: digest), message: "bytes no longer match the object's name (damaged)"))
+            }
+        }
+        let present = Set(all)
+        for (digest, ref) in referenced.sorted(by: { $0.value.line < $1.value.line }) {
+            guard present.contains(digest) else {
+                report.problems.append(.init(path: journal.path, line: ref.line, message: "body object \(digest.hex) is missing"))
+                continue
+            }
+            guard let body = try? objects.get(digest) else { continue }
+            guard let kind = ref.kind else {
+                if (try? JSONParser.parse(body)) == nil {
+                    report.problems.append(.init(path: objects.path(of: digest), message: "value object is not JSON"))
+                }
+                continue
+            }
+            do {
+                let decoded = try RecordBody(bytes: body, expected: kind)
+                for image in decoded.imageReferences where imageBytes[image] == nil { imageBytes[image] = ref.line }
+            } catch {
+                report.problems.append(.init(path: objects.path(of: digest), message: "record body is invalid: \(error.message)"))
+            }
+        }
+        for (digest, ref) in imageBytes.sorted(by: { $0.value < $1.value }) where !present.contains(digest) {
+            report.problems.append(.init(path: journal.path, line: ref, message: "image bytes \(digest.hex) are missing from objects/"))
+        }
+        _ = consume lock
+        return report
+    }
+
+    /// Image bytes that v2 operations refer to: an image record's `sha256`, a page's picture.
+    static func imageReferences(_ ops: [Operation]) -> [SHA256Digest] {
+        ops.compactMap { op in
+            switch op {
+            case .set("sha256", .inline(.string(let hex))): SHA256Digest(hex: hex)
+            case .add("pages", _, .inline(let v)), .edit("pages", _, .inline(let v)): v["image"]?.stringValue.flatMap { SHA256Digest(hex: $0) }
+            default: nil
+            }
+        }
+    }
+}

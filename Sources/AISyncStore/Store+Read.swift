@@ -1,0 +1,211 @@
+import AISyncCore
+import AISyncFiles
+/// Queries. They read through the same lock-and-refresh path, so they see every saved write.
+extension Store {
+    /// A record's state; a line list the index cannot decode means the index is damaged,
+    /// so it is removed (the next command rebuilds it from the journal).
+    package func stateOf(_ id: RecordID, in snapshot: StoreSnapshot) throws(AISyncError) -> RecordState? {
+        do {
+            if let state = try snapshot.state(id, reader: reader) { return state }
+        } catch where error.code == .temporary {
+            dropIndex()
+            throw error
+        }
+        guard snapshot.summaries[id] != nil else { return nil }
+        dropIndex()
+        throw AISyncError(.temporary, "the store's index was damaged and has been removed", hint: "Run the command again; the index is rebuilt from the journal")
+    }
+
+    /// Forgets a damaged or stale index: the next command rebuilds it from the journal.
+    func dropIndex() {
+        _ = Platform.unlink(index.path)
+        cache = nil
+    }
+
+    /// The state of a record that exists and is not deleted.
+    func liveState(_ id: RecordID, in snapshot: StoreSnapshot) throws(AISyncError) -> RecordState {
+        guard let state = try stateOf(id, in: snapshot) else {
+            throw AISyncError.notFound("no record \(id)", hint: "See `aisync list` for the ids in this store")
+        }
+        guard !state.isDeleted else {
+            throw AISyncError.notFound("record \(id) was deleted",
+                                       hint: state.isConflict ? "It is in conflict; see `aisync conflicts`" : "Bring it back with `aisync restore \(id)`")
+        }
+        return state
+    }
+
+    /// The record as people see it, reading large values from objects.
+    package func visibleBody(_ state: RecordState) throws(AISyncError) -> RecordBody {
+        let reader = self.reader
+        return try state.body { (d: SHA256Digest) throws(AISyncError) -> JSONValue in try reader.resolve(d) }
+    }
+
+    /// Live records (not deleted), newest first, optionally of one kind.
+    public func list(kind: RecordKind? = nil, includeDeleted: Bool = false) throws(AISyncError) -> [RecordSummary] {
+        try locked(write: false) { snapshot, _ in
+            let result = snapshot.summaries.values.filter { (includeDeleted || !$0.deleted) && (kind == nil || $0.kind == kind) }
+            // Sorting positions, not the summaries themselves, spares 100,000 struct moves.
+            let times = result.map(\.updated.milliseconds)
+            let order = result.indices.sorted { a, b in
+                times[a] != times[b] ? times[a] > times[b] : result[a].id < result[b].id
+            }
+            return order.map { result[$0] }
+        }
+    }
+
+    /// A record's current state and its visible body (nil when it is deleted).
+    public func record(_ id: RecordID) throws(AISyncError) -> (state: RecordState, body: RecordBody?) {
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> (RecordState, RecordBody?) in
+            guard let state = try stateOf(id, in: snapshot) else {
+                throw AISyncError.notFound("no record \(id)", hint: "See `aisync list` for the ids in this store")
+            }
+            return (state, state.isDeleted ? nil : try visibleBody(state))
+        }
+    }
+
+    /// The visible body as canonical JSON (what `show --json` prints).
+    public func canonicalBody(_ id: RecordID) throws(AISyncError) -> [UInt8] {
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [UInt8] in
+            try visibleBody(try liveState(id, in: snapshot)).canonicalBytes
+        }
+    }
+
+    /// Writes an image record's original bytes to `path`, verified against their hash.
+    public func saveImage(_ id: RecordID, to path: String) throws(AISyncError) {
+        let digest = try imageDigest(id)
+        var target = path
+        if Platform.stat(path)?.isDirectory == true { target = "\(path)/\(id.rawValue)" }
+        try objects.export(digest, to: target)
+    }
+
+    /// The sha256 of a live image record's original bytes.
+    func imageDigest(_ id: RecordID) throws(AISyncError) -> SHA256Digest {
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> SHA256Digest in
+            let state = try liveState(id, in: snapshot)
+            guard case .image(let image) = try visibleBody(state) else {
+                throw AISyncError.usage("\(id) is a \(state.kind.rawValue), not an image", hint: "See `aisync list --kind image`")
+            }
+            return image.sha256
+        }
+    }
+
+    /// Where an image's original bytes are on disk, for an app to display; nil while they
+    /// have not been downloaded yet. The file is content-addressed and must not be modified.
+    public func imageFilePath(_ id: RecordID) throws(AISyncError) -> String? {
+        let digest = try imageDigest(id)
+        return objects.contains(digest) ? objects.path(of: digest) : nil
+    }
+
+    public struct ConflictVersion: Hashable, Sendable {
+        public var version: Version
+        /// Its values are the ones shown.
+        public var winner: Bool
+    }
+
+    /// One value of a field in conflict, as one version wrote it.
+    public struct ConflictValue: Hashable, Sendable {
+        public var version: Version
+        /// The value (nil for an element that version removed).
+        public var value: JSONValue?
+        public var winner: Bool
+    }
+
+    /// A field (or a message / page) with competing values.
+    public struct ConflictField: Hashable, Sendable {
+        /// `title`, `favorite`, `deleted`, or `messages/m-…` for one element.
+        public var field: String
+        public var values: [ConflictValue]
+    }
+
+    public struct Conflict: Hashable, Sendable {
+        public var id: RecordID
+        public var kind: RecordKind
+        public var title: String
+        /// The versions holding competing values, the one shown first.
+        public var versions: [ConflictVersion]
+        public var fields: [ConflictField]
+    }
+
+    /// Every record in conflict, with each field in conflict and its values.
+    public func conflicts(_ only: RecordID? = nil) throws(AISyncError) -> [Conflict] {
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [Conflict] in
+            var result: [Conflict] = []
+            for summary in snapshot.summaries.values where summary.conflict && (only == nil || summary.id == only) {
+                guard let state = try stateOf(summary.id, in: snapshot), state.isConflict else { continue }
+                result.append(try conflict(summary, state, in: snapshot))
+            }
+            return result.sorted { $0.id < $1.id }
+        }
+    }
+
+    private func conflict(_ summary: RecordSummary, _ state: RecordState, in snapshot: StoreSnapshot) throws(AISyncError) -> Conflict {
+        let byID = Dictionary(try versions(of: summary.id, in: snapshot).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let reader = self.reader
+        var fields: [ConflictField] = []
+        var stamps: [SHA256Digest: RecordState.Stamp] = [:]
+        for c in state.conflicts {
+            var values: [ConflictValue] = []
+            for (n, entry) in c.entries.enumerated() {
+                guard let v = byID[entry.stamp.version] else { continue }
+                let value: JSONValue? = switch entry.value {
+                case .inline(let j): j
+                case .object(let d): try? reader.resolve(d)
+                }
+                values.append(ConflictValue(version: v, value: value, winner: n == 0))
+                stamps[v.id] = entry.stamp
+            }
+            for stamp in c.removes {
+                guard let v = byID[stamp.version] else { continue }
+                values.append(ConflictValue(version: v, value: nil, winner: false))
+                stamps[v.id] = stamp
+            }
+            fields.append(ConflictField(field: c.name, values: values))
+        }
+        let ordered = stamps.values.sorted { $0.winsOver($1) }
+        let versions = ordered.enumerated().compactMap { n, s in byID[s.version].map { ConflictVersion(version: $0, winner: n == 0) } }
+        return Conflict(id: summary.id, kind: state.kind, title: summary.title, versions: versions, fields: fields)
+    }
+
+    /// Every version in journal order, optionally of one record.
+    public func history(_ only: RecordID? = nil) throws(AISyncError) -> [Version] {
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [Version] in
+            if let only { return try versions(of: only, in: snapshot) }
+            return try journal.read(from: 0, firstLine: 0).versions.map(\.version)
+        }
+    }
+
+    /// How many records are in conflict (from the summaries: no state is decoded).
+    public func conflictCount() throws(AISyncError) -> Int {
+        try locked(write: false) { snapshot, _ in snapshot.summaries.values.filter(\.conflict).count }
+    }
+
+    public struct Status: Hashable, Sendable {
+        public var root: String
+        public var device: DeviceID
+        public var deviceName: String
+        public var records: [RecordKind: Int]
+        public var deleted: Int
+        public var conflicts: Int
+        public var objects: Int
+        public var bytes: Int64
+        public var journalLines: Int
+        public var journalBytes: Int64
+        public var remotes: [StoreConfig.Remote]
+    }
+
+    public func status() throws(AISyncError) -> Status {
+        try locked(write: false) { snapshot, _ in
+            var counts: [RecordKind: Int] = [:]
+            for kind in RecordKind.allCases { counts[kind] = 0 }
+            var deleted = 0
+            for s in snapshot.summaries.values {
+                if s.deleted { deleted += 1 } else { counts[s.kind, default: 0] += 1 }
+            }
+            let all = objects.allObjects().objects
+            let bytes = all.reduce(Int64(0)) { $0 + (Platform.stat(objects.path(of: $1))?.size ?? 0) }
+            return Status(root: root, device: deviceID, deviceName: config.deviceName, records: counts, deleted: deleted,
+                          conflicts: snapshot.summaries.values.filter(\.conflict).count, objects: all.count, bytes: bytes,
+                          journalLines: snapshot.journalLines, journalBytes: snapshot.journalOffset, remotes: config.remotes)
+        }
+    }
+}

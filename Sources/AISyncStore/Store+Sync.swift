@@ -1,0 +1,190 @@
+import AISyncCore
+import AISyncFiles
+/// What the sync layer needs from the store: the journal since a point, bodies and blobs,
+/// applying verified remote versions, and per-remote checkpoints.
+extension Store {
+    /// Versions appended at or after `offset`, and the offset just past them.
+    package func journalVersions(from offset: Int64) throws(AISyncError) -> (versions: [Version], end: Int64) {
+        let (lines, end) = try journalLines(from: offset)
+        return (lines.map(\.version), end)
+    }
+
+    /// The same, each with its journal line's bytes (what a segment carries, as is).
+    package func journalLines(from offset: Int64) throws(AISyncError) -> (lines: [(version: Version, raw: [UInt8])], end: Int64) {
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> ([(version: Version, raw: [UInt8])], Int64) in
+            let start = min(offset, snapshot.journalOffset)
+            let chunk = try journal.read(from: start, firstLine: 0)
+            return (chunk.versions.map { ($0.version, Array($0.raw)) }, chunk.endOffset)
+        }
+    }
+
+    func objectBytes(_ digest: SHA256Digest) throws(AISyncError) -> [UInt8] { try objects.get(digest) }
+    package func objectPath(_ digest: SHA256Digest) -> String { objects.path(of: digest) }
+    package func hasObject(_ digest: SHA256Digest) -> Bool { objects.contains(digest) }
+
+    /// Moves a downloaded file into `objects/` if it hashes to `digest`; false (and the file
+    /// removed) when it does not.
+    package func adoptBlob(at temp: String, expected digest: SHA256Digest) throws(AISyncError) -> Bool {
+        defer { _ = Platform.unlink(temp) }
+        guard let (actual, _) = try? SHA256.hash(fileAt: temp), actual == digest else { return false }
+        let target = objects.path(of: digest)
+        if objects.contains(digest) { return true }
+        try FileIO.makeDirectories(FileIO.parentDirectory(of: target))
+        guard Platform.rename(temp, target) else { throw FileIO.ioError("write", target, errno: Platform.errno) }
+        FileIO.syncDirectory(FileIO.parentDirectory(of: target))
+        return true
+    }
+
+    /// A scratch path inside the store (same file system as `objects/`, so renames are atomic).
+    package func scratchPath() throws(AISyncError) -> String {
+        try FileIO.makeDirectories("\(root)/sync/tmp")
+        return "\(root)/sync/tmp/\(environment.makeID())"
+    }
+
+    /// Applies verified remote versions: their objects (large values, aisync 1 bodies) go to
+    /// `objects/`, then every version this store did not know is appended to the journal in
+    /// one fsynced write. A version that would change a record's kind is refused whole: a
+    /// record's kind is fixed when it is created.
+    /// Returns the versions applied and whether the journal was at `expectedEnd` before.
+    package func integrate(_ entries: [Segment.Entry], expectedEnd: Int64?) throws(AISyncError) -> (applied: [Version], wasAtEnd: Bool, end: Int64) {
+        try locked(write: true) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> ([Version], Bool, Int64) in
+            let wasAtEnd = expectedEnd == snapshot.journalOffset
+            var known = [RecordID: (kind: RecordKind, ids: Set<SHA256Digest>)]()
+            var applied: [Version] = []
+            for e in entries {
+                let v = e.version
+                if known[v.record] == nil {
+                    if let state = try snapshot.state(v.record, reader: reader) {
+                        known[v.record] = (state.kind, state.versionIDs)
+                    } else {
+                        known[v.record] = (v.kind, [])
+                    }
+                }
+                guard known[v.record]?.kind == v.kind else {
+                    throw AISyncError(.damagedData, "a pulled version of \(v.record) would turn a \(known[v.record]!.kind.rawValue) into a \(v.kind.rawValue)",
+                                      hint: "Nothing was applied; the remote holds a forged or damaged version (from device \(v.device.short))")
+                }
+                guard known[v.record]?.ids.insert(v.id).inserted == true else { continue }
+                for (_, bytes) in e.objects { _ = try objects.put(bytes) }
+                applied.append(v)
+            }
+            guard !applied.isEmpty else { return ([], wasAtEnd, snapshot.journalOffset) }
+            try append(applied, to: &snapshot)
+            return (applied, wasAtEnd, snapshot.journalOffset)
+        }
+    }
+
+    /// The objects a version needs on another device (large values, an aisync 1 body).
+    package func objectsOf(_ version: Version) throws(AISyncError) -> [SHA256Digest: [UInt8]] {
+        var result: [SHA256Digest: [UInt8]] = [:]
+        for d in version.objectReferences { result[d] = try objects.get(d) }
+        return result
+    }
+
+    /// Remembers other devices' names (from their heads), for `log` and `conflicts`.
+    package func rememberDeviceNames(_ names: [DeviceID: String]) throws(AISyncError) {
+        var known = deviceNames()
+        let before = known
+        for (id, name) in names where id != deviceID { known[id] = name }
+        guard known != before else { return }
+        let json = JSONValue.object(["format": .int(1), "devices": .object(Dictionary(uniqueKeysWithValues: known.map { ($0.key.rawValue, .string($0.value)) }))])
+        try FileIO.makeDirectories("\(root)/sync")
+        try FileIO.writeAtomically("\(root)/devices.json", json.canonicalBytes + [10], durable: false)
+    }
+
+    /// Names of the devices this store has heard of, this one included.
+    public nonisolated func deviceNames() -> [DeviceID: String] {
+        var names: [DeviceID: String] = [:]
+        if let bytes = try? FileIO.read("\(root)/devices.json", limit: 1 << 22), let value = try? JSONParser.parse(bytes) {
+            for (key, name) in value["devices"]?.objectValue ?? [:] {
+                if let id = DeviceID(key), let n = name.stringValue { names[id] = String(n.prefix(200)) }
+            }
+        }
+        names[deviceID] = config.deviceName
+        return names
+    }
+
+    func checkpointPath(_ remote: String) -> String { "\(root)/sync/\(remote).json" }
+
+    /// Drops a remote's checkpoint (after `remote remove`).
+    public func forgetCheckpoint(_ remote: String) throws(AISyncError) {
+        _ = Platform.unlink(checkpointPath(remote))
+    }
+
+    package func readCheckpoint(_ remote: String) throws(AISyncError) -> SyncCheckpoint {
+        let path = checkpointPath(remote)
+        guard FileIO.exists(path) else { return SyncCheckpoint(remote: remote) }
+        return try SyncCheckpoint(bytes: FileIO.read(path, limit: 1 << 24), path: path)
+    }
+
+    package func writeCheckpoint(_ checkpoint: SyncCheckpoint) throws(AISyncError) {
+        try FileIO.makeDirectories("\(root)/sync")
+        try FileIO.writeAtomically(checkpointPath(checkpoint.remote), checkpoint.json.canonicalBytes + [10])
+    }
+
+    /// Saves a changed config (remotes); config.json is replaced atomically under the lock.
+    public func updateConfig(_ change: (inout StoreConfig) throws(AISyncError) -> Void) throws(AISyncError) -> StoreConfig {
+        try locked(write: true) { (_: inout StoreSnapshot, _) throws(AISyncError) -> StoreConfig in
+            let path = "\(root)/config.json"
+            var config = try StoreConfig(bytes: FileIO.read(path, limit: 1 << 20), path: path)
+            try change(&config)
+            try FileIO.writeAtomically(path, config.json.canonicalBytes + [10])
+            return config
+        }
+    }
+
+    /// The current config as on disk (remotes may have changed since the store was opened).
+    public func currentConfig() throws(AISyncError) -> StoreConfig {
+        let path = "\(root)/config.json"
+        return try StoreConfig(bytes: FileIO.read(path, limit: 1 << 20), path: path)
+    }
+}
+
+extension Store {
+    /// The image bodies of some records, deleted ones included (a deleted image can be
+    /// restored, so its bytes must be on the remote too), for pushing their bytes.
+    package func imageBodies(of records: Set<RecordID>) throws(AISyncError) -> [(SHA256Digest, ImageBody)] {
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [(SHA256Digest, ImageBody)] in
+            var result: [(SHA256Digest, ImageBody)] = []
+            for id in records.sorted() {
+                guard let state = try stateOf(id, in: snapshot), state.kind == .image,
+                      case .image(let image)? = try? visibleBody(state) else { continue }
+                result.append((image.sha256, image))
+            }
+            return result
+        }
+    }
+
+    /// The image records pulled entries would give, merged with what the store holds, before
+    /// anything is written: their bytes are fetched first, so a record never arrives before
+    /// its picture when the remote has it.
+    package func previewImages(_ entries: [Segment.Entry]) throws(AISyncError) -> [(SHA256Digest, ImageBody)] {
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [(SHA256Digest, ImageBody)] in
+            var states: [RecordID: RecordState] = [:]
+            var incoming: [SHA256Digest: [UInt8]] = [:]
+            for e in entries where e.version.kind == .image {
+                let v = e.version
+                incoming.merge(e.objects) { a, _ in a }
+                if states[v.record] == nil { states[v.record] = try snapshot.state(v.record, reader: reader) ?? RecordState(kind: .image) }
+                var ops = v.ops
+                if case .legacy(let digest) = v.payload {
+                    guard let digest else { ops = [.delete]; states[v.record]?.merge(v, ops: ops); continue }
+                    guard let bytes = e.objects[digest], let body = try? RecordBody(bytes: bytes, expected: .image) else { continue }
+                    ops = LegacyOperations.operations(of: body)
+                }
+                states[v.record]?.merge(v, ops: ops)
+            }
+            let reader = self.reader
+            var result: [(SHA256Digest, ImageBody)] = []
+            // Deleted ones too: their bytes come along, so restoring one brings its picture back.
+            for (_, state) in states.sorted(by: { $0.key < $1.key }) {
+                let body = try? state.body { (d: SHA256Digest) throws(AISyncError) -> JSONValue in
+                    if let bytes = incoming[d], let value = try? JSONParser.parse(bytes) { return value }
+                    return try reader.resolve(d)
+                }
+                if case .image(let image)? = body { result.append((image.sha256, image)) }
+            }
+            return result
+        }
+    }
+}

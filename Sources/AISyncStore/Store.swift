@@ -1,0 +1,158 @@
+import Synchronization
+import AISyncCore
+import AISyncFiles
+
+/// A local aisync store: records as content-addressed objects plus an append-only journal.
+///
+/// Works with no network. Every operation takes the store's advisory lock, first catches up
+/// with whatever other processes appended to the journal, then reads or writes, so several
+/// processes (the CLI, an app) can share one store. See design §2.
+public actor Store {
+    public nonisolated let root: String
+    /// The config as loaded; it changes only when a copied store takes a new device id.
+    public nonisolated var config: StoreConfig { configBox.withLock { $0 } }
+    nonisolated let configBox: Mutex<StoreConfig>
+    package nonisolated let environment: StoreEnvironment
+    let objects: ObjectStore
+    let journal: Journal
+    let index: IndexFile
+    /// The snapshot as of the last operation; refreshed from the journal tail each time.
+    var cache: StoreSnapshot?
+    /// Who listens to `changes()`.
+    var observers: [Int: AsyncStream<StoreChange>.Continuation] = [:]
+    var nextObserverID = 0
+
+    /// How many journal lines past the index make a write worth rewriting the index.
+    static let indexRewriteThreshold = 32
+
+    private init(root: String, config: StoreConfig, environment: StoreEnvironment) {
+        self.root = root
+        configBox = Mutex(config)
+        self.environment = environment
+        objects = ObjectStore(directory: "\(root)/objects")
+        journal = Journal(path: "\(root)/journal.jsonl")
+        index = IndexFile(path: "\(root)/index/records.v2")
+    }
+
+    /// Reads versions and large values for folding record states.
+    package var reader: VersionReader { VersionReader(journal: journal, objects: objects) }
+
+    public nonisolated var deviceID: DeviceID { config.deviceID }
+
+    /// Creates a new store with a fresh random device id.
+    public static func create(at root: String, deviceName: String?, environment: StoreEnvironment = .live) throws(AISyncError) -> Store {
+        let configPath = "\(root)/config.json"
+        if FileIO.exists(configPath) {
+            throw AISyncError(.configuration, "\(root) is already an aisync store", hint: "Use it as it is, or pass --store DIR to create another")
+        }
+        try FileIO.makeDirectories(root)
+        for sub in ["objects", "index", "sync"] { try FileIO.makeDirectories("\(root)/\(sub)") }
+        let name = deviceName ?? environment.hostName() ?? "device"
+        let config = StoreConfig(deviceID: environment.makeDeviceID(), deviceName: name, created: Timestamp(milliseconds: environment.now()))
+        let journalPath = "\(root)/journal.jsonl"
+        if !FileIO.exists(journalPath) { try FileIO.writeAtomically(journalPath, []) }
+        // config.json last: its presence is what makes a directory a store.
+        try FileIO.writeAtomically(configPath, config.json.canonicalBytes + [10])
+        return Store(root: root, config: config, environment: environment)
+    }
+
+    /// Opens an existing store, refusing one written by a newer aisync.
+    public static func open(at root: String, environment: StoreEnvironment = .live) throws(AISyncError) -> Store {
+        let configPath = "\(root)/config.json"
+        guard FileIO.exists(configPath) else {
+            throw AISyncError(.notFound, "no aisync store at \(root)", hint: "Run `aisync init` to create one, or pass --store DIR / set AISYNC_HOME")
+        }
+        var config = try StoreConfig(bytes: FileIO.read(configPath, limit: 1 << 20), path: configPath)
+        if config.format < StoreConfig.currentFormat { config = try migrate(root: root, environment: environment) }
+        return Store(root: root, config: config, environment: environment)
+    }
+
+    /// Migrates a format 1 store (aisync 1) to records v2, under the lock. The journal is
+    /// kept byte for byte: its v1 lines read as "set every field, add every element" (see
+    /// `LegacyOperations`), so every version id stays valid here and on remotes, and nothing
+    /// can be lost. Only the index (a cache) is dropped, and the config says format 2, which
+    /// aisync 1 refuses with "upgrade aisync" instead of misreading v2 lines.
+    static func migrate(root: String, environment: StoreEnvironment) throws(AISyncError) -> StoreConfig {
+        let configPath = "\(root)/config.json"
+        guard let lock = try StoreLock.acquire(root: root, timeoutMilliseconds: environment.lockTimeoutMilliseconds) else {
+            throw AISyncError(.permission, "the store \(root) was made by aisync 1 and must be migrated, but it is read-only",
+                              hint: "Open it once with write permission")
+        }
+        var config = try StoreConfig(bytes: FileIO.read(configPath, limit: 1 << 20), path: configPath)
+        if config.format < StoreConfig.currentFormat {
+            _ = Platform.unlink("\(root)/index/records.v1")
+            config.format = StoreConfig.currentFormat
+            try FileIO.writeAtomically(configPath, config.json.canonicalBytes + [10])
+        }
+        _ = consume lock
+        return config
+    }
+
+    /// Runs `body` with the lock held (or without it on a read-only store when `write` is false)
+    /// and an up-to-date snapshot.
+    package func locked<T>(write: Bool, _ body: (inout StoreSnapshot, Bool) throws(AISyncError) -> T) throws(AISyncError) -> T {
+        let lock = try StoreLock.acquire(root: root, timeoutMilliseconds: environment.lockTimeoutMilliseconds)
+        let canWrite = lock != nil
+        if write && !canWrite {
+            throw AISyncError(.permission, "the store \(root) is read-only", hint: "Check the directory's permissions; reading commands still work")
+        }
+        var snapshot = try refresh(canWrite: canWrite)
+        let result = try body(&snapshot, canWrite)
+        cache = snapshot
+        _ = consume lock
+        return result
+    }
+
+    /// Catches the snapshot up with the journal: cached snapshot, else the index, else a
+    /// rebuild from the first line. Drops a torn final line when it may write.
+    func refresh(canWrite: Bool) throws(AISyncError) -> StoreSnapshot {
+        if canWrite { try journal.dropTornTail() }
+        let size = journal.size()
+        var base: StoreSnapshot?
+        if let cache, cache.journalOffset <= size, IndexFile.anchor(journal: journal, offset: cache.journalOffset) == cachedAnchor {
+            base = cache
+        } else if let (snapshot, anchor) = index.read(), snapshot.journalOffset <= size,
+                  IndexFile.anchor(journal: journal, offset: snapshot.journalOffset) == anchor {
+            base = snapshot
+            base?.retryDamaged(reader: reader)
+            indexedLines = snapshot.journalLines
+        } else {
+            indexedLines = -1
+        }
+        var snapshot = base ?? StoreSnapshot()
+        let chunk = try journal.read(from: snapshot.journalOffset, firstLine: snapshot.journalLines)
+        do {
+            try snapshot.apply(chunk.versions.map { ($0.version, $0.ref) }, reader: reader)
+        } catch where error.code == .temporary && base != nil {
+            // The index (or cached snapshot) does not match the journal: rebuild from it.
+            dropIndex()
+            indexedLines = -1
+            snapshot = StoreSnapshot()
+            let all = try journal.read(from: 0, firstLine: 0)
+            try snapshot.apply(all.versions.map { ($0.version, $0.ref) }, reader: reader)
+            snapshot.journalOffset = all.endOffset
+            snapshot.journalLines = all.endLine
+            cachedAnchor = IndexFile.anchor(journal: journal, offset: snapshot.journalOffset)
+            if canWrite { try saveIndex(snapshot) }
+            return snapshot
+        }
+        snapshot.journalOffset = chunk.endOffset
+        snapshot.journalLines = chunk.endLine
+        cachedAnchor = IndexFile.anchor(journal: journal, offset: snapshot.journalOffset)
+        if canWrite, indexedLines < 0 || snapshot.journalLines - indexedLines >= Self.indexRewriteThreshold {
+            try saveIndex(snapshot)
+        }
+        return snapshot
+    }
+
+    /// The journal anchor of `cache`, to notice a journal replaced under us.
+    var cachedAnchor: String?
+    /// Journal lines covered by the index on disk; -1 when there is no usable index.
+    var indexedLines = -1
+
+    func saveIndex(_ snapshot: StoreSnapshot) throws(AISyncError) {
+        guard let anchor = IndexFile.anchor(journal: journal, offset: snapshot.journalOffset) else { return }
+        try index.write(snapshot, anchor: anchor)
+        indexedLines = snapshot.journalLines
+    }
+}

@@ -1,0 +1,122 @@
+import AISyncCore
+/// `config.json`: who this device is and which remotes it knows. Never holds secrets.
+public struct StoreConfig: Hashable, Sendable {
+    /// The newest store format this build understands. Format 2 is records v2 (versions
+    /// carry operations); a format 1 store is migrated when it is first opened.
+    public static let currentFormat: Int64 = 2
+
+    public struct Remote: Hashable, Sendable {
+        public var name: String
+        public var url: String
+        /// `webdav`, `http` (plain, cannot list) or `folder`.
+        public var type: String
+        /// Plain `http://` allowed to a host that is not loopback (`--insecure`).
+        public var insecure: Bool
+
+        public init(name: String, url: String, type: String, insecure: Bool = false) {
+            self.name = name; self.url = url; self.type = type; self.insecure = insecure
+        }
+
+        var json: JSONValue {
+            var o: [String: JSONValue] = ["name": .string(name), "url": .string(url), "type": .string(type)]
+            if insecure { o["insecure"] = .bool(true) }
+            return .object(o)
+        }
+    }
+
+    /// Where image bytes go (design §5), chosen with `aisync imgur enable --images`.
+    public enum ImagePlacement: String, Sendable, CaseIterable {
+        /// On Imgur; the remote keeps an original only when Imgur re-encoded it.
+        case imgur
+        /// On the WebDAV/HTTP/folder remote only (Imgur off).
+        case remote
+        /// On both.
+        case both
+    }
+
+    /// `imgur enable` settings; the credential is never here (environment only).
+    public struct ImgurSettings: Hashable, Sendable {
+        public var enabled: Bool
+        /// Replaces https://api.imgur.com (tests, proxies); AISYNC_IMGUR_API overrides it.
+        public var api: String?
+        public var images: ImagePlacement
+
+        public init(enabled: Bool, api: String? = nil, images: ImagePlacement = .imgur) {
+            self.enabled = enabled; self.api = api; self.images = images
+        }
+
+        var json: JSONValue {
+            var o: [String: JSONValue] = ["enabled": .bool(enabled), "images": .string(images.rawValue)]
+            o.setIfPresent("api", api.map(JSONValue.string))
+            return .object(o)
+        }
+    }
+
+    public var format: Int64
+    public var deviceID: DeviceID
+    public var deviceName: String
+    public var created: Timestamp
+    public var remotes: [Remote]
+    public var imgur: ImgurSettings?
+
+    var json: JSONValue {
+        var o: [String: JSONValue] = [
+            "format": .int(format),
+            "device": .object(["id": .string(deviceID.rawValue), "name": .string(deviceName)]),
+            "created": .string(created.iso8601),
+            "remotes": .array(remotes.map(\.json)),
+        ]
+        o.setIfPresent("imgur", imgur?.json)
+        return .object(o)
+    }
+
+    init(format: Int64 = currentFormat, deviceID: DeviceID, deviceName: String, created: Timestamp, remotes: [Remote] = []) {
+        self.format = format; self.deviceID = deviceID; self.deviceName = deviceName; self.created = created; self.remotes = remotes
+    }
+
+    init(bytes: [UInt8], path: String) throws(AISyncError) {
+        let value: JSONValue
+        do { value = try JSONParser.parse(bytes) } catch {
+            throw AISyncError(.damagedData, "\(path) is not valid JSON", hint: "Restore it from a backup, or move it away and run `aisync init` again", cause: error.description)
+        }
+        // The format is checked before anything else, so a newer store gets "upgrade", not "damaged".
+        if let format = value["format"]?.intValue, format > Self.currentFormat {
+            throw AISyncError(.configuration, "\(path) is store format \(format), but this aisync understands only format \(Self.currentFormat)",
+                              hint: "Upgrade aisync to open this store")
+        }
+        do throws(AISyncError) {
+            var r = try JSONObjectReader(value, context: path)
+            format = try r.int("format")
+            guard format >= 1 else { throw AISyncError.damaged("\(path): format must be ≥ 1") }
+            var d = try JSONObjectReader(r.optionalValue("device") ?? .null, context: "\(path) device")
+            let idText = try d.string("id")
+            guard let id = DeviceID(idText) else { throw AISyncError.damaged("\(path): device id is not 32 lowercase hex characters") }
+            deviceID = id
+            deviceName = try d.string("name")
+            try d.finish()
+            created = try r.time("created")
+            var remotes: [Remote] = []
+            for item in try r.array("remotes") {
+                var x = try JSONObjectReader(item, context: "\(path) remote")
+                let insecure = x.optionalValue("insecure")?.boolValue ?? false
+                remotes.append(Remote(name: try x.string("name"), url: try x.string("url"), type: try x.string("type"), insecure: insecure))
+                try x.finish()
+            }
+            self.remotes = remotes
+            if let value = r.optionalValue("imgur") {
+                var i = try JSONObjectReader(value, context: "\(path) imgur")
+                let enabled = try i.bool("enabled")
+                let api = try i.optionalString("api")
+                let imagesText = try i.string("images")
+                guard let images = ImagePlacement(rawValue: imagesText) else { throw AISyncError.damaged("\(path): imgur images must be imgur, remote or both") }
+                imgur = ImgurSettings(enabled: enabled, api: api, images: images)
+                try i.finish()
+            } else {
+                imgur = nil
+            }
+            try r.finish()
+        } catch {
+            throw AISyncError(.damagedData, error.message, hint: "Fix or restore \(path)")
+        }
+    }
+}

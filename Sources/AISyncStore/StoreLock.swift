@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Musl)
+@preconcurrency import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AISyncCore
+import AISyncFiles
+
+/// The advisory lock on `<store>/lock` that keeps two processes from writing at once.
+///
+/// flock(2) is released by the kernel when the process dies, so a crash never leaves a stale
+/// lock behind. A store that cannot be locked because it is read-only can still be read.
+package struct StoreLock: ~Copyable {
+    private let fd: Int32
+
+    private init(fd: Int32) { self.fd = fd }
+
+    /// Takes the lock, waiting up to `timeoutMilliseconds`. Returns nil when the store is
+    /// read-only (reads go on without a lock); throws when another process keeps it.
+    static func acquire(root: String, timeoutMilliseconds: Int) throws(AISyncError) -> StoreLock? {
+        try acquire(path: "\(root)/lock", what: "the store \(root)", timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    package static func acquire(path: String, what: String, timeoutMilliseconds: Int) throws(AISyncError) -> StoreLock? {
+        let fd = Platform.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if fd < 0 {
+            let code = Platform.errno
+            if code == EACCES || code == EROFS || code == EPERM { return nil }
+            throw FileIO.ioError("open", path, errno: code)
+        }
+        var waited = 0
+        while !Platform.tryLockExclusive(fd) {
+            guard waited < timeoutMilliseconds else {
+                Platform.close(fd)
+                throw AISyncError(.temporary, "\(what) is busy: another aisync process is using it",
+                                  hint: "Wait for it to finish and try again")
+            }
+            Platform.sleep(milliseconds: 20)
+            waited += 20
+        }
+        return StoreLock(fd: fd)
+    }
+
+    deinit { Platform.close(fd) }
+}

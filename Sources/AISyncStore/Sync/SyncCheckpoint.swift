@@ -1,0 +1,68 @@
+import AISyncCore
+/// `sync/<remote>.json`: how far this store has pushed to and pulled from one remote.
+package struct SyncCheckpoint: Sendable, Equatable {
+    package struct Pulled: Sendable, Equatable {
+        package var seq: Int64
+        package var etag: String?
+        /// The highest counter of that device's own versions read from its segments: the
+        /// remote has every version it wrote up to there, so push never sends them back.
+        package var counter: Int64 = 0
+
+        package init(seq: Int64, etag: String?, counter: Int64 = 0) {
+            self.seq = seq; self.etag = etag; self.counter = counter
+        }
+    }
+
+    var remote: String
+    package var remoteID: String?
+    /// Our last segment on the remote, and the journal offset it covers.
+    package var pushedSeq: Int64 = 0
+    package var pushedOffset: Int64 = 0
+    package var headETag: String?
+    /// A push that wrote its segments and was about to write the head: if the head on the
+    /// remote shows this number, that push landed and only the checkpoint was not updated.
+    package var pendingSeq: Int64?
+    package var pendingOffset: Int64?
+    /// Whether this device is in the remote's `devices.json` (checked by re-reading).
+    package var registered = false
+    package var pulled: [DeviceID: Pulled] = [:]
+
+    init(remote: String) { self.remote = remote }
+
+    var json: JSONValue {
+        var pushed: [String: JSONValue] = ["seq": .int(pushedSeq), "journalOffset": .int(pushedOffset)]
+        pushed.setIfPresent("headETag", headETag.map(JSONValue.string))
+        pushed.setIfPresent("pendingSeq", pendingSeq.map(JSONValue.int))
+        pushed.setIfPresent("pendingOffset", pendingOffset.map(JSONValue.int))
+        if registered { pushed["registered"] = .bool(true) }
+        var o: [String: JSONValue] = [
+            "format": .int(1), "remote": .string(remote), "pushed": .object(pushed),
+            "pulled": .object(Dictionary(uniqueKeysWithValues: pulled.map { key, p in
+                var v: [String: JSONValue] = ["seq": .int(p.seq)]
+                v.setIfPresent("etag", p.etag.map(JSONValue.string))
+                if p.counter > 0 { v["counter"] = .int(p.counter) }
+                return (key.rawValue, JSONValue.object(v))
+            })),
+        ]
+        o.setIfPresent("remoteId", remoteID.map(JSONValue.string))
+        return .object(o)
+    }
+
+    init(bytes: [UInt8], path: String) throws(AISyncError) {
+        let bad = AISyncError(.damagedData, "\(path) is damaged", hint: "Delete it; the next sync re-reads the remote from the start (nothing is duplicated)")
+        guard let value = try? JSONParser.parse(bytes), value["format"]?.intValue == 1,
+              let remote = value["remote"]?.stringValue, let pushed = value["pushed"] else { throw bad }
+        self.remote = remote
+        remoteID = value["remoteId"]?.stringValue
+        pushedSeq = pushed["seq"]?.intValue ?? 0
+        pushedOffset = pushed["journalOffset"]?.intValue ?? 0
+        headETag = pushed["headETag"]?.stringValue
+        pendingSeq = pushed["pendingSeq"]?.intValue
+        pendingOffset = pushed["pendingOffset"]?.intValue
+        registered = pushed["registered"]?.boolValue ?? false
+        for (key, p) in value["pulled"]?.objectValue ?? [:] {
+            guard let id = DeviceID(key), let seq = p["seq"]?.intValue else { throw bad }
+            pulled[id] = Pulled(seq: seq, etag: p["etag"]?.stringValue, counter: p["counter"]?.intValue ?? 0)
+        }
+    }
+}

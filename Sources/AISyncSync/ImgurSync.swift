@@ -1,0 +1,285 @@
+import AISyncCore
+import AISyncFiles
+import AISyncStore
+import AISyncRemote
+import AISyncImgur
+/// The image side of sync (design §5): uploads to Imgur on push, fetches from Imgur on pull,
+/// deletes on Imgur when the last record using a picture is deleted.
+///
+/// An original is never lost: Imgur re-encodes big images, so after each upload aisync hashes
+/// what the link serves; when that differs from the original, the original also goes to the
+/// WebDAV/HTTP/folder remote (`keepsOriginalOnRemote`).
+///
+/// A push calls `uploadPending` before it sends the records and `flushDeletes` after (both
+/// only when uploads are on). A refused credential met while uploading does not stop the push:
+/// `uploadPending` returns it, and the push throws it once the records are on the remote
+/// (issue 4: "a push that could not upload every image still pushes all records"; 401/403 is
+/// still one clear error, exit 77).
+public struct ImgurSync: Sendable {
+    let store: Store
+    let client: ImgurClient
+    let placement: StoreConfig.ImagePlacement
+    /// Unix seconds.
+    let now: @Sendable () -> Int64
+    /// Uploads in flight at once.
+    static let concurrency = 3
+
+    public init(store: Store, client: ImgurClient, placement: StoreConfig.ImagePlacement, now: @escaping @Sendable () -> Int64) {
+        self.store = store; self.client = client; self.placement = placement; self.now = now
+    }
+
+    /// Whether the original bytes must also be on the remote: always unless Imgur serves
+    /// exactly them and the user chose Imgur alone.
+    static func keepsOriginalOnRemote(_ image: ImageBody, placement: StoreConfig.ImagePlacement) -> Bool {
+        guard placement == .imgur, let imgur = image.imgur, imgur.servedSHA256 == image.sha256 else { return true }
+        return false
+    }
+
+    /// Uploads every live image without Imgur coordinates. Failures of one image do not stop
+    /// the others; a rate limit stops uploading until its reset; a refused credential stops
+    /// uploading and is thrown by `flushDeletes` after the records were pushed. With
+    /// `--images remote` nothing is uploaded. Returns counts for the report.
+    /// Returns a refused credential (401/403) instead of throwing it, so the caller can push
+    /// the records first and then report it.
+    func uploadPending(into report: inout SyncReport) async throws(AISyncError) -> AISyncError? {
+        // `--images remote`: the bytes live on the remote only (StoreConfig.ImagePlacement).
+        guard placement != .remote else { return nil }
+        var state = try await store.readImgurState()
+        let nowSeconds = now()
+        let live = try await store.liveImages()
+        let pending = live.filter { $0.1.imgur == nil && state.failed[$0.1.sha256] == nil }
+        // The same bytes in several records go to Imgur once: later records reuse the copy.
+        var copies: [SHA256Digest: ImageBody.ImgurLocation] = [:]
+        for (_, image) in live { if let imgur = image.imgur { copies[image.sha256] = imgur } }
+        report.imgurPending = pending.count
+        if let retryAt = state.retryAt, retryAt > nowSeconds {
+            report.imgurRetryAt = retryAt
+            return nil
+        }
+        state.retryAt = nil
+        var answers: [SHA256Digest: Result<(upload: ImgurUpload, rateLimit: ImgurRateLimit?), ImgurError>] = [:]
+        for (n, (id, image)) in pending.enumerated() {
+            guard await store.hasObject(image.sha256) else { continue }
+            // The first upload goes alone (it finds out whether the rate budget is spent), then
+            // uploads run `concurrency` at a time: start the next batch when reaching it.
+            if n == 0 || (n - 1) % Self.concurrency == 0 {
+                let size = n == 0 ? 1 : Self.concurrency
+                answers = await uploadBatch(pending[n..<min(pending.count, n + size)].map(\.1), skipping: copies, state: state)
+            }
+            do throws(ImgurError) {
+                if let copy = copies[image.sha256] {
+                    try await record(id, copy)
+                    report.imgurPending -= 1
+                    continue
+                }
+                let upload: ImgurState.Upload
+                if let known = state.answered[image.sha256] {
+                    upload = known   // answered before a crash: reuse, never upload twice
+                } else if state.maybeUploaded.contains(image.sha256), let found = try await findLostUpload(image.sha256) {
+                    upload = found   // stored by Imgur although its answer was lost: reuse it
+                    state.answered[image.sha256] = found
+                    try await persist(state)
+                } else {
+                    let answer: ImgurUpload, limit: ImgurRateLimit?
+                    if let result = answers.removeValue(forKey: image.sha256) {
+                        switch result {
+                        case .success(let r): (answer, limit) = r
+                        case .failure(let e): throw e
+                        }
+                    } else {
+                        let path = await store.objectPath(image.sha256)
+                        (answer, limit) = try await client.upload(fileAt: path, mediaType: image.mediaType, title: image.title,
+                                                                  description: image.prompt, fileStem: Self.fileStem(image.sha256))
+                    }
+                    upload = ImgurState.Upload(id: answer.id, link: answer.link, deletehash: answer.deletehash, size: answer.size)
+                    state.answered[image.sha256] = upload
+                    state.uploads += 1
+                    if let limit { state.rateLimit = limit.json }
+                    try await persist(state)
+                }
+                let served = try await servedDigest(of: upload, original: image)
+                let location = ImageBody.ImgurLocation(id: upload.id, link: upload.link, deletehash: upload.deletehash,
+                                                       servedSHA256: served?.digest, servedSize: served?.size ?? upload.size)
+                try await record(id, location)
+                copies[image.sha256] = location
+                state.answered[image.sha256] = nil
+                state.maybeUploaded.remove(image.sha256)
+                try await persist(state)
+                report.imgurUploaded += 1
+                report.imgurPending -= 1
+            } catch {
+                if let limit = error.rateLimit { state.rateLimit = limit.json }
+                if error.mayHaveUploaded { state.maybeUploaded.insert(image.sha256) }
+                switch error.kind {
+                case .rateLimited(let resetAt):
+                    state.retryAt = resetAt
+                    report.imgurRetryAt = resetAt
+                    Self.keep(answers, in: &state)
+                    try await store.writeImgurState(state)
+                    return nil
+                case .rejected(let message):
+                    state.failed[image.sha256] = message
+                    report.imgurFailed += 1
+                    report.imgurPending -= 1
+                case .auth:
+                    // Stop uploading; the records still go out, then the push reports this.
+                    Self.keep(answers, in: &state)
+                    try await store.writeImgurState(state)
+                    return error.aisyncError
+                case .unavailable, .damaged, .other:
+                    report.imgurErrors.append(error.aisyncError.description)
+                }
+                try await store.writeImgurState(state)
+            }
+        }
+        return nil
+    }
+
+    /// The name an upload carries on Imgur, derived from the bytes, so it can be found again.
+    static func fileStem(_ digest: SHA256Digest) -> String { "aisync-\(digest.hex.prefix(32))" }
+
+    /// Looks for an upload whose answer was lost among the account's images (a token can list
+    /// them; a Client-ID cannot, and then the image is uploaded again). Reads at most 10 pages.
+    private func findLostUpload(_ digest: SHA256Digest) async throws(ImgurError) -> ImgurState.Upload? {
+        let stem = Self.fileStem(digest)
+        for page in 0..<10 {
+            let images = try await client.accountImages(page: page)
+            if let hit = images.first(where: { $0.name.map { $0 == stem || $0.hasPrefix(stem + ".") } ?? false }) {
+                return ImgurState.Upload(id: hit.upload.id, link: hit.upload.link, deletehash: hit.upload.deletehash, size: hit.upload.size)
+            }
+            if images.count < 50 { break }
+        }
+        return nil
+    }
+
+    /// When uploading stops mid-batch: the uploads of that batch Imgur did store are kept, to
+    /// be recorded by the next push instead of being uploaded a second time.
+    static func keep(_ answers: [SHA256Digest: Result<(upload: ImgurUpload, rateLimit: ImgurRateLimit?), ImgurError>], in state: inout ImgurState) {
+        for (digest, result) in answers {
+            guard case .success(let r) = result else { continue }
+            state.answered[digest] = ImgurState.Upload(id: r.upload.id, link: r.upload.link, deletehash: r.upload.deletehash, size: r.upload.size)
+            state.uploads += 1
+        }
+    }
+
+    /// Uploads the images of one batch at the same time (bounded concurrency), except those
+    /// already on Imgur or answered before a crash. Results are applied in order by the caller.
+    private func uploadBatch(_ images: [ImageBody], skipping copies: [SHA256Digest: ImageBody.ImgurLocation],
+                             state: ImgurState) async -> [SHA256Digest: Result<(upload: ImgurUpload, rateLimit: ImgurRateLimit?), ImgurError>] {
+        var jobs: [(SHA256Digest, String, ImageBody)] = []
+        var seen = Set<SHA256Digest>()
+        for image in images where copies[image.sha256] == nil && state.answered[image.sha256] == nil
+            && !state.maybeUploaded.contains(image.sha256) && seen.insert(image.sha256).inserted {
+            guard await store.hasObject(image.sha256) else { continue }
+            jobs.append((image.sha256, await store.objectPath(image.sha256), image))
+        }
+        let client = self.client
+        return await withTaskGroup(of: (SHA256Digest, Result<(upload: ImgurUpload, rateLimit: ImgurRateLimit?), ImgurError>).self) { group in
+            for (digest, path, image) in jobs {
+                group.addTask {
+                    do throws(ImgurError) {
+                        return (digest, .success(try await client.upload(fileAt: path, mediaType: image.mediaType, title: image.title,
+                                                                         description: image.prompt, fileStem: Self.fileStem(digest))))
+                    } catch {
+                        return (digest, .failure(error))
+                    }
+                }
+            }
+            var results: [SHA256Digest: Result<(upload: ImgurUpload, rateLimit: ImgurRateLimit?), ImgurError>] = [:]
+            for await (digest, result) in group { results[digest] = result }
+            return results
+        }
+    }
+
+    private func persist(_ state: ImgurState) async throws(ImgurError) {
+        do { try await store.writeImgurState(state) } catch { throw ImgurError(.other, error) }
+    }
+
+    private func record(_ id: RecordID, _ location: ImageBody.ImgurLocation) async throws(ImgurError) {
+        do { try await store.setImgurLocation(id, location) } catch { throw ImgurError(.other, error) }
+    }
+
+    /// What Imgur serves for an upload: the same bytes when the size matches and the hash
+    /// confirms it, otherwise the hash of the re-encoded bytes.
+    private func servedDigest(of upload: ImgurState.Upload, original: ImageBody) async throws(ImgurError) -> (digest: SHA256Digest, size: Int64)? {
+        let temp: String
+        do { temp = try await store.scratchPath() } catch { throw ImgurError(.other, error) }
+        defer { _ = Platform.unlink(temp) }
+        switch try await client.download(link: upload.link, to: temp, maxBytes: RemoteLimits.blob) {
+        case .downloaded(let digest, let size): return (digest, size)
+        case .removed, .missing: return nil
+        }
+    }
+
+    /// Fetches an image's original bytes from Imgur when Imgur serves them unchanged.
+    /// Returns false when it cannot (re-encoded, removed upstream, unreachable): the caller
+    /// then takes them from the remote.
+    func fetchOriginal(_ image: ImageBody) async -> FetchOutcome {
+        guard let imgur = image.imgur, imgur.servedSHA256 == image.sha256, let temp = try? await store.scratchPath() else { return .unavailable }
+        defer { _ = Platform.unlink(temp) }
+        switch try? await client.download(link: imgur.link, to: temp, maxBytes: RemoteLimits.blob) {
+        case .downloaded(let digest, _)? where digest == image.sha256:
+            return (try? await store.adoptBlob(at: temp, expected: image.sha256)) == true ? .fetched : .unavailable
+        case .removed?, .missing?:
+            return .removed
+        default:
+            return .unavailable
+        }
+    }
+
+    /// What fetching a picture from Imgur gave.
+    enum FetchOutcome: Equatable {
+        case fetched
+        /// Imgur no longer has it (removed.png, 404).
+        case removed
+        /// Not from Imgur this time (re-encoded there, unreachable, wrong bytes).
+        case unavailable
+    }
+
+    /// Notes the Imgur copies whose last user the pushed tombstones deleted (no network), so
+    /// they are deleted even if this push cannot reach Imgur. The last user may be the image
+    /// record or a story page illustrated by it; every Imgur copy recorded for those bytes (by
+    /// any image record, or an answer not yet recorded) is queued.
+    func queueDeletes(_ versions: [Version]) async throws(AISyncError) {
+        var candidates = Set<SHA256Digest>()
+        for v in versions where v.isDeleted && v.kind != .chat {
+            guard let body = try await store.lastLiveBody(of: v.record) else { continue }
+            candidates.formUnion(body.imageReferences)
+        }
+        var unused = Set<SHA256Digest>()
+        for digest in candidates where try await !store.isImageInUse(digest) { unused.insert(digest) }
+        guard !unused.isEmpty else { return }
+        var state = try await store.readImgurState()
+        var changed = false
+        for copy in try await store.imgurCopies(of: unused) {
+            state.pendingDeletes[copy.id] = copy.deletehash ?? ""
+            changed = true
+        }
+        for digest in unused {
+            guard let answer = state.answered.removeValue(forKey: digest) else { continue }
+            state.pendingDeletes[answer.id] = answer.deletehash ?? ""
+            changed = true
+        }
+        if changed { try await store.writeImgurState(state) }
+    }
+
+    /// Deletes the queued Imgur copies; what fails stays queued for the next push. Called by
+    /// a push after its records went out.
+    func flushDeletes(into report: inout SyncReport) async throws(AISyncError) {
+        var state = try await store.readImgurState()
+        guard !state.pendingDeletes.isEmpty else { return }
+        for (id, deletehash) in state.pendingDeletes.sorted(by: { $0.key < $1.key }) {
+            do throws(ImgurError) {
+                try await client.delete(id: id, deletehash: deletehash.isEmpty ? nil : deletehash)
+                state.pendingDeletes[id] = nil
+                state.deletes += 1
+                report.imgurDeleted += 1
+            } catch {
+                if let limit = error.rateLimit { state.rateLimit = limit.json }
+                if error.kind == .auth { try await store.writeImgurState(state); throw error.aisyncError }
+                report.imgurErrors.append(error.aisyncError.description)
+            }
+        }
+        try await store.writeImgurState(state)
+    }
+}

@@ -1,0 +1,106 @@
+import AISyncCore
+import AISyncStore
+import AISyncRemote
+import AISyncImgur
+/// `aisync.json` at a remote's root: the mark that a location is an aisync remote.
+///
+/// Format 2 marks a remote that holds records v2 segments: aisync 1 refuses it with "upgrade
+/// aisync" (exit 78) before it pushes there. A format 1 remote is read as it is and raised
+/// to 2 by the first push of this build.
+struct RemoteManifest: Sendable, Equatable {
+    static let currentFormat: Int64 = 2
+    var format: Int64
+    var remoteID: String
+    var created: Timestamp
+
+    var json: JSONValue {
+        .object(["format": .int(format), "remote": .string(remoteID), "created": .string(created.iso8601)])
+    }
+
+    init(remoteID: String, created: Timestamp) {
+        format = Self.currentFormat; self.remoteID = remoteID; self.created = created
+    }
+
+    init(bytes: [UInt8], location: String) throws(AISyncError) {
+        let bad = AISyncError(.damagedData, "\(location)/aisync.json is not a valid aisync remote manifest", hint: "Check the URL; it must point at an aisync remote or an empty folder")
+        guard let value = try? JSONParser.parse(bytes) else { throw bad }
+        if let f = value["format"]?.intValue, f > Self.currentFormat {
+            throw AISyncError(.configuration, "\(location) is remote format \(f); this aisync understands only format \(Self.currentFormat)", hint: "Upgrade aisync")
+        }
+        guard let f = value["format"]?.intValue, f >= 1, let id = value["remote"]?.stringValue, DeviceID(id) != nil,
+              let createdText = value["created"]?.stringValue, let created = Timestamp(iso8601: createdText) else { throw bad }
+        format = f; remoteID = id; self.created = created
+    }
+}
+
+/// `heads/<device>.json`: written only by that device; names its last segment.
+struct DeviceHead: Sendable, Equatable {
+    var device: DeviceID
+    var name: String
+    /// Number of the device's last segment (segments are 1...seq).
+    var seq: Int64
+    var updated: Timestamp
+    var remoteID: String
+    /// Devices this device knows on the remote, so servers that cannot list still let
+    /// devices find each other.
+    var devices: [DeviceID]
+
+    var json: JSONValue {
+        .object(["format": .int(1), "device": .string(device.rawValue), "name": .string(name), "seq": .int(seq),
+                 "updated": .string(updated.iso8601), "remote": .string(remoteID),
+                 "devices": .array(devices.sorted().map { .string($0.rawValue) })])
+    }
+
+    init(device: DeviceID, name: String, seq: Int64, updated: Timestamp, remoteID: String, devices: [DeviceID]) {
+        self.device = device; self.name = name; self.seq = seq; self.updated = updated; self.remoteID = remoteID; self.devices = devices
+    }
+
+    init(bytes: [UInt8], path: String, expected: DeviceID) throws(AISyncError) {
+        func bad(_ why: String) -> AISyncError { AISyncError(.damagedData, "remote head \(path) is invalid: \(why)", hint: "The device that wrote it should push again") }
+        guard let value = try? JSONParser.parse(bytes) else { throw bad("not JSON") }
+        var r: JSONObjectReader
+        do { r = try JSONObjectReader(value, context: path) } catch { throw bad("not an object") }
+        do throws(AISyncError) {
+            guard try r.int("format") == 1 else { throw bad("unknown format") }
+            guard let d = DeviceID(try r.string("device")), d == expected else { throw bad("it names another device") }
+            device = d
+            name = String(try r.string("name").prefix(200))
+            seq = try r.int("seq")
+            guard seq >= 0 else { throw bad("negative seq") }
+            updated = try r.time("updated")
+            remoteID = try r.string("remote")
+            var devices: [DeviceID] = []
+            for item in try r.array("devices") {
+                guard let text = item.stringValue, let id = DeviceID(text) else { throw bad("invalid device id in devices") }
+                devices.append(id)
+            }
+            self.devices = devices
+            try r.finish()
+        } catch {
+            throw error.message.hasPrefix("remote head") ? error : bad(error.message)
+        }
+    }
+}
+
+/// `devices.json`: every device that ever pushed, for servers that cannot list `heads/`.
+/// Several writers: updated read-merge-write and verified by re-reading (nginx ignores If-Match).
+struct DevicesIndex: Sendable, Equatable {
+    var devices: [DeviceID: String]
+
+    var json: JSONValue {
+        .object(["format": .int(1), "devices": .object(Dictionary(uniqueKeysWithValues: devices.map { ($0.key.rawValue, .string($0.value)) }))])
+    }
+
+    init(devices: [DeviceID: String] = [:]) { self.devices = devices }
+
+    init(bytes: [UInt8], path: String) throws(AISyncError) {
+        let bad = AISyncError(.damagedData, "remote device index \(path) is invalid", hint: "Delete it on the server; devices re-register on their next push")
+        guard let value = try? JSONParser.parse(bytes), value["format"]?.intValue == 1, let members = value["devices"]?.objectValue else { throw bad }
+        var devices: [DeviceID: String] = [:]
+        for (key, name) in members {
+            guard let id = DeviceID(key), let n = name.stringValue else { throw bad }
+            devices[id] = String(n.prefix(200))
+        }
+        self.devices = devices
+    }
+}

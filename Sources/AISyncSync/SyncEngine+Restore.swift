@@ -1,0 +1,53 @@
+import AISyncCore
+import AISyncStore
+import AISyncRemote
+import AISyncImgur
+/// A store restored from a backup (Time Machine, a phone restore, a copied-back folder) is
+/// behind its own history on the remote: its head there names segments this store never
+/// saw as pushed, or this store has no checkpoint at all. If everything this device wrote
+/// locally since its last push is already in those segments, the journal is a prefix of
+/// the remote's history: the store takes its own segments back and carries on (design §4).
+/// If it wrote something the remote does not have, the two copies diverged: pushing as the
+/// same device would make two different versions with one clock. A push then gives this store
+/// a new device id, re-stamping what the remote lacks (`Store.reidentify`), and starts again.
+extension SyncEngine {
+    /// Adopts this device's own segments up to `head` when that is safe. Returns the ETag
+    /// to replace the head with next.
+    func adoptOwnHistory(head: DeviceHead, etag: String?, checkpoint: inout SyncCheckpoint, reidentify: Bool) async throws(AISyncError) -> String {
+        var entries: [Segment.Entry] = []
+        if head.seq > checkpoint.pushedSeq {
+            for seq in (checkpoint.pushedSeq + 1)...head.seq {
+                progress(SyncProgress(phase: .takingBackOwnSegments, done: Int(seq - checkpoint.pushedSeq - 1), total: Int(head.seq - checkpoint.pushedSeq)))
+                entries += try await readSegment(of: store.deviceID, seq: seq, remoteID: head.remoteID).entries
+            }
+        }
+        let onRemote = Set(entries.map(\.version.id))
+        let (journaled, _) = try await store.journalVersions(from: checkpoint.pushedOffset)
+        let diverged = journaled.filter { $0.device == store.deviceID && !onRemote.contains($0.id) }
+        guard diverged.isEmpty else {
+            guard reidentify else { throw copiedStoreError(diverged: diverged.count) }
+            let (old, _) = try await store.reidentify(diverged: Set(diverged.map(\.id)), remote: name)
+            throw AISyncError(.reidentified, "this store was a copy; it took a new device id", cause: old.rawValue)
+        }
+        let result = try await store.integrate(entries, expectedEnd: nil)
+        checkpoint.pushedSeq = head.seq
+        checkpoint.pushedOffset = result.end
+        checkpoint.headETag = etag ?? ""
+        checkpoint.remoteID = checkpoint.remoteID ?? head.remoteID
+        try await store.writeCheckpoint(checkpoint)
+        return etag ?? ""
+    }
+
+    /// Reads and verifies one segment; a segment a head names must exist.
+    func readSegment(of device: DeviceID, seq: Int64, remoteID: String) async throws(AISyncError) -> (entries: [Segment.Entry], bytes: Int) {
+        let path = RemotePath.segmentPath(device, seq)
+        let where_ = "\(remote.displayName)/\(path)"
+        guard let read = try await readParsed(path, maxBytes: RemoteLimits.segment, { (bytes: [UInt8]) throws(AISyncError) -> Segment in
+            try Segment.decode(bytes, path: where_, device: device, seq: seq, remoteID: remoteID)
+        }) else {
+            throw AISyncError(.damagedData, "remote segment \(where_) is missing although its device's head names it",
+                              hint: "Nothing was applied; the device that wrote it should push again")
+        }
+        return (read.value.entries, read.file.bytes.count)
+    }
+}
