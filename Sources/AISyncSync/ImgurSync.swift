@@ -24,6 +24,16 @@ public struct ImgurSync: Sendable {
     /// Uploads in flight at once.
     static let concurrency = 3
 
+    /// Imgur sync for `store` through `client`; the clock is the store's environment, so
+    /// a seeded test store governs rate-limit waits too.
+    public init(store: Store, client: ImgurClient, placement: StoreConfig.ImagePlacement) {
+        let environment = store.environment
+        self.store = store; self.client = client; self.placement = placement
+        self.now = { environment.now() / 1000 }
+    }
+
+    /// Kept so callers that passed their own clock (Unix seconds) compile while they move over.
+    @available(*, deprecated, message: "Drop `now:`: the clock comes from store.environment")
     public init(store: Store, client: ImgurClient, placement: StoreConfig.ImagePlacement, now: @escaping @Sendable () -> Int64) {
         self.store = store; self.client = client; self.placement = placement; self.now = now
     }
@@ -44,95 +54,118 @@ public struct ImgurSync: Sendable {
     func uploadPending(into report: inout SyncReport) async throws(AISyncError) -> AISyncError? {
         // `--images remote`: the bytes live on the remote only (StoreConfig.ImagePlacement).
         guard placement != .remote else { return nil }
-        var state = try await store.readImgurState()
-        let nowSeconds = now()
+        var run = UploadRun(state: try await store.readImgurState())
         let live = try await store.liveImages()
-        let pending = live.filter { $0.1.imgur == nil && state.failed[$0.1.sha256] == nil }
-        // The same bytes in several records go to Imgur once: later records reuse the copy.
-        var copies: [SHA256Digest: ImageBody.ImgurLocation] = [:]
-        for (_, image) in live { if let imgur = image.imgur { copies[image.sha256] = imgur } }
-        report.imgurPending = pending.count
-        if let retryAt = state.retryAt, retryAt > nowSeconds {
-            report.imgurRetryAt = retryAt
+        let start = ImgurPlanner.start(live: live, state: run.state, now: now())
+        report.imgurPending = start.pending.count
+        if let waitUntil = start.waitUntil {
+            report.imgurRetryAt = waitUntil
             return nil
         }
-        state.retryAt = nil
-        var answers: [SHA256Digest: Result<(upload: ImgurUpload, rateLimit: ImgurRateLimit?), ImgurError>] = [:]
+        run.state.retryAt = nil
+        run.copies = start.copies
+        let bodies = Dictionary(live, uniquingKeysWith: { a, _ in a })
+        let pending = start.pending.compactMap { id in bodies[id].map { (id, $0) } }
         for (n, (id, image)) in pending.enumerated() {
             guard await store.hasObject(image.sha256) else { continue }
-            // The first upload goes alone (it finds out whether the rate budget is spent), then
-            // uploads run `concurrency` at a time: start the next batch when reaching it.
-            if n == 0 || (n - 1) % Self.concurrency == 0 {
-                let size = n == 0 ? 1 : Self.concurrency
-                answers = await uploadBatch(pending[n..<min(pending.count, n + size)].map(\.1), skipping: copies, state: state)
+            if let batch = ImgurPlanner.batch(at: n, count: pending.count, concurrency: Self.concurrency) {
+                run.answers = await uploadBatch(pending[batch].map(\.1), skipping: run.copies, state: run.state)
             }
             do throws(ImgurError) {
-                if let copy = copies[image.sha256] {
-                    try await record(id, copy)
-                    report.imgurPending -= 1
-                    continue
-                }
-                let upload: ImgurState.Upload
-                if let known = state.answered[image.sha256] {
-                    upload = known   // answered before a crash: reuse, never upload twice
-                } else if state.maybeUploaded.contains(image.sha256), let found = try await findLostUpload(image.sha256) {
-                    upload = found   // stored by Imgur although its answer was lost: reuse it
-                    state.answered[image.sha256] = found
-                    try await persist(state)
-                } else {
-                    let answer: ImgurUpload, limit: ImgurRateLimit?
-                    if let result = answers.removeValue(forKey: image.sha256) {
-                        switch result {
-                        case .success(let r): (answer, limit) = r
-                        case .failure(let e): throw e
-                        }
-                    } else {
-                        let path = await store.objectPath(image.sha256)
-                        (answer, limit) = try await client.upload(fileAt: path, mediaType: image.mediaType, title: image.title,
-                                                                  description: image.prompt, fileStem: Self.fileStem(image.sha256))
-                    }
-                    upload = ImgurState.Upload(id: answer.id, link: answer.link, deletehash: answer.deletehash, size: answer.size)
-                    state.answered[image.sha256] = upload
-                    state.uploads += 1
-                    if let limit { state.rateLimit = limit.json }
-                    try await persist(state)
-                }
-                let served = try await servedDigest(of: upload, original: image)
-                let location = ImageBody.ImgurLocation(id: upload.id, link: upload.link, deletehash: upload.deletehash,
-                                                       servedSHA256: served?.digest, servedSize: served?.size ?? upload.size)
-                try await record(id, location)
-                copies[image.sha256] = location
-                state.answered[image.sha256] = nil
-                state.maybeUploaded.remove(image.sha256)
-                try await persist(state)
-                report.imgurUploaded += 1
-                report.imgurPending -= 1
+                try await upload(id, image, run: &run, report: &report)
             } catch {
-                if let limit = error.rateLimit { state.rateLimit = limit.json }
-                if error.mayHaveUploaded { state.maybeUploaded.insert(image.sha256) }
-                switch error.kind {
-                case .rateLimited(let resetAt):
-                    state.retryAt = resetAt
-                    report.imgurRetryAt = resetAt
-                    Self.keep(answers, in: &state)
-                    try await store.writeImgurState(state)
-                    return nil
-                case .rejected(let message):
-                    state.failed[image.sha256] = message
-                    report.imgurFailed += 1
-                    report.imgurPending -= 1
-                case .auth:
-                    // Stop uploading; the records still go out, then the push reports this.
-                    Self.keep(answers, in: &state)
-                    try await store.writeImgurState(state)
-                    return error.aisyncError
-                case .unavailable, .damaged, .other:
-                    report.imgurErrors.append(error.aisyncError.description)
-                }
-                try await store.writeImgurState(state)
+                if case .stop(let refused) = try await failed(error, image: image, run: &run, report: &report) { return refused }
             }
         }
         return nil
+    }
+
+    /// What one `uploadPending` carries from image to image.
+    struct UploadRun {
+        var state: ImgurState
+        var copies: [SHA256Digest: ImageBody.ImgurLocation] = [:]
+        /// Answers of the batch in flight, by digest.
+        var answers: [SHA256Digest: Result<(upload: ImgurUpload, rateLimit: ImgurRateLimit?), ImgurError>] = [:]
+    }
+
+    /// Gets one image onto Imgur (or reuses its copy) and records where it is.
+    private func upload(_ id: RecordID, _ image: ImageBody, run: inout UploadRun, report: inout SyncReport) async throws(ImgurError) {
+        let upload: ImgurState.Upload
+        switch ImgurPlanner.source(for: image.sha256, copies: run.copies, state: run.state) {
+        case .reuse(let copy):
+            try await record(id, copy)
+            report.imgurPending -= 1
+            return
+        case .answered(let known):
+            upload = known
+        case .findLost:
+            if let found = try await findLostUpload(image.sha256) {
+                upload = found   // stored by Imgur although its answer was lost: reuse it
+                run.state.answered[image.sha256] = found
+                try await persist(run.state)
+            } else {
+                upload = try await freshUpload(image, run: &run)
+            }
+        case .upload:
+            upload = try await freshUpload(image, run: &run)
+        }
+        let served = try await servedDigest(of: upload, original: image)
+        let location = ImageBody.ImgurLocation(id: upload.id, link: upload.link, deletehash: upload.deletehash,
+                                               servedSHA256: served?.digest, servedSize: served?.size ?? upload.size)
+        try await record(id, location)
+        run.copies[image.sha256] = location
+        run.state.answered[image.sha256] = nil
+        run.state.maybeUploaded.remove(image.sha256)
+        try await persist(run.state)
+        report.imgurUploaded += 1
+        report.imgurPending -= 1
+    }
+
+    /// Uploads one image (or takes its answer from the batch in flight) and notes the answer
+    /// before anything else, so a crash never uploads it twice.
+    private func freshUpload(_ image: ImageBody, run: inout UploadRun) async throws(ImgurError) -> ImgurState.Upload {
+        let answer: ImgurUpload, limit: ImgurRateLimit?
+        if let result = run.answers.removeValue(forKey: image.sha256) {
+            (answer, limit) = try result.get()
+        } else {
+            let path = await store.objectPath(image.sha256)
+            (answer, limit) = try await client.upload(fileAt: path, mediaType: image.mediaType, title: image.title,
+                                                      description: image.prompt, fileStem: Self.fileStem(image.sha256))
+        }
+        let upload = ImgurState.Upload(id: answer.id, link: answer.link, deletehash: answer.deletehash, size: answer.size)
+        run.state.answered[image.sha256] = upload
+        run.state.uploads += 1
+        if let limit { run.state.rateLimit = limit.json }
+        try await persist(run.state)
+        return upload
+    }
+
+    /// Whether uploading goes on after a failure.
+    enum Continuation { case next, stop(AISyncError?) }
+
+    /// Applies `ImgurPlanner.afterFailure` to one failed upload.
+    private func failed(_ error: ImgurError, image: ImageBody, run: inout UploadRun, report: inout SyncReport) async throws(AISyncError) -> Continuation {
+        if let limit = error.rateLimit { run.state.rateLimit = limit.json }
+        if error.mayHaveUploaded { run.state.maybeUploaded.insert(image.sha256) }
+        var next = Continuation.next
+        switch ImgurPlanner.afterFailure(error.kind) {
+        case .stopUntil(let resetAt):
+            run.state.retryAt = resetAt
+            report.imgurRetryAt = resetAt
+            Self.keep(run.answers, in: &run.state)
+            next = .stop(nil)
+        case .refused(let message):
+            run.state.failed[image.sha256] = message
+            report.imgurFailed += 1
+            report.imgurPending -= 1
+        case .stopForCredential:
+            Self.keep(run.answers, in: &run.state)
+            next = .stop(error.aisyncError)
+        case .keepPending:
+            report.imgurErrors.append(error.aisyncError.description)
+        }
+        try await store.writeImgurState(run.state)
+        return next
     }
 
     /// The name an upload carries on Imgur, derived from the bytes, so it can be found again.

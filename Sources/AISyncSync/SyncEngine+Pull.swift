@@ -3,67 +3,85 @@ import AISyncFiles
 import AISyncStore
 import AISyncRemote
 import AISyncImgur
+
+/// Pull, the executor: finds the heads that moved, fetches and verifies their segments and
+/// pictures, merges, and records how far it got — each decision made by `PullPlanner`.
 extension SyncEngine {
     func pullLocked(dryRun: Bool, createIfMissing: Bool = false) async throws(AISyncError) -> SyncReport {
         var checkpoint = try await store.readCheckpoint(name)
         var report = SyncReport()
         report.dryRun = dryRun
         if checkpoint.remoteID == nil { _ = try await manifest(create: createIfMissing, checkpoint: &checkpoint) }
-
         // 1. Which heads changed since the last pull.
-        var heads: [(DeviceID, DeviceHead, String?)] = []
         let (changed, ownETag) = try await changedHeads(checkpoint: checkpoint)
         if !dryRun { try await takeBackOwnHistoryIfRestored(&checkpoint, listedETag: ownETag) }
-        for (device, etag, preloaded) in changed {
-            let path = RemotePath.headPath(device)
-            let where_ = "\(remote.displayName)/\(path)"
-            var head = preloaded
-            var headETag = etag
-            if head == nil {
-                guard let read = try await readParsed(path, { (bytes: [UInt8]) throws(AISyncError) -> DeviceHead in
-                    try DeviceHead(bytes: bytes, path: where_, expected: device)
-                }) else { continue }
-                head = read.value
-                headETag = read.file.etag ?? etag
-                report.bytes += Int64(read.file.bytes.count)
-            }
-            if let head { heads.append((device, head, headETag)) }
-        }
-
+        let heads = try await readHeads(changed, report: &report)
         // 2. Their new segments, each verified whole before anything is applied.
+        var fetched: [(device: DeviceID, versions: [Version])] = []
         var entries: [Segment.Entry] = []
-        var counters: [DeviceID: Int64] = [:]
-        for (device, head, _) in heads where device != store.deviceID {
-            let from = (checkpoint.pulled[device]?.seq ?? 0) + 1
-            guard head.seq >= from else { continue }
-            for seq in from...head.seq {
-                progress(SyncProgress(phase: .pullingSegments, done: Int(seq - from), total: Int(head.seq - from + 1),
-                                      bytes: report.bytes, from: head.name))
-                try AISyncError.checkCancellation()
-                let read = try await readSegment(of: device, seq: seq, remoteID: head.remoteID)
-                entries += read.entries
-                for e in read.entries where e.version.device == device {
-                    counters[device] = max(counters[device] ?? 0, e.version.clock[device])
-                }
-                report.segments += 1
-                report.bytes += Int64(read.bytes)
-            }
+        let fetches = PullPlanner.fetches(heads: heads.map(\.head), device: store.deviceID, checkpoint: checkpoint)
+        for (n, fetch) in fetches.enumerated() {
+            progress(SyncProgress(phase: .pullingSegments, done: n, total: fetches.count, bytes: report.bytes, from: fetch.name))
+            try AISyncError.checkCancellation()
+            let read = try await readSegment(of: fetch.device, seq: fetch.seq, remoteID: fetch.remoteID)
+            entries += read.entries
+            fetched.append((fetch.device, read.entries.map(\.version)))
+            report.segments += 1
+            report.bytes += Int64(read.bytes)
         }
         if dryRun {
             report.pulled = entries.count
             report.conflicts = try await store.conflictCount()
             return report
         }
-
         // 3. Image bytes first (content-addressed, harmless if unused), so a record never
         // arrives before its picture when the remote has it.
-        // Pictures that earlier pulls could not get are tried again too.
-        var wanted = try await store.previewImages(entries)
-        let incoming = Set(wanted.map(\.0))
-        for (_, image) in try await store.liveImages() where !incoming.contains(image.sha256) {
-            if await !store.hasObject(image.sha256) { wanted.append((image.sha256, image)) }
+        try await fetchImages(for: entries, report: &report)
+        // 4. Merge, then remember how far we got.
+        let result = try await store.integrate(entries, expectedEnd: checkpoint.pushedOffset)
+        checkpoint = PullPlanner.checkpoint(after: checkpoint, heads: heads, device: store.deviceID,
+                                            counters: PullPlanner.counters(fetched), merged: (result.wasAtEnd, result.end))
+        try await store.writeCheckpoint(checkpoint)
+        try await store.rememberDeviceNames(Dictionary(heads.map { ($0.head.device, $0.head.name) }, uniquingKeysWith: { a, _ in a }))
+        report.pulled = result.applied.count
+        report.conflicts = try await store.conflictCount()
+        return report
+    }
+
+    /// Reads the heads that a listing said moved (those already read while walking a remote
+    /// that cannot list come with their head).
+    private func readHeads(_ changed: [(PullPlanner.Change, DeviceHead?)], report: inout SyncReport) async throws(AISyncError) -> [(head: DeviceHead, etag: String?)] {
+        var heads: [(head: DeviceHead, etag: String?)] = []
+        for (change, preloaded) in changed {
+            if let preloaded {
+                heads.append((preloaded, change.etag))
+                continue
+            }
+            guard let read = try await readHead(of: change.device) else { continue }
+            heads.append((read.value, read.file.etag ?? change.etag))
+            report.bytes += Int64(read.file.bytes.count)
         }
-        for (n, (digest, image)) in wanted.enumerated() where !(await store.hasObject(digest)) {
+        return heads
+    }
+
+    /// One device's head, read and verified (re-read once when caught half-written).
+    private func readHead(of device: DeviceID) async throws(AISyncError) -> (value: DeviceHead, file: RemoteFile)? {
+        let path = RemotePath.headPath(device)
+        let where_ = "\(remote.displayName)/\(path)"
+        return try await readParsed(path, { (bytes: [UInt8]) throws(AISyncError) -> DeviceHead in
+            try DeviceHead(bytes: bytes, path: where_, expected: device)
+        })
+    }
+
+    /// Fetches the pictures the incoming versions show, and those earlier pulls could not get:
+    /// from Imgur when it serves the original unchanged, else from the remote, verified.
+    private func fetchImages(for entries: [Segment.Entry], report: inout SyncReport) async throws(AISyncError) {
+        let incoming = try await store.previewImages(entries)
+        var have = Set<SHA256Digest>()
+        let live = try await store.liveImages().map(\.1)
+        for digest in Set(incoming.map(\.0) + live.map(\.sha256)) where await store.hasObject(digest) { have.insert(digest) }
+        let wanted = PullPlanner.wantedImages(incoming: incoming, live: live, have: have)
+        for (n, (digest, image)) in wanted.enumerated() {
             try AISyncError.checkCancellation()
             progress(SyncProgress(phase: .pullingImages, done: n, total: wanted.count, bytes: report.bytes))
             let fromImgur = await imgur?.fetchOriginal(image)
@@ -71,56 +89,42 @@ extension SyncEngine {
                 report.blobs += 1
                 continue
             }
-            let temp = try await store.scratchPath()
-            let path = RemotePath.objectPath(digest)
-            guard try await remote.download(path, to: temp, maxBytes: RemoteLimits.blob) else {
+            guard try await downloadBlob(digest, report: &report) else {
                 report.missingBlobs.append(digest)
                 if fromImgur == .removed { report.removedOnImgur.append(digest) }
                 continue
             }
-            report.bytes += Platform.stat(temp)?.size ?? 0
-            guard try await store.adoptBlob(at: temp, expected: digest) else {
-                throw AISyncError(.damagedData, "remote object \(remote.displayName)/\(path) does not match its sha256", hint: "Nothing was applied; the device that pushed it should push again")
-            }
             report.blobs += 1
         }
-
-        // 4. Merge, then remember how far we got.
-        let result = try await store.integrate(entries, expectedEnd: checkpoint.pushedOffset)
-        if result.wasAtEnd { checkpoint.pushedOffset = result.end }
-        for (device, head, etag) in heads where device != store.deviceID {
-            let known = checkpoint.pulled[device]
-            checkpoint.pulled[device] = SyncCheckpoint.Pulled(seq: max(head.seq, known?.seq ?? 0), etag: etag,
-                                                              counter: max(counters[device] ?? 0, known?.counter ?? 0))
-        }
-        try await store.writeCheckpoint(checkpoint)
-        try await store.rememberDeviceNames(Dictionary(heads.map { ($0.0, $0.1.name) }, uniquingKeysWith: { a, _ in a }))
-        report.pulled = result.applied.count
-        report.conflicts = try await store.conflictCount()
-        return report
     }
 
-    /// Heads that may have moved since the last pull: on WebDAV and folders one listing, and
-    /// only heads whose ETag changed; on plain HTTP, which cannot list, every head named by the
-    /// device index or by another head, read and kept when its number moved (nginx's ETag is
-    /// seconds and size, so two pushes in one second can share it).
-    /// Also returns our own head's listed ETag when it differs from the one we wrote (a store
-    /// restored from a backup), or "" when the head should be read to find out.
-    func changedHeads(checkpoint: SyncCheckpoint) async throws(AISyncError) -> (heads: [(DeviceID, String?, DeviceHead?)], own: String?) {
-        var result: [(DeviceID, String?, DeviceHead?)] = []
-        var own: String?
-        if remote.canList {
-            for entry in try await remote.list("heads") ?? [] {
-                guard entry.name.hasSuffix(".json"), let device = DeviceID(String(entry.name.dropLast(5))) else { continue }
-                if device == store.deviceID {
-                    if !Self.sameETag(entry.etag, checkpoint.headETag) { own = entry.etag ?? "" }
-                    continue
-                }
-                if Self.sameETag(entry.etag, checkpoint.pulled[device]?.etag) { continue }
-                result.append((device, entry.etag, nil))
-            }
-            return (result, own)
+    /// Downloads one picture from the remote into the store, checking its sha256. False when
+    /// the remote does not have it.
+    private func downloadBlob(_ digest: SHA256Digest, report: inout SyncReport) async throws(AISyncError) -> Bool {
+        let temp = try await store.scratchPath()
+        let path = RemotePath.objectPath(digest)
+        guard try await remote.download(path, to: temp, maxBytes: RemoteLimits.blob) else { return false }
+        report.bytes += Platform.stat(temp)?.size ?? 0
+        guard try await store.adoptBlob(at: temp, expected: digest) else {
+            throw AISyncError(.damagedData, "remote object \(remote.displayName)/\(path) does not match its sha256",
+                              hint: "Nothing was applied; the device that pushed it should push again")
         }
+        return true
+    }
+
+    /// Heads that may have moved since the last pull (`PullPlanner.changedHeads`): on WebDAV
+    /// and folders one listing; on plain HTTP, which cannot list, a walk of the heads.
+    /// Also returns our own head's ETag when it is not the one we wrote (a store restored from
+    /// a backup), or "" when the head should be read to find out.
+    func changedHeads(checkpoint: SyncCheckpoint) async throws(AISyncError) -> (heads: [(PullPlanner.Change, DeviceHead?)], own: String?) {
+        guard remote.canList else { return try await walkHeads(checkpoint: checkpoint) }
+        let changes = PullPlanner.changedHeads(listing: try await remote.list("heads") ?? [], device: store.deviceID, checkpoint: checkpoint)
+        return (changes.toRead.map { ($0, nil) }, changes.own)
+    }
+
+    /// Without a listing: every head named by the device index or by another head is read,
+    /// and kept when its number moved (`PullPlanner.headMoved`).
+    private func walkHeads(checkpoint: SyncCheckpoint) async throws(AISyncError) -> (heads: [(PullPlanner.Change, DeviceHead?)], own: String?) {
         var pending = Set(checkpoint.pulled.keys)
         let indexPath = RemotePath.devicesIndex
         if let read = try await readParsed(indexPath, { (bytes: [UInt8]) throws(AISyncError) -> DevicesIndex in
@@ -130,22 +134,20 @@ extension SyncEngine {
         }
         // Our own head is read too (when the index names it): a store restored from a backup
         // finds its newer segments even when it has nothing to push.
-        own = checkpoint.headETag == nil ? "" : nil
+        var own: String? = checkpoint.headETag == nil ? "" : nil
+        var result: [(PullPlanner.Change, DeviceHead?)] = []
         var seen = Set<DeviceID>()
         while let device = pending.popFirst() {
             seen.insert(device)
-            let path = RemotePath.headPath(device)
-            let where_ = "\(remote.displayName)/\(path)"
-            guard let read = try await readParsed(path, { (bytes: [UInt8]) throws(AISyncError) -> DeviceHead in
-                try DeviceHead(bytes: bytes, path: where_, expected: device)
-            }) else { continue }
+            guard let read = try await readHead(of: device) else { continue }
             if device == store.deviceID {
                 if read.value.seq > checkpoint.pushedSeq { own = read.file.etag ?? "" }
                 continue
             }
             for other in read.value.devices where other != store.deviceID && !seen.contains(other) { pending.insert(other) }
-            if read.value.seq <= checkpoint.pulled[device]?.seq ?? 0 { continue }
-            result.append((device, read.file.etag, read.value))
+            if PullPlanner.headMoved(read.value, checkpoint: checkpoint) {
+                result.append((PullPlanner.Change(device: device, etag: read.file.etag), read.value))
+            }
         }
         return (result, own)
     }
@@ -153,16 +155,11 @@ extension SyncEngine {
     /// Pull takes back this device's own segments when the store was restored from a backup
     /// (its head on the remote is past what the store knows it pushed); see `adoptOwnHistory`.
     func takeBackOwnHistoryIfRestored(_ checkpoint: inout SyncCheckpoint, listedETag: String?) async throws(AISyncError) {
-        guard listedETag != nil else { return }
-        let path = RemotePath.headPath(store.deviceID)
-        guard let file = try await remote.read(path) else { return }
-        let head = try DeviceHead(bytes: file.bytes, path: "\(remote.displayName)/\(path)", expected: store.deviceID)
-        guard checkpoint.headETag == nil || head.seq > checkpoint.pushedSeq else { return }
+        guard listedETag != nil, let read = try await readOwnHead(), PullPlanner.ownHeadMoved(read.head, checkpoint: checkpoint) else { return }
         do {
-            _ = try await adoptOwnHistory(head: head, etag: file.etag, checkpoint: &checkpoint, reidentify: false)
+            _ = try await adoptOwnHistory(head: read.head, etag: read.etag, checkpoint: &checkpoint, reidentify: false)
         } catch where error.code == .configuration {
             // A copy that diverged: pulling is still safe; its next push says what to do.
         }
     }
-
 }

@@ -3,6 +3,9 @@ import AISyncFiles
 import AISyncStore
 import AISyncRemote
 import AISyncImgur
+
+/// Push, the executor: reads what `PushPlanner` needs, carries out its plan in the order that
+/// keeps the remote valid at every moment (blobs, segments, head), and feeds answers back.
 extension SyncEngine {
     /// A push; when it finds this store to be a copy that diverged, the store takes a new
     /// device id and the push runs again under it (and the report says so).
@@ -17,6 +20,9 @@ extension SyncEngine {
         }
     }
 
+    /// The versions a push would send, with their journal lines.
+    typealias Outgoing = (versions: [(version: Version, raw: [UInt8])], journaled: Int, end: Int64)
+
     private func pushOnce(dryRun: Bool) async throws(AISyncError) -> SyncReport {
         var checkpoint = try await store.readCheckpoint(name)
         if checkpoint.pendingSeq != nil, !dryRun { try await settleInterruptedPush(&checkpoint) }
@@ -25,164 +31,173 @@ extension SyncEngine {
         // Imgur first: its answers become new versions of the image records, pushed below.
         var imgurRefused: AISyncError?
         if uploadsToImgur, !dryRun, let imgur { imgurRefused = try await imgur.uploadPending(into: &report) }
-        var (versions, journaled, end) = try await outgoing(checkpoint)
-        // Nothing new and already registered: no request at all.
-        if versions.isEmpty && checkpoint.headETag != nil && checkpoint.registered {
-            if journaled > 0, !dryRun {
-                checkpoint.pushedOffset = end
+        var outgoing = try await self.outgoing(checkpoint)
+        if case .nothingToSend(let advanceTo) = PushPlanner.start(outgoing: outgoing.versions.count, journaled: outgoing.journaled,
+                                                                   end: outgoing.end, checkpoint: checkpoint) {
+            if let advanceTo, !dryRun {
+                checkpoint.pushedOffset = advanceTo
                 try await store.writeCheckpoint(checkpoint)
             }
             if uploadsToImgur, !dryRun, let imgur { try await imgur.flushDeletes(into: &report) }
-            if let imgurRefused { throw imgurRefused }
-            report.conflicts = try await store.conflictCount()
-            return report
+            return try await finish(report, imgurRefused: imgurRefused)
         }
-        var chunks = try await segmentChunks(versions)
-        if dryRun {
-            report.pushed = versions.count
-            report.segments = chunks.count
-            report.bytes = chunks.reduce(0) { $0 + Int64($1.bytes) }
-            for (digest, image) in try await imageDigests(in: versions.map(\.version)) where await store.hasObject(digest) {
-                if let imgur, !ImgurSync.keepsOriginalOnRemote(image, placement: imgur.placement) { continue }
-                report.blobs += 1
-                report.bytes += Platform.stat(await store.objectPath(digest))?.size ?? 0
-            }
-            return report
-        }
+        if dryRun { return try await dryRunReport(outgoing, report) }
         _ = try await manifest(create: true, checkpoint: &checkpoint)
         // A WebDAV remote must list, or every later pull fails: find out on the first push
         // (a server answering 405 to PROPFIND is plain HTTP: `--plain`).
         if checkpoint.headETag == nil, remote.canList { _ = try await remote.list("heads") }
-        // The id this device writes under: the one it first saw (see `ownHeadBelongs`).
-        guard let remoteID = checkpoint.remoteID else { throw AISyncError(.other, "no remote id after reading the manifest") }
-        let headPath = RemotePath.headPath(store.deviceID)
-        let offset = checkpoint.pushedOffset
-        var headETag = try await checkOwnHead(checkpoint: &checkpoint)
-        if checkpoint.pushedOffset != offset {
+        let ownHead = try await judgeOwnHead(&checkpoint)
+        if case .ahead = ownHead {
             // Restored from a backup: its own segments were taken back; send only what is left.
-            (versions, _, end) = try await outgoing(checkpoint)
-            chunks = try await segmentChunks(versions)
+            outgoing = try await self.outgoing(checkpoint)
         }
-
-        // 1. Blobs: the image bytes the new versions refer to, unless Imgur alone keeps them.
-        let images = try await imageDigests(in: versions.map(\.version))
-        var imageBytes: Int64 = 0
-        for (n, (digest, image)) in images.enumerated() where await store.hasObject(digest) {
-            if let imgur, !ImgurSync.keepsOriginalOnRemote(image, placement: imgur.placement) { continue }
-            try AISyncError.checkCancellation()
-            let path = RemotePath.objectPath(digest)
-            if try await remote.exists(path) { continue }
-            progress(SyncProgress(phase: .pushingImages, done: n, total: images.count, bytes: imageBytes))
-            _ = try await remote.upload(path, from: await store.objectPath(digest), condition: .createOnly)
-            report.blobs += 1
-            let size = Platform.stat(await store.objectPath(digest))?.size ?? 0
-            report.bytes += size
-            imageBytes += size
-        }
-
-        // 2. Segments. Numbers past our head are not referenced yet, so a leftover from an
-        // interrupted push may be replaced.
-        var seq = checkpoint.pushedSeq
-        for (n, chunk) in chunks.enumerated() {
-            try AISyncError.checkCancellation()
-            progress(SyncProgress(phase: .pushingSegments, done: n, total: chunks.count, bytes: report.bytes))
-            seq += 1
-            let segment = Segment(device: store.deviceID, seq: seq, remoteID: remoteID, entries: chunk.entries)
-            let bytes = segment.encoded()
-            let path = RemotePath.segmentPath(store.deviceID, seq)
-            if try await remote.write(path, bytes, condition: .createOnly) == .preconditionFailed {
-                if try await remote.read(path, maxBytes: RemoteLimits.segment)?.bytes != bytes {
-                    _ = try await remote.write(path, bytes, condition: .always)
-                }
-            }
-            report.segments += 1
-            report.bytes += Int64(bytes.count)
-        }
-
-        try AISyncError.checkCancellation()
-        // 3. The head, last: only now do other devices see the new segments. The checkpoint
-        // first notes the push as pending, so a crash right after the head is recognised.
-        checkpoint.pendingSeq = seq
-        checkpoint.pendingOffset = end
-        try await store.writeCheckpoint(checkpoint)
-        var known = Set(checkpoint.pulled.keys)
-        known.insert(store.deviceID)
-        let head = DeviceHead(device: store.deviceID, name: store.config.deviceName, seq: seq,
-                              updated: Timestamp(milliseconds: store.environment.now()), remoteID: remoteID, devices: Array(known))
-        let headBytes = head.json.canonicalBytes + [10]
-        let condition: WriteCondition = headETag.map { .replacing(etag: $0) } ?? .createOnly
-        switch try await remote.write(headPath, headBytes, condition: condition) {
-        case .written(let etag):
-            headETag = etag
-        case .preconditionFailed:
-            throw copiedStoreError()
-        }
-        if headETag == nil { headETag = try await remote.read(headPath)?.etag ?? "" }
-        report.bytes += Int64(headBytes.count)
-        if !checkpoint.registered {
-            try await register()
-            checkpoint.registered = true
-        }
-
-        checkpoint.pushedSeq = seq
-        checkpoint.pushedOffset = end
-        checkpoint.headETag = headETag
-        checkpoint.pendingSeq = nil
-        checkpoint.pendingOffset = nil
-        try await store.writeCheckpoint(checkpoint)
-        report.pushed = versions.count
+        try await execute(plan(outgoing, checkpoint: checkpoint, ownHead: ownHead), outgoing: outgoing, report: &report)
         if let imgur {
-            try await imgur.queueDeletes(versions.map(\.version).filter { $0.device == store.deviceID })
+            try await imgur.queueDeletes(outgoing.versions.map(\.version).filter { $0.device == store.deviceID })
             if uploadsToImgur { try await imgur.flushDeletes(into: &report) }
         }
-        // A refused Imgur credential: the records are on the remote now; say so clearly.
+        return try await finish(report, imgurRefused: imgurRefused)
+    }
+
+    /// The end of every push: a refused Imgur credential is reported once the records are on
+    /// the remote; the report counts conflicts.
+    private func finish(_ report: SyncReport, imgurRefused: AISyncError?) async throws(AISyncError) -> SyncReport {
         if let imgurRefused { throw imgurRefused }
+        var report = report
         report.conflicts = try await store.conflictCount()
         return report
     }
 
-    /// What a push sends: the versions journaled since the checkpoint, less those pulled
-    /// from this remote (never sent back: a sync with local edits would otherwise re-publish
-    /// everything it just pulled). Also how many were journaled, and where they end.
-    func outgoing(_ checkpoint: SyncCheckpoint) async throws(AISyncError) -> (versions: [(version: Version, raw: [UInt8])], journaled: Int, end: Int64) {
-        let (journaled, end) = try await store.journalLines(from: checkpoint.pushedOffset)
-        let versions = journaled.filter { line in
-            let v = line.version
-            return v.device == store.deviceID || v.clock[v.device] > checkpoint.pulled[v.device]?.counter ?? 0
+    /// What a push would send, without sending it.
+    private func dryRunReport(_ outgoing: Outgoing, _ report: SyncReport) async throws(AISyncError) -> SyncReport {
+        var report = report
+        let sizes = try await entrySizes(outgoing)
+        report.pushed = outgoing.versions.count
+        report.segments = PushPlanner.chunks(sizes: sizes).count
+        report.bytes = Int64(sizes.reduce(0, +))
+        for digest in try await blobDigests(outgoing) {
+            report.blobs += 1
+            report.bytes += Platform.stat(await store.objectPath(digest))?.size ?? 0
         }
-        return (versions, journaled.count, end)
+        return report
+    }
+
+    /// Reads our own head and judges it; a head that moved on without us is a restore (its
+    /// segments are taken back) or a copy (refused, or re-identified: see `adoptOwnHistory`).
+    private func judgeOwnHead(_ checkpoint: inout SyncCheckpoint) async throws(AISyncError) -> PushPlanner.OwnHead {
+        let read = try await readOwnHead()
+        let verdict = PushPlanner.ownHead(read.map { PushPlanner.ObservedHead(seq: $0.head.seq, etag: $0.etag) }, checkpoint: checkpoint)
+        if case .ahead = verdict, let read {
+            _ = try await adoptOwnHistory(head: read.head, etag: read.etag, checkpoint: &checkpoint, reidentify: true)
+        }
+        return verdict
+    }
+
+    /// This device's head on the remote, if there is one.
+    func readOwnHead() async throws(AISyncError) -> (head: DeviceHead, etag: String?)? {
+        let path = RemotePath.headPath(store.deviceID)
+        guard let file = try await remote.read(path) else { return nil }
+        return (try DeviceHead(bytes: file.bytes, path: "\(remote.displayName)/\(path)", expected: store.deviceID), file.etag)
+    }
+
+    /// Asks the planner for the push, from the outgoing versions and the checkpoint.
+    private func plan(_ outgoing: Outgoing, checkpoint: SyncCheckpoint, ownHead: PushPlanner.OwnHead) async throws(AISyncError) -> PushPlanner.Plan {
+        guard let remoteID = checkpoint.remoteID else { throw AISyncError(.other, "no remote id after reading the manifest") }
+        let ownHead: PushPlanner.OwnHead = if case .ahead = ownHead { .current(etag: checkpoint.headETag) } else { ownHead }
+        return PushPlanner.plan(PushPlanner.Input(
+            checkpoint: checkpoint, ownHead: ownHead, remoteID: remoteID, device: store.deviceID,
+            deviceName: store.config.deviceName, now: Timestamp(milliseconds: store.environment.now()),
+            entrySizes: try await entrySizes(outgoing), end: outgoing.end, blobs: try await blobDigests(outgoing)))
+    }
+
+    /// Carries out a plan: blobs, segments, the pending mark, the head, registration, and the
+    /// final checkpoint. Cancellation is honoured between writes, never inside the head write.
+    private func execute(_ plan: PushPlanner.Plan, outgoing: Outgoing, report: inout SyncReport) async throws(AISyncError) {
+        try await putBlobs(plan.blobs, report: &report)
+        for (n, write) in plan.segments.enumerated() {
+            try AISyncError.checkCancellation()
+            progress(SyncProgress(phase: .pushingSegments, done: n, total: plan.segments.count, bytes: report.bytes))
+            let entries = try await outgoing.versions[write.entries].asyncMap { (v, raw) async throws(AISyncError) in
+                Segment.Entry(version: v, objects: try await store.objectsOf(v), line: raw)
+            }
+            report.bytes += Int64(try await putSegment(write.seq, entries, remoteID: plan.head.remoteID))
+            report.segments += 1
+        }
+        try AISyncError.checkCancellation()
+        // The head, last: only now do other devices see the new segments. The checkpoint
+        // first notes the push as pending, so a crash right after the head is recognised.
+        try await store.writeCheckpoint(plan.pending)
+        let headBytes = plan.head.json.canonicalBytes + [10]
+        var etag = try await putHead(plan.head, headBytes, condition: plan.headCondition)
+        if etag == nil { etag = try await remote.read(RemotePath.headPath(store.deviceID))?.etag ?? "" }
+        report.bytes += Int64(headBytes.count)
+        if plan.register { try await register() }
+        var committed = plan.committed
+        committed.headETag = etag
+        try await store.writeCheckpoint(committed)
+        report.pushed = outgoing.versions.count
+    }
+
+    /// Uploads the image bytes the remote lacks (create-only: content-addressed, so a file
+    /// already there is the same bytes).
+    private func putBlobs(_ digests: [SHA256Digest], report: inout SyncReport) async throws(AISyncError) {
+        var sent: Int64 = 0
+        for (n, digest) in digests.enumerated() {
+            try AISyncError.checkCancellation()
+            let path = RemotePath.objectPath(digest)
+            if try await remote.exists(path) { continue }
+            progress(SyncProgress(phase: .pushingImages, done: n, total: digests.count, bytes: sent))
+            let local = await store.objectPath(digest)
+            _ = try await remote.upload(path, from: local, condition: .createOnly)
+            let size = Platform.stat(local)?.size ?? 0
+            report.blobs += 1
+            report.bytes += size
+            sent += size
+        }
+    }
+
+    /// Writes one segment create-only; a file already under that number is kept when it is
+    /// the same bytes and replaced otherwise (`PushPlanner.collision`). Returns bytes sent.
+    private func putSegment(_ seq: Int64, _ entries: [Segment.Entry], remoteID: String) async throws(AISyncError) -> Int {
+        let bytes = Segment(device: store.deviceID, seq: seq, remoteID: remoteID, entries: entries).encoded()
+        let path = RemotePath.segmentPath(store.deviceID, seq)
+        if try await remote.write(path, bytes, condition: .createOnly) == .preconditionFailed {
+            let existing = try await remote.read(path, maxBytes: RemoteLimits.segment)?.bytes
+            if PushPlanner.collision(existing: existing, ours: bytes) == .replace {
+                _ = try await remote.write(path, bytes, condition: .always)
+            }
+        }
+        return bytes.count
+    }
+
+    /// Writes the head under its condition. A 412 is read back before judging: after a lost
+    /// answer the transport's retry finds the head already written — by us.
+    private func putHead(_ head: DeviceHead, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> String? {
+        var outcome = PushPlanner.headOutcome(try await remote.write(RemotePath.headPath(store.deviceID), bytes, condition: condition))
+        if outcome == .readBack {
+            let read = try? await readOwnHead()
+            outcome = PushPlanner.judgeReadBack(read?.head, etag: read?.etag, sent: head)
+        }
+        switch outcome {
+        case .landed(let etag): return etag
+        case .copied, .readBack: throw copiedStoreError()
+        }
+    }
+
+    /// What a push sends: the versions journaled since the checkpoint that `PushPlanner.outgoing`
+    /// keeps. Also how many were journaled, and where they end.
+    func outgoing(_ checkpoint: SyncCheckpoint) async throws(AISyncError) -> Outgoing {
+        let (journaled, end) = try await store.journalLines(from: checkpoint.pushedOffset)
+        let keep = PushPlanner.outgoing(journaled.map(\.version), device: store.deviceID, checkpoint: checkpoint)
+        return (keep.map { journaled[$0] }, journaled.count, end)
     }
 
     /// After a push was cut off around its head write: did the head land? Either way the
-    /// checkpoint is made to match the remote.
+    /// checkpoint is made to match the remote (`PushPlanner.settle`).
     func settleInterruptedPush(_ checkpoint: inout SyncCheckpoint) async throws(AISyncError) {
-        let path = RemotePath.headPath(store.deviceID)
-        if let file = try await remote.read(path) {
-            let head = try DeviceHead(bytes: file.bytes, path: "\(remote.displayName)/\(path)", expected: store.deviceID)
-            if head.seq == checkpoint.pendingSeq, let offset = checkpoint.pendingOffset {
-                checkpoint.pushedSeq = head.seq
-                checkpoint.pushedOffset = offset
-                checkpoint.headETag = file.etag ?? ""
-            }
-        }
-        checkpoint.pendingSeq = nil
-        checkpoint.pendingOffset = nil
+        let read = try await readOwnHead()
+        checkpoint = PushPlanner.settle(checkpoint, observed: read.map { PushPlanner.ObservedHead(seq: $0.head.seq, etag: $0.etag) })
         try await store.writeCheckpoint(checkpoint)
-    }
-
-    /// Our head on the remote must be the one we last wrote. One that moved on without us
-    /// means this store was restored from a backup (its own segments are taken back) or
-    /// copied and used in two places (refused: see `adoptOwnHistory`).
-    func checkOwnHead(checkpoint: inout SyncCheckpoint) async throws(AISyncError) -> String? {
-        let path = RemotePath.headPath(store.deviceID)
-        guard let file = try await remote.read(path) else {
-            return nil
-        }
-        let head = try DeviceHead(bytes: file.bytes, path: "\(remote.displayName)/\(path)", expected: store.deviceID)
-        guard checkpoint.headETag != nil, head.seq <= checkpoint.pushedSeq else {
-            return try await adoptOwnHistory(head: head, etag: file.etag, checkpoint: &checkpoint, reidentify: true)
-        }
-        return file.etag ?? checkpoint.headETag
     }
 
     func copiedStoreError(diverged: Int? = nil) -> AISyncError {
@@ -192,32 +207,20 @@ extension SyncEngine {
                     hint: "Keep one copy. For a second machine create a new store (`aisync init --store DIR`) and `aisync pull` into it")
     }
 
-    struct Chunk {
-        var entries: [Segment.Entry] = []
-        var bytes = 0
-    }
-
-    /// Cuts versions into segments of about `Segment.targetBytes`, with their bodies.
-    func segmentChunks(_ versions: [(version: Version, raw: [UInt8])]) async throws(AISyncError) -> [Chunk] {
-        var chunks: [Chunk] = []
-        var current = Chunk()
-        for (v, raw) in versions {
-            let objects = try await store.objectsOf(v)
-            let size = objects.values.reduce(0) { $0 + $1.count + 70 } + raw.count + 24
-            if !current.entries.isEmpty, current.bytes + size > Segment.targetBytes || current.entries.count >= Segment.maxEntries {
-                chunks.append(current)
-                current = Chunk()
-            }
-            current.entries.append(Segment.Entry(version: v, objects: objects, line: raw))
-            current.bytes += size
+    /// The encoded size of each outgoing entry, for cutting segments.
+    private func entrySizes(_ outgoing: Outgoing) async throws(AISyncError) -> [Int] {
+        try await outgoing.versions.asyncMap { (v, raw) async throws(AISyncError) in
+            PushPlanner.entrySize(lineBytes: raw.count, objectSizes: try await store.objectsOf(v).values.map(\.count))
         }
-        if !current.entries.isEmpty { chunks.append(current) }
-        return chunks
     }
 
-    /// The image bytes the versions' records refer to, each with its visible body.
-    func imageDigests(in versions: [Version]) async throws(AISyncError) -> [(SHA256Digest, ImageBody)] {
-        try await store.imageBodies(of: Set(versions.filter { $0.kind == .image }.map(\.record)))
+    /// The image bytes the outgoing versions' records need on the remote.
+    private func blobDigests(_ outgoing: Outgoing) async throws(AISyncError) -> [SHA256Digest] {
+        let records = Set(outgoing.versions.map(\.version).filter { $0.kind == .image }.map(\.record))
+        let images = try await store.imageBodies(of: records)
+        var local = Set<SHA256Digest>()
+        for (digest, _) in images where await store.hasObject(digest) { local.insert(digest) }
+        return PushPlanner.blobs(images, placement: imgur?.placement, local: local)
     }
 
     /// Adds this device to `devices.json`, re-reading to make sure a concurrent writer (on a
@@ -238,5 +241,15 @@ extension SyncEngine {
         }
         throw AISyncError(.temporary, "could not register this device in \(remote.displayName)/\(path): other devices kept rewriting it",
                           hint: "Push again")
+    }
+}
+
+extension Collection {
+    /// `map` with an async, typed-throwing transform, in order.
+    func asyncMap<T>(_ transform: (Element) async throws(AISyncError) -> T) async throws(AISyncError) -> [T] {
+        var result: [T] = []
+        result.reserveCapacity(count)
+        for element in self { result.append(try await transform(element)) }
+        return result
     }
 }

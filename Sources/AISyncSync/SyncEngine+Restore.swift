@@ -21,19 +21,15 @@ extension SyncEngine {
                 entries += try await readSegment(of: store.deviceID, seq: seq, remoteID: head.remoteID).entries
             }
         }
-        let onRemote = Set(entries.map(\.version.id))
         let (journaled, _) = try await store.journalVersions(from: checkpoint.pushedOffset)
-        let diverged = journaled.filter { $0.device == store.deviceID && !onRemote.contains($0.id) }
+        let diverged = RestorePlanner.diverged(journaled: journaled, onRemote: Set(entries.map(\.version.id)), device: store.deviceID)
         guard diverged.isEmpty else {
             guard reidentify else { throw copiedStoreError(diverged: diverged.count) }
-            let (old, _) = try await store.reidentify(diverged: Set(diverged.map(\.id)), remote: name)
+            let (old, _) = try await store.reidentify(diverged: Set(diverged), remote: name)
             throw AISyncError(.reidentified, "this store was a copy; it took a new device id", cause: old.rawValue)
         }
         let result = try await store.integrate(entries, expectedEnd: nil)
-        checkpoint.pushedSeq = head.seq
-        checkpoint.pushedOffset = result.end
-        checkpoint.headETag = etag ?? ""
-        checkpoint.remoteID = checkpoint.remoteID ?? head.remoteID
+        checkpoint = RestorePlanner.adopted(checkpoint, head: head, etag: etag, end: result.end)
         try await store.writeCheckpoint(checkpoint)
         return etag ?? ""
     }

@@ -10,15 +10,23 @@ import AISyncImgur
 /// verifies everything before it touches the store. Both hold a per-remote lock, so two
 /// processes never sync the same remote from one store at once.
 public struct SyncEngine: Sendable {
+    /// The local store this engine syncs.
     public let store: Store
+    /// Where the store's files go: a folder, WebDAV or plain HTTP remote (see ``RemoteFactory``).
     public let remote: any RemoteStorage
+    /// The remote's name in the store's config; it names the checkpoint (`sync/<name>.json`)
+    /// and the per-remote lock, so use the same name for the same remote every time.
     public let name: String
     /// The Imgur side: uploads when `uploadsToImgur`, and fetches pictures Imgur serves unchanged.
     public let imgur: ImgurSync?
+    /// Whether a push uploads pending images to Imgur (and deletes unused ones there) before
+    /// sending the records; always false without ``imgur``.
     public let uploadsToImgur: Bool
     /// Told what is moving, for a progress bar (see `SyncProgress.stream()`).
     public let progress: @Sendable (SyncProgress) -> Void
 
+    /// An engine for `store` and `remote`. `progress` is called from the syncing task, often:
+    /// keep it cheap, and hop to the main actor yourself to update UI.
     public init(store: Store, remote: any RemoteStorage, name: String, imgur: ImgurSync? = nil, uploadsToImgur: Bool = false,
                 progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }) {
         self.store = store; self.remote = remote; self.name = name; self.imgur = imgur
@@ -34,10 +42,19 @@ public struct SyncEngine: Sendable {
         return result
     }
 
+    /// Sends this device's versions the remote does not have yet, with the image bytes they
+    /// need (images go to Imgur first when ``uploadsToImgur``). With `dryRun`, only reports
+    /// what it would send. Cancelling the task stops between writes with code `cancelled`;
+    /// the remote stays valid and the next push finishes the job. Waits up to 30 s for
+    /// another sync with this remote from the same store, then throws `temporary`.
     public func push(dryRun: Bool = false) async throws(AISyncError) -> SyncReport {
         try await withSyncLock { () async throws(AISyncError) -> SyncReport in try await pushLocked(dryRun: dryRun) }
     }
 
+    /// Fetches other devices' new versions and their pictures, verifies them, and merges them
+    /// into the store; a bad segment is rejected whole, before anything is applied. With
+    /// `dryRun`, only reports what it would fetch. Pictures the remote lacks are reported in
+    /// ``SyncReport/missingBlobs``, not thrown.
     public func pull(dryRun: Bool = false) async throws(AISyncError) -> SyncReport {
         try await withSyncLock { () async throws(AISyncError) -> SyncReport in try await pullLocked(dryRun: dryRun) }
     }
@@ -69,45 +86,46 @@ public struct SyncEngine: Sendable {
         }
     }
 
-    /// ETags compared weakly: Apache turns `W/"x"` into `"x"` a second after a write.
-    static func sameETag(_ a: String?, _ b: String?) -> Bool {
-        guard let a, let b else { return false }
-        func opaque(_ e: String) -> Substring { e.hasPrefix("W/") ? e.dropFirst(2) : Substring(e) }
-        return opaque(a) == opaque(b)
-    }
-
     // MARK: - Manifest
 
-    /// Reads `aisync.json`; creates it on first push to an empty location.
+    /// Reads `aisync.json`; creates it on first push to an empty location, raises an aisync 1
+    /// remote on the first push of records v2, and refuses a remote that was reset
+    /// (`PullPlanner.manifestAction`).
     func manifest(create: Bool, checkpoint: inout SyncCheckpoint) async throws(AISyncError) -> RemoteManifest {
-        if let file = try await remote.read(RemotePath.manifest) {
-            let manifest = try RemoteManifest(bytes: file.bytes, location: remote.displayName)
-            if let known = checkpoint.remoteID, known != manifest.remoteID, try await !ownHeadBelongs(to: known) {
+        let file = try await remote.read(RemotePath.manifest)
+        let found = try file.map { (f: RemoteFile) throws(AISyncError) in try RemoteManifest(bytes: f.bytes, location: remote.displayName) }
+        switch PullPlanner.manifestAction(found: found, knownID: checkpoint.remoteID, create: create) {
+        case .checkReset(let found):
+            guard let known = checkpoint.remoteID, try await ownHeadBelongs(to: known) else {
                 throw AISyncError(.configuration, "\(remote.displayName) is no longer the remote this store synced with (its id changed)",
                                   hint: "If it was reset on purpose, remove and re-add the remote: `aisync remote remove \(name)` then `aisync remote add \(name) URL`")
             }
-            if checkpoint.remoteID == nil { checkpoint.remoteID = manifest.remoteID }
-            if create, manifest.format < RemoteManifest.currentFormat {
-                // The first push of records v2 raises the format, so aisync 1 stops pushing here.
-                var raised = manifest
-                raised.format = RemoteManifest.currentFormat
-                _ = try await remote.write(RemotePath.manifest, raised.json.canonicalBytes + [10],
-                                           condition: file.etag.map { .replacing(etag: $0) } ?? .always)
-                return raised
-            }
-            return manifest
-        }
-        guard create else {
+            return found
+        case .use(let found):
+            if checkpoint.remoteID == nil { checkpoint.remoteID = found.remoteID }
+            return found
+        case .raise(let found):
+            // The first push of records v2 raises the format, so aisync 1 stops pushing here.
+            var raised = found
+            raised.format = RemoteManifest.currentFormat
+            if checkpoint.remoteID == nil { checkpoint.remoteID = raised.remoteID }
+            _ = try await remote.write(RemotePath.manifest, raised.json.canonicalBytes + [10],
+                                       condition: file?.etag.map { .replacing(etag: $0) } ?? .always)
+            return raised
+        case .missing:
             throw AISyncError(.notFound, "\(remote.displayName) is not an aisync remote (no aisync.json there)",
                               hint: checkpoint.remoteID == nil ? "Check the URL, or push to it first" : "The remote was emptied; push to it again to restore it")
+        case .create:
+            return try await createManifest(&checkpoint)
         }
+    }
+
+    /// Creates `aisync.json` create-only, then reads it back: with two first pushes at once
+    /// (and a server ignoring If-None-Match), the last write wins, and both must agree on it.
+    private func createManifest(_ checkpoint: inout SyncCheckpoint) async throws(AISyncError) -> RemoteManifest {
         let manifest = RemoteManifest(remoteID: StoreEnvironment.randomHex(bytes: 16), created: Timestamp(milliseconds: store.environment.now()))
-        switch try await remote.write(RemotePath.manifest, manifest.json.canonicalBytes + [10], condition: .createOnly) {
-        case .written: break
-        case .preconditionFailed: break  // another device created it at the same moment: use theirs
-        }
-        // Read back: with two first pushes at once (and a server ignoring If-None-Match), the
-        // last write wins, and both devices must agree on it.
+        // 412: another device created it at the same moment; use theirs.
+        _ = try await remote.write(RemotePath.manifest, manifest.json.canonicalBytes + [10], condition: .createOnly)
         guard let file = try await remote.read(RemotePath.manifest) else {
             throw AISyncError(.unavailable, "\(remote.displayName) did not keep aisync.json", hint: "Check that the server accepts uploads")
         }

@@ -1,0 +1,155 @@
+import AISyncCore
+import AISyncStore
+import AISyncRemote
+
+/// The decisions of a pull, as pure functions of what was read (design §4): which heads moved,
+/// which segments to fetch, which pictures to get, and the checkpoint afterwards.
+/// `SyncEngine+Pull` carries them out.
+enum PullPlanner {
+    /// ETags compared weakly: Apache turns `W/"x"` into `"x"` a second after a write.
+    static func sameETag(_ a: String?, _ b: String?) -> Bool {
+        guard let a, let b else { return false }
+        func opaque(_ e: String) -> Substring { e.hasPrefix("W/") ? e.dropFirst(2) : Substring(e) }
+        return opaque(a) == opaque(b)
+    }
+
+    /// Heads that moved, from a listing of `heads/`.
+    struct HeadChanges: Equatable, Sendable {
+        /// Other devices' heads to read, with their listed ETags.
+        var toRead: [Change]
+        /// Our own head's listed ETag when it is not the one we wrote ("" when the listing
+        /// gave none): a store restored from a backup. Nil when our head is as we left it.
+        var own: String?
+    }
+
+    /// One head to read.
+    struct Change: Equatable, Sendable {
+        var device: DeviceID
+        var etag: String?
+        init(device: DeviceID, etag: String?) { self.device = device; self.etag = etag }
+    }
+
+    /// From a listing (WebDAV, folder): heads whose ETag changed since the last pull; names
+    /// that are not `<device id>.json` are ignored (a hostile or untidy server).
+    static func changedHeads(listing: [RemoteEntry], device: DeviceID, checkpoint: SyncCheckpoint) -> HeadChanges {
+        var changes = HeadChanges(toRead: [], own: nil)
+        for entry in listing {
+            guard entry.name.hasSuffix(".json"), let other = DeviceID(String(entry.name.dropLast(5))) else { continue }
+            if other == device {
+                if !sameETag(entry.etag, checkpoint.headETag) { changes.own = entry.etag ?? "" }
+                continue
+            }
+            if sameETag(entry.etag, checkpoint.pulled[other]?.etag) { continue }
+            changes.toRead.append(Change(device: other, etag: entry.etag))
+        }
+        return changes
+    }
+
+    /// On a remote that cannot list (plain HTTP), every head named by the device index or by
+    /// another head is read; one is kept when its number moved (nginx's ETag is seconds and
+    /// size, so two pushes in one second can share it — numbers, not ETags, decide).
+    static func headMoved(_ head: DeviceHead, checkpoint: SyncCheckpoint) -> Bool {
+        head.seq > checkpoint.pulled[head.device]?.seq ?? 0
+    }
+
+    /// Our own head read on a remote that cannot list: moved past what we pushed (or we never
+    /// pushed) means a restore; the pull takes our segments back.
+    static func ownHeadMoved(_ head: DeviceHead, checkpoint: SyncCheckpoint) -> Bool {
+        checkpoint.headETag == nil || head.seq > checkpoint.pushedSeq
+    }
+
+    /// One segment to fetch.
+    struct Fetch: Equatable, Sendable {
+        var device: DeviceID
+        var seq: Int64
+        var remoteID: String
+        /// The device's name, for progress.
+        var name: String
+    }
+
+    /// The segments past what we pulled from each other device's head, in order.
+    static func fetches(heads: [DeviceHead], device: DeviceID, checkpoint: SyncCheckpoint) -> [Fetch] {
+        heads.filter { $0.device != device }.flatMap { head -> [Fetch] in
+            let from = (checkpoint.pulled[head.device]?.seq ?? 0) + 1
+            guard head.seq >= from else { return [] }
+            return (from...head.seq).map { Fetch(device: head.device, seq: $0, remoteID: head.remoteID, name: head.name) }
+        }
+    }
+
+    /// The highest counter of each device's own versions among those read: push never sends
+    /// those back (`PushPlanner.outgoing`).
+    static func counters(_ fetched: [(device: DeviceID, versions: [Version])]) -> [DeviceID: Int64] {
+        var result: [DeviceID: Int64] = [:]
+        for (device, versions) in fetched {
+            for v in versions where v.device == device { result[device] = max(result[device] ?? 0, v.clock[device]) }
+        }
+        return result
+    }
+
+    /// The pictures a pull fetches: those the incoming versions show, then live images whose
+    /// bytes earlier pulls could not get; each once, only those the store lacks.
+    static func wantedImages(incoming: [(SHA256Digest, ImageBody)], live: [ImageBody],
+                                     have: Set<SHA256Digest>) -> [(SHA256Digest, ImageBody)] {
+        var seen = have
+        var wanted: [(SHA256Digest, ImageBody)] = []
+        for (digest, image) in incoming where seen.insert(digest).inserted { wanted.append((digest, image)) }
+        for image in live where seen.insert(image.sha256).inserted { wanted.append((image.sha256, image)) }
+        return wanted
+    }
+
+    /// The checkpoint after merging: each head's number, ETag and counter, never going back
+    /// (a stale listing must not make us pull again); the journal offset moves only when the
+    /// store held nothing unpushed before the merge (`wasAtEnd`).
+    static func checkpoint(after checkpoint: SyncCheckpoint, heads: [(head: DeviceHead, etag: String?)], device: DeviceID,
+                                   counters: [DeviceID: Int64], merged: (wasAtEnd: Bool, end: Int64)) -> SyncCheckpoint {
+        var next = checkpoint
+        if merged.wasAtEnd { next.pushedOffset = merged.end }
+        for (head, etag) in heads where head.device != device {
+            let known = checkpoint.pulled[head.device]
+            next.pulled[head.device] = SyncCheckpoint.Pulled(seq: max(head.seq, known?.seq ?? 0), etag: etag,
+                                                             counter: max(counters[head.device] ?? 0, known?.counter ?? 0))
+        }
+        return next
+    }
+
+    /// What to do with `aisync.json`.
+    enum ManifestAction: Equatable, Sendable {
+        /// Use it as it is.
+        case use(RemoteManifest)
+        /// Raise an aisync 1 remote to the current format (the first push of records v2).
+        case raise(RemoteManifest)
+        /// Its id is not the one we synced with: reset, unless our own head still belongs to
+        /// the old id (two first pushes racing on a server that ignores If-None-Match).
+        case checkReset(RemoteManifest)
+        /// None there: create one (a push) …
+        case create
+        /// … or say this is not an aisync remote (a pull).
+        case missing
+    }
+
+    static func manifestAction(found: RemoteManifest?, knownID: String?, create: Bool) -> ManifestAction {
+        guard let found else { return create ? .create : .missing }
+        if let knownID, knownID != found.remoteID { return .checkReset(found) }
+        return create && found.format < RemoteManifest.currentFormat ? .raise(found) : .use(found)
+    }
+}
+
+/// The decision behind restore-from-backup (see `SyncEngine+Restore`).
+enum RestorePlanner {
+    /// Versions this device journaled since its checkpoint that are not among its own
+    /// segments on the remote. None: the store is a restore (its journal is a prefix of the
+    /// remote's history) and takes the segments back. Some: a copy that diverged.
+    static func diverged(journaled: [Version], onRemote: Set<SHA256Digest>, device: DeviceID) -> [SHA256Digest] {
+        journaled.filter { $0.device == device && !onRemote.contains($0.id) }.map(\.id)
+    }
+
+    /// The checkpoint after taking back our own segments up to `head`.
+    static func adopted(_ checkpoint: SyncCheckpoint, head: DeviceHead, etag: String?, end: Int64) -> SyncCheckpoint {
+        var next = checkpoint
+        next.pushedSeq = head.seq
+        next.pushedOffset = end
+        next.headETag = etag ?? ""
+        next.remoteID = checkpoint.remoteID ?? head.remoteID
+        return next
+    }
+}

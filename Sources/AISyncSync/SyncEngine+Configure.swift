@@ -1,0 +1,33 @@
+import AISyncCore
+import AISyncStore
+import AISyncRemote
+import AISyncImgur
+/// A sync engine set up the way the store's config says, in one call.
+extension SyncEngine {
+    /// An engine for the remote called `name` (nil: the only one), with its credentials and
+    /// Imgur set up from `environment`: what an app or the command line calls before
+    /// `push`, `pull` or `sync`, so every front end applies the same rules.
+    ///
+    /// From `environment`: `AISYNC_USER` / `AISYNC_PASSWORD` (else `~/.netrc`, or `NETRC`) for
+    /// the remote's server; `AISYNC_IMGUR_CLIENT_ID` or `AISYNC_IMGUR_TOKEN` for Imgur uploads;
+    /// `AISYNC_IMGUR_API` to replace the Imgur API base. Pass `[:]` for none.
+    ///
+    /// - Returns: the engine, and warnings about a setup that works but not fully (Imgur
+    ///   enabled without a credential) for the caller to show in its own words.
+    /// - Throws: `.configuration` (remedy `.addRemote`) when the store has no remote,
+    ///   `.notFound` / `.usage` (remedy `.chooseRemote`) when `name` is unknown or missing among
+    ///   several, `.usage` for a remote URL aisync refuses, `.configuration` for an Imgur API
+    ///   base it refuses.
+    public static func configured(store: Store, remote name: String? = nil, environment: [String: String],
+                                  progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }) async throws(AISyncError)
+        -> (engine: SyncEngine, warnings: [SyncWarning]) {
+        let config = try await store.currentConfig()
+        let remote = try RemoteFactory.pick(name, in: config)
+        let storage = try RemoteFactory.make(remote, environment: environment, runtime: store.environment)
+        let imgur = try ImgurSync.configured(store: store, settings: config.imgur, environment: environment,
+                                             transport: URLSessionTransport(redirects: .imgur))
+        let engine = SyncEngine(store: store, remote: storage, name: remote.name, imgur: imgur.sync, uploadsToImgur: imgur.uploads,
+                                progress: progress)
+        return (engine, imgur.warnings)
+    }
+}
