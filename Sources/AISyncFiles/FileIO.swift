@@ -138,8 +138,12 @@ package enum FileIO {
 
     /// Writes `bytes` to a temp file beside `path`, fsyncs it, renames it over `path`, and
     /// fsyncs the directory: after a crash the file is either old or new, never torn.
-    package static func writeAtomically(_ path: String, _ bytes: [UInt8], durable: Bool = true) throws(AISyncError) {
-        let temp = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    /// `temporarySuffix` names the temp file (`<path>.tmp-<suffix>`); callers pass
+    /// `environment.temporarySuffix()`, so this file has no randomness of its own and tests
+    /// that seed the environment get the same names every run.
+    package static func writeAtomically(_ path: String, _ bytes: [UInt8], durable: Bool = true,
+                                        temporarySuffix: String) throws(AISyncError) {
+        let temp = "\(path).tmp-\(temporarySuffix)"
         let fd = Platform.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw ioError("write", path, errno: Platform.errno) }
         let ok = bytes.withUnsafeBytes { Platform.writeAll(fd, $0) } && (!durable || Platform.fsync(fd))

@@ -109,6 +109,19 @@ package enum Platform {
         return short.isEmpty || short == "localhost" ? nil : short
     }
 
+    /// Wall-clock time (CLOCK_REALTIME) in milliseconds since the Unix epoch, the live `now`.
+    package static func currentTimeMilliseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
+
+    /// `$TMPDIR` when set, else `/tmp`: the live environment's temporary directory.
+    package static func temporaryDirectory() -> String {
+        guard let dir = environment("TMPDIR"), !dir.isEmpty else { return "/tmp" }
+        return dir
+    }
+
     package static func environment(_ name: String) -> String? {
         guard let value = getenv(name) else { return nil }
         return String(cString: value)

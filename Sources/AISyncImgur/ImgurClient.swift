@@ -40,12 +40,14 @@ public struct ImgurClient: Sendable {
         case missing
     }
 
+    /// The API's base URL, `https://api.imgur.com` unless replaced (`--api`,
+    /// `AISYNC_IMGUR_API`); an invalid one makes every request fail with a configuration error.
     public let apiBase: String
+    /// How requests authenticate; sent only to ``apiBase``, never to image links.
     public let credential: ImgurCredential
     let transport: any HTTPTransport
-    let sleep: @Sendable (Int) async -> Void
-    let random: @Sendable () -> Double
-    let now: @Sendable () -> Int64
+    /// Clock, backoff sleep and jitter, boundaries and temp names (tests pass a seeded one).
+    let environment: AISyncEnvironment
     let maxAttempts: Int
     let temporaryDirectory: String
     private let endpoint: Result<ImgurEndpoint, AISyncError>
@@ -58,16 +60,14 @@ public struct ImgurClient: Sendable {
     /// unavailable and is retried on the next push.
     static let maxInPlaceWaitMilliseconds = 30_000
 
+    /// A client for `apiBase`. The multipart body of an upload is written to
+    /// `environment.temporaryDirectory`.
     public init(apiBase: String = "https://api.imgur.com", credential: ImgurCredential, transport: any HTTPTransport,
-                sleep: @escaping @Sendable (Int) async -> Void = { ms in try? await Task.sleep(nanoseconds: UInt64(ms) * 1_000_000) },
-                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) },
-                maxAttempts: Int = 4,
-                now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) },
-                temporaryDirectory: String = NSTemporaryDirectory()) {
+                environment: AISyncEnvironment = .live, maxAttempts: Int = 4) {
         self.apiBase = apiBase; self.credential = credential; self.transport = transport
-        self.sleep = sleep; self.random = random; self.now = now
+        self.environment = environment
         self.maxAttempts = max(1, maxAttempts)
-        var dir = temporaryDirectory
+        var dir = environment.temporaryDirectory
         while dir.count > 1 && dir.hasSuffix("/") { dir.removeLast() }
         self.temporaryDirectory = dir.isEmpty ? "." : dir
         self.endpoint = Result { () throws(AISyncError) -> ImgurEndpoint in try ImgurEndpoint(apiBase) }
@@ -96,9 +96,9 @@ public struct ImgurClient: Sendable {
         guard ImgurEndpoint.isMediaType(mediaType) else {
             throw fail(.other, AISyncError(.usage, "'\(ImgurEndpoint.printable(mediaType))' is not a media type Imgur can be told"))
         }
-        var boundary = Self.makeBoundary()
-        while [title, description].contains(where: { $0?.contains(boundary) == true }) { boundary = Self.makeBoundary() }
-        let temp = "\(temporaryDirectory)/aisync-imgur-upload-\(Self.randomHex(8)).tmp"
+        var boundary = makeBoundary()
+        while [title, description].contains(where: { $0?.contains(boundary) == true }) { boundary = makeBoundary() }
+        let temp = "\(temporaryDirectory)/aisync-imgur-upload-\(environment.temporarySuffix()).tmp"
         defer { _ = Platform.unlink(temp) }
         let length: Int64
         do {
@@ -200,7 +200,7 @@ public struct ImgurClient: Sendable {
     public func delete(id: String) async throws(ImgurError) -> ImgurRateLimit? {
         guard ImgurEndpoint.isImageID(id) else {
             throw fail(.damaged, AISyncError(.damagedData, "the recorded Imgur image id '\(ImgurEndpoint.printable(id))' is malformed",
-                                             hint: "Run `aisync fsck` on the store"))
+                                             hint: "Check the store for damage", remedy: .checkStore))
         }
         return try await performDelete(target: id, label: "image \(id)")
     }
@@ -209,7 +209,7 @@ public struct ImgurClient: Sendable {
         guard ImgurEndpoint.isDeletehash(deletehash) else {
             // Never echo it: a deletehash is a secret, even a malformed one.
             throw fail(.damaged, AISyncError(.damagedData, "the recorded Imgur deletehash\(id.map { " of image \(ImgurEndpoint.printable($0))" } ?? "") is malformed",
-                                             hint: "Run `aisync fsck` on the store"))
+                                             hint: "Check the store for damage", remedy: .checkStore))
         }
         return try await performDelete(target: deletehash, label: id.map { "image \(ImgurEndpoint.printable($0))" } ?? "an image by its deletehash",
                                        extraSecrets: [deletehash])
@@ -253,13 +253,14 @@ public struct ImgurClient: Sendable {
     /// credential. `.removed` when Imgur redirects to its `removed.png` placeholder, `.missing`
     /// on 404/410; in both cases nothing is left at `path`.
     ///
-    /// A transport that follows redirects itself (URLSession) hides the `removed.png` hop; the
-    /// caller's check of the bytes against the recorded hash still refuses the placeholder.
+    /// Give the client a transport that hands that hop back (`URLSessionTransport(redirects:
+    /// .imgur)`); one that follows it anyway hides it, and the caller's check of the bytes
+    /// against the recorded hash still refuses the placeholder.
     public func download(link: String, to path: String, maxBytes: Int64) async throws(ImgurError) -> DownloadOutcome {
         let endpoint = try resolvedEndpoint()
         guard let checked = endpoint.imageLink(link) else {
             throw fail(.damaged, AISyncError(.damagedData, "the recorded Imgur link '\(ImgurEndpoint.printable(link))' is not an Imgur image link",
-                                             hint: "Run `aisync fsck` on the store"))
+                                             hint: "Check the store for damage", remedy: .checkStore))
         }
         var url = checked.link
         var hops = 0
@@ -387,12 +388,14 @@ public struct ImgurClient: Sendable {
         let tooFast = answer.message?.lowercased().contains("too fast") == true
         if status == 429 || (status == 400 && tooFast) || (status == 403 && rateLimit?.isExhausted == true) {
             let t = now()
-            let resetAt = rateLimit?.retryAt(now: t) ?? Backoff.retryAfter(response.headers["retry-after"]).map { t + Int64($0 / 1000) }
-                ?? t + ImgurRateLimit.defaultUserPenalty
+            // What the server said (rate-limit headers, else Retry-After); nil when it said nothing.
+            let serverReset = rateLimit?.retryAt(now: t) ?? Backoff.retryAfter(response.headers["retry-after"]).map { t + Int64($0 / 1000) }
+            let resetAt = serverReset ?? t + ImgurRateLimit.defaultUserPenalty
             let minutes = max(1, (resetAt - t + 59) / 60)
             return fail(.rateLimited(resetAt: resetAt),
                         AISyncError(.temporary, "Imgur is rate limiting \(what) (\(status)\(said))",
-                                    hint: "Try again after \(Timestamp(milliseconds: resetAt * 1000).iso8601) (in about \(minutes) minute\(minutes == 1 ? "" : "s")); pending uploads stay queued"),
+                                    hint: "Try again after \(Timestamp(milliseconds: resetAt * 1000).iso8601) (in about \(minutes) minute\(minutes == 1 ? "" : "s")); pending uploads stay queued",
+                                    remedy: .retryLater, retryAfter: serverReset.map { .seconds(max(0, $0 - t)) }),
                         response: response)
         }
         switch status {
@@ -404,7 +407,8 @@ public struct ImgurClient: Sendable {
             case .bearer:
                 hint = "Check AISYNC_IMGUR_TOKEN (access tokens expire after a month; get a new one), or use AISYNC_IMGUR_CLIENT_ID"
             }
-            return fail(.auth, AISyncError(.permission, "Imgur refused the \(credential.kindName) for \(what) (\(status)\(said))", hint: hint),
+            return fail(.auth, AISyncError(.permission, "Imgur refused the \(credential.kindName) for \(what) (\(status)\(said))", hint: hint,
+                                           remedy: .provideImgurCredential),
                         response: response)
         case let s where [400, 413, 415, 422].contains(s) && isUploadOperation(operation):
             let message = answer.message ?? (status == 413 ? "the file is too large" : "the file was refused")
@@ -414,7 +418,7 @@ public struct ImgurClient: Sendable {
                         response: response)
         case 404 where isUploadOperation(operation):
             return fail(.other, AISyncError(.configuration, "\(apiBase) has no Imgur upload endpoint (404 for /3/image\(said))",
-                                            hint: "Check the Imgur API URL (`aisync imgur enable --api`, AISYNC_IMGUR_API)"),
+                                            hint: "Check the Imgur API URL (the store's Imgur settings, or AISYNC_IMGUR_API)"),
                         response: response)
         case 500...599:
             return fail(.unavailable, AISyncError(.unavailable, "Imgur failed (\(status)\(said)) for \(what)", hint: "Try again later"),
@@ -462,24 +466,25 @@ public struct ImgurClient: Sendable {
     private func checkCredential() throws(ImgurError) {
         guard credential.isWellFormed else {
             throw fail(.auth, AISyncError(.configuration, "\(credential.variableName) is not a valid Imgur \(credential.kindName)",
-                                          hint: "It must be 1-512 visible ASCII characters without spaces"))
+                                          hint: "It must be 1-512 visible ASCII characters without spaces", remedy: .provideImgurCredential))
         }
     }
 
     // MARK: - Multipart body
 
-    static func makeBoundary() -> String { "aisync-" + randomHex(16) }
+    /// A fresh multipart boundary: 128 random bits, so no image's bytes are likely to hold it.
+    func makeBoundary() -> String { "aisync-" + environment.randomHex(bytes: 16) }
 
-    static func randomHex(_ byteCount: Int) -> String {
-        var rng = SystemRandomNumberGenerator()
-        let digits = Array("0123456789abcdef")
-        var s = ""
-        for _ in 0..<byteCount {
-            let b = UInt8.random(in: 0...255, using: &rng)
-            s.append(digits[Int(b >> 4)]); s.append(digits[Int(b & 0x0F)])
-        }
-        return s
-    }
+    // MARK: - Environment
+
+    /// Unix seconds (Imgur's rate-limit headers and `ImgurState` count in seconds).
+    func now() -> Int64 { environment.now() / 1000 }
+
+    /// Backoff wait, through the environment.
+    func sleep(_ milliseconds: Int) async { await environment.sleep(milliseconds) }
+
+    /// Jitter in [0, 1) for `Backoff.delay`.
+    func random() -> Double { environment.randomUnit() }
 
     /// A neutral file name for the `image` part (never the local path, which may say more than
     /// the user wants to publish).

@@ -17,7 +17,7 @@ public enum ImgurCredential: Sendable, Equatable, CustomStringConvertible, Custo
     /// The environment variable holding a client id.
     public static let clientIDVariable = "AISYNC_IMGUR_CLIENT_ID"
 
-    /// The value of the `Authorization` header.
+    /// The value of the `Authorization` header. It contains the secret: never log or print it.
     public var authorizationHeader: String {
         switch self {
         case .clientID(let id): "Client-ID \(id)"
@@ -41,6 +41,8 @@ public enum ImgurCredential: Sendable, Equatable, CustomStringConvertible, Custo
         }
     }
 
+    /// Which kind of credential this is and its environment variable, with the value masked
+    /// (`Imgur client id (AISYNC_IMGUR_CLIENT_ID, •••)`): safe to log.
     public var description: String {
         switch self {
         case .clientID: "Imgur client id (\(Self.clientIDVariable), •••)"
@@ -48,6 +50,7 @@ public enum ImgurCredential: Sendable, Equatable, CustomStringConvertible, Custo
         }
     }
 
+    /// The same masked text as ``description``, so `debugPrint` cannot leak the secret.
     public var debugDescription: String { description }
 
     /// No children, so `dump` and debuggers' summaries cannot show the secret either.

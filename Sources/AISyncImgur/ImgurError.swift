@@ -19,6 +19,7 @@ import AISyncRemote
 /// `.unavailable`, damaged → `.damagedData`). `rateLimit` holds the figures of the last response
 /// seen, when it had any, so `aisync imgur status` can show them even after a failure.
 public struct ImgurError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, as far as a push needs to know (see the table above).
     public enum Kind: Sendable, Equatable {
         /// Rate limited; retry at or after `resetAt` (unix seconds). Never retried in place.
         case rateLimited(resetAt: Int64)
@@ -34,7 +35,9 @@ public struct ImgurError: Error, Sendable, Equatable, CustomStringConvertible {
         case other
     }
 
+    /// What went wrong, which decides what a push does next.
     public var kind: Kind
+    /// The same failure as a one-line, secret-free ``AISyncError`` for people and exit codes.
     public var aisyncError: AISyncError
     /// The rate-limit figures of the last response, if it carried any.
     public var rateLimit: ImgurRateLimit?
@@ -45,11 +48,13 @@ public struct ImgurError: Error, Sendable, Equatable, CustomStringConvertible {
     /// With a bearer token the caller can look for it among the account's images.
     public var mayHaveUploaded: Bool
 
+    /// An error of `kind` described by `error`; its message must not contain the credential or a deletehash.
     public init(_ kind: Kind, _ error: AISyncError, rateLimit: ImgurRateLimit? = nil, status: Int? = nil, mayHaveUploaded: Bool = false) {
         self.kind = kind; self.aisyncError = error; self.rateLimit = rateLimit; self.status = status
         self.mayHaveUploaded = mayHaveUploaded
     }
 
+    /// The ``aisyncError``'s one-line description.
     public var description: String { aisyncError.description }
 
     /// When a rate-limited operation may be tried again (unix seconds).

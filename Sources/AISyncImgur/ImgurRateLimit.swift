@@ -17,11 +17,14 @@ import AISyncRemote
 public struct ImgurRateLimit: Sendable, Equatable, CustomStringConvertible {
     /// One budget: how many credits it has, how many are left, and when it refills.
     public struct Bucket: Sendable, Equatable {
+        /// The budget's size in credits; nil when Imgur does not say.
         public var limit: Int64?
+        /// Credits left (never negative); nil when Imgur does not say.
         public var remaining: Int64?
         /// Unix seconds; nil when Imgur does not say.
         public var resetAt: Int64?
 
+        /// A budget with the given figures; `resetAt` is in unix seconds (not milliseconds).
         public init(limit: Int64? = nil, remaining: Int64? = nil, resetAt: Int64? = nil) {
             self.limit = limit; self.remaining = remaining; self.resetAt = resetAt
         }
@@ -30,12 +33,16 @@ public struct ImgurRateLimit: Sendable, Equatable, CustomStringConvertible {
         public var isExhausted: Bool { (remaining ?? 1) <= 0 }
     }
 
+    /// The user budget (per IP and application); nil when the response did not report it.
     public var user: Bucket?
+    /// The application's daily budget; nil when the response did not report it.
     public var client: Bucket?
+    /// The hourly POST (upload) budget per IP; nil when the response did not report it.
     public var post: Bucket?
     /// When these figures were seen (unix seconds).
     public var observedAt: Int64
 
+    /// Figures for the given budgets, seen at `observedAt` (unix seconds).
     public init(user: Bucket? = nil, client: Bucket? = nil, post: Bucket? = nil, observedAt: Int64) {
         self.user = user; self.client = client; self.post = post; self.observedAt = observedAt
     }
@@ -102,6 +109,8 @@ public struct ImgurRateLimit: Sendable, Equatable, CustomStringConvertible {
         return post?.resetAt ?? user?.resetAt
     }
 
+    /// The budgets reported, e.g. `user 11/12500 until 2026-11-29T13:00:00.000Z, post 1249/1250`
+    /// (`?` for a figure Imgur did not send).
     public var description: String {
         func show(_ name: String, _ b: Bucket?) -> String? {
             guard let b else { return nil }

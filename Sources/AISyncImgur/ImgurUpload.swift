@@ -10,20 +10,27 @@ public struct ImgurUpload: Sendable, Equatable, CustomStringConvertible, CustomD
     /// `https://i.imgur.com/{id}.{ext}`, or with a non-official API base (a test stand-in or a
     /// proxy), a link on the API base's own scheme, host and port ending in `/{id}.{ext}`.
     public var link: String
-    /// 5-40 letters and digits; absent when Imgur sends none.
+    /// 5-40 letters and digits; absent when Imgur sends none. A secret (anyone holding it can
+    /// delete the image): never log or print it.
     public var deletehash: String?
     /// The size in bytes of what Imgur stores and serves (after any re-encoding).
     public var size: Int64
+    /// The width in pixels Imgur reports for what it serves; nil when it did not say.
     public var width: Int64?
+    /// The height in pixels Imgur reports for what it serves; nil when it did not say.
     public var height: Int64?
     /// The media type Imgur serves (`image/jpeg` after PNG→JPEG re-encoding, for example).
     public var type: String
 
+    /// An answer with the given fields, taken as already checked (tests and stand-ins build
+    /// these; answers from Imgur are parsed and validated by ``ImgurClient``).
     public init(id: String, link: String, deletehash: String?, size: Int64, width: Int64?, height: Int64?, type: String) {
         self.id = id; self.link = link; self.deletehash = deletehash; self.size = size
         self.width = width; self.height = height; self.type = type
     }
 
+    /// `Imgur image <id> at <link>, <size> bytes, <type>[, WxH][, deletehash •••]`: the
+    /// deletehash is masked, so this is safe to log.
     public var description: String {
         var s = "Imgur image \(id) at \(link), \(size) bytes, \(type)"
         if let width, let height { s += ", \(width)x\(height)" }
@@ -31,6 +38,7 @@ public struct ImgurUpload: Sendable, Equatable, CustomStringConvertible, CustomD
         return s
     }
 
+    /// The same masked text as ``description``, so `debugPrint` cannot leak the deletehash.
     public var debugDescription: String { description }
 
     /// The largest size aisync believes (Imgur's own limit is 200 MB for video).

@@ -20,11 +20,21 @@ public struct FolderRemote: RemoteStorage {
     /// Folders swept in this process.
     private static let swept = Mutex<Set<String>>([])
 
+    /// The absolute path of the folder that holds the remote's files.
     public let root: String
+    /// Names temp files and dates the sweep of old ones.
+    let environment: AISyncEnvironment
+    /// The folder as a `file://` URL, for messages.
     public var displayName: String { "file://\(root)" }
+    /// Always true: a folder can be listed.
     public var canList: Bool { true }
 
-    public init(root: String) { self.root = root }
+    /// A remote in the folder `root`; `environment` supplies temp names and the clock
+    /// (pass the store's, so a seeded test environment governs the remote too).
+    public init(root: String, environment: AISyncEnvironment = .live) {
+        self.root = root
+        self.environment = environment
+    }
 
     private func full(_ path: String) throws(AISyncError) -> String {
         try RemotePath.validate(path)
@@ -42,6 +52,9 @@ public struct FolderRemote: RemoteStorage {
         }
     }
 
+    /// Reads the file at `path` under ``root``; nil when it does not exist. Throws
+    /// `unavailable` when the folder itself is missing (not mounted), and damaged data for
+    /// something that is not a regular file or is larger than `maxBytes`.
     public func read(_ path: String, maxBytes: Int) async throws(AISyncError) -> RemoteFile? {
         try checkRoot()
         let p = try full(path)
@@ -54,6 +67,8 @@ public struct FolderRemote: RemoteStorage {
         return RemoteFile(bytes: bytes, etag: Self.etag(p))
     }
 
+    /// Copies the file at `path` to `localPath`; false when it does not exist. A file over
+    /// `maxBytes` bytes is refused as damaged data.
     public func download(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> Bool {
         try checkRoot()
         let p = try full(path)
@@ -63,15 +78,18 @@ public struct FolderRemote: RemoteStorage {
         return true
     }
 
+    /// Writes `bytes` atomically at `path` (temp file in `.aisync-tmp/`, then rename or link),
+    /// honouring `condition`; readers never see a partial file.
     public func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> WriteResult {
         try checkRoot()
         let p = try full(path)
         let temp = try temporaryPath()
         try FileIO.makeDirectories(FileIO.parentDirectory(of: p))
-        try FileIO.writeAtomically(temp, bytes)
+        try FileIO.writeAtomically(temp, bytes, temporarySuffix: environment.temporarySuffix())
         return try place(temp, at: p, condition: condition)
     }
 
+    /// Copies the local file at `localPath` to `path` atomically, like ``write(_:_:condition:)``.
     public func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError) -> WriteResult {
         try checkRoot()
         let p = try full(path)
@@ -86,15 +104,14 @@ public struct FolderRemote: RemoteStorage {
     private func temporaryPath() throws(AISyncError) -> String {
         let dir = "\(root)/\(Self.temporaryDirectory)"
         try FileIO.makeDirectories(dir)
-        if Self.swept.withLock({ $0.insert(root).inserted }) { Self.sweep(dir, olderThanSeconds: 3600) }
-        return "\(dir)/\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        if Self.swept.withLock({ $0.insert(root).inserted }) { Self.sweep(dir, olderThanSeconds: 3600, now: environment.now()) }
+        return "\(dir)/\(environment.temporarySuffix())"
     }
 
     /// Removes temp files left by killed writes; recent ones may be another device's upload.
-    static func sweep(_ dir: String, olderThanSeconds age: Int64) {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let cutoff = (Int64(now.tv_sec) - age) * 1_000_000_000
+    /// `now` is in milliseconds since the epoch.
+    static func sweep(_ dir: String, olderThanSeconds age: Int64, now: Int64) {
+        let cutoff = (now / 1000 - age) * 1_000_000_000
         for name in Platform.listDirectory(dir) ?? [] {
             guard let st = Platform.statInfo("\(dir)/\(name)"), st.isRegular, st.modifiedNanoseconds < cutoff else { continue }
             _ = Platform.unlink("\(dir)/\(name)")
@@ -118,6 +135,8 @@ public struct FolderRemote: RemoteStorage {
         return .written(etag: Self.etag(p))
     }
 
+    /// The regular files in `directory`, sorted by name, leaving out temp files; nil when
+    /// the directory does not exist.
     public func list(_ directory: String) async throws(AISyncError) -> [RemoteEntry]? {
         try checkRoot()
         let d = try full(directory)
@@ -128,11 +147,13 @@ public struct FolderRemote: RemoteStorage {
         }
     }
 
+    /// Whether a regular file exists at `path`.
     public func exists(_ path: String) async throws(AISyncError) -> Bool {
         try checkRoot()
         return Platform.stat(try full(path))?.isRegular == true
     }
 
+    /// Removes the file at `path`; a file that is already gone is not an error.
     public func delete(_ path: String) async throws(AISyncError) {
         try checkRoot()
         let p = try full(path)

@@ -1,11 +1,22 @@
 import AISyncCore
 /// A remote's URL, checked: which transport it needs and whether it is safe to use.
 public struct RemoteLocation: Sendable, Equatable {
-    public enum Kind: String, Sendable { case webdav, http, folder }
+    /// Which transport a remote needs; the raw value is what the store's config records.
+    public enum Kind: String, Sendable {
+        /// An `http(s)://` WebDAV server (Nextcloud, ownCloud, Apache mod_dav): can list directories.
+        case webdav
+        /// A plain HTTP server (`--plain`: GET/PUT/DELETE only), which cannot list.
+        case http
+        /// A local folder (`file:///path`): a USB stick, a mounted cloud drive.
+        case folder
+    }
 
+    /// Which transport this location needs.
     public var kind: Kind
     /// For folders: the absolute path. For servers: the base URL without a trailing slash.
     public var base: String
+    /// The server's host name, lowercased, without port or brackets (credentials are looked up
+    /// by it, e.g. in `~/.netrc`); empty for a folder.
     public var host: String
 
     /// Names are file names in `sync/`: short, lowercase, safe.

@@ -1,20 +1,28 @@
 import AISyncCore
 /// A file read from a remote, with the validator the server gave it.
 public struct RemoteFile: Sendable, Equatable {
+    /// The file's whole contents.
     public var bytes: [UInt8]
+    /// The server's ETag for this content, to pass back in ``WriteCondition/replacing(etag:)``;
+    /// nil when the server sent none.
     public var etag: String?
+    /// A file with the given contents and ETag.
     public init(bytes: [UInt8], etag: String?) { self.bytes = bytes; self.etag = etag }
 }
 
 /// One entry of a remote directory listing.
 public struct RemoteEntry: Sendable, Equatable {
+    /// The file's name within the listed directory (no path, no trailing slash).
     public var name: String
+    /// The file's ETag when the listing gives one; nil otherwise.
     public var etag: String?
+    /// An entry with the given name and ETag.
     public init(name: String, etag: String?) { self.name = name; self.etag = etag }
 }
 
 /// When a write may happen (design §4: create with `If-None-Match: *`, replace with `If-Match`).
 public enum WriteCondition: Sendable, Equatable {
+    /// Unconditionally: create or overwrite.
     case always
     /// Only if nothing exists at the path yet.
     case createOnly
@@ -22,7 +30,9 @@ public enum WriteCondition: Sendable, Equatable {
     case replacing(etag: String)
 }
 
+/// What a conditional write did.
 public enum WriteResult: Sendable, Equatable {
+    /// The file was written; `etag` is the server's new ETag for it, nil when it sent none.
     case written(etag: String?)
     /// The condition did not hold (HTTP 412).
     case preconditionFailed
@@ -56,6 +66,7 @@ public protocol RemoteStorage: Sendable {
 }
 
 extension RemoteStorage {
+    /// Reads a small file of at most ``RemoteLimits/smallFile`` bytes; nil when it does not exist.
     public func read(_ path: String) async throws(AISyncError) -> RemoteFile? {
         try await read(path, maxBytes: RemoteLimits.smallFile)
     }

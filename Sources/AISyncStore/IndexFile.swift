@@ -12,6 +12,8 @@ import AISyncFiles
 /// the record's journal lines as `offset.length` separated by `,` (its state is their fold).
 struct IndexFile: Sendable {
     let path: String
+    /// Names the temp file a rewrite goes through (the store's environment).
+    let environment: AISyncEnvironment
     static let magic = "aisync-index"
     static let format = "2"
     static let anchorLength: Int64 = 256
@@ -49,7 +51,7 @@ struct IndexFile: Sendable {
         }
         try FileIO.makeDirectories(FileIO.parentDirectory(of: path))
         // A cache need not be durable: a lost or stale index is rebuilt from the journal.
-        try FileIO.writeAtomically(path, out, durable: false)
+        try FileIO.writeAtomically(path, out, durable: false, temporarySuffix: environment.temporarySuffix())
     }
 
     /// Loads the cache; nil when it is missing, from another format, or malformed.

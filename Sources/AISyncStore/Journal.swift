@@ -15,6 +15,8 @@ import AISyncFiles
 /// dropped. Any other bad line is damage, reported with its line number.
 struct Journal: Sendable {
     let path: String
+    /// Names the temp file of `replace` (the store's environment, so seeded tests repeat).
+    let environment: AISyncEnvironment
 
     /// Where one line sits in the journal (without its newline).
     struct LineRef: Hashable, Sendable {
@@ -176,7 +178,7 @@ struct Journal: Sendable {
             bytes.append(0x0A)
         }
         if splitAfter >= versions.count { split = Int64(bytes.count) }
-        try FileIO.writeAtomically(path, bytes)
+        try FileIO.writeAtomically(path, bytes, temporarySuffix: environment.temporarySuffix())
         FileIO.syncDirectory(FileIO.parentDirectory(of: path))
         return split
     }

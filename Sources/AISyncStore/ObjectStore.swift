@@ -14,6 +14,9 @@ import AISyncFiles
 /// name is complete. Reads re-hash what they return, so a flipped bit is an error, not data.
 struct ObjectStore: Sendable {
     let directory: String
+    /// Names temp files (incoming copies, exports) with random suffixes from the store's
+    /// environment, so two writers never share one and seeded tests repeat.
+    let environment: AISyncEnvironment
 
     func path(of digest: SHA256Digest) -> String {
         let hex = digest.hex
@@ -29,14 +32,14 @@ struct ObjectStore: Sendable {
         let target = path(of: digest)
         if FileIO.exists(target) { return digest }
         try FileIO.makeDirectories(FileIO.parentDirectory(of: target))
-        try FileIO.writeAtomically(target, bytes)
+        try FileIO.writeAtomically(target, bytes, temporarySuffix: environment.temporarySuffix())
         return digest
     }
 
     /// Streams a file into the store, hashing as it copies; never holds it whole in memory.
     func put(fileAt source: String) throws(AISyncError) -> (digest: SHA256Digest, size: Int64) {
         try FileIO.makeDirectories(directory)
-        let temp = "\(directory)/incoming-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temp = "\(directory)/incoming-\(environment.temporarySuffix())"
         let copied: (digest: SHA256Digest, size: Int64)
         do { copied = try FileIO.copy(source, to: temp) } catch {
             _ = Platform.unlink(temp)
@@ -87,7 +90,7 @@ struct ObjectStore: Sendable {
         guard FileIO.exists(source) else {
             throw AISyncError(.damagedData, "the image bytes \(digest.hex) are missing from the store", hint: "Pull from a remote to restore them, or run `aisync fsck`")
         }
-        let temp = "\(destination).aisync-tmp-\(getpid())"
+        let temp = "\(destination).aisync-tmp-\(environment.temporarySuffix())"
         do throws(AISyncError) {
             let copied = try FileIO.copy(source, to: temp)
             guard copied.digest == digest else {

@@ -1,15 +1,21 @@
 import AISyncCore
 /// What listing needs to know about a record, derived from its state.
 public struct RecordSummary: Hashable, Sendable, Identifiable, Codable {
+    /// The record this summarizes; also its `Identifiable` identity, stable across edits and devices.
     public var id: RecordID
+    /// Whether it is a chat, story or image.
     public var kind: RecordKind
     /// The visible title (kept through a deletion, so deleted records still have a name).
     public var title: String
+    /// When the record was created.
     public var created: Timestamp
     /// The time of the latest version.
     public var updated: Timestamp
+    /// Whether it is marked as a favorite; always false for a deleted record.
     public var favorite: Bool
+    /// Whether the record is deleted (it can still be restored).
     public var deleted: Bool
+    /// Whether some field has competing values from concurrent edits (see `Store.conflicts`).
     public var conflict: Bool
     /// Part of the record could not be read (an aisync 1 body object missing or damaged).
     public var damaged: Bool = false

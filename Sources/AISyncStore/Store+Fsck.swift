@@ -2,20 +2,37 @@ import AISyncCore
 import AISyncFiles
 /// `aisync fsck`: re-hash every object and check every journal line, naming each problem.
 extension Store {
+    /// What ``fsck()`` found.
     public struct FsckReport: Hashable, Sendable {
+        /// One thing wrong with the store, located to a file (and line).
         public struct Problem: Hashable, Sendable, CustomStringConvertible {
+            /// The damaged or missing file's path, or the journal naming a missing object.
             public var path: String
+            /// The 1-based journal line, when the problem is on one; nil for a file as a whole.
             public var line: Int?
+            /// What is wrong, e.g. `image bytes … are missing from objects/`.
             public var message: String
+            /// `path:line: message` (or `path: message`), like a compiler diagnostic.
             public var description: String { line.map { "\(path):\($0): \(message)" } ?? "\(path): \(message)" }
         }
+        /// Every problem found, in the order they were found; empty when the store is sound.
         public var problems: [Problem] = []
+        /// How many journal lines were checked.
         public var journalLines = 0
+        /// How many objects were re-hashed.
         public var objectsChecked = 0
+        /// Bytes of a torn last journal line (a crash mid-append) removed before checking;
+        /// 0 when there was none or the store is read-only.
         public var droppedTornBytes: Int64 = 0
+        /// True when no problem was found.
         public var isSound: Bool { problems.isEmpty }
     }
 
+    /// Checks the whole store: parses and verifies every journal line, re-hashes every object,
+    /// and checks that every object the journal names (bodies, large values, image bytes) is
+    /// present. Problems are reported, not thrown; it throws only when the store cannot be
+    /// read or another process holds its lock too long.
+    /// Reads every byte of the store, so it is slow on large stores.
     public func fsck() throws(AISyncError) -> FsckReport {
         let lock = try StoreLock.acquire(root: root, timeoutMilliseconds: environment.lockTimeoutMilliseconds)
         var report = FsckReport()

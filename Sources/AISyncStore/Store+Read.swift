@@ -96,7 +96,9 @@ extension Store {
         return objects.contains(digest) ? objects.path(of: digest) : nil
     }
 
+    /// One version taking part in a record's conflict; `resolve(_:keep:)` with its id keeps it.
     public struct ConflictVersion: Hashable, Sendable {
+        /// The version, with its device and time.
         public var version: Version
         /// Its values are the ones shown.
         public var winner: Bool
@@ -104,9 +106,11 @@ extension Store {
 
     /// One value of a field in conflict, as one version wrote it.
     public struct ConflictValue: Hashable, Sendable {
+        /// The version that wrote (or removed) this value.
         public var version: Version
         /// The value (nil for an element that version removed).
         public var value: JSONValue?
+        /// Whether this is the value shown now (last writer wins); the others are kept, not lost.
         public var winner: Bool
     }
 
@@ -114,15 +118,21 @@ extension Store {
     public struct ConflictField: Hashable, Sendable {
         /// `title`, `favorite`, `deleted`, or `messages/m-…` for one element.
         public var field: String
+        /// The competing values, the one shown first, then removes of the element.
         public var values: [ConflictValue]
     }
 
+    /// A record in conflict: fields set to different values on two devices at once.
     public struct Conflict: Hashable, Sendable {
+        /// The record in conflict.
         public var id: RecordID
+        /// Its kind.
         public var kind: RecordKind
+        /// Its visible title, for display.
         public var title: String
         /// The versions holding competing values, the one shown first.
         public var versions: [ConflictVersion]
+        /// Each field in conflict, registers first (by name), then elements (by id).
         public var fields: [ConflictField]
     }
 
@@ -179,20 +189,34 @@ extension Store {
         try locked(write: false) { snapshot, _ in snapshot.summaries.values.filter(\.conflict).count }
     }
 
+    /// An overview of the store, as `aisync status` prints it.
     public struct Status: Hashable, Sendable {
+        /// The store's directory.
         public var root: String
+        /// This device's id.
         public var device: DeviceID
+        /// This device's human name.
         public var deviceName: String
+        /// How many live (not deleted) records there are of each kind; every kind is present, 0 included.
         public var records: [RecordKind: Int]
+        /// How many records are deleted (and could be restored).
         public var deleted: Int
+        /// How many records are in conflict.
         public var conflicts: Int
+        /// How many objects (image bytes and large values) are in `objects/`.
         public var objects: Int
+        /// The objects' total size on disk, in bytes.
         public var bytes: Int64
+        /// How many lines (versions) the journal holds.
         public var journalLines: Int
+        /// The journal's size in bytes.
         public var journalBytes: Int64
+        /// The remotes configured, as in `config.json`.
         public var remotes: [StoreConfig.Remote]
     }
 
+    /// Counts records, conflicts, objects and journal lines. Lists `objects/` and stats every
+    /// object, so it costs a little more than `list()` on a store with many images.
     public func status() throws(AISyncError) -> Status {
         try locked(write: false) { snapshot, _ in
             var counts: [RecordKind: Int] = [:]

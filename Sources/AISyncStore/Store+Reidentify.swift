@@ -38,7 +38,7 @@ extension Store {
             try rewriteCheckpoints(old: old, lastShared: lastShared, thisRemote: remote, keptBytes: keptBytes)
             var config = try currentConfig()
             config.deviceID = new
-            try FileIO.writeAtomically("\(root)/config.json", config.json.canonicalBytes + [10])
+            try FileIO.writeAtomically("\(root)/config.json", config.json.canonicalBytes + [10], temporarySuffix: environment.temporarySuffix())
             configBox.withLock { $0 = config }
             dropIndex()
             snapshot = try refresh(canWrite: true)

@@ -38,7 +38,7 @@ extension Store {
     /// A scratch path inside the store (same file system as `objects/`, so renames are atomic).
     package func scratchPath() throws(AISyncError) -> String {
         try FileIO.makeDirectories("\(root)/sync/tmp")
-        return "\(root)/sync/tmp/\(environment.makeID())"
+        return "\(root)/sync/tmp/\(environment.temporarySuffix())"
     }
 
     /// Applies verified remote versions: their objects (large values, aisync 1 bodies) go to
@@ -89,7 +89,8 @@ extension Store {
         guard known != before else { return }
         let json = JSONValue.object(["format": .int(1), "devices": .object(Dictionary(uniqueKeysWithValues: known.map { ($0.key.rawValue, .string($0.value)) }))])
         try FileIO.makeDirectories("\(root)/sync")
-        try FileIO.writeAtomically("\(root)/devices.json", json.canonicalBytes + [10], durable: false)
+        try FileIO.writeAtomically("\(root)/devices.json", json.canonicalBytes + [10], durable: false,
+                                   temporarySuffix: environment.temporarySuffix())
     }
 
     /// Names of the devices this store has heard of, this one included.
@@ -119,7 +120,8 @@ extension Store {
 
     package func writeCheckpoint(_ checkpoint: SyncCheckpoint) throws(AISyncError) {
         try FileIO.makeDirectories("\(root)/sync")
-        try FileIO.writeAtomically(checkpointPath(checkpoint.remote), checkpoint.json.canonicalBytes + [10])
+        try FileIO.writeAtomically(checkpointPath(checkpoint.remote), checkpoint.json.canonicalBytes + [10],
+                                   temporarySuffix: environment.temporarySuffix())
     }
 
     /// Saves a changed config (remotes); config.json is replaced atomically under the lock.
@@ -128,7 +130,7 @@ extension Store {
             let path = "\(root)/config.json"
             var config = try StoreConfig(bytes: FileIO.read(path, limit: 1 << 20), path: path)
             try change(&config)
-            try FileIO.writeAtomically(path, config.json.canonicalBytes + [10])
+            try FileIO.writeAtomically(path, config.json.canonicalBytes + [10], temporarySuffix: environment.temporarySuffix())
             return config
         }
     }

@@ -90,6 +90,8 @@ extension Store {
         }
     }
 
+    /// Creates an empty chat and returns its new id. `title` may be at most 1000 characters;
+    /// `model` names the AI model (e.g. `gpt-4o`), nil when unknown.
     public func createChat(title: String, model: String?) throws(AISyncError) -> RecordID {
         try Self.checkTitle(title)
         return try create(.chat) { now in .chat(ChatBody(title: title, model: model, created: now, updated: now)) }
@@ -208,6 +210,8 @@ extension Store {
         }
     }
 
+    /// Sets the record's title (at most 1000 characters, else a usage error) and returns the
+    /// new version. Throws not-found for a missing or deleted record.
     @discardableResult
     public func rename(_ id: RecordID, to title: String) throws(AISyncError) -> Version {
         try Self.checkTitle(title)
@@ -218,6 +222,8 @@ extension Store {
         }
     }
 
+    /// Marks (`true`) or unmarks (`false`) the record as a favorite and returns the new
+    /// version. Throws not-found for a missing or deleted record.
     @discardableResult
     public func setFavorite(_ id: RecordID, _ favorite: Bool) throws(AISyncError) -> Version {
         try edit(id) { _, _, _ in

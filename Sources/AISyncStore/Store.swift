@@ -8,16 +8,23 @@ import AISyncFiles
 /// with whatever other processes appended to the journal, then reads or writes, so several
 /// processes (the CLI, an app) can share one store. See design §2.
 public actor Store {
+    /// The store's directory (holding `config.json`, `journal.jsonl`, `objects/`, …).
     public nonisolated let root: String
     /// The config as loaded; it changes only when a copied store takes a new device id.
     public nonisolated var config: StoreConfig { configBox.withLock { $0 } }
     nonisolated let configBox: Mutex<StoreConfig>
-    package nonisolated let environment: StoreEnvironment
+    /// The clock, randomness and sleep every write and sync of this store uses.
+    package nonisolated let environment: AISyncEnvironment
     let objects: ObjectStore
     let journal: Journal
     let index: IndexFile
     /// The snapshot as of the last operation; refreshed from the journal tail each time.
     var cache: StoreSnapshot?
+    /// Where the store's jobs run: a dedicated I/O thread, so its blocking file I/O, fsync
+    /// and lock waits never hold a thread of Swift's cooperative pool (see `IOExecutor`).
+    nonisolated let executor = IOExecutor.next()
+    /// The store runs on its I/O executor, not the cooperative pool.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     /// Who listens to `changes()`.
     var observers: [Int: AsyncStream<StoreChange>.Continuation] = [:]
     var nextObserverID = 0
@@ -25,22 +32,24 @@ public actor Store {
     /// How many journal lines past the index make a write worth rewriting the index.
     static let indexRewriteThreshold = 32
 
-    private init(root: String, config: StoreConfig, environment: StoreEnvironment) {
+    private init(root: String, config: StoreConfig, environment: AISyncEnvironment) {
         self.root = root
         configBox = Mutex(config)
         self.environment = environment
-        objects = ObjectStore(directory: "\(root)/objects")
-        journal = Journal(path: "\(root)/journal.jsonl")
-        index = IndexFile(path: "\(root)/index/records.v2")
+        objects = ObjectStore(directory: "\(root)/objects", environment: environment)
+        journal = Journal(path: "\(root)/journal.jsonl", environment: environment)
+        index = IndexFile(path: "\(root)/index/records.v2", environment: environment)
     }
 
     /// Reads versions and large values for folding record states.
     package var reader: VersionReader { VersionReader(journal: journal, objects: objects) }
 
+    /// This device's id, which stamps every version it writes. It can change once, when a
+    /// push finds the store is a copy in use elsewhere and gives it a new id.
     public nonisolated var deviceID: DeviceID { config.deviceID }
 
     /// Creates a new store with a fresh random device id.
-    public static func create(at root: String, deviceName: String?, environment: StoreEnvironment = .live) throws(AISyncError) -> Store {
+    public static func create(at root: String, deviceName: String?, environment: AISyncEnvironment = .live) throws(AISyncError) -> Store {
         let configPath = "\(root)/config.json"
         if FileIO.exists(configPath) {
             throw AISyncError(.configuration, "\(root) is already an aisync store", hint: "Use it as it is, or pass --store DIR to create another")
@@ -50,14 +59,14 @@ public actor Store {
         let name = deviceName ?? environment.hostName() ?? "device"
         let config = StoreConfig(deviceID: environment.makeDeviceID(), deviceName: name, created: Timestamp(milliseconds: environment.now()))
         let journalPath = "\(root)/journal.jsonl"
-        if !FileIO.exists(journalPath) { try FileIO.writeAtomically(journalPath, []) }
+        if !FileIO.exists(journalPath) { try FileIO.writeAtomically(journalPath, [], temporarySuffix: environment.temporarySuffix()) }
         // config.json last: its presence is what makes a directory a store.
-        try FileIO.writeAtomically(configPath, config.json.canonicalBytes + [10])
+        try FileIO.writeAtomically(configPath, config.json.canonicalBytes + [10], temporarySuffix: environment.temporarySuffix())
         return Store(root: root, config: config, environment: environment)
     }
 
     /// Opens an existing store, refusing one written by a newer aisync.
-    public static func open(at root: String, environment: StoreEnvironment = .live) throws(AISyncError) -> Store {
+    public static func open(at root: String, environment: AISyncEnvironment = .live) throws(AISyncError) -> Store {
         let configPath = "\(root)/config.json"
         guard FileIO.exists(configPath) else {
             throw AISyncError(.notFound, "no aisync store at \(root)", hint: "Run `aisync init` to create one, or pass --store DIR / set AISYNC_HOME")
@@ -72,7 +81,7 @@ public actor Store {
     /// `LegacyOperations`), so every version id stays valid here and on remotes, and nothing
     /// can be lost. Only the index (a cache) is dropped, and the config says format 2, which
     /// aisync 1 refuses with "upgrade aisync" instead of misreading v2 lines.
-    static func migrate(root: String, environment: StoreEnvironment) throws(AISyncError) -> StoreConfig {
+    static func migrate(root: String, environment: AISyncEnvironment) throws(AISyncError) -> StoreConfig {
         let configPath = "\(root)/config.json"
         guard let lock = try StoreLock.acquire(root: root, timeoutMilliseconds: environment.lockTimeoutMilliseconds) else {
             throw AISyncError(.permission, "the store \(root) was made by aisync 1 and must be migrated, but it is read-only",
@@ -82,7 +91,7 @@ public actor Store {
         if config.format < StoreConfig.currentFormat {
             _ = Platform.unlink("\(root)/index/records.v1")
             config.format = StoreConfig.currentFormat
-            try FileIO.writeAtomically(configPath, config.json.canonicalBytes + [10])
+            try FileIO.writeAtomically(configPath, config.json.canonicalBytes + [10], temporarySuffix: environment.temporarySuffix())
         }
         _ = consume lock
         return config

@@ -5,14 +5,19 @@ public struct StoreConfig: Hashable, Sendable {
     /// carry operations); a format 1 store is migrated when it is first opened.
     public static let currentFormat: Int64 = 2
 
+    /// A remote this store syncs with (`aisync remote add`).
     public struct Remote: Hashable, Sendable {
+        /// The name commands use (`aisync push NAME`): 1-32 lowercase letters, digits, `-`, `_`;
+        /// also the name of its checkpoint file in `sync/`.
         public var name: String
+        /// The remote's URL as given: `https://…`, `http://…` or `file:///path`; never with credentials.
         public var url: String
         /// `webdav`, `http` (plain, cannot list) or `folder`.
         public var type: String
         /// Plain `http://` allowed to a host that is not loopback (`--insecure`).
         public var insecure: Bool
 
+        /// A remote entry; nothing is validated here (``RemoteLocation`` checks the URL).
         public init(name: String, url: String, type: String, insecure: Bool = false) {
             self.name = name; self.url = url; self.type = type; self.insecure = insecure
         }
@@ -36,11 +41,14 @@ public struct StoreConfig: Hashable, Sendable {
 
     /// `imgur enable` settings; the credential is never here (environment only).
     public struct ImgurSettings: Hashable, Sendable {
+        /// Whether a push uploads images to Imgur (`imgur enable` / `imgur disable`).
         public var enabled: Bool
         /// Replaces https://api.imgur.com (tests, proxies); AISYNC_IMGUR_API overrides it.
         public var api: String?
+        /// Where image bytes are kept (`--images`).
         public var images: ImagePlacement
 
+        /// Settings as `aisync imgur enable` writes them; `api` nil means the official API.
         public init(enabled: Bool, api: String? = nil, images: ImagePlacement = .imgur) {
             self.enabled = enabled; self.api = api; self.images = images
         }
@@ -52,11 +60,17 @@ public struct StoreConfig: Hashable, Sendable {
         }
     }
 
+    /// The store's format (see ``currentFormat``); a newer one than this build knows is refused.
     public var format: Int64
+    /// This device's random 128-bit id, which stamps every version it writes.
     public var deviceID: DeviceID
+    /// A human name for this device (`--name`, else the host name), shown by `log` and `conflicts`.
     public var deviceName: String
+    /// When the store was created.
     public var created: Timestamp
+    /// The remotes this store knows, in the order they were added.
     public var remotes: [Remote]
+    /// Imgur settings; nil when `aisync imgur enable` was never run.
     public var imgur: ImgurSettings?
 
     var json: JSONValue {

@@ -43,5 +43,21 @@ package struct StoreLock: ~Copyable {
         return StoreLock(fd: fd)
     }
 
+    /// Takes the lock without blocking a thread while another process holds it: tries, then
+    /// suspends (`Task.sleep`) between tries, so a wait of up to `timeoutMilliseconds` on the
+    /// cooperative pool costs no thread, and a cancelled task stops waiting at once.
+    package static func acquireAsync(path: String, what: String, timeoutMilliseconds: Int) async throws(AISyncError) -> StoreLock? {
+        var waited = 0
+        while true {
+            do {
+                return try acquire(path: path, what: what, timeoutMilliseconds: 0)
+            } catch where error.code == .temporary && waited < timeoutMilliseconds {
+                try AISyncError.checkCancellation()
+                try? await Task.sleep(nanoseconds: 20_000_000)
+                waited += 20
+            }
+        }
+    }
+
     deinit { Platform.close(fd) }
 }

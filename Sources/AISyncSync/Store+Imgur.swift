@@ -15,7 +15,7 @@ extension Store {
 
     func writeImgurState(_ state: ImgurState) throws(AISyncError) {
         try FileIO.makeDirectories("\(root)/sync")
-        try FileIO.writeAtomically(imgurStatePath, state.json.canonicalBytes + [10])
+        try FileIO.writeAtomically(imgurStatePath, state.json.canonicalBytes + [10], temporarySuffix: environment.temporarySuffix())
     }
 
     /// Live image records, with their visible bodies.
@@ -81,28 +81,46 @@ extension Store {
 
 /// What `aisync imgur status` shows.
 public struct ImgurStatus: Sendable, Equatable {
+    /// How many images this store has uploaded to Imgur (a running total kept in `sync/imgur.json`).
     public var uploads: Int64
+    /// How many images this store has deleted from Imgur (a running total kept in `sync/imgur.json`).
     public var deletes: Int64
     /// Live images without Imgur coordinates (and not refused).
     public var pending: Int
     /// Images Imgur refused: sha256 and Imgur's message.
     public var failed: [(sha256: SHA256Digest, message: String)]
+    /// Unix seconds (not milliseconds) before which no upload is tried, after a 429; nil when
+    /// Imgur is not rate limiting this store.
     public var retryAt: Int64?
+    /// The last rate-limit figures Imgur sent, in the form ``ImgurRateLimit/json`` writes
+    /// (`user`, `client`, `post`, `observedAt`); nil before the first answer.
     public var rateLimit: JSONValue?
+    /// Whether uploads are turned on (`enableImgur`).
+    public var enabled = false
+    /// Where image bytes go; `.remote` when Imgur was never enabled.
+    public var images: StoreConfig.ImagePlacement = .remote
 
+    /// Field by field, `failed` compared by its digests and messages (tuples are not `Equatable`).
     public static func == (a: ImgurStatus, b: ImgurStatus) -> Bool {
         a.uploads == b.uploads && a.deletes == b.deletes && a.pending == b.pending && a.retryAt == b.retryAt
+            && a.enabled == b.enabled && a.images == b.images
             && a.rateLimit == b.rateLimit && a.failed.map(\.sha256) == b.failed.map(\.sha256) && a.failed.map(\.message) == b.failed.map(\.message)
     }
 }
 
 extension Store {
+    /// Uploads done, pending and refused, the last rate-limit figures, and the settings;
+    /// nothing is pending when image bytes stay on the remote (`images: .remote`).
     public func imgurStatus() throws(AISyncError) -> ImgurStatus {
         let state = try readImgurState()
-        let pending = try liveImages().filter { $0.1.imgur == nil && state.failed[$0.1.sha256] == nil }.count
+        let settings = try currentConfig().imgur
+        // With images kept on the remote, nothing waits for Imgur.
+        let pending = settings?.images == .remote ? 0
+            : try liveImages().filter { $0.1.imgur == nil && state.failed[$0.1.sha256] == nil }.count
         return ImgurStatus(uploads: state.uploads, deletes: state.deletes, pending: pending,
                            failed: state.failed.sorted { $0.key.hex < $1.key.hex }.map { ($0.key, $0.value) },
-                           retryAt: state.retryAt, rateLimit: state.rateLimit)
+                           retryAt: state.retryAt, rateLimit: state.rateLimit,
+                           enabled: settings?.enabled ?? false, images: settings?.images ?? .remote)
     }
 }
 

@@ -36,7 +36,7 @@ public struct SyncEngine: Sendable {
 
     func withSyncLock<T>(_ body: () async throws(AISyncError) -> T) async throws(AISyncError) -> T {
         try FileIO.makeDirectories("\(store.root)/sync")
-        let lock = try StoreLock.acquire(path: "\(store.root)/sync/\(name).lock", what: "syncing with \(name)", timeoutMilliseconds: 30_000)
+        let lock = try await StoreLock.acquireAsync(path: "\(store.root)/sync/\(name).lock", what: "syncing with \(name)", timeoutMilliseconds: 30_000)
         let result = try await body()
         _ = consume lock
         return result
@@ -123,7 +123,7 @@ public struct SyncEngine: Sendable {
     /// Creates `aisync.json` create-only, then reads it back: with two first pushes at once
     /// (and a server ignoring If-None-Match), the last write wins, and both must agree on it.
     private func createManifest(_ checkpoint: inout SyncCheckpoint) async throws(AISyncError) -> RemoteManifest {
-        let manifest = RemoteManifest(remoteID: StoreEnvironment.randomHex(bytes: 16), created: Timestamp(milliseconds: store.environment.now()))
+        let manifest = RemoteManifest(remoteID: store.environment.randomHex(bytes: 16), created: Timestamp(milliseconds: store.environment.now()))
         // 412: another device created it at the same moment; use theirs.
         _ = try await remote.write(RemotePath.manifest, manifest.json.canonicalBytes + [10], condition: .createOnly)
         guard let file = try await remote.read(RemotePath.manifest) else {

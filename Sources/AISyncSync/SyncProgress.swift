@@ -5,19 +5,26 @@ import AISyncImgur
 /// Where a push or pull is, for a progress bar: what it is moving, how many of how many, and
 /// the bytes moved so far in this phase.
 public struct SyncProgress: Hashable, Sendable, CustomStringConvertible {
+    /// What a sync is moving right now.
     public enum Phase: String, Hashable, Sendable {
+        /// `pushingImages`, `pushingSegments`: sending image bytes, then batches of versions.
+        /// `pullingSegments`, `pullingImages`: fetching other devices' versions, then their pictures.
+        /// `takingBackOwnSegments`: a store restored from a backup fetching its own newer versions back.
         case pushingImages, pushingSegments, pullingSegments, pullingImages, takingBackOwnSegments
     }
 
+    /// What is moving.
     public var phase: Phase
     /// Items finished before this one (0-based), and the phase's total.
     public var done: Int
+    /// How many items (images or segments) this phase moves in all.
     public var total: Int
     /// Bytes moved in this phase so far.
     public var bytes: Int64
     /// A device name, for pulls from one device.
     public var from: String?
 
+    /// A progress report; the engine makes these, tests and previews may too.
     public init(phase: Phase, done: Int, total: Int, bytes: Int64 = 0, from: String? = nil) {
         self.phase = phase; self.done = done; self.total = total; self.bytes = bytes; self.from = from
     }

@@ -19,41 +19,32 @@ enum ImgurCommands {
         }
         let api = inv.option("api")
         let store = try Context.open(inv)
-        try await Context.call { () async throws(AISyncError) in
-            if let api { try ImgurClient.validateAPIBase(api) }
-            _ = try await store.updateConfig { (config: inout StoreConfig) throws(AISyncError) in
-                config.imgur = StoreConfig.ImgurSettings(enabled: true, api: api, images: placement)
-            }
-            let retried = try await store.retryRefusedImgurUploads()
-            if retried > 0 { CLIPlatform.err("note: \(retried) image(s) Imgur refused before will be tried again on the next push\n") }
+        let (retried, warnings) = try await Context.call { () async throws(AISyncError) in
+            try await store.enableImgur(api: api, images: placement, environment: CLIPlatform.environmentDictionary())
         }
-        if ImgurCredential.fromEnvironment(CLIPlatform.environmentDictionary()) == nil {
-            CLIPlatform.err("warning: set AISYNC_IMGUR_CLIENT_ID or AISYNC_IMGUR_TOKEN before pushing; until then images wait to be uploaded\n")
+        if retried > 0 { CLIPlatform.err("note: \(retried) image(s) Imgur refused before will be tried again on the next push\n") }
+        for warning in warnings {
+            switch warning {
+            case .imgurEnabledWithoutCredential:
+                CLIPlatform.err("warning: set AISYNC_IMGUR_CLIENT_ID or AISYNC_IMGUR_TOKEN before pushing; until then images wait to be uploaded\n")
+            }
         }
         return ExitCode.success
     }
 
     static let disable = CommandSpec(path: ["imgur", "disable"], abstract: "Stop uploading images to Imgur (images already there stay).") { inv throws(CLIError) in
         let store = try Context.open(inv)
-        try await Context.call { () async throws(AISyncError) in
-            _ = try await store.updateConfig { (config: inout StoreConfig) throws(AISyncError) in
-                config.imgur?.enabled = false
-            }
-        }
+        try await Context.call { () async throws(AISyncError) in try await store.disableImgur() }
         return ExitCode.success
     }
 
     static let status = CommandSpec(path: ["imgur", "status"], abstract: "Uploads done, pending and failed, and the last rate-limit figures.",
                                     options: [InspectCommands.json]) { inv throws(CLIError) in
         let store = try Context.open(inv)
-        let (status, config) = try await Context.call { () async throws(AISyncError) in (try await store.imgurStatus(), try await store.currentConfig()) }
-        let enabled = config.imgur?.enabled ?? false
-        var s = status
-        // With `--images remote` nothing waits for Imgur: the bytes stay on the remote.
-        if config.imgur?.images == .remote { s.pending = 0 }
+        let s = try await Context.call { () async throws(AISyncError) in try await store.imgurStatus() }
         if inv.flag("json") {
             var o: [String: JSONValue] = [
-                "enabled": .bool(enabled), "images": .string((config.imgur?.images ?? .remote).rawValue),
+                "enabled": .bool(s.enabled), "images": .string(s.images.rawValue),
                 "uploads": .int(s.uploads), "deletes": .int(s.deletes), "pending": .int(Int64(s.pending)),
                 "failed": .array(s.failed.map { .object(["sha256": .string($0.sha256.hex), "message": .string($0.message)]) }),
             ]
@@ -61,7 +52,7 @@ enum ImgurCommands {
             if let limit = s.rateLimit { o["rateLimit"] = limit }
             JSONValue.object(o).printLine()
         } else {
-            var lines = ["imgur      \(enabled ? "enabled (images: \(config.imgur?.images.rawValue ?? "imgur"))" : "disabled")",
+            var lines = ["imgur      \(s.enabled ? "enabled (images: \(s.images.rawValue))" : "disabled")",
                          "uploads    \(s.uploads) done, \(s.pending) pending, \(s.failed.count) failed, \(s.deletes) deleted"]
             for f in s.failed { lines.append("  failed   \(f.sha256.hex.prefix(12)): \(f.message)") }
             if let retryAt = s.retryAt { lines.append("rate limit uploads resume after \(Timestamp(milliseconds: retryAt * 1000).iso8601)") }
@@ -69,24 +60,5 @@ enum ImgurCommands {
             CLIPlatform.out(lines.joined(separator: "\n") + "\n")
         }
         return ExitCode.success
-    }
-
-    /// The Imgur side of a sync engine: uploads when enabled with a credential; otherwise
-    /// download-only, so pictures other devices put on Imgur still come back.
-    static func imgurSync(store: Store, config: StoreConfig) throws(AISyncError) -> (ImgurSync, Bool) {
-        let env = CLIPlatform.environmentDictionary()
-        let settings = config.imgur
-        let api = env["AISYNC_IMGUR_API"] ?? settings?.api ?? "https://api.imgur.com"
-        try ImgurClient.validateAPIBase(api)
-        let credential = ImgurCredential.fromEnvironment(env)
-        let enabled = settings?.enabled == true
-        if enabled && credential == nil {
-            CLIPlatform.err("warning: Imgur is enabled but AISYNC_IMGUR_CLIENT_ID / AISYNC_IMGUR_TOKEN is not set; images stay pending\n")
-        }
-        // Downloads never send a credential, so a placeholder serves a download-only client.
-        let client = ImgurClient(apiBase: api, credential: credential ?? .clientID("download-only"), transport: URLSessionTransport())
-        let placement: StoreConfig.ImagePlacement = enabled ? (settings?.images ?? .imgur) : .remote
-        let sync = ImgurSync(store: store, client: client, placement: placement, now: { Int64(StoreEnvironment.live.now() / 1000) })
-        return (sync, enabled && credential != nil)
     }
 }

@@ -40,23 +40,10 @@ enum InspectCommands {
     ) { inv throws(CLIError) in
         let id = try Context.recordID(inv.positionals[0], inv)
         let store = try Context.open(inv)
-        var asOf: Version?
-        let (state, found): (RecordState, RecordBody?)
-        if let prefix = inv.option("version") {
-            let r = try await Context.call { () async throws(AISyncError) in try await store.record(id, asOf: prefix) }
-            (asOf, state, found) = (r.version, r.state, r.body)
-        } else {
-            (state, found) = try await Context.call { () async throws(AISyncError) in try await store.record(id) }
+        let (state, shown, asOf) = try await Context.call { () async throws(AISyncError) in
+            try await store.visibleRecord(id, asOf: inv.option("version"))
         }
-        guard var body = found else {
-            let hint = asOf != nil ? "That version deletes it; pick an earlier one from `aisync log \(id)`"
-                : state.isConflict ? "It is in conflict; see `aisync conflicts \(id)`" : "Bring it back with `aisync restore \(id)`"
-            throw CLIError(AISyncError(.notFound, "record \(id) was deleted", hint: hint))
-        }
-        if !inv.flag("show-secrets"), case .image(var image) = body, image.imgur?.deletehash != nil {
-            image.imgur?.deletehash = nil
-            body = .image(image)
-        }
+        let body = inv.flag("show-secrets") ? shown : shown.redactingSecrets()
         if inv.flag("json") { body.json.printLine() } else { CLIPlatform.out(Output.show(id: id, body: body, state: state, asOf: asOf)) }
         return ExitCode.success
     }
@@ -69,7 +56,6 @@ enum InspectCommands {
         let id = try inv.positionals.first.map { (text: String) throws(CLIError) -> RecordID in try Context.recordID(text, inv) }
         let store = try Context.open(inv)
         let versions = try await Context.call { () async throws(AISyncError) in try await store.history(id) }
-        if let id, versions.isEmpty { throw CLIError(AISyncError(.notFound, "no record \(id)", hint: "See `aisync list`")) }
         let names = store.deviceNames()
         if inv.flag("json") {
             JSONValue.array(versions.reversed().map { Output.versionJSON($0, names: names) }).printLine()

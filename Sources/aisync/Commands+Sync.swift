@@ -14,14 +14,7 @@ enum SyncCommands {
         let name = inv.positionals[0], url = inv.positionals[1]
         let store = try Context.open(inv)
         try await Context.call { () async throws(AISyncError) in
-            try RemoteLocation.validateName(name)
-            let location = try RemoteLocation(url: url, plain: inv.flag("plain"), insecure: inv.flag("insecure"))
-            _ = try await store.updateConfig { (config: inout StoreConfig) throws(AISyncError) in
-                guard !config.remotes.contains(where: { $0.name == name }) else {
-                    throw AISyncError(.usage, "a remote named '\(name)' exists already", hint: "Remove it first with `aisync remote remove \(name)`")
-                }
-                config.remotes.append(StoreConfig.Remote(name: name, url: url, type: location.kind.rawValue, insecure: inv.flag("insecure")))
-            }
+            try await store.addRemote(name: name, url: url, plain: inv.flag("plain"), insecure: inv.flag("insecure"))
         }
         return ExitCode.success
     }
@@ -43,13 +36,7 @@ enum SyncCommands {
     ) { inv throws(CLIError) in
         let name = inv.positionals[0]
         let store = try Context.open(inv)
-        try await Context.call { () async throws(AISyncError) in
-            _ = try await store.updateConfig { (config: inout StoreConfig) throws(AISyncError) in
-                guard config.remotes.contains(where: { $0.name == name }) else { throw AISyncError(.notFound, "no remote named '\(name)'", hint: "See `aisync remote list`") }
-                config.remotes.removeAll { $0.name == name }
-            }
-            try await store.forgetCheckpoint(name)
-        }
+        try await Context.call { () async throws(AISyncError) in try await store.removeRemote(name) }
         return ExitCode.success
     }
 
@@ -60,16 +47,21 @@ enum SyncCommands {
 
     static let syncOptions = [OptionSpec(name: "dry-run", help: "Say what would move, without moving it."), InspectCommands.json]
 
+    /// The engine for the remote named on the command line, set up by the library from the
+    /// store's config and the environment; its warnings are printed here.
     static func engine(_ inv: Invocation) async throws(CLIError) -> SyncEngine {
         let store = try Context.open(inv)
-        return try await Context.call { () async throws(AISyncError) in
-            let config = try await store.currentConfig()
-            let remote = try RemoteFactory.pick(inv.positionals.first, in: config)
-            let storage = try RemoteFactory.make(remote, environment: CLIPlatform.environmentDictionary())
-            let (imgur, uploads) = try ImgurCommands.imgurSync(store: store, config: config)
-            return SyncEngine(store: store, remote: storage, name: remote.name, imgur: imgur, uploadsToImgur: uploads,
-                              progress: progressLine)
+        let (engine, warnings) = try await Context.call { () async throws(AISyncError) in
+            try await SyncEngine.configured(store: store, remote: inv.positionals.first, environment: CLIPlatform.environmentDictionary(),
+                                            progress: progressLine)
         }
+        for warning in warnings {
+            switch warning {
+            case .imgurEnabledWithoutCredential:
+                CLIPlatform.err("warning: Imgur is enabled but AISYNC_IMGUR_CLIENT_ID / AISYNC_IMGUR_TOKEN is not set; images stay pending\n")
+            }
+        }
+        return engine
     }
 
     static func report(_ r: SyncReport, verb: String, _ inv: Invocation) {

@@ -8,11 +8,10 @@ enum Context {
             guard !dir.isEmpty else { throw CLIError(usage: "--store needs a directory", command: inv.command) }
             return dir
         }
-        if let home = CLIPlatform.environment("AISYNC_HOME"), !home.isEmpty { return home }
-        guard let home = CLIPlatform.environment("HOME"), !home.isEmpty else {
+        guard let root = Store.defaultRoot(environment: CLIPlatform.environmentDictionary()) else {
             throw CLIError(AISyncError(.configuration, "cannot find the store: neither --store, AISYNC_HOME nor HOME is set", hint: "Pass --store DIR"))
         }
-        return "\(home)/.aisync"
+        return root
     }
 
     static func open(_ inv: Invocation) throws(CLIError) -> Store {

@@ -66,15 +66,11 @@ enum Output {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func action(_ v: Version) -> String {
-        v.isDeleted ? "delete" : (v.clock.counters.values.reduce(0, +) == 1 ? "create" : "edit")
-    }
-
     static func versionJSON(_ v: Version, names: [DeviceID: String]) -> JSONValue {
         var o: [String: JSONValue] = [
             "version": .string(v.id.hex), "record": .string(v.record.rawValue), "kind": .string(v.kind.rawValue),
             "device": .string(v.device.rawValue), "time": .string(v.time.timestamp.iso8601),
-            "deleted": .bool(v.isDeleted), "action": .string(action(v)), "summary": .string(v.changeSummary),
+            "deleted": .bool(v.isDeleted), "action": .string(v.action.rawValue), "summary": .string(v.changeSummary),
         ]
         o.setIfPresent("deviceName", names[v.device].map(JSONValue.string))
         return .object(o)

@@ -19,7 +19,7 @@ func suggestion(_ word: String) -> String {
 }
 
 func fail(_ error: CLIError) -> Int32 {
-    CLIPlatform.err("Error: \(error.error)\n")
+    CLIPlatform.err("Error: \(ErrorText.line(error.error))\n")
     return ExitCode.forCode(error.error.code)
 }
 

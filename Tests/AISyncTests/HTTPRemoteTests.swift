@@ -55,8 +55,12 @@ struct HTTPRemoteTests {
     static func makeRemote(_ transport: FakeTransport, sleeps: SleepLog, url: String = base, plain: Bool = false,
                            credentials: Credentials? = nil, maxAttempts: Int = 4) throws -> HTTPRemote {
         let location = try RemoteLocation(url: url, plain: plain, insecure: false)
+        // Sleeps are recorded; random is fixed at 2^63 (jitter unit 0.5) so delays are exact.
+        var environment = AISyncEnvironment.test(seed: 1)
+        environment.sleep = { ms in await sleeps.record(ms) }
+        environment.random = { 1 << 63 }
         return HTTPRemote(location: location, transport: transport, credentials: credentials, maxAttempts: maxAttempts,
-                          sleep: { ms in await sleeps.record(ms) }, random: { 0.5 })
+                          environment: environment)
     }
 
     static func status(_ code: Int, _ headers: [String: String] = [:], _ body: String = "") -> FakeTransport.Step {

@@ -57,7 +57,7 @@ struct ImgurClientTests {
                 throw error
             case .respond(let response, let download):
                 if let downloadTo, (200..<300).contains(response.status) {
-                    try FileIO.writeAtomically(downloadTo, download ?? response.body, durable: false)
+                    try FileIO.writeAtomically(downloadTo, download ?? response.body, durable: false, temporarySuffix: "fake")
                     return HTTPResponse(status: response.status, headers: response.headers, body: [])
                 }
                 return response
@@ -83,8 +83,19 @@ struct ImgurClientTests {
     static func makeClient(_ transport: FakeImgur, sleeps: SleepLog, credential: ImgurCredential = clientID,
                            apiBase: String = "https://api.imgur.com", tempDir: String, maxAttempts: Int = 4) -> ImgurClient {
         ImgurClient(apiBase: apiBase, credential: credential, transport: transport,
-                    sleep: { ms in await sleeps.record(ms) }, random: { 0.5 }, maxAttempts: maxAttempts,
-                    now: { ImgurClientTests.now }, temporaryDirectory: tempDir)
+                    environment: environment(sleeps: sleeps, tempDir: tempDir), maxAttempts: maxAttempts)
+    }
+
+    /// A seeded environment whose clock is stopped at `now` (Unix seconds), whose sleeps are
+    /// recorded, and whose random source always gives 2^63 (jitter unit 0.5), so backoff delays
+    /// are exact. Boundaries and temp names then repeat, which is fine: a client in these tests
+    /// uploads one file at a time, and each test has its own `tempDir`.
+    static func environment(sleeps: SleepLog, tempDir: String) -> AISyncEnvironment {
+        var environment = AISyncEnvironment.test(seed: 1, temporaryDirectory: tempDir)
+        environment.now = { ImgurClientTests.now * 1000 }
+        environment.sleep = { ms in await sleeps.record(ms) }
+        environment.random = { 1 << 63 }
+        return environment
     }
 
     static func makeTempDir() -> String {

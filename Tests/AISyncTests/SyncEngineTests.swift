@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 @testable import AISyncCore
 @testable import AISyncFiles
 @testable import AISyncStore
@@ -26,11 +27,15 @@ struct SyncEngineTests {
         return stride(from: 0, to: u.count - 1, by: 2).map { v(u[$0]) << 4 | v(u[$0 + 1]) }
     }
 
-    /// Live clock and random ids; backoff sleeps only yield, so tests stay fast.
-    static func environment() -> StoreEnvironment {
-        var env = StoreEnvironment.live
-        env.sleep = { _ in await Task.yield() }
-        return env
+    /// Every device of the suite reads one test clock, the way devices share the world's time.
+    static let clock = ManualClock()
+    /// The last seed handed out: each store gets the next, so no two share a device id.
+    static let lastSeed = Atomic<UInt64>(0)
+
+    /// A seeded environment (`AISyncEnvironment.test`) on the suite's shared clock; backoff
+    /// sleeps return at once, so tests stay fast.
+    static func environment() -> AISyncEnvironment {
+        .test(seed: lastSeed.add(1, ordering: .relaxed).newValue, clock: clock)
     }
 
     /// Stores fsync every object; these tests are about sync, not durability, so they use a

@@ -4,16 +4,21 @@
 /// on a device and always moves past every time the device has seen, so a machine whose clock
 /// is wrong cannot keep winning with stale edits once others have seen them (design §3).
 public struct HybridLogicalTime: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// Physical time in milliseconds since 1970-01-01T00:00:00Z (not seconds).
     public var wall: Int64
+    /// Logical counter that orders readings sharing the same ``wall`` millisecond.
     public var counter: Int64
 
+    /// A reading at `wall` milliseconds since the epoch, with logical `counter` (0 for a fresh millisecond).
     public init(wall: Int64, counter: Int64 = 0) {
         self.wall = wall
         self.counter = counter
     }
 
+    /// The least reading (wall 0, counter 0): no valid reading is earlier.
     public static let zero = HybridLogicalTime(wall: 0)
 
+    /// Orders by ``wall`` time, then by ``counter``.
     public static func < (a: Self, b: Self) -> Bool { (a.wall, a.counter) < (b.wall, b.counter) }
 
     /// The next local reading after `self`, given the physical time `now` (milliseconds).
@@ -26,7 +31,9 @@ public struct HybridLogicalTime: Hashable, Sendable, Comparable, CustomStringCon
         max(self, remote).tick(now: now)
     }
 
+    /// The ``wall`` part as a ``Timestamp``; the logical counter is dropped.
     public var timestamp: Timestamp { Timestamp(milliseconds: wall) }
+    /// The wall time in ISO 8601 followed by `+counter`, e.g. `2026-11-29T12:00:00.000Z+1`.
     public var description: String { "\(timestamp.iso8601)+\(counter)" }
 
     var json: JSONValue { .object(["t": .int(wall), "c": .int(counter)]) }

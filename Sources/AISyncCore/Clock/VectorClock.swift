@@ -3,10 +3,13 @@
 /// It gives the partial order "happened before" between versions; concurrent versions are
 /// the siblings of a conflict (design §3).
 public struct VectorClock: Hashable, Sendable {
+    /// How many versions of this record each device has written; devices at 0 are left out.
     public private(set) var counters: [DeviceID: Int64]
 
+    /// A clock with the given counters; entries of 0 or less are dropped.
     public init(_ counters: [DeviceID: Int64] = [:]) { self.counters = counters.filter { $0.value > 0 } }
 
+    /// The counter for `device`, 0 when it has not written this record.
     public subscript(device: DeviceID) -> Int64 { counters[device] ?? 0 }
 
     /// The least clock that is ≥ both (component-wise max).
@@ -31,6 +34,8 @@ public struct VectorClock: Hashable, Sendable {
         self != other && other.isDescendant(of: self)
     }
 
+    /// Neither clock has seen everything the other has: the two versions were written
+    /// independently, so their differing fields are a conflict.
     public func isConcurrent(with other: VectorClock) -> Bool {
         !isDescendant(of: other) && !other.isDescendant(of: self)
     }

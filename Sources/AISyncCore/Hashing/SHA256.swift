@@ -18,9 +18,13 @@ import Darwin
 public struct SHA256: Sendable {
     /// Error thrown by `hash(fileAt:)`; `code` is the `errno` value.
     public struct FileError: Error, CustomStringConvertible {
+        /// The file that could not be hashed, as passed to `hash(fileAt:)`.
         public let path: String
+        /// The system call that failed: `"open"` or `"read"`.
         public let operation: String
+        /// The `errno` value the call failed with (e.g. `ENOENT` is 2).
         public let code: Int32
+        /// `"<operation> <path>: errno <code>"`, for logs and error messages.
         public var description: String { "\(operation) \(path): errno \(code)" }
     }
 
@@ -37,6 +41,7 @@ public struct SHA256: Sendable {
     /// Total message length in bytes.
     private var length: UInt64 = 0
 
+    /// A hasher that has been fed nothing yet.
     public init() {}
 
     /// Feeds `data` (e.g. `Data` or `[UInt8]`), region by region without copying.
@@ -396,6 +401,7 @@ public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
         bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
     }
 
+    /// Two digests are equal when their 32 bytes are.
     public static func == (a: SHA256Digest, b: SHA256Digest) -> Bool { a.bytes == b.bytes }
 
     /// 64 lowercase hex characters, as printed by `sha256sum`.
@@ -410,6 +416,7 @@ public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
         return String(decoding: chars, as: UTF8.self)
     }
 
+    /// The digest as 64 lowercase hex characters (the same as ``hex``).
     public var description: String { hex }
 
     /// Parses exactly 64 lowercase hex characters; anything else (uppercase, wrong

@@ -17,6 +17,7 @@ extension RecordState {
 
     /// The visible title without reading anything but large titles (listing).
     public func title(_ resolve: Resolver) throws(AISyncError) -> String { try string("title", resolve) ?? "" }
+    /// Whether the visible value of the `favorite` field is true (false when never set).
     public var favorite: Bool { value("favorite") == .inline(.bool(true)) }
 
     /// When the record was made: the `created` field, else its first version's time.

@@ -31,6 +31,7 @@ extension RecordState {
         return result
     }
 
+    /// Whether the record has any conflict; cheaper than checking ``conflicts`` for emptiness.
     public var isConflict: Bool {
         registers.values.contains(where: Self.distinct) || elements.values.contains { Self.distinct($0.entries) || $0.removedConcurrently }
     }

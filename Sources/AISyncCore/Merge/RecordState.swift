@@ -15,9 +15,13 @@
 public struct RecordState: Hashable, Sendable {
     /// Who wrote something, and when.
     public struct Stamp: Hashable, Sendable {
+        /// The id (content hash) of the version that wrote it.
         public var version: SHA256Digest
+        /// That version's vector clock: what its device had seen when writing.
         public var clock: VectorClock
+        /// That version's hybrid logical time, which decides last-writer-wins.
         public var time: HybridLogicalTime
+        /// The device that wrote that version.
         public var device: DeviceID
 
         init(_ v: Version) { version = v.id; clock = v.clock; time = v.time; device = v.device }
@@ -35,7 +39,9 @@ public struct RecordState: Hashable, Sendable {
 
     /// One value of a field, as one version wrote it.
     public struct Entry: Hashable, Sendable {
+        /// The version that wrote ``value``.
         public var stamp: Stamp
+        /// What that version set the field (or element) to.
         public var value: FieldValue
     }
 
@@ -46,6 +52,7 @@ public struct RecordState: Hashable, Sendable {
         /// Maximal removes of it.
         public internal(set) var removes: [Stamp] = []
 
+        /// Whether the element is shown: some add or edit of it survives every remove.
         public var isVisible: Bool { !entries.isEmpty }
 
         /// A remove this element's surviving content had not seen: edit against remove.
@@ -54,6 +61,7 @@ public struct RecordState: Hashable, Sendable {
         }
     }
 
+    /// Whether this is a chat, story or image; versions of another kind are not merged in.
     public let kind: RecordKind
     /// Per register, its maximal entries, winner first.
     public private(set) var registers: [String: [Entry]] = [:]
@@ -63,10 +71,13 @@ public struct RecordState: Hashable, Sendable {
     public private(set) var versionIDs: Set<SHA256Digest> = []
     /// The join of every version's clock: a new local version increments it.
     public private(set) var clock = VectorClock()
+    /// The greatest hybrid logical time of any version folded in (``HybridLogicalTime/zero`` when none);
+    /// the record's "updated" time.
     public private(set) var latestTime: HybridLogicalTime = .zero
     /// Set when an aisync 1 body could not be read, so some fields may be missing.
     public package(set) var damaged = false
 
+    /// An empty state of `kind`, with no versions: fold versions in with ``merge(_:ops:)``.
     public init(kind: RecordKind) { self.kind = kind }
 
     /// Folds `versions` (each with its operations) in any order.
@@ -133,6 +144,8 @@ public struct RecordState: Hashable, Sendable {
     /// The visible value of a register (nil when no version set it).
     public func value(_ field: String) -> FieldValue? { registers[field]?.first?.value }
 
+    /// Whether the visible value of the `deleted` register is true (the record was deleted
+    /// and not restored since); its versions are all kept.
     public var isDeleted: Bool { value(RecordSchema.deletedField) == .inline(.bool(true)) }
 
     /// Element ids that are visible (not removed), unordered.

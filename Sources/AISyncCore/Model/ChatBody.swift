@@ -1,12 +1,27 @@
 /// A saved conversation with a ChatGPT-style assistant.
 public struct ChatBody: Hashable, Sendable {
-    public enum Role: String, Sendable, CaseIterable { case user, assistant, system }
+    /// Who said a message; the raw value (`user`, `assistant`, `system`) is what is stored and synced.
+    public enum Role: String, Sendable, CaseIterable {
+        /// The person using the app.
+        case user
+        /// The AI model's reply.
+        case assistant
+        /// Instructions given to the model (a system prompt).
+        case system
+    }
 
+    /// One message of a chat.
     public struct Message: Hashable, Sendable {
+        /// The message's element id within its chat (`m-…`), stable across edits and devices;
+        /// `editMessage` and `removeMessage` take it or a unique prefix of it.
         public var id: String
+        /// Who said it.
         public var role: Role
+        /// The message text, as plain text.
         public var text: String
+        /// When the message was added; messages are shown in this order. Editing keeps it.
         public var time: Timestamp
+        /// A message with the given element id, role, text and time (nothing is validated here).
         public init(id: String, role: Role, text: String, time: Timestamp) {
             self.id = id; self.role = role; self.text = text; self.time = time
         }
@@ -25,14 +40,21 @@ public struct ChatBody: Hashable, Sendable {
         }
     }
 
+    /// The chat's title as shown in lists (at most 1000 characters when set through the store).
     public var title: String
     /// The model or engine, e.g. `gpt-4o`, or the old `davinci`/`curie`/`babbage`/`ada`.
     public var model: String?
+    /// The visible messages, oldest first (by message time).
     public var messages: [Message]
+    /// Whether the user marked the chat as a favorite.
     public var favorite: Bool
+    /// When the chat was created.
     public var created: Timestamp
+    /// When any device last changed the chat: the time of its latest version.
     public var updated: Timestamp
 
+    /// A chat body with the given fields. When it is stored (`Store.createMany`), `updated` is
+    /// not written: read back, it is always the time of the record's latest version.
     public init(title: String, model: String?, messages: [Message] = [], favorite: Bool = false, created: Timestamp, updated: Timestamp) {
         self.title = title; self.model = model; self.messages = messages
         self.favorite = favorite; self.created = created; self.updated = updated

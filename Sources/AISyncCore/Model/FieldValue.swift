@@ -5,7 +5,10 @@
 /// operation names them. The same value always gets the same form, so two devices that write
 /// it agree on its bytes (and conflicts compare like with like).
 public enum FieldValue: Hashable, Sendable {
+    /// A value carried in the journal line itself: up to ``inlineLimit`` bytes of canonical
+    /// JSON (an aisync 1 body may hold larger ones inline).
     case inline(JSONValue)
+    /// A larger value, stored as canonical JSON in `objects/` under this sha256.
     case object(SHA256Digest)
 
     /// Values up to this many bytes of canonical JSON stay in the journal line.

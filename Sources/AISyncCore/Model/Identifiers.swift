@@ -1,5 +1,6 @@
 /// A record's stable id: lowercase, `^[a-z0-9][a-z0-9-]{0,63}$`, never reused.
 public struct RecordID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The id's text, e.g. `chat-…`; always valid (the only way in is the failable ``init(_:)``).
     public let rawValue: String
 
     /// Validates untrusted text (argv, journal lines, remote files) as a record id.
@@ -8,8 +9,10 @@ public struct RecordID: Hashable, Sendable, Comparable, CustomStringConvertible 
         rawValue = text
     }
 
+    /// The id's text (``rawValue``), as the command line prints it.
     public var description: String { rawValue }
         // Ids are ASCII, where String order is byte order; String's < has an ASCII fast path.
+    /// Orders ids by their text, byte by byte.
     public static func < (a: RecordID, b: RecordID) -> Bool { a.rawValue < b.rawValue }
 
     static func isValid(_ text: String) -> Bool {
@@ -23,22 +26,29 @@ public struct RecordID: Hashable, Sendable, Comparable, CustomStringConvertible 
 
 /// A device id: 128 random bits as 32 lowercase hex characters.
 public struct DeviceID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The 32 lowercase hex characters.
     public let rawValue: String
 
+    /// Validates untrusted text as a device id: exactly 32 lowercase hex characters, else nil.
     public init?(_ text: String) {
         guard text.utf8.count == 32, text.utf8.allSatisfy(isLowerHex) else { return nil }
         rawValue = text
     }
 
+    /// The full 32-character id (``rawValue``); see ``short`` for display.
     public var description: String { rawValue }
     /// The first 8 characters, for human output.
     public var short: String { String(rawValue.prefix(8)) }
+    /// Orders ids by their text; last-writer-wins uses it to break ties between equal times.
     public static func < (a: DeviceID, b: DeviceID) -> Bool { a.rawValue < b.rawValue }
 }
 
 /// The three kinds of record (design §1).
 public enum RecordKind: String, Sendable, CaseIterable, Codable, Comparable {
+    /// A saved chat (``ChatBody``), a story (``StoryBody``) or a picture (``ImageBody``); the
+    /// raw value is the name used in ids, journal lines and `--kind`.
     case chat, story, image
+    /// Orders kinds by name (`chat` < `image` < `story`).
     public static func < (a: RecordKind, b: RecordKind) -> Bool { a.rawValue < b.rawValue }
 }
 

@@ -3,12 +3,18 @@
 /// Strict on purpose: duplicate keys, invalid UTF-8, trailing bytes and nesting deeper than
 /// `maxDepth` are errors, so two machines can never read one document two ways.
 public struct JSONParser {
+    /// Why a document was rejected, and where.
     public struct Failure: Error, Sendable, CustomStringConvertible {
+        /// The 0-based byte offset in the input where parsing stopped.
         public let offset: Int
+        /// What was wrong there, e.g. `unexpected trailing bytes`.
         public let reason: String
+        /// `"<reason> at byte <offset>"`.
         public var description: String { "\(reason) at byte \(offset)" }
     }
 
+    /// The deepest nesting of arrays and objects accepted; deeper input is rejected rather
+    /// than risking a stack overflow on hostile bytes.
     public static let maxDepth = 64
 
     private let bytes: [UInt8]
@@ -26,6 +32,7 @@ public struct JSONParser {
         return value
     }
 
+    /// Parses one complete JSON document from the UTF-8 of `text`; throws ``Failure`` like the byte form.
     public static func parse(_ text: String) throws(Failure) -> JSONValue { try parse(Array(text.utf8)) }
 
     private func fail(_ reason: String) -> Failure { Failure(offset: index, reason: reason) }

@@ -16,6 +16,8 @@ extension Timestamp: Codable {
         try c.encode(iso8601)
     }
 
+    /// Decodes the ISO 8601 text ``Timestamp/iso8601`` writes; any other form throws
+    /// `DecodingError.dataCorrupted`.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
         let text = try c.decode(String.self)
@@ -27,6 +29,7 @@ extension Timestamp: Codable {
 }
 
 extension RecordID: Codable {
+    /// Encoded as a plain string, its ``RecordID/rawValue``.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
         try c.encode(rawValue)

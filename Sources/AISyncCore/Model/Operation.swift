@@ -4,11 +4,17 @@
 /// `edit` and `remove` by element id; the record itself is `delete` / `restore`. The first
 /// version of a record carries a `set` for every field and an `add` for every element.
 public enum Operation: Hashable, Sendable {
+    /// Sets the register `field` (`title`, `favorite`, …) to `value`.
     case set(field: String, value: FieldValue)
+    /// Adds element `element` (a message or page id) with `value` to the collection `field`.
     case add(field: String, element: String, value: FieldValue)
+    /// Replaces the value of element `element` of the collection `field`.
     case edit(field: String, element: String, value: FieldValue)
+    /// Removes element `element` from the collection `field`; an edit it had not seen survives, in conflict.
     case remove(field: String, element: String)
+    /// Deletes the record (sets `deleted` to true); every version stays, so it can be restored.
     case delete
+    /// Brings a deleted record back (sets `deleted` to false), with everything it held.
     case restore
 
     /// The field this operation touches (`deleted` for delete/restore).
@@ -19,6 +25,7 @@ public enum Operation: Hashable, Sendable {
         }
     }
 
+    /// The element id an `add`, `edit` or `remove` touches; nil for the other operations.
     public var element: String? {
         switch self {
         case .add(_, let e, _), .edit(_, let e, _), .remove(_, let e): e
@@ -26,6 +33,7 @@ public enum Operation: Hashable, Sendable {
         }
     }
 
+    /// The value a `set`, `add` or `edit` writes; nil for `remove`, `delete` and `restore`.
     public var value: FieldValue? {
         switch self {
         case .set(_, let v), .add(_, _, let v), .edit(_, _, let v): v

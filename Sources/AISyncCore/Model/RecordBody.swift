@@ -1,9 +1,13 @@
 /// The content of one version of a record, of any kind.
 public enum RecordBody: Hashable, Sendable {
+    /// A saved chat.
     case chat(ChatBody)
+    /// An illustrated story.
     case story(StoryBody)
+    /// A picture's metadata (its bytes are in the store's objects).
     case image(ImageBody)
 
+    /// Which kind of record this body is.
     public var kind: RecordKind {
         switch self {
         case .chat: .chat
@@ -12,6 +16,7 @@ public enum RecordBody: Hashable, Sendable {
         }
     }
 
+    /// The title of whichever kind this is; setting it keeps the kind.
     public var title: String {
         get {
             switch self {
@@ -29,6 +34,7 @@ public enum RecordBody: Hashable, Sendable {
         }
     }
 
+    /// Whether the record is a favorite, whichever kind it is; setting it keeps the kind.
     public var favorite: Bool {
         get {
             switch self {
@@ -55,6 +61,8 @@ public enum RecordBody: Hashable, Sendable {
         }
     }
 
+    /// The body as a JSON value (Schemas/<kind>.schema.json). It includes an image's Imgur
+    /// deletehash, a secret: strip it before logging or showing it.
     public var json: JSONValue {
         switch self {
         case .chat(let b): b.json
@@ -81,6 +89,8 @@ public enum RecordBody: Hashable, Sendable {
         }
     }
 
+    /// Parses and validates a body from JSON bytes; throws a damaged-data error when they are
+    /// not valid JSON, not a body, or (with `expected`) a body of another kind.
     public init(bytes: [UInt8], expected: RecordKind? = nil) throws(AISyncError) {
         let value: JSONValue
         do { value = try JSONParser.parse(bytes) } catch { throw .damaged("record body is not valid JSON", cause: error.description) }

@@ -8,6 +8,8 @@ public enum RecordSchema {
     /// The register deletion writes (`delete` / `restore`).
     public static let deletedField = "deleted"
 
+    /// The register fields a `set` may write for `kind` (``deletedField`` is written only by
+    /// `delete`/`restore`, so it is not listed).
     public static func registers(_ kind: RecordKind) -> [String] {
         switch kind {
         case .chat: ["title", "model", "favorite", "created"]

@@ -1,13 +1,17 @@
 /// An AI-illustrated picture book: an LLM writes the pages, an image model draws them.
 public struct StoryBody: Hashable, Sendable {
+    /// One page of a story: its text and, optionally, its illustration.
     public struct Page: Hashable, Sendable {
         /// The page's element id (records v2), stable across edits.
         public var id: String
         /// Where the page sits in the book: pages are shown in (position, time, id) order.
         public var position: Int64
+        /// The page's text, as the LLM (or the user) wrote it.
         public var text: String
         /// The sha256 of the illustration's original bytes; never a path or URL (design §1).
         public var image: SHA256Digest?
+        /// A page with element id `id` at 1-based `position`; `image` is the illustration's
+        /// sha256, nil for a page without a picture.
         public init(id: String, position: Int64, text: String, image: SHA256Digest? = nil) {
             self.id = id; self.position = position; self.text = text; self.image = image
         }
@@ -26,15 +30,23 @@ public struct StoryBody: Hashable, Sendable {
         }
     }
 
+    /// The story's title as shown in lists.
     public var title: String
+    /// The lesson the story ends on; nil when it has none.
     public var moral: String?
+    /// The visible pages, in reading order.
     public var pages: [Page]
     /// The prompts the illustrations were drawn from.
     public var prompts: [String]
+    /// Whether the user marked the story as a favorite.
     public var favorite: Bool
+    /// When the story was created.
     public var created: Timestamp
+    /// When any device last changed the story: the time of its latest version.
     public var updated: Timestamp
 
+    /// A story body with the given fields. When it is stored (`Store.createMany`), `updated`
+    /// is not written: read back, it is always the time of the record's latest version.
     public init(title: String, moral: String?, pages: [Page], prompts: [String] = [], favorite: Bool = false, created: Timestamp, updated: Timestamp) {
         self.title = title; self.moral = moral; self.pages = pages; self.prompts = prompts
         self.favorite = favorite; self.created = created; self.updated = updated

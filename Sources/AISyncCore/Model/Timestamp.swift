@@ -6,12 +6,17 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
     /// Milliseconds since 1970-01-01T00:00:00Z.
     public let milliseconds: Int64
 
+    /// The instant `milliseconds` after 1970-01-01T00:00:00Z (milliseconds, not seconds).
     public init(milliseconds: Int64) { self.milliseconds = milliseconds }
 
+    /// Earlier instants order first.
     public static func < (a: Timestamp, b: Timestamp) -> Bool { a.milliseconds < b.milliseconds }
 
+    /// The ``iso8601`` text.
     public var description: String { iso8601 }
 
+    /// The instant as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC, always three fraction digits), the form
+    /// aisync writes in every file; the same bytes on every platform.
     public var iso8601: String {
         let ms = milliseconds
         let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000

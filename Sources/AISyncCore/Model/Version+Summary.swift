@@ -1,5 +1,7 @@
 /// What a version did, in words (`aisync log`): "renamed to “Trip”", "+1 message", "deleted".
 extension Version {
+    /// A short English description of what this version did, e.g. `renamed to “Trip”, +1 message`
+    /// or `created`; for display only, its wording may change.
     public var changeSummary: String {
         guard case .operations(let ops) = payload else {
             if isDeleted { return "deleted" }

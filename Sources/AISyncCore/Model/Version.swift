@@ -7,6 +7,7 @@
 /// body (`legacy`); they are kept verbatim, so their ids stay valid on every device and
 /// remote, and read as "set every field, add every element" (`LegacyOperations`).
 public struct Version: Hashable, Sendable {
+    /// What a version carries: v2 operations, or an aisync 1 whole body.
     public enum Payload: Hashable, Sendable {
         /// Records v2: the changes this version makes.
         case operations([Operation])
@@ -14,22 +15,31 @@ public struct Version: Hashable, Sendable {
         case legacy(body: SHA256Digest?)
     }
 
+    /// The version's id: the sha256 of its canonical JSON without the id (see ``shortID`` for display).
     public let id: SHA256Digest
+    /// The record this version belongs to.
     public let record: RecordID
+    /// The kind of that record; every version of a record has the same kind.
     public let kind: RecordKind
+    /// The record's vector clock after this version: the versions its device had seen, plus this one.
     public let clock: VectorClock
+    /// When it was written, as a hybrid logical time (orders last-writer-wins).
     public let time: HybridLogicalTime
+    /// The device that wrote it.
     public let device: DeviceID
+    /// What the version changes: operations (v2) or an aisync 1 body.
     public let payload: Payload
 
     /// The journal line format this build writes.
     public static let currentFormat: Int64 = 2
 
+    /// A version with the given content; its ``id`` is computed by hashing that content.
     public init(record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime, device: DeviceID, payload: Payload) {
         self.record = record; self.kind = kind; self.clock = clock; self.time = time; self.device = device; self.payload = payload
         self.id = SHA256.hash(Self.content(record: record, kind: kind, clock: clock, time: time, device: device, payload: payload).canonicalBytes)
     }
 
+    /// A records v2 version carrying `ops`; its ``id`` is computed by hashing its content.
     public init(record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime, device: DeviceID, ops: [Operation]) {
         self.init(record: record, kind: kind, clock: clock, time: time, device: device, payload: .operations(ops))
     }

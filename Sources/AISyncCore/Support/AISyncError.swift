@@ -6,8 +6,11 @@
 public struct AISyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure this is; extensible without breaking callers that switch with `default`.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's stable kebab-case name, e.g. `not-found`; two codes are equal when their names are.
         public let name: String
+        /// A code named `name`; prefer the predefined codes such as ``usage`` or ``notFound``.
         public init(_ name: String) { self.name = name }
+        /// The code's ``name``.
         public var description: String { name }
 
         /// The command line was wrong: unknown option, missing argument, bad value.
@@ -36,17 +39,52 @@ public struct AISyncError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let other = Code("other")
     }
 
+    /// What kind of failure this is: switch on it (the CLI maps it to an exit code).
     public var code: Code
+    /// What went wrong, in one sentence without a trailing period; never contains secrets.
     public var message: String
+    /// How to fix it, in words that assume no particular front end (an app or the command line
+    /// may word `remedy` its own way instead); nil when there is nothing to suggest.
     public var hint: String?
     /// A short, secret-free description of the underlying cause (an errno string, a parser message).
     public var cause: String?
+    /// What the user can do about it, as a value: an app switches on it to offer its own words
+    /// or button, while `hint` says the same in the library's app-neutral words.
+    public var remedy: Remedy? {
+        get { if case .some(.value(let remedy, _)) = details { remedy } else { nil } }
+        set { details = Details(remedy: newValue, retryAfter: retryAfter) }
+    }
+    /// How long the server asked us to wait before trying again (a `Retry-After` header, Imgur's
+    /// rate-limit reset), measured from when the error was made; nil when it did not say.
+    public var retryAfter: Duration? {
+        get { if case .some(.value(_, let after)) = details { after } else { nil } }
+        set { details = Details(remedy: remedy, retryAfter: newValue) }
+    }
+    /// `remedy` and `retryAfter`, boxed so the error stays small: with Swift 6.3.1 an error of
+    /// more than 72 bytes, thrown through typed-throws async code, crashed the concurrency
+    /// runtime (SIGSEGV in the README example). AppPolicyTests checks the size.
+    private var details: Details?
 
-    public init(_ code: Code, _ message: String, hint: String? = nil, cause: String? = nil) {
+    /// An error with the given parts; build `message`, `hint` and `cause` from paths, ids and
+    /// status lines only, never from credentials or deletehashes.
+    public init(_ code: Code, _ message: String, hint: String? = nil, cause: String? = nil,
+                remedy: Remedy? = nil, retryAfter: Duration? = nil) {
         self.code = code
         self.message = message
         self.hint = hint
         self.cause = cause
+        self.details = Details(remedy: remedy, retryAfter: retryAfter)
+    }
+
+    /// The rarely set parts of an error, in one box (an indirect case is one pointer).
+    private indirect enum Details: Hashable, Sendable {
+        case value(Remedy?, Duration?)
+
+        /// Nil when there is nothing to keep, so most errors carry no box at all.
+        init?(remedy: Remedy?, retryAfter: Duration?) {
+            if remedy == nil && retryAfter == nil { return nil }
+            self = .value(remedy, retryAfter)
+        }
     }
 
     /// One line: the message, the cause in parentheses, then the hint.

@@ -13,4 +13,15 @@ public enum Backoff {
         guard let header, let seconds = Int(header.trimmingCharacters(in: .whitespaces)), (0...3600).contains(seconds) else { return nil }
         return seconds * 1000
     }
+
+    /// A server's `Retry-After` in seconds (RFC 9110 §10.2.3) as a duration, for an error's
+    /// `retryAfter`: unlike `retryAfter(_:)`, which accepts only waits worth making in place,
+    /// any value up to 31 days (a hostile header must not tell an app to wait for years). The
+    /// HTTP-date form is not read: the servers aisync meets send seconds.
+    public static func retryAfterDuration(_ header: String?) -> Duration? {
+        guard let header, let seconds = Int64(header.trimmingCharacters(in: .whitespaces)), (0...31 * 24 * 3600).contains(seconds) else {
+            return nil
+        }
+        return .seconds(seconds)
+    }
 }

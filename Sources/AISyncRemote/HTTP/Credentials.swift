@@ -5,11 +5,15 @@ import AISyncFiles
 /// A user name and password for a server, from the environment or `~/.netrc`, never from argv
 /// or config files. `description` hides the password so it cannot leak into a message or log.
 public struct Credentials: Sendable, Equatable, CustomStringConvertible {
+    /// The login name; not secret, so it may appear in messages.
     public var user: String
     var password: String
 
+    /// Credentials for HTTP Basic authentication. The password is kept internal and is never
+    /// printed; take it from the environment or a keychain, never from a URL or argv.
     public init(user: String, password: String) { self.user = user; self.password = password }
 
+    /// `user:•••`: the user name with the password masked, safe to log.
     public var description: String { "\(user):•••" }
 
     var basicAuthorization: String { "Basic " + Data("\(user):\(password)".utf8).base64EncodedString() }

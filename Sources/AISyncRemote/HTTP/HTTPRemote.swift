@@ -1,27 +1,39 @@
 import AISyncCore
+import AISyncFiles
 /// A remote on an HTTP server: WebDAV (PROPFIND/MKCOL/PUT/GET/DELETE with ETags) or plain
 /// HTTP (GET/PUT/DELETE, no listing) such as nginx's dav module.
 ///
 /// Transient failures (connection refused, timeouts, 423, 429, 5xx) are retried with
 /// exponential backoff and jitter; every other status maps to one clear error.
 public struct HTTPRemote: RemoteStorage {
+    /// The server's checked URL and kind (WebDAV or plain HTTP).
     public let location: RemoteLocation
     let transport: any HTTPTransport
     let credentials: Credentials?
-    let sleep: @Sendable (Int) async -> Void
-    let random: @Sendable () -> Double
+    /// Waits between retries and draws their jitter (tests record the waits).
+    let environment: AISyncEnvironment
     let maxAttempts: Int
 
+    /// The base URL, for messages; it never contains credentials (``RemoteLocation`` refuses them).
     public var displayName: String { location.base }
+    /// True for WebDAV (PROPFIND); a plain HTTP server cannot list.
     public var canList: Bool { location.kind == .webdav }
 
+    /// A remote at `location`, sending through `transport` (a ``URLSessionTransport`` in apps).
+    /// `credentials`, when given, go in an `Authorization` header on every request; each
+    /// request is tried at most `maxAttempts` times in all, and `environment` supplies the
+    /// backoff waits and their jitter.
     public init(location: RemoteLocation, transport: any HTTPTransport, credentials: Credentials?,
-                maxAttempts: Int = 5,
-                sleep: @escaping @Sendable (Int) async -> Void = { ms in try? await Task.sleep(nanoseconds: UInt64(ms) * 1_000_000) },
-                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+                maxAttempts: Int = 5, environment: AISyncEnvironment = .live) {
         self.location = location; self.transport = transport; self.credentials = credentials
-        self.maxAttempts = maxAttempts; self.sleep = sleep; self.random = random
+        self.maxAttempts = maxAttempts; self.environment = environment
     }
+
+    /// Backoff wait, through the environment.
+    func sleep(_ milliseconds: Int) async { await environment.sleep(milliseconds) }
+
+    /// Jitter in [0, 1) for `Backoff.delay`.
+    func random() -> Double { environment.randomUnit() }
 
     func url(_ path: String) -> String { path.isEmpty ? location.base + "/" : "\(location.base)/\(path)" }
 
@@ -56,29 +68,35 @@ public struct HTTPRemote: RemoteStorage {
         switch response.status {
         case 401:
             return AISyncError(.permission, "\(location.host) refused the credentials (401 Unauthorized) for \(where_)",
-                               hint: credentials == nil ? "Set AISYNC_USER and AISYNC_PASSWORD, or add \(location.host) to ~/.netrc" : "Check AISYNC_USER/AISYNC_PASSWORD or ~/.netrc")
+                               hint: credentials == nil ? "Set AISYNC_USER and AISYNC_PASSWORD, or add \(location.host) to ~/.netrc" : "Check AISYNC_USER/AISYNC_PASSWORD or ~/.netrc",
+                               remedy: .provideCredentials(host: location.host))
         case 403:
             return AISyncError(.permission, "\(location.host) forbids \(where_) (403 Forbidden)", hint: "Check that this account may write to that folder")
         case 404:
-            return AISyncError(.configuration, "\(url(path)) does not exist (404 Not Found)", hint: "Check the remote's URL (`aisync remote list`)")
+            return AISyncError(.configuration, "\(url(path)) does not exist (404 Not Found)", hint: "Check the remote's URL", remedy: .checkRemoteURL)
         case 405 where method == "PROPFIND":
             return AISyncError(.configuration, "\(location.host) is not a WebDAV server (PROPFIND not allowed)",
                                hint: "If it is a plain HTTP server, add the remote with --plain")
         case 405, 501:
             return AISyncError(.configuration, "\(location.host) does not allow \(method) (\(response.status))", hint: "Check the server's WebDAV/upload configuration")
         case 423:
-            return AISyncError(.temporary, "\(url(path)) is locked on the server (423 Locked)", hint: "Try again later")
+            return AISyncError(.temporary, "\(url(path)) is locked on the server (423 Locked)", hint: "Try again later", remedy: .retryLater,
+                               retryAfter: Backoff.retryAfterDuration(response.headers["retry-after"]))
         case 429:
-            return AISyncError(.temporary, "\(location.host) is rate limiting requests (429)", hint: "Try again later")
+            return AISyncError(.temporary, "\(location.host) is rate limiting requests (429)", hint: "Try again later", remedy: .retryLater,
+                               retryAfter: Backoff.retryAfterDuration(response.headers["retry-after"]))
         case 507:
             return AISyncError(.io, "\(location.host) is out of storage (507 Insufficient Storage)", hint: "Free space or raise the quota on the server")
         case 500...599:
-            return AISyncError(.unavailable, "\(location.host) failed with \(response.status) for \(where_)", hint: "Try again later; check the server's logs")
+            return AISyncError(.unavailable, "\(location.host) failed with \(response.status) for \(where_)", hint: "Try again later; check the server's logs",
+                               remedy: .retryLater, retryAfter: Backoff.retryAfterDuration(response.headers["retry-after"]))
         default:
             return AISyncError(.other, "\(location.host) answered \(response.status) to \(where_)")
         }
     }
 
+    /// GETs `path` (at most `maxBytes` bytes) with its ETag; nil on 404 or 410. Other
+    /// failures are retried when transient, then thrown as an ``AISyncError``.
     public func read(_ path: String, maxBytes: Int) async throws(AISyncError) -> RemoteFile? {
         let response = try await send("GET", path, maxBytes: Int64(maxBytes))
         switch response.status {
@@ -88,6 +106,8 @@ public struct HTTPRemote: RemoteStorage {
         }
     }
 
+    /// GETs `path` straight into the file `localPath`, never holding it in memory; false on
+    /// 404 or 410. A body over `maxBytes` bytes is refused.
     public func download(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> Bool {
         let response = try await send("GET", path, downloadTo: localPath, maxBytes: maxBytes)
         switch response.status {
@@ -97,10 +117,13 @@ public struct HTTPRemote: RemoteStorage {
         }
     }
 
+    /// PUTs `bytes` at `path`, as `If-None-Match: *` or `If-Match` for `condition`, creating
+    /// parent collections on WebDAV as needed.
     public func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> WriteResult {
         try await put(path, body: .bytes(bytes), condition: condition)
     }
 
+    /// PUTs the local file `localPath` at `path`, streamed from disk, like ``write(_:_:condition:)``.
     public func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError) -> WriteResult {
         try await put(path, body: .file(localPath), condition: condition)
     }
@@ -149,7 +172,7 @@ public struct HTTPRemote: RemoteStorage {
     /// never the root itself, so a mistyped URL is reported instead of silently created.
     func missingRoot(_ status: Int) -> AISyncError {
         AISyncError(.configuration, "the folder \(location.base)/ does not exist on \(location.host) (\(status) on upload)",
-                    hint: "Check the remote's URL (`aisync remote list`), or create the folder on the server first")
+                    hint: "Check the remote's URL, or create the folder on the server first", remedy: .checkRemoteURL)
     }
 
     func makeCollections(for path: String) async throws(AISyncError) {
@@ -191,6 +214,9 @@ public struct HTTPRemote: RemoteStorage {
         <D:propfind xmlns:D="DAV:"><D:prop><D:getetag/><D:resourcetype/></D:prop></D:propfind>
         """.utf8)
 
+    /// The files directly in `directory` (a `Depth: 1` PROPFIND), sorted by name; nil when it
+    /// does not exist, and always nil on a plain HTTP server. Entries the server names
+    /// outside `directory` or with unsafe names are ignored.
     public func list(_ directory: String) async throws(AISyncError) -> [RemoteEntry]? {
         guard location.kind == .webdav else { return nil }
         let response = try await send("PROPFIND", directory + "/", headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"],
@@ -236,6 +262,7 @@ public struct HTTPRemote: RemoteStorage {
         return String(name)
     }
 
+    /// Whether `path` exists, by a HEAD request (200 yes, 404/410 no, anything else throws).
     public func exists(_ path: String) async throws(AISyncError) -> Bool {
         let response = try await send("HEAD", path)
         switch response.status {
@@ -245,6 +272,7 @@ public struct HTTPRemote: RemoteStorage {
         }
     }
 
+    /// DELETEs `path`; a file that is already gone (404, 410) is not an error.
     public func delete(_ path: String) async throws(AISyncError) {
         let response = try await send("DELETE", path)
         switch response.status {

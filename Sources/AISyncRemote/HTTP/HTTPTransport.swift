@@ -1,29 +1,41 @@
 import AISyncCore
 /// One HTTP request, as aisync's remotes need it.
 public struct HTTPRequest: Sendable, Equatable {
+    /// What a request sends.
     public enum Body: Sendable, Equatable {
+        /// No body (GET, HEAD, DELETE, MKCOL).
         case none
+        /// These bytes, held in memory (small files, PROPFIND bodies).
         case bytes([UInt8])
         /// Streamed from a local file, never read whole into memory by aisync.
         case file(String)
     }
 
+    /// The HTTP method, e.g. `GET`, `PUT` or WebDAV's `PROPFIND`.
     public var method: String
+    /// The absolute URL, without credentials.
     public var url: String
+    /// Request headers by name; `Authorization` here is a secret and must not be logged.
     public var headers: [String: String]
+    /// What the request sends.
     public var body: Body
 
+    /// A request with the given method, URL, headers and body.
     public init(method: String, url: String, headers: [String: String] = [:], body: Body = .none) {
         self.method = method; self.url = url; self.headers = headers; self.body = body
     }
 }
 
+/// A server's answer to an ``HTTPRequest``; any status, errors included, arrives as a response.
 public struct HTTPResponse: Sendable, Equatable {
+    /// The HTTP status code, e.g. 200, 404, 412.
     public var status: Int
     /// Header names in lowercase.
     public var headers: [String: String]
+    /// The response body; empty when it was streamed to a file (`downloadTo`).
     public var body: [UInt8]
 
+    /// A response with the given status, headers (names in lowercase) and body.
     public init(status: Int, headers: [String: String] = [:], body: [UInt8] = []) {
         self.status = status; self.headers = headers; self.body = body
     }

@@ -19,7 +19,11 @@ public final class URLSessionTransport: HTTPTransport {
     private let challenges: ChallengeDecliner
     private let timeout: TimeInterval
 
-    public init(timeoutSeconds: TimeInterval = 30, maxConnections: Int = 4) {
+    /// A transport with its own ephemeral session: no cookies, cache or stored credentials.
+    /// `timeoutSeconds` (seconds, not milliseconds) bounds the wait for each request's data;
+    /// `maxConnections` bounds the connections per host; `redirects` says which redirects
+    /// the session follows by itself (the others come back as the 3xx response).
+    public init(timeoutSeconds: TimeInterval = 30, maxConnections: Int = 4, redirects: RedirectPolicy = .sameHost) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeoutSeconds
         configuration.httpMaximumConnectionsPerHost = maxConnections
@@ -28,7 +32,7 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         configuration.urlCredentialStorage = nil
-        challenges = ChallengeDecliner()
+        challenges = ChallengeDecliner(redirects: redirects)
         session = URLSession(configuration: configuration, delegate: challenges, delegateQueue: nil)
         timeout = timeoutSeconds
     }
@@ -44,51 +48,63 @@ public final class URLSessionTransport: HTTPTransport {
         var fileError: AISyncError?
     }
 
+    /// Sends `request` over the session. A body over `maxBytes` bytes is refused as damaged
+    /// data; cancelling the calling task cancels the request and throws `cancelled`.
     public func send(_ request: HTTPRequest, downloadTo: String?, maxBytes: Int64) async throws(AISyncError) -> HTTPResponse {
         guard let url = URL(string: request.url) else { throw AISyncError(.configuration, "invalid URL \(request.url.prefix(200))") }
-        var r = URLRequest(url: url)
-        r.httpMethod = request.method
-        r.timeoutInterval = timeout
-        for (k, v) in request.headers { r.setValue(v, forHTTPHeaderField: k) }
-
         let handle = TaskHandle()
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-                let task: URLSessionTask
-                switch (request.body, downloadTo) {
-                case (.file(let path), _):
-                    task = session.uploadTask(with: r, fromFile: URL(fileURLWithPath: path)) { data, response, error in
-                        continuation.resume(returning: Outcome(data: data.map { $0.prefix(65536) }, response: response, error: error))
-                    }
-                case (.bytes(let bytes), _):
-                    task = session.uploadTask(with: r, from: Data(bytes)) { data, response, error in
-                        continuation.resume(returning: Outcome(data: data, response: response, error: error))
-                    }
-                case (.none, let target?):
-                    task = session.downloadTask(with: r) { file, response, error in
-                        // The temporary file is deleted when this handler returns: move it now.
-                        var outcome = Outcome(data: nil, response: response, error: error)
-                        if let file, error == nil {
-                            let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-                            outcome.fileError = Self.adopt(file, status: status, to: target, maxBytes: maxBytes, url: url)
-                            if !(200..<300).contains(status) {
-                                outcome.data = (try? Data(contentsOf: file))?.prefix(65536)
-                            }
-                        }
-                        continuation.resume(returning: outcome)
-                    }
-                case (.none, nil):
-                    task = session.dataTask(with: r) { data, response, error in
-                        continuation.resume(returning: Outcome(data: data, response: response, error: error))
-                    }
-                }
-                handle.start(task)
+                handle.start(task(for: request, url: url, downloadTo: downloadTo, maxBytes: maxBytes) { continuation.resume(returning: $0) })
             }
         } onCancel: {
             handle.cancel()
         }
         let declined = handle.taskID.flatMap { challenges.take($0) }
+        return try finish(outcome, declined: declined, url: url, downloadTo: downloadTo, maxBytes: maxBytes)
+    }
 
+    /// The session task for `request`: an upload (from a file or from bytes), a download to
+    /// `downloadTo`, or a plain data task. `done` gets what its completion handler saw.
+    private func task(for request: HTTPRequest, url: URL, downloadTo: String?, maxBytes: Int64,
+                      done: @escaping @Sendable (Outcome) -> Void) -> URLSessionTask {
+        var r = URLRequest(url: url)
+        r.httpMethod = request.method
+        r.timeoutInterval = timeout
+        for (k, v) in request.headers { r.setValue(v, forHTTPHeaderField: k) }
+        switch (request.body, downloadTo) {
+        case (.file(let path), _):
+            return session.uploadTask(with: r, fromFile: URL(fileURLWithPath: path)) { data, response, error in
+                done(Outcome(data: data.map { $0.prefix(65536) }, response: response, error: error))
+            }
+        case (.bytes(let bytes), _):
+            return session.uploadTask(with: r, from: Data(bytes)) { data, response, error in
+                done(Outcome(data: data, response: response, error: error))
+            }
+        case (.none, let target?):
+            return session.downloadTask(with: r) { file, response, error in
+                // The temporary file is deleted when this handler returns: move it now.
+                var outcome = Outcome(data: nil, response: response, error: error)
+                if let file, error == nil {
+                    let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+                    outcome.fileError = Self.adopt(file, status: status, to: target, maxBytes: maxBytes, url: url)
+                    if !(200..<300).contains(status) {
+                        outcome.data = (try? Data(contentsOf: file))?.prefix(65536)
+                    }
+                }
+                done(outcome)
+            }
+        case (.none, nil):
+            return session.dataTask(with: r) { data, response, error in
+                done(Outcome(data: data, response: response, error: error))
+            }
+        }
+    }
+
+    /// Turns what a finished task saw into the response, or into the one error for it.
+    /// `declined` is the 401 of an authentication challenge the delegate declined.
+    private func finish(_ outcome: Outcome, declined: URLResponse?, url: URL, downloadTo: String?,
+                        maxBytes: Int64) throws(AISyncError) -> HTTPResponse {
         if let error = outcome.error {
             // A declined authentication challenge ends the task as cancelled: its 401 is the answer.
             if let declined = declined as? HTTPURLResponse { return Self.response(declined, body: []) }
@@ -136,11 +152,11 @@ public final class URLSessionTransport: HTTPTransport {
     static func map(_ error: URLError, host: String) -> AISyncError {
         switch error.code {
         case .timedOut:
-            return AISyncError(.temporary, "\(host) did not answer in time", hint: "Try again later")
+            return AISyncError(.temporary, "\(host) did not answer in time", hint: "Try again later", remedy: .retryLater)
         case .networkConnectionLost:
             // The request may have reached the server (a POST may have taken effect): like a
             // timeout, not like a server that could not be reached.
-            return AISyncError(.temporary, "the connection to \(host) was lost before it answered", hint: "Try again later")
+            return AISyncError(.temporary, "the connection to \(host) was lost before it answered", hint: "Try again later", remedy: .retryLater)
         case .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .secureConnectionFailed:
             return AISyncError(.configuration, "cannot establish a secure connection to \(host)", hint: "Check the server's TLS certificate")
         default:
@@ -180,9 +196,13 @@ private final class TaskHandle: Sendable {
 
 /// Declines HTTP authentication challenges (aisync authenticates preemptively) and keeps the
 /// refused response per task, so the transport can return the 401. Server-trust and
-/// client-certificate challenges get the system's default handling.
+/// client-certificate challenges get the system's default handling. Also applies the
+/// transport's redirect policy.
 private final class ChallengeDecliner: NSObject, URLSessionTaskDelegate, Sendable {
     private let refused = Mutex<[Int: URLResponse]>([:])
+    private let redirects: RedirectPolicy
+
+    init(redirects: RedirectPolicy) { self.redirects = redirects }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
                     completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
@@ -200,17 +220,14 @@ private final class ChallengeDecliner: NSObject, URLSessionTaskDelegate, Sendabl
         completionHandler(.cancelAuthenticationChallenge, nil)
     }
 
-    /// Redirects are followed only on the same host (credentials never travel to another
-    /// host), and never to Imgur's `removed.png`: that hop is the answer (the image is gone),
-    /// so the 3xx is handed back to the caller instead of the placeholder picture.
+    /// Follows a redirect only when the policy says so (never to another host, where
+    /// credentials would travel); otherwise the 3xx is handed back to the caller.
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
-        let from = task.originalRequest?.url?.host?.lowercased()
-        let to = request.url?.host?.lowercased()
-        if request.url?.path.hasSuffix("/removed.png") == true || from != to {
-            completionHandler(nil)
-        } else {
+        if let from = task.originalRequest?.url, let to = request.url, redirects.follows(from: from, to: to) {
             completionHandler(request)
+        } else {
+            completionHandler(nil)
         }
     }
 

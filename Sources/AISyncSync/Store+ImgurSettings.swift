@@ -1,0 +1,30 @@
+import AISyncCore
+import AISyncStore
+import AISyncImgur
+/// Turning Imgur uploads on and off (design §5).
+extension Store {
+    /// Turns Imgur uploads on: `api` replaces https://api.imgur.com (tests, proxies),
+    /// `images` says where image bytes go. Also forgets which images Imgur refused, so the
+    /// next push tries them again (after the user shrank them, or Imgur's limits changed).
+    ///
+    /// - Returns: how many refused images will be tried again, and
+    ///   `.imgurEnabledWithoutCredential` when `environment` has no Imgur credential yet.
+    /// - Throws: `.configuration` when `api` is not a URL aisync may talk to.
+    public func enableImgur(api: String? = nil, images: StoreConfig.ImagePlacement = .imgur,
+                            environment: [String: String]) throws(AISyncError) -> (retried: Int, warnings: [SyncWarning]) {
+        if let api { try ImgurClient.validateAPIBase(api) }
+        _ = try updateConfig { (config: inout StoreConfig) throws(AISyncError) in
+            config.imgur = StoreConfig.ImgurSettings(enabled: true, api: api, images: images)
+        }
+        let retried = try retryRefusedImgurUploads()
+        let warnings: [SyncWarning] = ImgurCredential.fromEnvironment(environment) == nil ? [.imgurEnabledWithoutCredential] : []
+        return (retried, warnings)
+    }
+
+    /// Stops uploading images to Imgur; images already there stay, and pulls still fetch them.
+    public func disableImgur() throws(AISyncError) {
+        _ = try updateConfig { (config: inout StoreConfig) throws(AISyncError) in
+            config.imgur?.enabled = false
+        }
+    }
+}
