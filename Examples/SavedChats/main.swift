@@ -18,7 +18,16 @@ for summary in try await store.list() {
     print("\(summary.title) — updated \(summary.updated.date.timeIntervalSince1970 > 0 ? "just now" : "?")")
 }
 
-// Keep it safe: push to a folder remote (a WebDAV URL works the same way via RemoteFactory).
+// Keep it safe: push to a folder remote (a WebDAV URL works the same way via RemoteFactory),
+// with a progress bar. A push cancelled by the user (Task.cancel) stops between writes and
+// leaves the remote valid; the next push completes it.
 try FileManager.default.createDirectory(atPath: "\(directory)/remote", withIntermediateDirectories: true)
-let report = try await SyncEngine(store: store, remote: FolderRemote(root: "\(directory)/remote"), name: "usb").push()
+let (progress, onProgress) = SyncProgress.stream()
+let engine = SyncEngine(store: store, remote: FolderRemote(root: "\(directory)/remote"), name: "usb", progress: onProgress)
+let bar = Task { for await p in progress { return p.description }; return "" }
+let first = Task { try await engine.push() }
+first.cancel()
+do { _ = try await first.value; print("push finished before the cancel") } catch let e as AISyncError where e.code == .cancelled { print("push cancelled") }
+let report = try await engine.push()
+print("progress:", await bar.value)
 print("pushed \(report.pushed) version(s)")

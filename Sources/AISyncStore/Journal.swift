@@ -68,9 +68,9 @@ struct Journal: Sendable {
         do {
             return try Version(json: try JSONParser.parse(slice), verifyingID: verifyingID)
         } catch let error as AISyncError {
-            throw AISyncError(.damagedData, "\(path):\(line): damaged journal line: \(error.message)", hint: "Run `aisync fsck`; a copy of this line may be on a remote")
+            throw AISyncError(.damagedData, "\(path):\(line): damaged journal line: \(error.message)", hint: "Check the store; a copy of this line may be on a remote", remedy: .checkStore)
         } catch {
-            throw AISyncError(.damagedData, "\(path):\(line): damaged journal line: \(error)", hint: "Run `aisync fsck`; a copy of this line may be on a remote")
+            throw AISyncError(.damagedData, "\(path):\(line): damaged journal line: \(error)", hint: "Check the store; a copy of this line may be on a remote", remedy: .checkStore)
         }
     }
 

@@ -68,10 +68,10 @@ struct ObjectStore: Sendable {
         let p = path(of: digest)
         let bytes: [UInt8]
         do { bytes = try FileIO.read(p, limit: limit) } catch where error.code == .notFound {
-            throw AISyncError(.damagedData, "object \(digest.hex) is missing from the store (\(p))", hint: "Run `aisync fsck`; pull from a remote to restore it")
+            throw AISyncError(.damagedData, "object \(digest.hex) is missing from the store (\(p))", hint: "Check the store; pull from a remote to restore it", remedy: .checkStore)
         }
         guard SHA256.hash(bytes) == digest else {
-            throw AISyncError(.damagedData, "object \(p) is damaged: its bytes no longer match its name", hint: "Run `aisync fsck`; pull from a remote to restore it")
+            throw AISyncError(.damagedData, "object \(p) is damaged: its bytes no longer match its name", hint: "Check the store; pull from a remote to restore it", remedy: .checkStore)
         }
         return bytes
     }
@@ -88,13 +88,13 @@ struct ObjectStore: Sendable {
     func export(_ digest: SHA256Digest, to destination: String) throws(AISyncError) {
         let source = path(of: digest)
         guard FileIO.exists(source) else {
-            throw AISyncError(.damagedData, "the image bytes \(digest.hex) are missing from the store", hint: "Pull from a remote to restore them, or run `aisync fsck`")
+            throw AISyncError(.damagedData, "the image bytes \(digest.hex) are missing from the store", hint: "Pull from a remote to restore them, or check the store", remedy: .checkStore)
         }
         let temp = "\(destination).aisync-tmp-\(environment.temporarySuffix())"
         do throws(AISyncError) {
             let copied = try FileIO.copy(source, to: temp)
             guard copied.digest == digest else {
-                throw AISyncError(.damagedData, "object \(source) is damaged: its bytes no longer match its name", hint: "Run `aisync fsck`; pull from a remote to restore it")
+                throw AISyncError(.damagedData, "object \(source) is damaged: its bytes no longer match its name", hint: "Check the store; pull from a remote to restore it", remedy: .checkStore)
             }
         } catch {
             _ = Platform.unlink(temp)

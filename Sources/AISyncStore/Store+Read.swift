@@ -25,11 +25,10 @@ extension Store {
     /// The state of a record that exists and is not deleted.
     func liveState(_ id: RecordID, in snapshot: StoreSnapshot) throws(AISyncError) -> RecordState {
         guard let state = try stateOf(id, in: snapshot) else {
-            throw AISyncError.notFound("no record \(id)", hint: "See `aisync list` for the ids in this store")
+            throw AISyncError.noRecord(id)
         }
         guard !state.isDeleted else {
-            throw AISyncError.notFound("record \(id) was deleted",
-                                       hint: state.isConflict ? "It is in conflict; see `aisync conflicts`" : "Bring it back with `aisync restore \(id)`")
+            throw AISyncError.recordDeleted(id, inConflict: state.isConflict)
         }
         return state
     }
@@ -57,7 +56,7 @@ extension Store {
     public func record(_ id: RecordID) throws(AISyncError) -> (state: RecordState, body: RecordBody?) {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> (RecordState, RecordBody?) in
             guard let state = try stateOf(id, in: snapshot) else {
-                throw AISyncError.notFound("no record \(id)", hint: "See `aisync list` for the ids in this store")
+                throw AISyncError.noRecord(id)
             }
             return (state, state.isDeleted ? nil : try visibleBody(state))
         }

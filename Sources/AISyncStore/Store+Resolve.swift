@@ -3,7 +3,7 @@ import AISyncCore
 extension Store {
     /// Every version of one record, in journal order.
     package func versions(of id: RecordID, in snapshot: StoreSnapshot) throws(AISyncError) -> [Version] {
-        guard let refs = snapshot.lineRefs(id) else { throw AISyncError.notFound("no record \(id)", hint: "See `aisync list` for the ids in this store") }
+        guard let refs = snapshot.lineRefs(id) else { throw AISyncError.noRecord(id) }
         return try journal.versions(at: refs)
     }
 
@@ -48,7 +48,7 @@ extension Store {
 
     private func resolve(_ id: RecordID, prefix: String, only field: String?) throws(AISyncError) -> Version {
         try locked(write: true) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> Version in
-            guard let state = try stateOf(id, in: snapshot) else { throw AISyncError.notFound("no record \(id)", hint: "See `aisync list`") }
+            guard let state = try stateOf(id, in: snapshot) else { throw AISyncError.noRecord(id) }
             let chosen = try version(prefix, of: id, in: snapshot)
             let past = try self.state(of: id, asOf: chosen, in: snapshot)
             var conflicts = state.conflicts
@@ -80,11 +80,11 @@ extension Store {
     static func pick(_ prefix: String, among versions: [Version], record: RecordID) throws(AISyncError) -> Version {
         let p = prefix.lowercased()
         guard p.count >= 6, p.utf8.allSatisfy(isLowerHex) else {
-            throw AISyncError.usage("\"\(prefix)\" is not a version id", hint: "Give at least 6 hex characters of a version from `aisync conflicts \(record)` or `aisync log \(record)`")
+            throw AISyncError(.usage, "\"\(prefix)\" is not a version id", hint: "Give at least 6 hex characters of a version from the record's history", remedy: .listVersions(record))
         }
         let matches = versions.filter { $0.id.hex.hasPrefix(p) }
         guard let first = matches.first else {
-            throw AISyncError.notFound("\(record) has no version \(prefix)", hint: "See `aisync log \(record)` for its versions")
+            throw AISyncError(.notFound, "\(record) has no version \(prefix)", hint: "See the record's history for its versions", remedy: .listVersions(record))
         }
         guard matches.count == 1 else { throw AISyncError.usage("version prefix \(prefix) is ambiguous", hint: "Give more characters") }
         return first

@@ -246,7 +246,7 @@ extension Store {
     @discardableResult
     public func restore(_ id: RecordID) throws(AISyncError) -> Version {
         try locked(write: true) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> Version in
-            guard let state = try stateOf(id, in: snapshot) else { throw AISyncError.notFound("no record \(id)", hint: "See `aisync list --deleted`") }
+            guard let state = try stateOf(id, in: snapshot) else { throw AISyncError.noRecord(id) }
             guard state.isDeleted else { throw AISyncError.usage("\(id) is not deleted", hint: "Nothing to restore") }
             return try commit(id, kind: state.kind, RecordBody.OperationList(ops: [.restore]), over: state, snapshot: &snapshot)
         }

@@ -34,8 +34,7 @@ package struct StoreLock: ~Copyable {
         while !Platform.tryLockExclusive(fd) {
             guard waited < timeoutMilliseconds else {
                 Platform.close(fd)
-                throw AISyncError(.temporary, "\(what) is busy: another aisync process is using it",
-                                  hint: "Wait for it to finish and try again")
+                throw AISyncError.busy(what)
             }
             Platform.sleep(milliseconds: 20)
             waited += 20
@@ -47,16 +46,27 @@ package struct StoreLock: ~Copyable {
     /// suspends (`Task.sleep`) between tries, so a wait of up to `timeoutMilliseconds` on the
     /// cooperative pool costs no thread, and a cancelled task stops waiting at once.
     package static func acquireAsync(path: String, what: String, timeoutMilliseconds: Int) async throws(AISyncError) -> StoreLock? {
-        var waited = 0
-        while true {
-            do {
-                return try acquire(path: path, what: what, timeoutMilliseconds: 0)
-            } catch where error.code == .temporary && waited < timeoutMilliseconds {
-                try AISyncError.checkCancellation()
-                try? await Task.sleep(nanoseconds: 20_000_000)
-                waited += 20
-            }
+        let fd = Platform.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if fd < 0 {
+            let code = Platform.errno
+            if code == EACCES || code == EROFS || code == EPERM { return nil }
+            throw FileIO.ioError("open", path, errno: code)
         }
+        var waited = 0
+        while !Platform.tryLockExclusive(fd) {
+            do throws(AISyncError) {
+                try AISyncError.checkCancellation()
+                guard waited < timeoutMilliseconds else {
+                    throw AISyncError(.temporary, "\(what) is busy: another aisync process is using it", hint: "Wait for it to finish and try again")
+                }
+            } catch {
+                Platform.close(fd)
+                throw error
+            }
+            try? await Task.sleep(nanoseconds: 20_000_000)
+            waited += 20
+        }
+        return StoreLock(fd: fd)
     }
 
     deinit { Platform.close(fd) }

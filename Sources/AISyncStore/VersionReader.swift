@@ -37,7 +37,7 @@ package struct VersionReader: Sendable {
     package func resolve(_ digest: SHA256Digest) throws(AISyncError) -> JSONValue {
         let bytes = try objects.get(digest)
         do { return try JSONParser.parse(bytes) } catch {
-            throw AISyncError(.damagedData, "object \(digest.hex) is not a JSON value", hint: "Run `aisync fsck`", cause: error.description)
+            throw AISyncError(.damagedData, "object \(digest.hex) is not a JSON value", hint: "Check the store", cause: error.description, remedy: .checkStore)
         }
     }
 }

@@ -188,6 +188,7 @@ extension SyncEngine {
     /// keeps. Also how many were journaled, and where they end.
     func outgoing(_ checkpoint: SyncCheckpoint) async throws(AISyncError) -> Outgoing {
         let (journaled, end) = try await store.journalLines(from: checkpoint.pushedOffset)
+        try AISyncError.checkCancellation()
         let keep = PushPlanner.outgoing(journaled.map(\.version), device: store.deviceID, checkpoint: checkpoint)
         return (keep.map { journaled[$0] }, journaled.count, end)
     }
@@ -245,11 +246,15 @@ extension SyncEngine {
 }
 
 extension Collection {
-    /// `map` with an async, typed-throwing transform, in order.
+    /// `map` with an async, typed-throwing transform, in order; stops when the task is
+    /// cancelled (these loops run over every outgoing version).
     func asyncMap<T>(_ transform: (Element) async throws(AISyncError) -> T) async throws(AISyncError) -> [T] {
         var result: [T] = []
         result.reserveCapacity(count)
-        for element in self { result.append(try await transform(element)) }
+        for element in self {
+            try AISyncError.checkCancellation()
+            result.append(try await transform(element))
+        }
         return result
     }
 }

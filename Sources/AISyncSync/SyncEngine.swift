@@ -35,6 +35,8 @@ public struct SyncEngine: Sendable {
     }
 
     func withSyncLock<T>(_ body: () async throws(AISyncError) -> T) async throws(AISyncError) -> T {
+        // A task cancelled before it started (a view that went away) does nothing at all.
+        try AISyncError.checkCancellation()
         try FileIO.makeDirectories("\(store.root)/sync")
         let lock = try await StoreLock.acquireAsync(path: "\(store.root)/sync/\(name).lock", what: "syncing with \(name)", timeoutMilliseconds: 30_000)
         let result = try await body()

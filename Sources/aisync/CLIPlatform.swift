@@ -5,6 +5,8 @@
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
+import Synchronization
 
 /// Every libc call the command line makes: argv, output streams, terminals, exit.
 enum CLIPlatform {
@@ -69,9 +71,34 @@ enum CLIPlatform {
 
     /// Ignore SIGPIPE so `aisync list | head` ends quietly instead of dying mid-write.
     static func ignoreBrokenPipe() { signal(SIGPIPE, SIG_IGN) }
+
+    /// Ctrl-C (SIGINT) or SIGTERM cancels `task` instead of killing the process, so a push or
+    /// pull stops between two writes and says so (exit 130). A second signal exits at once:
+    /// every write is crash-safe, so that loses nothing either. Keep the returned sources for
+    /// the life of the process.
+    static func cancelOnInterrupt<T>(_ task: Task<T, Never>) -> [any DispatchSourceSignal] {
+        let interrupts = InterruptCount()
+        return [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                if interrupts.count.add(1, ordering: .relaxed).newValue > 1 { systemExit(ExitCode.cancelled) }
+                task.cancel()
+            }
+            source.resume()
+            return source
+        }
+    }
+}
+
+/// How many interrupts arrived (the second one exits at once).
+private final class InterruptCount: Sendable {
+    let count = Atomic<Int>(0)
 }
 
 #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
 private func systemWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
 private func systemExit(_ code: Int32) -> Never { exit(code) }
 #endif
+import Foundation
+import Synchronization

@@ -18,7 +18,7 @@ enum ErrorText {
         case .listRecords: "See `aisync list` for the ids in this store"
         case .restoreRecord(let id): "Bring it back with `aisync restore \(id)`"
         case .resolveConflict(let id): "It is in conflict; see `aisync conflicts \(id)`"
-        case .listVersions(let id): "Pick a version from `aisync log \(id)`"
+        case .listVersions(let id): "Pick a version (6 or more hex characters) from `aisync log \(id)`"
         case .addRemote: "Add one with `aisync remote add NAME URL` (e.g. file:///media/usb/aisync)"
         case .chooseRemote(let names) where names.isEmpty: "Add one with `aisync remote add NAME URL`"
         case .chooseRemote(let names): "Use one of: \(names.joined(separator: ", ")) (see `aisync remote list`)"

@@ -68,4 +68,6 @@ func run() async -> Int32 {
     }
 }
 
-CLIPlatform.exit(await run())
+let main = Task { await run() }
+let interrupts = CLIPlatform.cancelOnInterrupt(main)
+CLIPlatform.exit(await main.value)

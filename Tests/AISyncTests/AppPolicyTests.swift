@@ -85,18 +85,6 @@ struct AppPolicyTests {
         #expect(after >= .seconds(890) && after <= .seconds(900), "\(after)")
     }
 
-    /// Remedy and retryAfter are boxed: a larger error crashed typed-throws async code with
-    /// Swift 6.3.1 (see `AISyncError.details`).
-    @Test func errorsStaySmall() {
-        #expect(MemoryLayout<AISyncError>.size <= 72)
-        var error = AISyncError(.temporary, "busy", remedy: .retryLater, retryAfter: .seconds(3))
-        #expect(error.remedy == .retryLater && error.retryAfter == .seconds(3))
-        error.retryAfter = nil
-        #expect(error.remedy == .retryLater && error.retryAfter == nil)
-        error.remedy = nil
-        #expect(error == AISyncError(.temporary, "busy"))
-    }
-
     // MARK: - Imgur's removed.png is a redirect policy
 
     /// With `.imgur` the transport hands the `removed.png` hop back and the client reports

@@ -26,6 +26,8 @@ struct LibraryAPITests {
         let lines = r.stdoutLines
         #expect(lines.first.map { CLIExpect.matches($0, "^changed: \\[\"chat-[0-9a-f]{16}\"\\]$") } == true, "\(r)")
         #expect(lines.contains("Lisbon trip — updated just now"), "\(r)")
+        #expect(lines.contains("push cancelled"), "a cancelled push says so: \(r)")
+        #expect(lines.contains("progress: pushing segment 1/1"), "progress reached the app: \(r)")
         #expect(lines.last == "pushed 2 version(s)", "\(r)")
         // What it pushed is a real remote another device can restore from.
         let other = CLIStore(directory: dir, path: "\(dir)/other")

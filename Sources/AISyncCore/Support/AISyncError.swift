@@ -50,20 +50,10 @@ public struct AISyncError: Error, Sendable, Equatable, CustomStringConvertible {
     public var cause: String?
     /// What the user can do about it, as a value: an app switches on it to offer its own words
     /// or button, while `hint` says the same in the library's app-neutral words.
-    public var remedy: Remedy? {
-        get { if case .some(.value(let remedy, _)) = details { remedy } else { nil } }
-        set { details = Details(remedy: newValue, retryAfter: retryAfter) }
-    }
+    public var remedy: Remedy?
     /// How long the server asked us to wait before trying again (a `Retry-After` header, Imgur's
     /// rate-limit reset), measured from when the error was made; nil when it did not say.
-    public var retryAfter: Duration? {
-        get { if case .some(.value(_, let after)) = details { after } else { nil } }
-        set { details = Details(remedy: remedy, retryAfter: newValue) }
-    }
-    /// `remedy` and `retryAfter`, boxed so the error stays small: with Swift 6.3.1 an error of
-    /// more than 72 bytes, thrown through typed-throws async code, crashed the concurrency
-    /// runtime (SIGSEGV in the README example). AppPolicyTests checks the size.
-    private var details: Details?
+    public var retryAfter: Duration?
 
     /// An error with the given parts; build `message`, `hint` and `cause` from paths, ids and
     /// status lines only, never from credentials or deletehashes.
@@ -73,18 +63,8 @@ public struct AISyncError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
         self.hint = hint
         self.cause = cause
-        self.details = Details(remedy: remedy, retryAfter: retryAfter)
-    }
-
-    /// The rarely set parts of an error, in one box (an indirect case is one pointer).
-    private indirect enum Details: Hashable, Sendable {
-        case value(Remedy?, Duration?)
-
-        /// Nil when there is nothing to keep, so most errors carry no box at all.
-        init?(remedy: Remedy?, retryAfter: Duration?) {
-            if remedy == nil && retryAfter == nil { return nil }
-            self = .value(remedy, retryAfter)
-        }
+        self.remedy = remedy
+        self.retryAfter = retryAfter
     }
 
     /// One line: the message, the cause in parentheses, then the hint.
