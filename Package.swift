@@ -18,6 +18,8 @@ let package = Package(
         .target(name: "AISyncStore", dependencies: ["AISyncCore", "AISyncFiles"], path: "Sources/AISyncStore"),
         .target(name: "AISyncRemote", dependencies: ["AISyncCore", "AISyncFiles"], path: "Sources/AISyncRemote"),
         .target(name: "AISyncImgur", dependencies: ["AISyncCore", "AISyncFiles", "AISyncRemote"], path: "Sources/AISyncImgur"),
+        .target(name: "AISyncImport", dependencies: ["AISyncCore", "AISyncFiles", "AISyncStore"], path: "Sources/AISyncImport"),
+        .target(name: "AISyncExport", dependencies: ["AISyncCore", "AISyncFiles", "AISyncStore"], path: "Sources/AISyncExport"),
         .target(
             name: "AISyncSync",
             dependencies: ["AISyncCore", "AISyncFiles", "AISyncStore", "AISyncRemote", "AISyncImgur"],
@@ -25,7 +27,8 @@ let package = Package(
         ),
         .target(
             name: "AISync",
-            dependencies: ["AISyncCore", "AISyncFiles", "AISyncStore", "AISyncRemote", "AISyncImgur", "AISyncSync"],
+            dependencies: ["AISyncCore", "AISyncFiles", "AISyncStore", "AISyncRemote", "AISyncImgur", "AISyncSync",
+                           "AISyncImport", "AISyncExport"],
             path: "Sources/AISync"
         ),
         // Test doubles (an in-memory remote, seeded environments): for tests and SwiftUI previews,

@@ -58,13 +58,15 @@ MAX_LINES = 60
 # ---- Layer table: target folder under Sources/ -> modules it may import. ----
 PLATFORM = {"Foundation", "FoundationEssentials", "Dispatch", "Synchronization",
             "Glibc", "Darwin", "Musl", "Android"}
-LIBRARIES = {"AISyncCore", "AISyncFiles", "AISyncStore", "AISyncRemote", "AISyncImgur", "AISyncSync"}
+LIBRARIES = {"AISyncCore", "AISyncFiles", "AISyncStore", "AISyncImport", "AISyncExport", "AISyncRemote", "AISyncImgur", "AISyncSync"}
 LAYERS = {
     "AISyncCore": PLATFORM,
     "AISyncFiles": PLATFORM | {"AISyncCore"},
     "AISyncStore": PLATFORM | {"AISyncCore", "AISyncFiles"},
     "AISyncRemote": PLATFORM | {"AISyncCore", "AISyncFiles", "FoundationNetworking", "FoundationXML"},
     "AISyncImgur": PLATFORM | {"AISyncCore", "AISyncFiles", "AISyncRemote", "FoundationNetworking"},
+    "AISyncImport": PLATFORM | {"AISyncCore", "AISyncFiles", "AISyncStore"},
+    "AISyncExport": PLATFORM | {"AISyncCore", "AISyncFiles", "AISyncStore"},
     "AISyncSync": PLATFORM | {"AISyncCore", "AISyncFiles", "AISyncStore", "AISyncRemote", "AISyncImgur",
                               "FoundationNetworking"},
     "AISync": PLATFORM | LIBRARIES,                    # the umbrella module

@@ -5,7 +5,8 @@
 //   ← AISyncFiles (POSIX file primitives: atomic writes, fsync, streaming copies)
 //   ← AISyncStore (the local store: journal, objects, index, lock)
 //   ← AISyncRemote (folder, WebDAV, HTTP) and AISyncImgur (Imgur API v3)
-//   ← AISyncSync (push, pull, Imgur uploads)
+//   ← AISyncSync (push, pull, Imgur uploads); AISyncImport and AISyncExport (other apps'
+//     exports in; Markdown, HTML and EPUB out) sit on the store beside the remotes
 //   ← AISync (this façade) ← aisync (the command line: parse, call, print).
 @_exported import AISyncCore
 @_exported import AISyncFiles
@@ -13,3 +14,5 @@
 @_exported import AISyncRemote
 @_exported import AISyncImgur
 @_exported import AISyncSync
+@_exported import AISyncImport
+@_exported import AISyncExport

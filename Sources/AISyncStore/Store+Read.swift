@@ -1,3 +1,4 @@
+import Foundation
 import AISyncCore
 import AISyncFiles
 /// Queries. They read through the same lock-and-refresh path, so they see every saved write.
@@ -93,6 +94,12 @@ extension Store {
     public func imageFilePath(_ id: RecordID) throws(AISyncError) -> String? {
         let digest = try imageDigest(id)
         return objects.contains(digest) ? objects.path(of: digest) : nil
+    }
+
+    /// The image's local file as a `file://` URL, for `Image(contentsOf:)`/`AsyncImage` or a
+    /// share sheet; nil while its bytes have not been downloaded yet. Do not modify the file.
+    public func imageFileURL(_ id: RecordID) throws(AISyncError) -> URL? {
+        try imageFilePath(id).map { URL(fileURLWithPath: $0, isDirectory: false) }
     }
 
     /// One version taking part in a record's conflict; `resolve(_:keep:)` with its id keeps it.

@@ -45,6 +45,9 @@ struct LibraryAPITests {
         let id = try await store.addImage(data: png, title: "fox", prompt: "a fox", model: "dall-e-3")
         let path = try #require(try await store.imageFilePath(id))
         #expect(FileManager.default.contents(atPath: path).map([UInt8].init) == png)
+        let url = try #require(try await store.imageFileURL(id))
+        #expect(url.isFileURL && url.path == path)
+        #expect(try Data(contentsOf: url) == Data(png), "an app can load the picture from the URL")
         guard case .image(let image)? = try await store.record(id).body else { Issue.record("not an image"); return }
         #expect(image.size == Int64(png.count) && image.mediaType == "image/png" && image.prompt == "a fox")
         await #expect(throws: AISyncError.self) { try await store.addImage(data: Array("not an image".utf8), title: "x", prompt: nil, model: nil) }
