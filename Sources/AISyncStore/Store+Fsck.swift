@@ -26,6 +26,10 @@ extension Store {
         public var droppedTornBytes: Int64 = 0
         /// True when no problem was found.
         public var isSound: Bool { problems.isEmpty }
+        /// Pictures other devices added whose bytes this store has not downloaded yet (the
+        /// remote lacked them at the last pull). A state, not damage: a pull fetches them
+        /// when they appear. Bytes missing for a picture this device added are a problem.
+        public var imagesNotDownloaded: [SHA256Digest] = []
     }
 
     /// Checks the whole store: parses and verifies every journal line, re-hashes every object,
@@ -37,18 +41,59 @@ extension Store {
         let lock = try StoreLock.acquire(root: root, timeoutMilliseconds: environment.lockTimeoutMilliseconds)
         var report = FsckReport()
         if lock != nil { report.droppedTornBytes = try journal.dropTornTail() }
-        let bytes = try FileIO.read(journal.path, limit: 1 << 40)
-        // Objects the journal names: aisync 1 bodies (kind set) and large values (kind nil).
+        var scan = try scanJournal(into: &report)
+        let (all, strays) = objects.allObjects()
+        for stray in strays { report.problems.append(.init(path: "\(root)/\(stray)", message: "unexpected file in objects/ (not named by its sha256)")) }
+        for digest in all {
+            report.objectsChecked += 1
+            if objects.verify(digest) != true {
+                report.problems.append(.init(path: objects.path(of: digest), message: "bytes no longer match the object's name (damaged)"))
+            }
+        }
+        let present = Set(all)
+        checkReferencedObjects(&scan, present: present, into: &report)
+        for (digest, ref) in scan.imageBytes.sorted(by: { $0.value.line < $1.value.line }) where !present.contains(digest) {
+            if ref.ours {
+                report.problems.append(.init(path: journal.path, line: ref.line, message: "image bytes \(digest.hex) are missing from objects/"))
+            } else {
+                report.imagesNotDownloaded.append(digest)
+            }
+        }
+        _ = consume lock
+        return report
+    }
+
+    /// What the journal names, as `fsck` collects it.
+    private struct JournalScan {
+        /// Objects the journal names: aisync 1 bodies (kind set) and large values (kind nil).
         var referenced: [SHA256Digest: (kind: RecordKind?, line: Int)] = [:]
-        var imageBytes: [SHA256Digest: Int] = [:]
+        /// Pictures the records show, with the first line naming them and whether a version
+        /// this device wrote names them (then missing bytes are damage, not a pending download).
+        var imageBytes: [SHA256Digest: (line: Int, ours: Bool)] = [:]
+        /// Whether this device wrote a version with each aisync 1 body (its pictures are ours).
+        var legacyOurs: [SHA256Digest: Bool] = [:]
+
+        mutating func notePicture(_ image: SHA256Digest, line: Int, ours: Bool) {
+            guard imageBytes[image]?.ours != true else { return }
+            imageBytes[image] = (imageBytes[image]?.line ?? line, ours)
+        }
+    }
+
+    /// Parses and verifies every journal line, noting what each names.
+    private func scanJournal(into report: inout FsckReport) throws(AISyncError) -> JournalScan {
+        let bytes = try FileIO.read(journal.path, limit: 1 << 40)
+        var scan = JournalScan()
         var line = 0
         for raw in bytes.split(separator: 10, omittingEmptySubsequences: false).dropLast() {
             line += 1
             do {
                 let version = try Version(json: try JSONParser.parse(raw))
-                if let body = version.legacyBody, referenced[body] == nil { referenced[body] = (version.kind, line) }
-                for d in version.ops.compactMap({ $0.value?.objectDigest }) where referenced[d] == nil { referenced[d] = (nil, line) }
-                for image in Self.imageReferences(version.ops) where imageBytes[image] == nil { imageBytes[image] = line }
+                if let body = version.legacyBody {
+                    if scan.referenced[body] == nil { scan.referenced[body] = (version.kind, line) }
+                    scan.legacyOurs[body] = scan.legacyOurs[body] == true || version.device == deviceID
+                }
+                for d in version.ops.compactMap({ $0.value?.objectDigest }) where scan.referenced[d] == nil { scan.referenced[d] = (nil, line) }
+                for image in Self.imageReferences(version.ops) { scan.notePicture(image, line: line, ours: version.device == deviceID) }
             } catch let error as AISyncError {
                 report.problems.append(.init(path: journal.path, line: line, message: "damaged journal line: \(error.message)"))
             } catch {
@@ -59,16 +104,13 @@ extension Store {
             report.problems.append(.init(path: journal.path, line: line + 1, message: "torn final line (store is read-only, so it was not dropped)"))
         }
         report.journalLines = line
-        let (all, strays) = objects.allObjects()
-        for stray in strays { report.problems.append(.init(path: "\(root)/\(stray)", message: "unexpected file in objects/ (not named by its sha256)")) }
-        for digest in all {
-            report.objectsChecked += 1
-            if objects.verify(digest) != true {
-                report.problems.append(.init(path: objects.path(of: digest), message: "bytes no longer match the object's name (damaged)"))
-            }
-        }
-        let present = Set(all)
-        for (digest, ref) in referenced.sorted(by: { $0.value.line < $1.value.line }) {
+        return scan
+    }
+
+    /// Every object the journal names must be present and parse; aisync 1 bodies also name
+    /// pictures.
+    private func checkReferencedObjects(_ scan: inout JournalScan, present: Set<SHA256Digest>, into report: inout FsckReport) {
+        for (digest, ref) in scan.referenced.sorted(by: { $0.value.line < $1.value.line }) {
             guard present.contains(digest) else {
                 report.problems.append(.init(path: journal.path, line: ref.line, message: "body object \(digest.hex) is missing"))
                 continue
@@ -82,16 +124,11 @@ extension Store {
             }
             do {
                 let decoded = try RecordBody(bytes: body, expected: kind)
-                for image in decoded.imageReferences where imageBytes[image] == nil { imageBytes[image] = ref.line }
+                for image in decoded.imageReferences { scan.notePicture(image, line: ref.line, ours: scan.legacyOurs[digest] ?? true) }
             } catch {
                 report.problems.append(.init(path: objects.path(of: digest), message: "record body is invalid: \(error.message)"))
             }
         }
-        for (digest, ref) in imageBytes.sorted(by: { $0.value < $1.value }) where !present.contains(digest) {
-            report.problems.append(.init(path: journal.path, line: ref, message: "image bytes \(digest.hex) are missing from objects/"))
-        }
-        _ = consume lock
-        return report
     }
 
     /// Image bytes that v2 operations refer to: an image record's `sha256`, a page's picture.

@@ -219,12 +219,15 @@ extension Store {
         public var journalBytes: Int64
         /// The remotes configured, as in `config.json`.
         public var remotes: [StoreConfig.Remote]
+        /// Live pictures whose bytes are not here yet (another device added them and the
+        /// remote lacked them at the last pull): a pull fetches them when they appear.
+        public var imagesNotDownloaded: Int = 0
     }
 
     /// Counts records, conflicts, objects and journal lines. Lists `objects/` and stats every
     /// object, so it costs a little more than `list()` on a store with many images.
     public func status() throws(AISyncError) -> Status {
-        try locked(write: false) { snapshot, _ in
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> Status in
             var counts: [RecordKind: Int] = [:]
             for kind in RecordKind.allCases { counts[kind] = 0 }
             var deleted = 0
@@ -233,9 +236,15 @@ extension Store {
             }
             let all = objects.allObjects().objects
             let bytes = all.reduce(Int64(0)) { $0 + (Platform.stat(objects.path(of: $1))?.size ?? 0) }
-            return Status(root: root, device: deviceID, deviceName: config.deviceName, records: counts, deleted: deleted,
-                          conflicts: snapshot.summaries.values.filter(\.conflict).count, objects: all.count, bytes: bytes,
-                          journalLines: snapshot.journalLines, journalBytes: snapshot.journalOffset, remotes: config.remotes)
+            var status = Status(root: root, device: deviceID, deviceName: config.deviceName, records: counts, deleted: deleted,
+                                conflicts: snapshot.summaries.values.filter(\.conflict).count, objects: all.count, bytes: bytes,
+                                journalLines: snapshot.journalLines, journalBytes: snapshot.journalOffset, remotes: config.remotes)
+            let present = Set(all)
+            for summary in snapshot.summaries.values where summary.kind == .image && !summary.deleted && !summary.damaged {
+                guard let state = try stateOf(summary.id, in: snapshot), case .image(let image)? = try? visibleBody(state) else { continue }
+                if !present.contains(image.sha256) { status.imagesNotDownloaded += 1 }
+            }
+            return status
         }
     }
 }

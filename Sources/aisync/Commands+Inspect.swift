@@ -136,7 +136,10 @@ enum InspectCommands {
         let report = try await Context.call { () async throws(AISyncError) in try await store.fsck() }
         if report.droppedTornBytes > 0 { CLIPlatform.err("note: dropped a torn final journal line (\(report.droppedTornBytes) bytes) left by an interrupted write\n") }
         for problem in report.problems { CLIPlatform.out("\(problem)\n") }
-        let summary = "\(report.journalLines) journal lines, \(report.objectsChecked) objects checked"
+        var summary = "\(report.journalLines) journal lines, \(report.objectsChecked) objects checked"
+        if !report.imagesNotDownloaded.isEmpty {
+            summary += "; \(report.imagesNotDownloaded.count) image(s) from other devices not yet downloaded (a pull fetches them when the remote has them)"
+        }
         if report.isSound {
             CLIPlatform.out("ok: \(summary)\n")
             return ExitCode.success

@@ -18,6 +18,7 @@ enum Context {
         let path = try storePath(inv)
         do {
             let store = try Store.open(at: path)
+            CLIPlatform.keepFoundationFiles(in: "\(store.root)/sync/foundation")
             openStores.withLock { $0.append(store) }
             return store
         } catch { throw CLIError(error) }

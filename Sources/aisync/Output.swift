@@ -92,6 +92,7 @@ enum Output {
             "bytes": .int(s.bytes),
             "journal": .object(["lines": .int(Int64(s.journalLines)), "bytes": .int(s.journalBytes)]),
             "remotes": .array(s.remotes.map { .object(["name": .string($0.name), "url": .string($0.url), "type": .string($0.type)]) }),
+            "imagesNotDownloaded": .int(Int64(s.imagesNotDownloaded)),
         ])
     }
 
@@ -103,7 +104,7 @@ enum Output {
             device     \(s.deviceName) (\(s.device))
             records    \(counts)\(s.deleted > 0 ? " (\(s.deleted) deleted)" : "")
             conflicts  \(s.conflicts)
-            objects    \(s.objects) (\(s.bytes) bytes)
+            objects    \(s.objects) (\(s.bytes) bytes)\(s.imagesNotDownloaded > 0 ? "; \(s.imagesNotDownloaded) image(s) not yet downloaded" : "")
             journal    \(s.journalLines) lines
             remotes    \(s.remotes.isEmpty ? "none" : s.remotes.map { "\($0.name) \($0.url)" }.joined(separator: ", "))
 

@@ -342,13 +342,23 @@ struct VersionTests {
             for d in devices where Bool.random(using: &rng) { counters[d] = Int64.random(in: 1...1_000_000, using: &rng) }
             let device = devices.randomElement(using: &rng)!
             counters[device] = Int64.random(in: 1...50, using: &rng)
-            let v = Version(record: RecordID("r-\(n)")!, kind: RecordKind.allCases.randomElement(using: &rng)!, clock: VectorClock(counters),
+            let kind = RecordKind.allCases.randomElement(using: &rng)!
+            let v = Version(record: RecordID("\(kind.rawValue)-\(n)")!, kind: kind, clock: VectorClock(counters),
                             time: HybridLogicalTime(wall: Int64.random(in: 0...Int64.max / 2, using: &rng), counter: Int64.random(in: 0...9, using: &rng)),
                             device: device, payload: .legacy(body: deleted ? nil : digest(UInt8(n))))
             let bytes = v.json.canonicalBytes
             let back = try Version(json: JSONParser.parse(bytes))
             #expect(back == v)
             #expect(back.json.canonicalBytes == bytes)
+        }
+    }
+
+    @Test("A version whose kind is not its id's kind is refused, even with a valid id (a forged story of a chat)", arguments: RecordKind.allCases)
+    func kindMustMatchID(kind: RecordKind) throws {
+        for other in RecordKind.allCases where other != kind {
+            let forged = Version(record: RecordID("\(kind.rawValue)-1")!, kind: other, clock: VectorClock([deviceA: 1]),
+                                 time: HybridLogicalTime(wall: 1), device: deviceA, payload: .legacy(body: nil))
+            expectDamaged(try lineObject(forged), containing: "is not a \(other.rawValue) id")
         }
     }
 
@@ -363,7 +373,8 @@ struct VersionTests {
                              ("id", .string(digest(9).hex))] {
             var line = try lineObject(v)
             line[key] = value
-            expectDamaged(line, containing: "altered")
+            // Another kind is refused before the id is even checked: ids carry their kind.
+            expectDamaged(line, containing: key == "kind" ? "is not a story id" : "altered")
         }
         // and a tombstone turned into a live version (with a made-up body) too
         var line = try lineObject(makeVersion(body: nil))

@@ -123,6 +123,11 @@ public struct Version: Hashable, Sendable {
         guard let record = RecordID(idText) else { throw .damaged("version names an invalid record id \"\(idText.prefix(80))\"") }
         let kindText = try r.string("kind")
         guard let kind = RecordKind(rawValue: kindText) else { throw .damaged("version has unknown kind \"\(kindText.prefix(40))\"") }
+        // A record's id carries its kind (`chat-…`), so a forged version cannot turn a chat
+        // into a story even for a record this store has not seen yet.
+        guard idText.hasPrefix("\(kind.rawValue)-") else {
+            throw .damaged("version says \(idText.prefix(80)) is a \(kind.rawValue), but its id is not a \(kind.rawValue) id")
+        }
         let clock = try VectorClock(json: r.optionalValue("clock") ?? .null)
         let time = try HybridLogicalTime(json: r.optionalValue("hlc") ?? .null)
         let deviceText = try r.string("device")

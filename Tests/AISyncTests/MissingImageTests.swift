@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+/// A picture whose bytes the remote lacks is a state, not damage (issue 10): pull warns and
+/// exits 0, `status` and `fsck` report it as not yet downloaded (fsck stays sound), and a
+/// later pull fetches it once the remote has it.
+@Suite("Images not yet downloaded")
+struct MissingImageTests {
+    @Test func missingOnTheRemoteIsAStateNotDamage() throws {
+        let laptop = try CLIHarness.makeStore(deviceName: "laptop")
+        defer { laptop.remove() }
+        let remote = "\(laptop.directory)/remote"
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+        let png = "\(laptop.directory)/red.png"
+        try CLIFixtures.png.bytes.write(to: URL(fileURLWithPath: png))
+        let sha = try CLIFixtures.sha256(ofFile: png)
+        let image = try laptop.ok(["image", "add", png, "--title", "red"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        try laptop.ok(["remote", "add", "usb", "file://\(remote)"])
+        try laptop.ok(["push"])
+        // The remote loses the bytes (a half-synced folder, a purge): only the record arrives.
+        let remoteObject = "\(remote)/objects/\(sha.prefix(2))/\(sha)"
+        let saved = try Data(contentsOf: URL(fileURLWithPath: remoteObject))
+        try FileManager.default.removeItem(atPath: remoteObject)
+
+        let phone = CLIStore(directory: laptop.directory, path: "\(laptop.directory)/phone")
+        try phone.ok(["init", "--name", "phone"])
+        try phone.ok(["remote", "add", "usb", "file://\(remote)"])
+        let pull = phone.run(["pull"])
+        #expect(pull.exitCode == 0, "\(pull)")
+        #expect(try phone.show(image)["title"] as? String == "red")
+        let fsck = phone.run(["fsck"])
+        #expect(fsck.exitCode == 0 && fsck.stdout.contains("1 image(s) from other devices not yet downloaded"), "\(fsck)")
+        #expect(try CLIJSON.object(phone.run(["status", "--json"]))["imagesNotDownloaded"] as? Int == 1)
+
+        // The bytes come back to the remote: the next pull fetches them, and nothing is missing.
+        try saved.write(to: URL(fileURLWithPath: remoteObject))
+        try phone.ok(["pull"])
+        #expect(FileManager.default.contents(atPath: phone.objectPath(sha)) == CLIFixtures.png.bytes)
+        #expect(try CLIJSON.object(phone.run(["status", "--json"]))["imagesNotDownloaded"] as? Int == 0)
+        let clean = phone.run(["fsck"])
+        #expect(clean.exitCode == 0 && !clean.stdout.contains("not yet downloaded"), "\(clean)")
+
+        // Bytes missing for a picture this device added are still damage.
+        try FileManager.default.removeItem(atPath: laptop.objectPath(sha))
+        let damaged = laptop.run(["fsck"])
+        #expect(damaged.exitCode == 65 && damaged.stdout.contains("image bytes \(sha) are missing"), "\(damaged)")
+    }
+}
