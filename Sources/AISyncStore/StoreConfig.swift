@@ -31,11 +31,12 @@ public struct StoreConfig: Hashable, Sendable {
 
     /// Where image bytes go (design §5), chosen with `aisync imgur enable --images`.
     public enum ImagePlacement: String, Sendable, CaseIterable {
-        /// On Imgur; the remote keeps an original only when Imgur re-encoded it.
+        /// On Imgur as a shareable copy, the original on the remote too (the default).
         case imgur
         /// On the WebDAV/HTTP/folder remote only (Imgur off).
         case remote
-        /// On both.
+        /// On both (the same as `imgur` since originals always stay on the remote; kept so
+        /// existing configs read as before).
         case both
     }
 

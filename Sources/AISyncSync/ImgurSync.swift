@@ -6,9 +6,11 @@ import AISyncImgur
 /// The image side of sync (design §5): uploads to Imgur on push, fetches from Imgur on pull,
 /// deletes on Imgur when the last record using a picture is deleted.
 ///
-/// An original is never lost: Imgur re-encodes big images, so after each upload aisync hashes
-/// what the link serves; when that differs from the original, the original also goes to the
-/// WebDAV/HTTP/folder remote (`keepsOriginalOnRemote`).
+/// An original is never lost: it always goes to the WebDAV/HTTP/folder remote too (Imgur is
+/// a copy, not a vault: it purged uploads not tied to an account in 2023, no longer lets new
+/// applications register and is blocked in some countries); Imgur holds a shareable copy, which pull prefers when it serves
+/// the original bytes unchanged and falls back from when Imgur answers removed.png, 404 or
+/// something that is not the picture.
 ///
 /// A push calls `uploadPending` before it sends the records and `flushDeletes` after (both
 /// only when uploads are on). A refused credential met while uploading does not stop the push:
@@ -38,12 +40,6 @@ public struct ImgurSync: Sendable {
         self.store = store; self.client = client; self.placement = placement; self.now = now
     }
 
-    /// Whether the original bytes must also be on the remote: always unless Imgur serves
-    /// exactly them and the user chose Imgur alone.
-    static func keepsOriginalOnRemote(_ image: ImageBody, placement: StoreConfig.ImagePlacement) -> Bool {
-        guard placement == .imgur, let imgur = image.imgur, imgur.servedSHA256 == image.sha256 else { return true }
-        return false
-    }
 
     /// Uploads every live image without Imgur coordinates. Failures of one image do not stop
     /// the others; a rate limit stops uploading until its reset; a refused credential stops

@@ -96,8 +96,11 @@ extension SyncEngine {
     /// This device's head on the remote, if there is one.
     func readOwnHead() async throws(AISyncError) -> (head: DeviceHead, etag: String?)? {
         let path = RemotePath.headPath(store.deviceID)
-        guard let file = try await remote.read(path) else { return nil }
-        return (try DeviceHead(bytes: file.bytes, path: "\(remote.displayName)/\(path)", expected: store.deviceID), file.etag)
+        let where_ = "\(remote.displayName)/\(path)"
+        let read = try await readParsed(path) { (bytes: [UInt8]) throws(AISyncError) -> DeviceHead in
+            try DeviceHead(bytes: bytes, path: where_, expected: store.deviceID)
+        }
+        return read.map { ($0.value, $0.file.etag) }
     }
 
     /// Asks the planner for the push, from the outgoing versions and the checkpoint.
@@ -221,7 +224,7 @@ extension SyncEngine {
         let images = try await store.imageBodies(of: records)
         var local = Set<SHA256Digest>()
         for (digest, _) in images where await store.hasObject(digest) { local.insert(digest) }
-        return PushPlanner.blobs(images, placement: imgur?.placement, local: local)
+        return PushPlanner.blobs(images, local: local)
     }
 
     /// Adds this device to `devices.json`, re-reading to make sure a concurrent writer (on a

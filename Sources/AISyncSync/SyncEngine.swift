@@ -94,8 +94,8 @@ public struct SyncEngine: Sendable {
     /// remote on the first push of records v2, and refuses a remote that was reset
     /// (`PullPlanner.manifestAction`).
     func manifest(create: Bool, checkpoint: inout SyncCheckpoint) async throws(AISyncError) -> RemoteManifest {
-        let file = try await remote.read(RemotePath.manifest)
-        let found = try file.map { (f: RemoteFile) throws(AISyncError) in try RemoteManifest(bytes: f.bytes, location: remote.displayName) }
+        let read = try await readManifest()
+        let (found, file) = (read?.value, read?.file)
         switch PullPlanner.manifestAction(found: found, knownID: checkpoint.remoteID, create: create) {
         case .checkReset(let found):
             guard let known = checkpoint.remoteID, try await ownHeadBelongs(to: known) else {
@@ -128,12 +128,19 @@ public struct SyncEngine: Sendable {
         let manifest = RemoteManifest(remoteID: store.environment.randomHex(bytes: 16), created: Timestamp(milliseconds: store.environment.now()))
         // 412: another device created it at the same moment; use theirs.
         _ = try await remote.write(RemotePath.manifest, manifest.json.canonicalBytes + [10], condition: .createOnly)
-        guard let file = try await remote.read(RemotePath.manifest) else {
+        guard let final = try await readManifest()?.value else {
             throw AISyncError(.unavailable, "\(remote.displayName) did not keep aisync.json", hint: "Check that the server accepts uploads")
         }
-        let final = try RemoteManifest(bytes: file.bytes, location: remote.displayName)
         checkpoint.remoteID = final.remoteID
         return final
+    }
+
+    /// Reads `aisync.json`, read again when it does not parse (a truncated answer after a
+    /// transport error is not damage until a clean read says so: `readParsed`).
+    private func readManifest() async throws(AISyncError) -> (value: RemoteManifest, file: RemoteFile)? {
+        try await readParsed(RemotePath.manifest) { (bytes: [UInt8]) throws(AISyncError) -> RemoteManifest in
+            try RemoteManifest(bytes: bytes, location: remote.displayName)
+        }
     }
 
     /// Whether our own head is still on the remote under `remoteID`. Two devices creating the
@@ -141,9 +148,6 @@ public struct SyncEngine: Sendable {
     /// one of them with another id than the manifest's; its files are still there, so the
     /// remote was not reset. A reset remote has lost our head.
     func ownHeadBelongs(to remoteID: String) async throws(AISyncError) -> Bool {
-        let path = RemotePath.headPath(store.deviceID)
-        guard let file = try await remote.read(path) else { return false }
-        let head = try DeviceHead(bytes: file.bytes, path: "\(remote.displayName)/\(path)", expected: store.deviceID)
-        return head.remoteID == remoteID
+        try await readOwnHead()?.head.remoteID == remoteID
     }
 }

@@ -8,7 +8,7 @@ enum ImgurCommands {
         path: ["imgur", "enable"], abstract: "Upload images to Imgur on push.",
         discussion: "The credential comes from the environment only: AISYNC_IMGUR_CLIENT_ID (anonymous uploads) or AISYNC_IMGUR_TOKEN (an account's OAuth access token). Running it again also retries images Imgur refused.",
         options: [OptionSpec(name: "api", valueName: "URL", help: "Replace https://api.imgur.com (tests, proxies; also AISYNC_IMGUR_API)."),
-                  OptionSpec(name: "images", valueName: "imgur|remote|both", help: "Where image bytes go (default imgur: the remote keeps an original only when Imgur re-encoded it).")]
+                  OptionSpec(name: "images", valueName: "imgur|remote|both", help: "imgur (default) or both: upload a shareable copy to Imgur, originals always on the remote too; remote: nothing to Imgur.")]
     ) { inv throws(CLIError) in
         var placement = StoreConfig.ImagePlacement.imgur
         if let text = inv.option("images") {

@@ -69,10 +69,10 @@ struct ImgurScenarioTests {
         // The upload sent the prompt as the description, and the deletehash is Imgur's.
         #expect(smallOnImgur.description == "a small red square")
 
-        // The remote keeps only the original Imgur does not serve unchanged.
-        #expect(ImgurScenario.remoteHasObject(remote, bigSHA), "the re-encoded original must be on the remote")
-        #expect(!ImgurScenario.remoteHasObject(remote, smallSHA), "Imgur serves the small PNG unchanged: it should not be on the remote")
-        #expect(!ImgurScenario.remoteHasObject(remote, jpegSHA), "Imgur serves the JPEG unchanged: it should not be on the remote")
+        // Imgur is a copy, not a vault: every original is on the user's remote too.
+        for sha in [bigSHA, smallSHA, jpegSHA] {
+            #expect(ImgurScenario.remoteHasObject(remote, sha), "every original must be on the remote, even one Imgur serves unchanged")
+        }
 
         // A's records carry the Imgur coordinates; the deletehash only with --show-secrets.
         let shownSmall = try a.show(small)
@@ -687,9 +687,9 @@ struct ImgurScenarioTests {
 
     // MARK: - Deleted upstream
 
-    /// Imgur removed a picture it served unchanged: a fresh store's pull reports the image as
-    /// missing its bytes and never keeps removed.png as the picture. With `--images both` the
-    /// original comes from the remote instead.
+    /// Imgur removed a picture it served unchanged: a fresh store's pull never keeps
+    /// removed.png as the picture and takes the original from the user's remote instead —
+    /// with either placement, since originals always stay on the remote.
     @Test(arguments: ["imgur", "both"])
     func removedUpstream(placement: String) throws {
         let imgur = try ImgurStandIn.start()
@@ -710,7 +710,7 @@ struct ImgurScenarioTests {
         CLIExpect.success(ImgurScenario.run(a, ["push"], env: imgur.clientEnv))
         let onImgur = try #require(try imgur.state().image(original: sha))
         #expect(onImgur.servedSHA256 == sha)
-        #expect(ImgurScenario.remoteHasObject(remote, sha) == (placement == "both"))
+        #expect(ImgurScenario.remoteHasObject(remote, sha))
         try imgur.remove(onImgur.id)
         let media = try ImgurScenario.mediaStatus(onImgur.link)
         #expect(media.status == 302 && media.location.hasSuffix("/removed.png"))
@@ -724,18 +724,10 @@ struct ImgurScenarioTests {
         #expect(!FileManager.default.fileExists(atPath: c.objectPath(removedSHA)), "removed.png must never be kept as the picture")
         CLIExpect.success(c.run(["image", "save", kept, "\(c.directory)/kept"]))
         let save = c.run(["image", "save", id, "\(c.directory)/picture"])
-        if placement == "both" {
-            CLIExpect.success(pull)
-            #expect(report["missingImages"] as? [String] == [], "\(pull)")
-            CLIExpect.success(save)
-            #expect(try CLIFixtures.sha256(ofFile: "\(c.directory)/picture") == sha)
-        } else {
-            #expect(report["missingImages"] as? [String] == [sha], "the pull should report the image whose bytes are missing: \(pull)")
-            #expect(pull.stderr.contains("warning: ") && pull.stderr.contains(String(sha.prefix(12))),
-                    "the pull should warn about the image whose bytes are missing: \(pull)")
-            #expect(save.exitCode != 0 && save.stderr.hasPrefix("Error: "), "\(save)")
-            #expect(!FileManager.default.fileExists(atPath: "\(c.directory)/picture"), "no picture may be written for missing bytes")
-        }
+        CLIExpect.success(pull)
+        #expect(report["missingImages"] as? [String] == [], "\(pull)")
+        CLIExpect.success(save)
+        #expect(try CLIFixtures.sha256(ofFile: "\(c.directory)/picture") == sha)
     }
 }
 

@@ -184,27 +184,24 @@ struct PushPlannerTests {
     struct BlobCase: Sendable, CustomTestStringConvertible {
         var name: String
         var images: [ImageBody]
-        var placement: StoreConfig.ImagePlacement?
         var local: Set<UInt8>
         var expected: [UInt8]
         var testDescription: String { name }
     }
 
     static let blobCases: [BlobCase] = [
-        .init(name: "no Imgur: every local image", images: [image(1), image(2)], placement: nil, local: [1, 2], expected: [1, 2]),
-        .init(name: "bytes not in the store are skipped", images: [image(1), image(2)], placement: nil, local: [2], expected: [2]),
-        .init(name: "same bytes twice: once", images: [image(1), image(1)], placement: nil, local: [1], expected: [1]),
-        .init(name: "Imgur alone, served unchanged: not on the remote", images: [image(1, imgur: true)], placement: .imgur, local: [1], expected: []),
-        .init(name: "Imgur re-encoded it: original on the remote", images: [image(1, imgur: false)], placement: .imgur, local: [1], expected: [1]),
-        .init(name: "not yet on Imgur: on the remote", images: [image(1)], placement: .imgur, local: [1], expected: [1]),
-        .init(name: "--images both keeps originals", images: [image(1, imgur: true)], placement: .both, local: [1], expected: [1]),
-        .init(name: "--images remote", images: [image(1, imgur: true)], placement: .remote, local: [1], expected: [1]),
+        .init(name: "every local image", images: [image(1), image(2)], local: [1, 2], expected: [1, 2]),
+        .init(name: "bytes not in the store are skipped", images: [image(1), image(2)], local: [2], expected: [2]),
+        .init(name: "same bytes twice: once", images: [image(1), image(1)], local: [1], expected: [1]),
+        .init(name: "Imgur serves it unchanged: still on the remote (Imgur is a copy, not a vault)", images: [image(1, imgur: true)], local: [1], expected: [1]),
+        .init(name: "Imgur re-encoded it: on the remote", images: [image(1, imgur: false)], local: [1], expected: [1]),
+        .init(name: "nothing local", images: [image(1, imgur: true)], local: [], expected: []),
     ]
 
     @Test("image bytes a push sends", arguments: blobCases)
     func blobs(_ c: BlobCase) {
         let images = c.images.map { ($0.sha256, $0) }
-        #expect(PushPlanner.blobs(images, placement: c.placement, local: Set(c.local.map(digest))) == c.expected.map(digest))
+        #expect(PushPlanner.blobs(images, local: Set(c.local.map(digest))) == c.expected.map(digest))
     }
 
     struct PlanCase: Sendable, CustomTestStringConvertible {

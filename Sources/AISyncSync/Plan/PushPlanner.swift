@@ -94,16 +94,11 @@ enum PushPlanner {
         objectSizes.reduce(0) { $0 + $1 + 70 } + lineBytes + 24
     }
 
-    /// The image bytes that go to the remote: those the store has, unless Imgur alone keeps
-    /// them (`ImgurSync.keepsOriginalOnRemote`); each digest once, in order.
-    static func blobs(_ images: [(SHA256Digest, ImageBody)], placement: StoreConfig.ImagePlacement?,
-                              local: Set<SHA256Digest>) -> [SHA256Digest] {
+    /// The image bytes that go to the remote: every picture the store has, each digest once,
+    /// in order — Imgur or not, originals always stay on the user's remote (Imgur is a copy).
+    static func blobs(_ images: [(SHA256Digest, ImageBody)], local: Set<SHA256Digest>) -> [SHA256Digest] {
         var seen = Set<SHA256Digest>()
-        return images.compactMap { digest, image in
-            guard local.contains(digest), seen.insert(digest).inserted else { return nil }
-            if let placement, !ImgurSync.keepsOriginalOnRemote(image, placement: placement) { return nil }
-            return digest
-        }
+        return images.compactMap { digest, _ in local.contains(digest) && seen.insert(digest).inserted ? digest : nil }
     }
 
     /// One segment to write.
