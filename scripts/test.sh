@@ -27,6 +27,16 @@ if ! python3 -c 'import jsonschema, referencing' 2>/dev/null; then
     || { [ -n "$apt_updated" ] || as_root apt-get update -qq; as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-jsonschema >/dev/null; }
 fi
 
+# Exports are checked by tools that know nothing of aisync: epubcheck (it pulls in a JRE; the
+# tests run /usr/share/java/epubcheck.jar with java), Python's html5lib, headless Chromium.
+need_apt epubcheck epubcheck
+need_apt chromium chromium
+if ! python3 -c 'import html5lib' 2>/dev/null; then
+  python3 -m pip install --quiet html5lib 2>/dev/null \
+    || python3 -m pip install --quiet --break-system-packages html5lib 2>/dev/null \
+    || { [ -n "$apt_updated" ] || as_root apt-get update -qq; as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-html5lib >/dev/null; }
+fi
+
 echo "== schema self-test"
 python3 scripts/validate_json.py --self-test
 

@@ -4,4 +4,90 @@ import AISyncStore
 /// Bringing history in from other apps' exports (ChatGPT, Claude, storybook apps, DALL·E):
 /// each source is parsed into records with ids derived from the source's own ids, so importing
 /// the same export twice adds nothing and a newer export adds only what is new.
-public enum Import {}
+public enum Import {
+    /// The apps aisync imports from; the raw value is the CLI's `SOURCE` word.
+    public enum Source: String, Sendable, CaseIterable {
+        /// ChatGPT's data export: `conversations.json`, sharded `conversations-NNN.json`, or the unzipped folder.
+        case chatgpt
+        /// Claude's data export: its `conversations.json`, or the unzipped folder.
+        case claude
+        /// A storybook app's story JSON (`{title, moral, story: [sentences], imagePrompts}`).
+        case storybook
+        /// An OpenAI Images API response (`{created, data: [{b64_json | url, revised_prompt}]}`).
+        case dalle
+    }
+
+    /// How to import.
+    public struct Options: Sendable {
+        /// Work out and report everything, but write nothing.
+        public var dryRun: Bool
+        /// The prompt of a DALL·E response (the response itself holds only `revised_prompt`).
+        public var prompt: String?
+        /// The image model of a DALL·E response, e.g. `dall-e-3`.
+        public var model: String?
+
+        /// Options for one import; `prompt` and `model` matter only for `dalle`.
+        public init(dryRun: Bool = false, prompt: String? = nil, model: String? = nil) {
+            self.dryRun = dryRun; self.prompt = prompt; self.model = model
+        }
+    }
+
+    /// Imports the export at `path` (its zip, the unzipped folder, or a JSON file) into
+    /// `store`. A JSON list is read and written in slices of about 16 MB (each one journal
+    /// append), so memory stays small; anything else is read whole and written in one append.
+    /// `source` nil detects it from the document's shape.
+    /// Throws damaged-data for input that is not such an export (nothing is written then),
+    /// not-found for a missing path, usage for a `.zip` (not supported yet).
+    public static func run(_ source: Source?, path: String, into store: Store, options: Options = Options()) async throws(AISyncError) -> ImportSummary {
+        if let streamed = try await runStreaming(source, path: path, into: store, options: options) { return streamed }
+        let now = Timestamp(milliseconds: store.environment.now())
+        let (found, batch) = try parse(source, path: path, options: options, now: now)
+        let outcomes = try await store.importRecords(batch.items.map(\.item), dryRun: options.dryRun)
+        let records = zip(batch.items, outcomes).map { item, outcome in
+            ImportSummary.Record(id: item.item.id, kind: item.item.body.kind, title: item.item.body.title, outcome: outcome, notes: item.notes)
+        }
+        return ImportSummary(source: found, dryRun: options.dryRun, records: records, skipped: batch.skipped, notes: batch.notes)
+    }
+
+    /// Reads and parses the export at `path` without touching any store: which source it is,
+    /// and the records it holds. `now` dates records whose source has no time (stories).
+    public static func parse(_ source: Source?, path: String, options: Options = Options(), now: Timestamp) throws(AISyncError) -> (Source, ImportBatch) {
+        let documents = try ImportInput.documents(at: path)
+        guard let first = documents.first else {
+            throw AISyncError(.damagedData, "\(path) holds no conversations file", hint: "Give conversations.json or the unzipped export folder")
+        }
+        let found: Source
+        if let source { found = source } else { found = try detect(first.value, path: first.path) }
+        var batch = ImportBatch()
+        let assets = found == .chatgpt ? try ImportInput.assets(at: path) : nil
+        for document in documents {
+            switch found {
+            case .chatgpt: try ChatGPTImporter.read(document, assets: assets, into: &batch)
+            case .claude: try ClaudeImporter.read(document, into: &batch)
+            case .storybook: try StorybookImporter.read(document, now: now, into: &batch)
+            case .dalle: try DalleImporter.read(document, options: options, now: now, into: &batch)
+            }
+        }
+        if batch.items.isEmpty, let first = batch.skipped.first {
+            throw AISyncError(.damagedData, "nothing in \(path) could be imported: \(batch.skipped.count) skipped, the first (\(first.source.prefix(80))) because \(first.reason)",
+                              hint: "Check that it is a \(found.rawValue) export as the app wrote it")
+        }
+        return (found, batch)
+    }
+
+    /// Which source a document comes from, by its shape.
+    static func detect(_ value: JSONValue, path: String) throws(AISyncError) -> Source {
+        let sample = value.arrayValue?.first { $0.objectValue != nil } ?? value
+        if sample["mapping"] != nil { return .chatgpt }
+        if sample["chat_messages"] != nil { return .claude }
+        if sample["story"]?.arrayValue != nil { return .storybook }
+        if value["data"]?.arrayValue != nil { return .dalle }
+        throw AISyncError(.damagedData, "\(path) is not an export aisync knows",
+                          hint: "Name the source: aisync import chatgpt|claude|storybook|dalle PATH")
+    }
+
+    /// The error for a document whose shape is not `what`.
+    static func notAn(_ what: String, _ document: ImportInput.Document, expected: String) -> AISyncError {
+        AISyncError(.damagedData, "\(document.path) is not \(what): expected \(expected)", hint: "Check the file, or name another source")
+    }
+}

@@ -1,4 +1,5 @@
 import AISyncCore
+import AISyncFiles
 /// One HTTP request, as aisync's remotes need it.
 public struct HTTPRequest: Sendable, Equatable {
     /// What a request sends.
@@ -9,6 +10,15 @@ public struct HTTPRequest: Sendable, Equatable {
         case bytes([UInt8])
         /// Streamed from a local file, never read whole into memory by aisync.
         case file(String)
+
+        /// How many bytes it sends (a file's size now; 0 when it cannot be read).
+        public var byteCount: Int64 {
+            switch self {
+            case .none: 0
+            case .bytes(let bytes): Int64(bytes.count)
+            case .file(let path): Platform.stat(path)?.size ?? 0
+            }
+        }
     }
 
     /// The HTTP method, e.g. `GET`, `PUT` or WebDAV's `PROPFIND`.

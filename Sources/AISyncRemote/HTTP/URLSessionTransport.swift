@@ -40,7 +40,7 @@ public final class URLSessionTransport: HTTPTransport {
     deinit { session.finishTasksAndInvalidate() }
 
     /// What a task's completion handler saw.
-    private struct Outcome: Sendable {
+    fileprivate struct Outcome: Sendable {
         var data: Data?
         var response: URLResponse?
         var error: Error?
@@ -53,15 +53,37 @@ public final class URLSessionTransport: HTTPTransport {
     public func send(_ request: HTTPRequest, downloadTo: String?, maxBytes: Int64) async throws(AISyncError) -> HTTPResponse {
         guard let url = URL(string: request.url) else { throw AISyncError(.configuration, "invalid URL \(request.url.prefix(200))") }
         let handle = TaskHandle()
+        // A server that trickles a byte now and then never trips the inactivity timeout: every
+        // request also has an overall deadline, scaled to the bytes it may move.
+        let deadline = Self.deadline(timeout: timeout, bytes: maxBytes + request.body.byteCount)
+        // On a Dispatch timer, not a task: it must fire even when the cooperative pool is busy.
+        let watchdog = DispatchWorkItem { handle.expire() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + deadline, execute: watchdog)
+        defer { watchdog.cancel() }
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-                handle.start(task(for: request, url: url, downloadTo: downloadTo, maxBytes: maxBytes) { continuation.resume(returning: $0) })
+                // Resumed once: by the completion handler, or at once when cancelled or past the
+                // deadline (corelibs does not always call the handler of a task cancelled
+                // mid-answer, which would leave this request waiting forever).
+                let once = ResumeOnce(continuation)
+                handle.onStop { once.resume(Outcome(data: nil, response: nil, error: URLError(.cancelled))) }
+                handle.start(task(for: request, url: url, downloadTo: downloadTo, maxBytes: maxBytes) { once.resume($0) })
             }
         } onCancel: {
             handle.cancel()
         }
         let declined = handle.taskID.flatMap { challenges.take($0) }
+        if handle.expired {
+            throw AISyncError(.temporary, "\(url.host ?? "the server") answered too slowly: gave up after \(Int(deadline.rounded(.up))) s",
+                              hint: "Try again later", remedy: .retryLater)
+        }
         return try finish(outcome, declined: declined, url: url, downloadTo: downloadTo, maxBytes: maxBytes)
+    }
+
+    /// The longest a request may take in all: the inactivity timeout plus the time to move
+    /// `bytes` at 128 KiB/s, the slowest rate worth waiting for (a 1 MiB head: 38 s).
+    static func deadline(timeout: TimeInterval, bytes: Int64) -> TimeInterval {
+        timeout + Double(max(bytes, 0)) / Double(128 << 10)
     }
 
     /// The session task for `request`: an upload (from a file or from bytes), a download to
@@ -165,16 +187,41 @@ public final class URLSessionTransport: HTTPTransport {
     }
 }
 
+/// Resumes a continuation the first time only.
+private final class ResumeOnce: Sendable {
+    private let continuation: Mutex<CheckedContinuation<URLSessionTransport.Outcome, Never>?>
+
+    init(_ continuation: CheckedContinuation<URLSessionTransport.Outcome, Never>) { self.continuation = Mutex(continuation) }
+
+    func resume(_ outcome: URLSessionTransport.Outcome) {
+        continuation.withLock { c -> CheckedContinuation<URLSessionTransport.Outcome, Never>? in
+            defer { c = nil }
+            return c
+        }?.resume(returning: outcome)
+    }
+}
+
 /// The running task of one `send`, for cancellation and to find its declined challenge.
 private final class TaskHandle: Sendable {
     private struct State {
         var task: URLSessionTask?
         var cancelled = false
+        var expired = false
+        /// Ends the wait for the task when it is cancelled (see `ResumeOnce`).
+        var stop: (@Sendable () -> Void)?
     }
 
     private let state = Mutex(State())
 
     var taskID: Int? { state.withLock { $0.task?.taskIdentifier } }
+    /// Whether the overall deadline passed (the task was cancelled for it).
+    var expired: Bool { state.withLock { $0.expired } }
+
+    /// The overall deadline passed: cancel the task and remember why.
+    func expire() {
+        state.withLock { $0.expired = true }
+        cancel()
+    }
 
     func start(_ task: URLSessionTask) {
         let cancelled = state.withLock { s -> Bool in
@@ -186,11 +233,21 @@ private final class TaskHandle: Sendable {
     }
 
     func cancel() {
-        let task = state.withLock { s -> URLSessionTask? in
+        let (task, stop) = state.withLock { s -> (URLSessionTask?, (@Sendable () -> Void)?) in
             s.cancelled = true
-            return s.task
+            return (s.task, s.stop)
         }
         task?.cancel()
+        stop?()
+    }
+
+    /// What to call when the task is cancelled; called at once when it already was.
+    func onStop(_ stop: @escaping @Sendable () -> Void) {
+        let cancelled = state.withLock { s -> Bool in
+            s.stop = stop
+            return s.cancelled
+        }
+        if cancelled { stop() }
     }
 }
 

@@ -1,0 +1,72 @@
+import AISyncCore
+
+extension Export {
+    /// A chat as Markdown: its title, model and dates, then each message under its role's heading.
+    ///
+    /// Message text is Markdown already (what assistants write), so it is copied as it is:
+    /// code blocks stay intact. A message that leaves a code fence open gets it closed, so
+    /// the next message's heading is not swallowed into the code block.
+    public static func markdown(chat: ChatBody) -> String {
+        var out = "# \(oneLine(chat.title.isEmpty ? "Untitled chat" : chat.title))\n\n"
+        if let model = chat.model { out += "- Model: \(oneLine(model))\n" }
+        out += "- Created: \(chat.created.iso8601)\n"
+        out += "- Updated: \(chat.updated.iso8601)\n"
+        for message in chat.messages {
+            out += "\n## \(roleHeading(message.role))\n\n"
+            let text = message.text.normalizingLineEndings().trimmingNewlines()
+            out += text + closingFence(for: text)
+            out += "\n"
+        }
+        return out
+    }
+
+    /// A story as Markdown: its title, moral and pages; `imageLink` names the file a page's
+    /// picture was exported to (a relative path), nil to leave the picture out.
+    public static func markdown(story: StoryBody, imageLink: (SHA256Digest) -> String? = { _ in nil }) -> String {
+        var out = "# \(oneLine(story.title.isEmpty ? "Untitled story" : story.title))\n\n"
+        out += "- Created: \(story.created.iso8601)\n"
+        out += "- Updated: \(story.updated.iso8601)\n"
+        if let moral = story.moral { out += "\n> \(oneLine(moral))\n" }
+        for (n, page) in story.pages.enumerated() {
+            out += "\n## Page \(n + 1)\n\n"
+            if let link = page.image.flatMap(imageLink) { out += "![Illustration for page \(n + 1)](\(link))\n\n" }
+            out += page.text.normalizingLineEndings().trimmingNewlines() + "\n"
+        }
+        return out
+    }
+
+    /// The heading a message sits under.
+    static func roleHeading(_ role: ChatBody.Role) -> String {
+        switch role {
+        case .user: "User"
+        case .assistant: "Assistant"
+        case .system: "System"
+        }
+    }
+
+    /// Text on one line, for a heading or a list item.
+    static func oneLine(_ text: String) -> String {
+        text.normalizingLineEndings().split(separator: "\n").joined(separator: " ")
+    }
+
+    /// The fence that closes a code block `text` leaves open ("" when none is open), with the
+    /// line break before it. Fences are lines starting (after up to 3 spaces) with 3+ backticks or tildes.
+    static func closingFence(for text: String) -> String {
+        var open: (character: Character, count: Int)?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let indent = line.prefix { $0 == " " }.count
+            guard indent <= 3 else { continue }
+            let rest = line.dropFirst(indent)
+            guard let first = rest.first, first == "`" || first == "~" else { continue }
+            let run = rest.prefix { $0 == first }.count
+            guard run >= 3 else { continue }
+            if let current = open {
+                if first == current.character, run >= current.count, rest.dropFirst(run).allSatisfy({ $0 == " " || $0 == "\t" }) { open = nil }
+            } else if first == "~" || !rest.dropFirst(run).contains("`") {
+                open = (first, run)
+            }
+        }
+        guard let open else { return "" }
+        return "\n" + String(repeating: open.character, count: open.count)
+    }
+}

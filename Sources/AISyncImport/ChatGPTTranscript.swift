@@ -1,0 +1,48 @@
+import AISyncCore
+
+/// The main transcript of a ChatGPT conversation tree: the path from `current_node` up
+/// through `parent` links, oldest first. Broken trees are survived: a missing parent ends
+/// the path, a cycle is cut where it closes, a `current_node` that is missing or unknown
+/// falls back to the newest leaf.
+struct ChatGPTTranscript {
+    /// Node ids on the main path, root first.
+    var path: [String]
+    /// True when the walk met a missing parent, a cycle or a `current_node` not in the mapping.
+    var broken: Bool
+    /// True when there was no `current_node`, so the newest leaf was taken.
+    var guessed: Bool
+
+    init(mapping: [String: JSONValue], currentNode: String?) {
+        var broken = false
+        var start = currentNode.flatMap { mapping[$0] != nil ? $0 : nil }
+        guessed = start == nil && !mapping.isEmpty
+        if start == nil {
+            broken = currentNode != nil
+            start = Self.newestLeaf(mapping)
+        }
+        var path: [String] = []
+        var visited: Set<String> = []
+        var cursor = start
+        while let id = cursor {
+            guard visited.insert(id).inserted else { broken = true; break }
+            guard let node = mapping[id] else { broken = true; break }
+            path.append(id)
+            cursor = node["parent"]?.stringValue
+        }
+        self.path = path.reversed()
+        self.broken = broken
+    }
+
+    /// The leaf (no children in the mapping) whose message is newest; ties go to the
+    /// greatest id, so the choice is the same on every run.
+    static func newestLeaf(_ mapping: [String: JSONValue]) -> String? {
+        var best: (time: Double, id: String)?
+        for (id, node) in mapping {
+            let children = node["children"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            guard !children.contains(where: { mapping[$0] != nil }) else { continue }
+            let time = node["message"]?["create_time"]?.numberValue ?? -1
+            if best == nil || (time, id) > (best!.time, best!.id) { best = (time, id) }
+        }
+        return best?.id
+    }
+}

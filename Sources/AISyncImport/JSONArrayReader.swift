@@ -1,0 +1,111 @@
+import AISyncCore
+import AISyncFiles
+
+/// Reads the elements of a JSON file whose top level is an array one at a time, in chunks,
+/// so a 1 GB `conversations.json` never sits in memory whole: only the element being read
+/// (one conversation) and one chunk do.
+///
+/// It finds where each element ends (tracking strings, escapes and nesting) and hands back
+/// its bytes; each element is then parsed strictly by ``JSONParser``. Bytes between elements
+/// must be whitespace and commas in the right places, else it is an error naming the offset.
+struct JSONArrayReader {
+    enum State { case beforeArray, beforeFirst, beforeElement, inElement, done }
+
+    let path: String
+    let size: Int64
+    let chunkSize: Int
+    private var fileOffset: Int64 = 0
+    private var buffer: [UInt8] = []
+    /// Where `buffer` starts in the file.
+    private var bufferStart: Int64 = 0
+    private var position = 0
+    private var elementStart = -1
+    private var depth = 0
+    private var inString = false
+    private var escaped = false
+    private(set) var state = State.beforeArray
+
+    /// A reader for `path`; nil when the file's first non-space byte is not `[`.
+    init?(path: String, chunkSize: Int = 8 << 20) throws(AISyncError) {
+        self.path = path
+        self.chunkSize = chunkSize
+        size = Platform.stat(path)?.size ?? 0
+        let head = try FileIO.readRange(path, from: 0, count: Int(min(size, 4096)))
+        guard head.first(where: { !Self.isSpace($0) }) == UInt8(ascii: "[") else { return nil }
+    }
+
+    static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
+
+    /// The bytes of the next element, or nil after the closing `]`.
+    mutating func next() throws(AISyncError) -> ArraySlice<UInt8>? {
+        while true {
+            while position < buffer.count {
+                if let element = try step(buffer[position]) { return element }
+                position += 1
+            }
+            guard state != .done || fileOffset < size else { return nil }
+            guard fileOffset < size else { throw bad("unexpected end of input") }
+            try refill()
+        }
+    }
+
+    /// Handles one byte; returns an element when this byte ends one.
+    private mutating func step(_ b: UInt8) throws(AISyncError) -> ArraySlice<UInt8>? {
+        if inString {
+            if escaped { escaped = false } else if b == 0x5C { escaped = true } else if b == 0x22 { inString = false }
+            return nil
+        }
+        switch state {
+        case .beforeArray:
+            if Self.isSpace(b) { return nil }
+            guard b == UInt8(ascii: "[") else { throw bad("expected '['") }
+            state = .beforeFirst
+            return nil
+        case .beforeFirst, .beforeElement:
+            if Self.isSpace(b) { return nil }
+            if b == UInt8(ascii: "]"), state == .beforeFirst { state = .done; return nil }
+            guard b != UInt8(ascii: ","), b != UInt8(ascii: "]") else { throw bad("expected a value") }
+            elementStart = position
+            state = .inElement
+            return try step(b)
+        case .inElement:
+            let opens = b == UInt8(ascii: "{") || b == UInt8(ascii: "[")
+            let closes = b == UInt8(ascii: "}") || b == UInt8(ascii: "]")
+            if b == 0x22 {
+                inString = true
+            } else if opens {
+                depth += 1
+            } else if closes, depth > 0 {
+                depth -= 1
+            } else if depth == 0, b == UInt8(ascii: "]") || b == UInt8(ascii: ",") {
+                // The end of an element of the top-level list.
+                let element = buffer[elementStart..<position]
+                elementStart = -1
+                state = b == UInt8(ascii: ",") ? .beforeElement : .done
+                position += 1
+                return element
+            }
+            return nil
+        case .done:
+            guard Self.isSpace(b) else { throw bad("unexpected trailing bytes") }
+            return nil
+        }
+    }
+
+    /// Drops what was read (keeping a partial element) and reads the next chunk.
+    private mutating func refill() throws(AISyncError) {
+        let keep = elementStart >= 0 ? elementStart : buffer.count
+        buffer.removeFirst(keep)
+        bufferStart += Int64(keep)
+        position -= keep
+        if elementStart >= 0 { elementStart = 0 }
+        let count = Int(min(Int64(chunkSize), size - fileOffset))
+        buffer += try FileIO.readRange(path, from: fileOffset, count: count)
+        fileOffset += Int64(count)
+    }
+
+    private func bad(_ reason: String) -> AISyncError {
+        AISyncError(.damagedData, "\(path) is not valid JSON", hint: "Give the export's JSON file as the app wrote it",
+                    cause: "\(reason) at byte \(bufferStart + Int64(position))")
+    }
+}

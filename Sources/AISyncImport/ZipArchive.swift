@@ -1,0 +1,94 @@
+/// The entries of a zip archive held in memory (an app's data export), read through the
+/// central directory. Entry names are untrusted and only ever compared, never used as paths,
+/// so a `../../x` entry can reach nothing. Stored and DEFLATE entries are read, each checked
+/// against its CRC-32; ZIP64 archives (over 4 GB) are refused.
+struct ZipArchive {
+    /// One entry of the central directory.
+    struct Entry {
+        var name: String
+        var method: Int
+        var crc: UInt32
+        var compressedSize: Int
+        var size: Int
+        var localHeader: Int
+    }
+
+    /// Why an archive or entry could not be read.
+    struct Failure: Error, CustomStringConvertible {
+        /// What was wrong, e.g. `no end of central directory`.
+        var description: String
+    }
+
+    let bytes: [UInt8]
+    /// The entries by name (the first wins when a name repeats).
+    private(set) var entries: [String: Entry] = [:]
+    /// Entry names in archive order.
+    private(set) var names: [String] = []
+
+    init(bytes: [UInt8]) throws(Failure) {
+        self.bytes = bytes
+        guard let end = Self.endOfCentralDirectory(bytes) else { throw Failure(description: "no end of central directory: not a zip, or truncated") }
+        let count = u16(end + 10), offset = Int(u32(end + 16))
+        guard offset != 0xFFFF_FFFF, count != 0xFFFF else { throw Failure(description: "ZIP64 archives are not supported") }
+        var at = offset
+        for _ in 0..<count {
+            guard at + 46 <= bytes.count, u32(at) == 0x0201_4b50 else { throw Failure(description: "damaged central directory") }
+            let nameLength = u16(at + 28), extra = u16(at + 30), comment = u16(at + 32)
+            guard at + 46 + nameLength <= bytes.count else { throw Failure(description: "damaged central directory") }
+            let name = String(decoding: bytes[(at + 46)..<(at + 46 + nameLength)], as: UTF8.self)
+            let entry = Entry(name: name, method: u16(at + 10), crc: u32(at + 16), compressedSize: Int(u32(at + 20)),
+                              size: Int(u32(at + 24)), localHeader: Int(u32(at + 42)))
+            if entries[name] == nil { entries[name] = entry; names.append(name) }
+            at += 46 + nameLength + extra + comment
+        }
+    }
+
+    /// The end-of-central-directory record's offset, searched for from the end.
+    static func endOfCentralDirectory(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 22 else { return nil }
+        var at = bytes.count - 22
+        let stop = max(0, bytes.count - 22 - 65_535)
+        while at >= stop {
+            if bytes[at] == 0x50, bytes[at + 1] == 0x4b, bytes[at + 2] == 5, bytes[at + 3] == 6 { return at }
+            at -= 1
+        }
+        return nil
+    }
+
+    /// The entry's bytes, decompressed and checked; at most `limit` bytes.
+    func read(_ name: String, limit: Int) throws(Failure) -> [UInt8] {
+        guard let e = entries[name] else { throw Failure(description: "no entry \(name.prefix(80))") }
+        guard e.localHeader + 30 <= bytes.count, u32(e.localHeader) == 0x0403_4b50 else { throw Failure(description: "damaged entry \(name.prefix(80))") }
+        let start = e.localHeader + 30 + u16(e.localHeader + 26) + u16(e.localHeader + 28)
+        guard start + e.compressedSize <= bytes.count else { throw Failure(description: "truncated entry \(name.prefix(80))") }
+        guard e.size <= limit else { throw Failure(description: "entry \(name.prefix(80)) is larger than \(limit) bytes") }
+        let data = Array(bytes[start..<(start + e.compressedSize)])
+        let out: [UInt8]
+        switch e.method {
+        case 0: out = data
+        case 8:
+            do { out = try Inflate.decompress(data, limit: e.size) } catch { throw Failure(description: "entry \(name.prefix(80)): \(error)") }
+        default: throw Failure(description: "entry \(name.prefix(80)) uses compression method \(e.method), not stored or deflate")
+        }
+        guard out.count == e.size, CRC32.checksum(out) == e.crc else { throw Failure(description: "entry \(name.prefix(80)) fails its CRC-32 check") }
+        return out
+    }
+
+    private func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
+    private func u32(_ at: Int) -> UInt32 { UInt32(u16(at)) | UInt32(u16(at + 2)) << 16 }
+}
+
+/// CRC-32 (ISO-HDLC, as zip uses it), table-driven.
+enum CRC32 {
+    static let table: [UInt32] = (0..<256).map { n in
+        var c = UInt32(n)
+        for _ in 0..<8 { c = c & 1 == 1 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        return c
+    }
+
+    static func checksum(_ bytes: [UInt8]) -> UInt32 {
+        var c: UInt32 = 0xFFFF_FFFF
+        for b in bytes { c = table[Int((c ^ UInt32(b)) & 0xFF)] ^ (c >> 8) }
+        return c ^ 0xFFFF_FFFF
+    }
+}

@@ -1,0 +1,97 @@
+import AISyncCore
+import AISyncFiles
+
+/// Writing records that come from another app's export, under ids the caller derives from the
+/// source's own ids, so that importing the same export twice changes nothing.
+extension Store {
+    /// One record to import: its caller-chosen id, its whole body as the source has it, and,
+    /// for an image, the bytes its `sha256` names.
+    public struct ImportItem: Sendable {
+        /// The id derived from the source's id (e.g. `chat-` + a hash prefix of the conversation id).
+        public var id: RecordID
+        /// Every field and element the source has; element ids must be derived from the source too.
+        public var body: RecordBody
+        /// An image record's bytes (written to `objects/` when the record is created); nil otherwise.
+        public var imageBytes: [UInt8]?
+        /// An image record's file, streamed into `objects/` when the record is created (its
+        /// sha256 must still be the body's, else the import fails); nil otherwise.
+        public var imageFile: String?
+
+        /// An item to import; `imageBytes` or `imageFile` only for image bodies.
+        public init(id: RecordID, body: RecordBody, imageBytes: [UInt8]? = nil, imageFile: String? = nil) {
+            self.id = id; self.body = body; self.imageBytes = imageBytes; self.imageFile = imageFile
+        }
+    }
+
+    /// What importing one item did (or, in a dry run, would do).
+    public enum ImportOutcome: Sendable, Equatable {
+        /// The record was new: created with this many messages or pages.
+        case created(elements: Int)
+        /// The record existed: this many messages or pages it never had were added (one
+        /// `add` each; fields the user may have changed, like the title, are left alone).
+        case extended(elements: Int)
+        /// The record already held every message or page: nothing was written.
+        case unchanged
+        /// The record exists but is deleted here: left alone (restore it to import into it).
+        case deleted
+    }
+
+    /// Imports many records with one journal append: new ids are created whole, existing ones
+    /// get only the elements (messages, pages) whose ids they have never held — one removed
+    /// here stays removed. With `dryRun` nothing is written. Titles over 1000 characters
+    /// are a usage error; an id given twice gets its first body only.
+    public func importRecords(_ items: [ImportItem], dryRun: Bool = false) throws(AISyncError) -> [ImportOutcome] {
+        for item in items { try Self.checkTitle(item.body.title) }
+        return try locked(write: !dryRun) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [ImportOutcome] in
+            var time = snapshot.latestTime
+            var versions: [Version] = []
+            var outcomes: [ImportOutcome] = []
+            var seen: Set<RecordID> = []
+            for item in items {
+                guard seen.insert(item.id).inserted else { outcomes.append(.unchanged); continue }
+                let state = try stateOf(item.id, in: snapshot)
+                let (outcome, change) = Self.importChange(item.body, over: state)
+                outcomes.append(outcome)
+                guard let change, !dryRun else { continue }
+                if state == nil { try putImage(item) }
+                for (_, bytes) in change.objects { _ = try objects.put(bytes) }
+                time = max(time, state?.latestTime ?? .zero).tick(now: environment.now())
+                let clock = (state?.clock ?? VectorClock()).incremented(for: deviceID)
+                versions.append(Version(record: item.id, kind: item.body.kind, clock: clock, time: time, device: deviceID, ops: change.ops))
+            }
+            if !versions.isEmpty { try append(versions, to: &snapshot) }
+            return outcomes
+        }
+    }
+
+    /// Stores a new image item's bytes or file; a file whose content changed since it was
+    /// hashed is an error (the record would name bytes the store does not hold).
+    func putImage(_ item: ImportItem) throws(AISyncError) {
+        if let bytes = item.imageBytes { _ = try objects.put(bytes) }
+        guard let path = item.imageFile, case .image(let image) = item.body else { return }
+        let stored = try objects.put(fileAt: path)
+        guard stored.digest == image.sha256 else {
+            throw AISyncError(.damagedData, "\(path) changed while it was being imported", hint: "Run the import again")
+        }
+    }
+
+    /// The operations importing `body` needs over the record's current state, if any.
+    static func importChange(_ body: RecordBody, over state: RecordState?) -> (ImportOutcome, RecordBody.OperationList?) {
+        let all = body.creationOperations()
+        guard let state else {
+            return (.created(elements: all.ops.filter { $0.element != nil }.count), all)
+        }
+        guard !state.isDeleted else { return (.deleted, nil) }
+        guard state.kind == body.kind else { return (.unchanged, nil) }
+        var list = RecordBody.OperationList()
+        list.ops = all.ops.filter { op in
+            guard case .add(_, let element, _) = op else { return false }
+            return state.elements[element] == nil
+        }
+        guard !list.ops.isEmpty else { return (.unchanged, nil) }
+        for op in list.ops {
+            if let digest = op.value?.objectDigest, let bytes = all.objects[digest] { list.objects[digest] = bytes }
+        }
+        return (.extended(elements: list.ops.count), list)
+    }
+}

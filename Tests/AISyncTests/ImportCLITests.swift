@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+// `aisync import` end to end through the built binary: the summary in text and JSON, a
+// re-import that adds nothing, a newer export, and bad input as one line with its exit code.
+
+@Suite("Import: command line")
+struct ImportCLITests {
+    @Test func importPrintsASummaryAndReimportAddsNothing() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let first = store.run(["import", ImportFixture.path("chatgpt")])
+        #expect(first.exitCode == 0 && first.stderr.isEmpty, "\(first)")
+        #expect(first.stdoutLines.first == "Imported from chatgpt: 4 created, 0 extended, 0 unchanged, 0 left alone (deleted here), 1 skipped; 15 message(s)/page(s) added", "\(first)")
+        #expect(first.stdout.contains("Lisbon trip (9 messages)"), "\(first)")
+        #expect(first.stdout.contains("2 on other branches (regenerations, edits), not imported"), "\(first)")
+        #expect(first.stdout.contains("skipped   damaged-1: its mapping is missing or not an object"), "\(first)")
+        let journal = store.journalBytes()
+        let again = try CLIJSON.object(store.run(["import", "chatgpt", ImportFixture.path("chatgpt/conversations.json"), "--json"]))
+        #expect(again["created"] as? Int == 0 && again["unchanged"] as? Int == 4 && again["elementsAdded"] as? Int == 0)
+        #expect(store.journalBytes() == journal)
+        #expect(try store.list().count == 4)
+    }
+
+    @Test func aNewerExportExtendsTheChat() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        try store.ok(["import", "chatgpt", ImportFixture.path("chatgpt")])
+        let newer = try CLIJSON.object(store.run(["import", ImportFixture.path("chatgpt-newer"), "--json"]))
+        #expect(newer["created"] as? Int == 1 && newer["extended"] as? Int == 1 && newer["elementsAdded"] as? Int == 4)
+        let records = newer["records"] as? [[String: Any]] ?? []
+        let lisbon = try #require(records.first { $0["title"] as? String == "Lisbon trip" })
+        #expect(lisbon["outcome"] as? String == "extended" && lisbon["elements"] as? Int == 2)
+        let shown = try store.show(lisbon["id"] as? String ?? "")
+        #expect((shown["messages"] as? [[String: Any]])?.count == 11)
+        #expect(store.run(["conflicts", "--json"]).trimmedStdout == "[]")
+    }
+
+    @Test func dryRunAndOtherSources() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let dry = try CLIJSON.object(store.run(["import", ImportFixture.path("storybook/story.json"), "--dry-run", "--json"]))
+        #expect(dry["dryRun"] as? Bool == true && dry["created"] as? Int == 1)
+        #expect(try store.list().isEmpty)
+        let story = store.run(["import", "storybook", ImportFixture.path("storybook/story.json")])
+        #expect(story.stdout.contains("The Brave Little Fox (3 pages)"), "\(story)")
+        let dalle = store.run(["import", "dalle", ImportFixture.path("dalle/response.json"), "--prompt", "red", "--model", "dall-e-3"])
+        #expect(dalle.exitCode == 0 && dalle.stdout.contains("note      1 image URL(s) not fetched"), "\(dalle)")
+        let claude = store.run(["import", ImportFixture.path("claude")])
+        #expect(claude.exitCode == 0 && claude.stdout.contains("Fox facts (3 messages)"), "\(claude)")
+        #expect(try store.list().count == 4)
+        #expect(store.run(["fsck"]).exitCode == 0)
+    }
+
+    @Test(arguments: [
+        (["import", "bad/not-an-export.json"], Int32(65), "is not an export aisync knows"),
+        (["import", "bad/truncated.json"], 65, "is not valid JSON"),
+        (["import", "chatgpt", "bad/wrong-types.json"], 65, "nothing in"),
+        (["import", "gpt", "chatgpt"], 64, "unknown source 'gpt'"),
+        (["import", "chatgpt", "nowhere.json"], 66, "no such file or folder"),
+        (["import"], 64, "missing argument PATH"),
+    ])
+    func badInputIsOneLineWithItsExitCode(arguments: [String], exitCode: Int32, message: String) throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let args = arguments.enumerated().map { n, a in n == arguments.count - 1 && n > 0 ? ImportFixture.path(a) : a }
+        let r = store.run(args)
+        #expect(r.exitCode == exitCode && r.stdout.isEmpty, "\(r)")
+        #expect(r.stderrLines.count == 1 && r.stderr.hasPrefix("Error: ") && r.stderr.contains(message), "\(r)")
+        #expect(store.journalBytes().isEmpty)
+    }
+
+    @Test func aZippedExportWithPictures() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let r = store.run(["import", ImportFixture.path("chatgpt-export.zip")])
+        #expect(r.exitCode == 0 && r.stdoutLines.first?.hasPrefix("Imported from chatgpt: 3 created") == true, "\(r)")
+        #expect(r.stdout.contains("3 image files missing from the export"), "\(r)")
+        #expect(try store.list(["--kind", "image"]).count == 2)
+        #expect(store.run(["fsck"]).exitCode == 0)
+        let bad = store.run(["import", ImportFixture.path("bad/truncated.zip")])
+        #expect(bad.exitCode == 65 && bad.stderrLines.count == 1 && bad.stderr.contains("is not a zip archive aisync can read"), "\(bad)")
+    }
+
+    @Test func helpDescribesTheCommand() throws {
+        let r = CLIHarness.run(["import", "--help"])
+        #expect(r.exitCode == 0 && r.stdout.contains("aisync import") && r.stdout.contains("chatgpt, claude, storybook or dalle"), "\(r)")
+        #expect(CLIHarness.run(["help"]).stdout.contains("import"))
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+@testable import AISyncCore
+@testable import AISyncImport
+import AISync
+
+// Big exports are read element by element (JSONArrayReader) and written in slices: the
+// elements found must be exactly the parser's, across any chunk boundary, and a sliced
+// import must give the same result as a whole one.
+
+@Suite("Import: streaming")
+struct ImportStreamingTests {
+    static func elements(_ text: String, chunkSize: Int) throws(AISyncError) -> [JSONValue]? {
+        let dir = CLIHarness.makeTemporaryDirectory()
+        defer { CLIHarness.removeTree(dir) }
+        let path = "\(dir)/a.json"
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        guard var reader = try JSONArrayReader(path: path, chunkSize: chunkSize) else { return nil }
+        var out: [JSONValue] = []
+        while let element = try reader.next() { out.append(try ImportInput.parse(Array(element), path: path)) }
+        return out
+    }
+
+    static let tricky = #" [ {"a": "x,]}\"[{", "b": [1, [2, {"c": "\\"}]]}, "s\"t]", 3.5 , null, [], {} , "é,ü" ]  "#
+
+    @Test(arguments: [1, 2, 3, 7, 64, 1 << 20])
+    func elementsAreThoseOfTheWholeDocument(chunkSize: Int) throws {
+        let whole = try JSONParser.parse(Self.tricky)
+        #expect(try Self.elements(Self.tricky, chunkSize: chunkSize) == whole.arrayValue)
+        #expect(try Self.elements(" []\n", chunkSize: chunkSize) == [])
+    }
+
+    @Test func aDocumentThatIsNotAListIsReadWhole() throws {
+        #expect(try Self.elements(#"{"story": []}"#, chunkSize: 4) == nil)
+    }
+
+    @Test(arguments: ["[1,,2]", "[1,]", "[1] x", "[", "[1, 2", "[1 2]", "[{\"a\": 1]"])
+    func badListsAreErrors(text: String) {
+        #expect(throws: AISyncError.self) { _ = try Self.elements(text, chunkSize: 3) }
+    }
+
+    @Test func aSlicedImportEqualsAWholeOne() async throws {
+        let (sliced, dir) = try ImportFixture.store()
+        defer { CLIHarness.removeTree(dir) }
+        let s = try #require(try await Import.runStreaming(nil, path: ImportFixture.path("chatgpt"), into: sliced, options: Import.Options(),
+                                                            batchBytes: 1, chunkSize: 5))
+        #expect(s.source == .chatgpt && s.created == 4 && s.elementsAdded == 15 && s.skipped.count == 1)
+        let whole = try Import.parse(nil, path: ImportFixture.path("chatgpt"), now: ImportFixture.now).1
+        #expect(s.records.map(\.id) == whole.items.map(\.item.id))
+        for item in whole.items {
+            #expect(try await sliced.record(item.item.id).body == item.item.body.with(updated: try await sliced.record(item.item.id).body))
+        }
+        let again = try #require(try await Import.runStreaming(nil, path: ImportFixture.path("chatgpt-newer"), into: sliced,
+                                                                options: Import.Options(), batchBytes: 1, chunkSize: 3))
+        #expect(again.created == 1 && again.extended == 1 && again.elementsAdded == 4)
+    }
+
+    @Test func aFileCutOffLaterKeepsTheWholeConversationsBeforeTheCutAndSaysSo() async throws {
+        let (store, dir) = try ImportFixture.store()
+        defer { CLIHarness.removeTree(dir) }
+        let bytes = try FileIO.read(ImportFixture.path("chatgpt/conversations.json"))
+        let cut = "\(dir)/cut.json"
+        _ = FileManager.default.createFile(atPath: cut, contents: Data(bytes.prefix(bytes.count * 9 / 10)))
+        do {
+            _ = try await Import.runStreaming(nil, path: cut, into: store, options: Import.Options(), batchBytes: 1)
+            Issue.record("a cut-off file was accepted")
+        } catch {
+            #expect(error.code == .damagedData && error.message.contains("records before it were imported"), "\(error)")
+        }
+        let kept = try await store.list()
+        #expect(!kept.isEmpty && kept.count < 4)
+        #expect(try await store.conflictCount() == 0)
+    }
+}
+
+private extension RecordBody {
+    /// This body with `updated` taken from `other` (the store sets it to the latest version's time).
+    func with(updated other: RecordBody?) -> RecordBody {
+        guard case .chat(var mine) = self, case .chat(let theirs)? = other else { return self }
+        mine.updated = theirs.updated
+        return .chat(mine)
+    }
+}

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Writes the import fixtures (hand-made exports in the apps' formats). Run from this folder."""
+import base64, json, os
+
+def node(id, parent, children, role=None, parts=None, t=None, content=None, **extra):
+    msg = None
+    if role is not None:
+        msg = {"id": id, "author": {"role": role, "name": extra.pop("name", None), "metadata": {}},
+               "create_time": t, "update_time": None,
+               "content": content or {"content_type": "text", "parts": parts},
+               "status": "finished_successfully", "end_turn": True, "weight": extra.pop("weight", 1.0),
+               "metadata": extra.pop("metadata", {}), "recipient": extra.pop("recipient", "all")}
+    return {"id": id, "message": msg, "parent": parent, "children": children}
+
+T = 1700000000.0
+lisbon = {
+    "title": "Lisbon trip", "create_time": T, "update_time": T + 100, "conversation_id": "c0ffee00-0000-4000-8000-00000000000a",
+    "id": "c0ffee00-0000-4000-8000-00000000000a", "current_node": "a7", "default_model_slug": "gpt-4o",
+    "mapping": {
+        "root": node("root", None, ["sys"]),
+        "sys": node("sys", "root", ["ci"], "system", [""], None, weight=0.0),
+        "ci": node("ci", "sys", ["u1"], "user", ["Be brief."], T, metadata={"is_user_system_message": True, "is_visually_hidden_from_conversation": True}),
+        "u1": node("u1", "ci", ["a1-old", "a1"], "user", ["Three things to see in Lisbon?"], T + 1),
+        "a1-old": node("a1-old", "u1", [], "assistant", ["An old answer that was regenerated."], T + 2, metadata={"model_slug": "gpt-4"}),
+        "a1": node("a1", "u1", ["u2"], "assistant", ["Belém Tower, Alfama, and the LX Factory."], T + 3, metadata={"model_slug": "gpt-4o"}),
+        "u2": node("u2", "a1", ["e1", "a2"], "user", None, T + 4, content={"content_type": "multimodal_text", "parts": [
+            {"content_type": "image_asset_pointer", "asset_pointer": "file-service://file-abc123", "size_bytes": 10, "width": 1, "height": 1},
+            "What is in this photo?"]}),
+        "e1": node("e1", "u2", [], "user", ["An edit that went nowhere."], T + 4.5),
+        "a2": node("a2", "u2", ["code"], "assistant", ["A tram. Let me count the windows."], T + 5),
+        "code": node("code", "a2", ["out"], "assistant", None, T + 6, content={"content_type": "code", "language": "python", "text": "print(6 * 4)"}),
+        "out": node("out", "code", ["browse"], "tool", None, T + 7, name="python", content={"content_type": "execution_output", "text": "24"}),
+        "browse": node("browse", "out", ["hidden"], "tool", None, T + 8, name="browser", content={"content_type": "tether_browsing_display", "result": "Lisbon trams: line 28.", "summary": None}),
+        "hidden": node("hidden", "browse", ["empty"], "assistant", ["internal"], T + 9, metadata={"is_visually_hidden_from_conversation": True}),
+        "empty": node("empty", "hidden", ["future"], "assistant", [""], T + 10),
+        "future": node("future", "empty", ["a7"], "assistant", None, T + 11, content={"content_type": "some_future_type", "payload": {"x": 1}}),
+        "a7": node("a7", "future", [], "assistant", ["Take tram 28."], None),
+    },
+}
+broken = {
+    "title": "Broken tree", "create_time": T + 200, "update_time": None, "id": "broken-1", "current_node": "b3", "default_model_slug": None,
+    "mapping": {
+        "b2": node("b2", "gone", ["b3"], "user", ["My parent is missing."], T + 201),
+        "b3": node("b3", "b2", [], "assistant", ["Still here."], T + 202),
+    },
+}
+cycle = {
+    "title": "Cycle", "create_time": None, "update_time": None, "id": "cycle-1", "current_node": "x1",
+    "mapping": {
+        "x1": node("x1", "x2", ["x2"], "assistant", ["Second."], T + 301),
+        "x2": node("x2", "x1", ["x1"], "user", ["First."], T + 300),
+    },
+}
+no_current = {
+    "title": None, "create_time": T + 400, "update_time": None, "id": "nocurrent-1", "current_node": None,
+    "mapping": {
+        "r": node("r", None, ["q"]),
+        "q": node("q", "r", ["p1", "p2"], "user", ["Pick one"], T + 401),
+        "p1": node("p1", "q", [], "assistant", ["Older leaf"], T + 402),
+        "p2": node("p2", "q", [], "assistant", ["Newer leaf"], T + 403),
+    },
+}
+damaged = {"title": "Damaged", "id": "damaged-1", "mapping": "not a mapping", "current_node": "z"}
+
+def write(path, value):
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(value, f, ensure_ascii=False, indent=1)
+
+write("chatgpt/conversations.json", [lisbon, broken, cycle, no_current, damaged])
+
+# A newer export: two more messages on the Lisbon chat, one new conversation.
+newer = json.loads(json.dumps(lisbon))
+newer["mapping"]["a7"]["children"] = ["u8"]
+newer["mapping"]["u8"] = node("u8", "a7", ["a8"], "user", ["And for dinner?"], T + 20)
+newer["mapping"]["a8"] = node("a8", "u8", [], "assistant", ["Try a tasca in Alfama."], T + 21)
+newer["current_node"] = "a8"
+fresh = {"title": "New chat", "create_time": T + 500, "update_time": None, "id": "new-1", "current_node": "n2",
+         "mapping": {"n1": node("n1", None, ["n2"], "user", ["Hello"], T + 501), "n2": node("n2", "n1", [], "assistant", ["Hi!"], T + 502)}}
+write("chatgpt-newer/conversations.json", [newer, broken, cycle, no_current, fresh])
+
+# A sharded export, with a manifest naming the shards (and one hostile path, never read).
+write("chatgpt-sharded/conversations-000.json", [lisbon])
+write("chatgpt-sharded/conversations-001.json", [fresh])
+write("chatgpt-sharded/export_manifest.json", {"export_files": [{"path": "conversations-000.json"}, {"path": "conversations-001.json"},
+                                                              {"path": "../../etc/passwd"}]})
+
+claude = [{
+    "uuid": "5e1f0000-0000-4000-8000-000000000001", "name": "Fox facts", "created_at": "2024-03-01T12:00:00.123456Z",
+    "updated_at": "2024-03-01T12:05:00Z", "account": {"uuid": "acct"},
+    "chat_messages": [
+        {"uuid": "m1", "sender": "human", "text": "Tell me about foxes.", "content": [{"type": "text", "text": "Tell me about foxes."}],
+         "created_at": "2024-03-01T12:00:01.000000Z", "attachments": [{"file_name": "notes.txt", "file_size": 18, "file_type": "txt",
+         "extracted_content": "Foxes eat berries."}], "files": [{"file_name": "fox.jpg"}]},
+        {"uuid": "m2", "sender": "assistant", "text": "", "created_at": "2024-03-01T14:00:02+02:00", "attachments": [], "files": [],
+         "content": [{"type": "thinking", "thinking": "They want facts."},
+                     {"type": "tool_use", "name": "web_search", "input": {"query": "fox facts"}},
+                     {"type": "tool_result", "name": "web_search", "content": [{"type": "text", "text": "Foxes are canids."}]},
+                     {"type": "text", "text": "Foxes are small canids."},
+                     {"type": "future_block", "data": 1}]},
+        {"uuid": "m3", "sender": "human", "text": "", "content": [], "created_at": "2024-03-01T12:00:03Z"},
+        {"uuid": "m4", "sender": "human", "text": "Thanks!", "created_at": "2024-03-01T12:00:04Z"},
+    ]}, {"uuid": "5e1f0000-0000-4000-8000-000000000002", "name": "", "created_at": "2024-03-02T08:00:00Z", "updated_at": "2024-03-02T08:00:00Z",
+         "chat_messages": []}]
+write("claude/conversations.json", claude)
+
+write("storybook/story.json", {"title": "The Brave Little Fox", "moral": "Courage grows when shared.",
+      "story": ["A little fox lived in the woods.", "She was afraid of the dark.", "One night an owl came by.",
+                "Together they watched the stars.", "She was never afraid again."],
+      "imagePrompts": ["a fox in the woods, watercolor", "a fox and an owl under the stars, watercolor"]})
+
+png = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000030000000208020000001216f14d0000001049444154789c63fccf00054c3006030013290103f0d807840000000049454e44ae426082")
+write("dalle/response.json", {"created": 1700000000, "data": [
+    {"b64_json": base64.b64encode(png).decode(), "revised_prompt": "A tiny red square, pixel art"},
+    {"url": "https://oaidalleapiprodscus.blob.core.windows.net/private/img.png", "revised_prompt": "Another"}]})
+
+write("bad/not-an-export.json", {"hello": "world"})
+write("bad/wrong-types.json", [1, "two", {"mapping": 3}])
+with open("bad/truncated.json", "w") as f:
+    f.write('[{"title": "cut off", "mapping": {')
+
+# An export folder with pictures: a photo the user sent, a DALL·E picture, the same photo again
+# under a user folder (one image record), a missing file, a file that is not an image.
+gif = bytes.fromhex("4749463837610500040081000000ff000000000000000000002c00000000050004000008090001081c48b060c180003b")
+os.makedirs("chatgpt-images/dalle-generations", exist_ok=True)
+os.makedirs("chatgpt-images/user-abc", exist_ok=True)
+open("chatgpt-images/file-img1-photo.png", "wb").write(png)
+open("chatgpt-images/user-abc/file_0001-again.png", "wb").write(png)
+open("chatgpt-images/dalle-generations/file-dalle1-fox.gif", "wb").write(gif)
+open("chatgpt-images/file-doc1-notes.txt", "w").write("not a picture")
+def pointer(p, **meta):
+    return {"content_type": "image_asset_pointer", "asset_pointer": p, "size_bytes": 1, "width": 1, "height": 1, "metadata": meta or None}
+pictures = {"title": "Pictures", "create_time": T + 600, "id": "pictures-1", "current_node": "p5",
+    "mapping": {
+        "p1": node("p1", None, ["p2"], "user", None, T + 601, content={"content_type": "multimodal_text", "parts": [
+            pointer("file-service://file-img1"), "Draw a fox like this.", pointer("file-service://file-gone"), pointer("file-service://file-doc1")]}),
+        "p2": node("p2", "p1", ["p3"], "assistant", None, T + 602, recipient="dalle.text2im",
+                   content={"content_type": "code", "language": "json", "text": "{\"prompt\": \"a red fox\"}"}),
+        "p3": node("p3", "p2", ["p4"], "tool", None, T + 603, name="dalle.text2im", content={"content_type": "multimodal_text", "parts": [
+            pointer("file-service://file-dalle1", dalle={"prompt": "a red fox, watercolor", "gen_id": "g1"})]}),
+        "p4": node("p4", "p3", ["p5"], "user", None, T + 604, content={"content_type": "multimodal_text", "parts": [
+            pointer("sediment://file_0001"), pointer("file-service://../../etc/passwd"), "Same photo again."]}),
+        "p5": node("p5", "p4", [], "assistant", ["Nice fox."], T + 605),
+    }}
+write("chatgpt-images/conversations.json", [pictures])
+
+# The same export zipped, as ChatGPT sends it (DEFLATE, and one stored entry), plus an entry
+# whose name tries to climb out (never used as a path) and a truncated copy.
+import zipfile
+with zipfile.ZipFile("chatgpt-export.zip", "w") as z:
+    z.write("chatgpt-images/conversations.json", "conversations.json", compress_type=zipfile.ZIP_DEFLATED)
+    z.write("chatgpt-images/file-img1-photo.png", "file-img1-photo.png", compress_type=zipfile.ZIP_STORED)
+    z.write("chatgpt-images/dalle-generations/file-dalle1-fox.gif", "dalle-generations/file-dalle1-fox.gif", compress_type=zipfile.ZIP_DEFLATED)
+    z.write("chatgpt-images/user-abc/file_0001-again.png", "user-abc/file_0001-again.png", compress_type=zipfile.ZIP_DEFLATED)
+    z.writestr("../../file-doc1-evil.png", png, compress_type=zipfile.ZIP_DEFLATED)
+    z.writestr("chat.html", "<html>" + "<p>hello</p>" * 500 + "</html>", compress_type=zipfile.ZIP_DEFLATED)
+data = open("chatgpt-export.zip", "rb").read()
+open("bad/truncated.zip", "wb").write(data[: len(data) // 2])
