@@ -41,8 +41,10 @@ func parse(_ args: [String], for command: CommandSpec) throws(CLIError) -> Invoc
     var index = 0
     var onlyPositionals = false
     while index < args.count {
-        let arg = args[index]
+        var arg = args[index]
         index += 1
+        // `-o FILE` is `--output FILE` wherever a command writes a file.
+        if arg == "-o", !onlyPositionals, options.contains(where: { $0.name == "output" }) { arg = "--output" }
         if onlyPositionals || !arg.hasPrefix("-") || arg == "-" {
             result.positionals.append(arg)
             continue

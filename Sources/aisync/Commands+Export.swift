@@ -17,7 +17,7 @@ enum ExportCommands {
         arguments: [ArgumentSpec(name: "ID", help: "The record to export (or --all).", optional: true)],
         options: [OptionSpec(name: "all", help: "Export every record into a folder with an index.html."),
                   OptionSpec(name: "format", valueName: "md|html|epub|json", help: "The format (default: by kind)."),
-                  OptionSpec(name: "output", valueName: "PATH", help: "The file (or directory) to write; - for standard output."),
+                  OptionSpec(name: "output", valueName: "PATH", help: "The file (or directory) to write; - for standard output. Also -o."),
                   OptionSpec(name: "force", help: "Replace existing files.")]
     ) { inv throws(CLIError) in
         let format = try inv.option("format").map { (text: String) throws(CLIError) -> Export.Format in try parseFormat(text, inv) }
