@@ -24,12 +24,7 @@ package struct StoreLock: ~Copyable {
     }
 
     package static func acquire(path: String, what: String, timeoutMilliseconds: Int) throws(AISyncError) -> StoreLock? {
-        let fd = Platform.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        if fd < 0 {
-            let code = Platform.errno
-            if code == EACCES || code == EROFS || code == EPERM { return nil }
-            throw FileIO.ioError("open", path, errno: code)
-        }
+        guard let fd = try openLockFile(path) else { return nil }
         var waited = 0
         while !Platform.tryLockExclusive(fd) {
             guard waited < timeoutMilliseconds else {
@@ -46,18 +41,13 @@ package struct StoreLock: ~Copyable {
     /// suspends (`Task.sleep`) between tries, so a wait of up to `timeoutMilliseconds` on the
     /// cooperative pool costs no thread, and a cancelled task stops waiting at once.
     package static func acquireAsync(path: String, what: String, timeoutMilliseconds: Int) async throws(AISyncError) -> StoreLock? {
-        let fd = Platform.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        if fd < 0 {
-            let code = Platform.errno
-            if code == EACCES || code == EROFS || code == EPERM { return nil }
-            throw FileIO.ioError("open", path, errno: code)
-        }
+        guard let fd = try openLockFile(path) else { return nil }
         var waited = 0
         while !Platform.tryLockExclusive(fd) {
             do throws(AISyncError) {
                 try AISyncError.checkCancellation()
                 guard waited < timeoutMilliseconds else {
-                    throw AISyncError(.temporary, "\(what) is busy: another aisync process is using it", hint: "Wait for it to finish and try again")
+                    throw AISyncError.busy(what)
                 }
             } catch {
                 Platform.close(fd)
@@ -67,6 +57,18 @@ package struct StoreLock: ~Copyable {
             waited += 20
         }
         return StoreLock(fd: fd)
+    }
+
+    /// Opens (creating) the lock file; nil when the store is read-only, so reads go on
+    /// without a lock.
+    private static func openLockFile(_ path: String) throws(AISyncError) -> Int32? {
+        let fd = Platform.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if fd < 0 {
+            let code = Platform.errno
+            if code == EACCES || code == EROFS || code == EPERM { return nil }
+            throw FileIO.ioError("open", path, errno: code)
+        }
+        return fd
     }
 
     deinit { Platform.close(fd) }
