@@ -44,7 +44,7 @@ struct SlowServerTests {
         let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
         let port = try #require(Int(line.trimmingCharacters(in: .whitespacesAndNewlines)), "no port from the trickle server: \(line)")
         // Inactivity timeout 1 s (never reached: a byte comes every 0.4 s); a 1,000-byte limit
-        // gives a deadline of 1 s + 1000 / 128 KiB/s.
+        // gives a deadline of 4 × 1 s + 1000 / 128 KiB/s.
         let transport = URLSessionTransport(timeoutSeconds: 1)
         // Without the deadline the whole answer arrives after 400 s and is accepted.
         do {
@@ -58,7 +58,7 @@ struct SlowServerTests {
     }
 
     @Test("the deadline grows with the bytes a request may move", arguments: [
-        (30.0, Int64(0), 30.0), (30.0, Int64(1 << 20), 38.0), (5.0, Int64(64 << 20), 517.0),
+        (30.0, Int64(0), 120.0), (30.0, Int64(1 << 20), 128.0), (5.0, Int64(64 << 20), 532.0),
     ] as [(Double, Int64, Double)])
     func deadline(timeout: Double, bytes: Int64, expected: Double) {
         #expect(abs(URLSessionTransport.deadline(timeout: timeout, bytes: bytes) - expected) < 0.001)

@@ -80,10 +80,11 @@ public final class URLSessionTransport: HTTPTransport {
         return try finish(outcome, declined: declined, url: url, downloadTo: downloadTo, maxBytes: maxBytes)
     }
 
-    /// The longest a request may take in all: the inactivity timeout plus the time to move
-    /// `bytes` at 128 KiB/s, the slowest rate worth waiting for (a 1 MiB head: 38 s).
+    /// The longest a request may take in all: four inactivity timeouts (room for a loaded
+    /// server between bursts) plus the time to move `bytes` at 128 KiB/s, the slowest rate
+    /// worth waiting for (a 1 MiB head with the default 30 s: 128 s).
     static func deadline(timeout: TimeInterval, bytes: Int64) -> TimeInterval {
-        timeout + Double(max(bytes, 0)) / Double(128 << 10)
+        4 * timeout + Double(max(bytes, 0)) / Double(128 << 10)
     }
 
     /// The session task for `request`: an upload (from a file or from bytes), a download to
