@@ -11,13 +11,24 @@ extension Export {
         if let model = chat.model { out += "- Model: \(oneLine(model))\n" }
         out += "- Created: \(chat.created.iso8601)\n"
         out += "- Updated: \(chat.updated.iso8601)\n"
-        for message in chat.messages {
-            out += "\n## \(roleHeading(message.role))\n\n"
-            let text = message.text.normalizingLineEndings().trimmingNewlines()
-            out += text + closingFence(for: text)
-            out += "\n"
+        for message in chat.messages { out += "\n## \(roleHeading(message.role))\n\n" + messageText(message) }
+        guard !chat.alternatives.isEmpty else { return out }
+        // Other branches come after the transcript, each saying which message it follows, so
+        // the transcript reads as the app showed it.
+        var numbers: [String: Int] = [:]
+        for (n, m) in chat.messages.enumerated() { numbers[m.id] = n + 1 }
+        out += "\n---\n\n# Other branches\n\nRegenerated answers and edited questions, kept as alternatives.\n"
+        for (n, message) in chat.alternatives.enumerated() {
+            let after = message.branch?.after.map { id in numbers[id].map { "message \($0)" } ?? "another alternative" } ?? "the start"
+            out += "\n## Alternative \(n + 1): \(roleHeading(message.role)), after \(after)\n\n" + messageText(message)
         }
         return out
+    }
+
+    /// A message's text with line endings normalized and an open code fence closed.
+    static func messageText(_ message: ChatBody.Message) -> String {
+        let text = message.text.normalizingLineEndings().trimmingNewlines()
+        return text + closingFence(for: text) + "\n"
     }
 
     /// A story as Markdown: its title, moral and pages; `imageLink` names the file a page's

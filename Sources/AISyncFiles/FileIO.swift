@@ -76,7 +76,7 @@ package enum FileIO {
 
     /// Streams `input` to `output` in 1 MiB chunks, hashing as it goes, then fsyncs
     /// `output`: the one copy loop behind importing, exporting and folder-remote uploads.
-    package static func streamCopy(_ input: Int32, to output: Int32, source: String, destination: String) throws(AISyncError) -> (digest: SHA256Digest, size: Int64) {
+    package static func streamCopy(_ input: Int32, to output: Int32, source: String, destination: String, durable: Bool = true) throws(AISyncError) -> (digest: SHA256Digest, size: Int64) {
         var hasher = SHA256()
         var size: Int64 = 0
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
@@ -92,7 +92,7 @@ package enum FileIO {
             guard ok else { throw ioError("write", destination, errno: Platform.errno) }
             size += Int64(n)
         }
-        guard Platform.fsync(output) else { throw ioError("write", destination, errno: Platform.errno) }
+        guard !durable || Platform.fsync(output) else { throw ioError("write", destination, errno: Platform.errno) }
         return (hasher.finalize(), size)
     }
 

@@ -4,11 +4,12 @@ import AISyncCore
 ///
 /// Each conversation becomes one chat (id from `chatgpt:` + its id); its main transcript
 /// (see ``ChatGPTTranscript``) becomes the messages, with ids from the node ids. Messages on
-/// other branches (regenerations, edits) are not mixed in: they are counted in the summary.
+/// other branches (regenerations, edits) are kept as ``ChatBody/alternatives``, each marked
+/// with the message it follows, never mixed into the transcript.
 /// Pictures the messages point to become image records (see ``ChatGPTImages``). A
 /// conversation that is damaged is skipped whole, with why; the others are imported.
 enum ChatGPTImporter {
-    static let otherBranches = "on other branches (regenerations, edits), not imported"
+    static let otherBranches = "on other branches (regenerations, edits), kept as alternatives"
     static let brokenTree = "broken tree (missing parent, cycle or unknown current node): the path found was kept"
     static let newestBranch = "no current node: the newest branch was taken"
 
@@ -59,29 +60,58 @@ enum ChatGPTImporter {
         let created = ImportIDs.time(seconds: c["create_time"]) ?? ImportIDs.time(seconds: c["update_time"]) ?? Timestamp(milliseconds: 0)
         var images = ChatGPTImages(assets: assets, created: created)
         let messages = self.messages(transcript.path, mapping: mapping, key: key, start: created, notes: &notes, images: &images)
-        let others = otherBranchMessages(mapping, besides: Set(transcript.path))
-        if others > 0 { notes[otherBranches] = others }
+        let alternatives = self.alternatives(mapping, onPath: messages.times, path: Set(transcript.path), key: key, start: created, images: &images)
+        if !alternatives.isEmpty { notes[otherBranches] = alternatives.count }
         let model = c["default_model_slug"]?.stringValue ?? messages.model
         let body = ChatBody(title: ImportIDs.title(c["title"]?.stringValue, fallback: "Untitled chat"), model: model,
-                            messages: messages.list, created: created, updated: created)
+                            messages: messages.list, alternatives: alternatives, created: created, updated: created)
         return .success(Conversation(key: key, id: ImportIDs.record(.chat, key: key), body: body, notes: notes, images: images.found))
     }
 
-    /// How many nodes off the main path hold a message the app would show.
-    static func otherBranchMessages(_ mapping: [String: JSONValue], besides path: Set<String>) -> Int {
-        var ignored = ChatGPTImages(assets: nil, created: Timestamp(milliseconds: 0))
-        return mapping.filter { id, node in
-            guard !path.contains(id), case .visible = ChatGPTMessage.read(node["message"], images: &ignored) else { return false }
-            return true
-        }.count
+    /// The messages the app would show on other branches (regenerations, edits), each marked
+    /// with the message it follows: its nearest ancestor that is shown (nil at the start).
+    /// `onPath` maps the transcript's shown nodes to their times. Times come from the export
+    /// (else 1 ms after the message followed); the list is ordered by time, then id, so an
+    /// import is the same on every run.
+    static func alternatives(_ mapping: [String: JSONValue], onPath: [String: Timestamp], path: Set<String>, key: String,
+                             start: Timestamp, images: inout ChatGPTImages) -> [ChatBody.Message] {
+        var shown: [String: (role: ChatBody.Role, text: String, time: Timestamp?)] = [:]
+        for (id, node) in mapping where !path.contains(id) {
+            if case .visible(let role, let text, let time, _) = ChatGPTMessage.read(node["message"], images: &images) {
+                shown[id] = (role, text, time)
+            }
+        }
+        guard !shown.isEmpty else { return [] }
+        var list: [ChatBody.Message] = []
+        for (id, message) in shown {
+            let parent = visibleAncestor(of: id, mapping: mapping) { shown[$0] != nil || onPath[$0] != nil }
+            let parentTime = parent.flatMap { onPath[$0] ?? shown[$0]?.time } ?? start
+            let time = message.time ?? Timestamp(milliseconds: parentTime.milliseconds + 1)
+            list.append(ChatBody.Message(id: ImportIDs.element("m", key: key, source: id), role: message.role, text: message.text, time: time,
+                                         branch: ChatBody.Branch(after: parent.map { ImportIDs.element("m", key: key, source: $0) })))
+        }
+        return list.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
+    }
+
+    /// The nearest ancestor of `id` that `isShown`, following `parent` links (a cycle or a
+    /// missing parent ends the walk).
+    static func visibleAncestor(of id: String, mapping: [String: JSONValue], isShown: (String) -> Bool) -> String? {
+        var visited: Set<String> = [id]
+        var cursor = mapping[id]?["parent"]?.stringValue
+        while let current = cursor, visited.insert(current).inserted {
+            if isShown(current) { return current }
+            cursor = mapping[current]?["parent"]?.stringValue
+        }
+        return nil
     }
 
     /// The visible messages of the path, with times that only go forward (a message without
     /// a time, or with an earlier one, goes 1 ms after the one before), so the order shown is
     /// the transcript's. Also the last `metadata.model_slug` seen.
     static func messages(_ path: [String], mapping: [String: JSONValue], key: String, start: Timestamp,
-                         notes: inout [String: Int], images: inout ChatGPTImages) -> (list: [ChatBody.Message], model: String?) {
+                         notes: inout [String: Int], images: inout ChatGPTImages) -> (list: [ChatBody.Message], model: String?, times: [String: Timestamp]) {
         var list: [ChatBody.Message] = []
+        var times: [String: Timestamp] = [:]
         var model: String?
         var last = start.milliseconds - 1
         for nodeID in path {
@@ -94,9 +124,10 @@ enum ChatGPTImporter {
                 last = max(time?.milliseconds ?? last + 1, last + 1)
                 let id = ImportIDs.element("m", key: key, source: nodeID)
                 list.append(ChatBody.Message(id: id, role: role, text: text, time: Timestamp(milliseconds: last)))
+                times[nodeID] = Timestamp(milliseconds: last)
                 model = message?["metadata"]?["model_slug"]?.stringValue ?? model
             }
         }
-        return (list, model)
+        return (list, model, times)
     }
 }

@@ -26,7 +26,7 @@ enum ChatGPTMessage {
         }
         var notes: [String] = []
         var text = content(message["content"], notes: &notes, images: &images)
-        guard !text.trimmingSpaces.isEmpty else { return .hidden(emptyReason) }
+        guard !text.isBlank else { return .hidden(emptyReason) }
         let chatRole: ChatBody.Role
         switch role {
         case "user": chatRole = .user

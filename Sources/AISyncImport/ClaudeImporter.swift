@@ -52,7 +52,7 @@ enum ClaudeImporter {
             text = blocks.compactMap { block(Self.blockText($0), notes: &notes) }.joined(separator: "\n\n")
         }
         text += attachments(message, notes: &notes)
-        guard !text.trimmingSpaces.isEmpty else { notes[ChatGPTMessage.emptyReason, default: 0] += 1; return nil }
+        guard !text.isBlank else { notes[ChatGPTMessage.emptyReason, default: 0] += 1; return nil }
         return (role, text)
     }
 

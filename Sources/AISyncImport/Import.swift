@@ -25,15 +25,18 @@ public enum Import {
         public var prompt: String?
         /// The image model of a DALL·E response, e.g. `dall-e-3`.
         public var model: String?
+        /// Called after each batch of a big JSON export is written (from the importing task).
+        public var progress: (@Sendable (ImportProgress) -> Void)?
 
         /// Options for one import; `prompt` and `model` matter only for `dalle`.
-        public init(dryRun: Bool = false, prompt: String? = nil, model: String? = nil) {
-            self.dryRun = dryRun; self.prompt = prompt; self.model = model
+        public init(dryRun: Bool = false, prompt: String? = nil, model: String? = nil,
+                    progress: (@Sendable (ImportProgress) -> Void)? = nil) {
+            self.dryRun = dryRun; self.prompt = prompt; self.model = model; self.progress = progress
         }
     }
 
     /// Imports the export at `path` (its zip, the unzipped folder, or a JSON file) into
-    /// `store`. A JSON list is read and written in slices of about 16 MB (each one journal
+    /// `store`. A JSON list is read and written in slices of about 4 MB (each one journal
     /// append), so memory stays small; anything else is read whole and written in one append.
     /// `source` nil detects it from the document's shape.
     /// Throws damaged-data for input that is not such an export (nothing is written then),

@@ -48,6 +48,9 @@ enum ImportIDs {
 }
 
 extension String {
+    /// Whether the text is empty or only spaces, tabs and newlines (checked without copying it).
+    var isBlank: Bool { utf8.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D } }
+
     /// The text without leading and trailing spaces, tabs and newlines.
     var trimmingSpaces: String {
         let space: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }

@@ -34,12 +34,17 @@ struct JSONArrayReader {
         guard head.first(where: { !Self.isSpace($0) }) == UInt8(ascii: "[") else { return nil }
     }
 
+    /// How far into the file reading has come (the byte after the last one looked at).
+    var offset: Int64 { bufferStart + Int64(position) }
+
     static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 }
 
     /// The bytes of the next element, or nil after the closing `]`.
     mutating func next() throws(AISyncError) -> ArraySlice<UInt8>? {
         while true {
             while position < buffer.count {
+                if state == .inElement { skipInside() }
+                guard position < buffer.count else { break }
                 if let element = try step(buffer[position]) { return element }
                 position += 1
             }
@@ -47,6 +52,44 @@ struct JSONArrayReader {
             guard fileOffset < size else { throw bad("unexpected end of input") }
             try refill()
         }
+    }
+
+    /// Inside an element, skips string contents and bytes that are not structural, stopping
+    /// at the next byte that may change the nesting (a quote, bracket, brace or comma) so
+    /// ``step(_:)`` sees only those. Most of a conversation is string contents.
+    private mutating func skipInside() {
+        var p = position
+        var inString = inString
+        var escaped = escaped
+        buffer.withUnsafeBufferPointer { bytes in
+            let end = bytes.count
+            while p < end {
+                let b = bytes[p]
+                if inString {
+                    if escaped { escaped = false } else if b == 0x5C { escaped = true } else if b == 0x22 { inString = false }
+                } else if b == 0x22 {
+                    inString = true
+                } else if b == 0x5B || b == 0x5D || b == 0x7B || b == 0x7D || b == 0x2C {
+                    return
+                }
+                p += 1
+            }
+        }
+        position = p
+        self.inString = inString
+        self.escaped = escaped
+    }
+
+    /// The next elements, copied out, until they hold at least `bytes` bytes or the list ends
+    /// (empty after the closing `]`).
+    mutating func nextElements(upTo bytes: Int) throws(AISyncError) -> [[UInt8]] {
+        var elements: [[UInt8]] = []
+        var total = 0
+        while total < bytes, let element = try next() {
+            elements.append(Array(element))
+            total += element.count
+        }
+        return elements
     }
 
     /// Handles one byte; returns an element when this byte ends one.

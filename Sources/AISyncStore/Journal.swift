@@ -144,13 +144,13 @@ struct Journal: Sendable {
     /// Appends lines and fsyncs before returning: only then is a version saved. Returns where
     /// each line landed (call with the store lock held, so nobody appends in between).
     @discardableResult
-    func append(_ versions: [Version]) throws(AISyncError) -> [LineRef] {
+    func append(_ versions: [Version], lines: [[UInt8]]? = nil) throws(AISyncError) -> [LineRef] {
         guard !versions.isEmpty else { return [] }
         var bytes: [UInt8] = []
         var refs: [LineRef] = []
         let start = size()
-        for v in versions {
-            let line = v.json.canonicalBytes
+        for (n, v) in versions.enumerated() {
+            let line = lines?[n] ?? v.json.canonicalBytes
             refs.append(LineRef(offset: start + Int64(bytes.count), length: line.count))
             bytes.append(contentsOf: line)
             bytes.append(0x0A)

@@ -85,16 +85,26 @@ struct ObjectStore: Sendable {
     }
 
     /// Copies an object to `destination` (atomically), verifying the hash while streaming.
+    /// The error for a picture whose bytes the store lacks.
+    static func missing(_ digest: SHA256Digest) -> AISyncError {
+        AISyncError(.damagedData, "the image bytes \(digest.hex) are missing from the store", hint: "Pull from a remote to restore them, or check the store", remedy: .checkStore)
+    }
+
+    /// The error for an object file whose bytes no longer hash to its name.
+    static func damaged(_ path: String) -> AISyncError {
+        AISyncError(.damagedData, "object \(path) is damaged: its bytes no longer match its name", hint: "Check the store; pull from a remote to restore it", remedy: .checkStore)
+    }
+
     func export(_ digest: SHA256Digest, to destination: String) throws(AISyncError) {
         let source = path(of: digest)
         guard FileIO.exists(source) else {
-            throw AISyncError(.damagedData, "the image bytes \(digest.hex) are missing from the store", hint: "Pull from a remote to restore them, or check the store", remedy: .checkStore)
+            throw Self.missing(digest)
         }
         let temp = "\(destination).aisync-tmp-\(environment.temporarySuffix())"
         do throws(AISyncError) {
             let copied = try FileIO.copy(source, to: temp)
             guard copied.digest == digest else {
-                throw AISyncError(.damagedData, "object \(source) is damaged: its bytes no longer match its name", hint: "Check the store; pull from a remote to restore it", remedy: .checkStore)
+                throw Self.damaged(source)
             }
         } catch {
             _ = Platform.unlink(temp)

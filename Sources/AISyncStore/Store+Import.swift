@@ -40,11 +40,14 @@ extension Store {
     /// get only the elements (messages, pages) whose ids they have never held — one removed
     /// here stays removed. With `dryRun` nothing is written. Titles over 1000 characters
     /// are a usage error; an id given twice gets its first body only.
-    public func importRecords(_ items: [ImportItem], dryRun: Bool = false) throws(AISyncError) -> [ImportOutcome] {
+    /// `deferIndex` leaves the index for ``finishImport()``: a big import calls this once per
+    /// batch, and rewriting the whole index after each would cost O(records²).
+    public func importRecords(_ items: [ImportItem], dryRun: Bool = false, deferIndex: Bool = false) throws(AISyncError) -> [ImportOutcome] {
         for item in items { try Self.checkTitle(item.body.title) }
-        return try locked(write: !dryRun) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [ImportOutcome] in
+        return try locked(write: !dryRun, saveIndex: !deferIndex) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [ImportOutcome] in
             var time = snapshot.latestTime
             var versions: [Version] = []
+            var lines: [[UInt8]] = []
             var outcomes: [ImportOutcome] = []
             var seen: Set<RecordID> = []
             for item in items {
@@ -57,10 +60,23 @@ extension Store {
                 for (_, bytes) in change.objects { _ = try objects.put(bytes) }
                 time = max(time, state?.latestTime ?? .zero).tick(now: environment.now())
                 let clock = (state?.clock ?? VectorClock()).incremented(for: deviceID)
-                versions.append(Version(record: item.id, kind: item.body.kind, clock: clock, time: time, device: deviceID, ops: change.ops))
+                let (version, line) = Version.encoded(record: item.id, kind: item.body.kind, clock: clock, time: time, device: deviceID, ops: change.ops)
+                versions.append(version)
+                lines.append(line)
             }
-            if !versions.isEmpty { try append(versions, to: &snapshot) }
+            if !versions.isEmpty { try append(versions, lines: lines, saveIndex: !deferIndex, to: &snapshot) }
+            // A big import comes in many calls: folded states are rebuilt from the journal on
+            // demand, so memory stays one batch, not the whole export.
+            snapshot.dropDecodedStates()
             return outcomes
+        }
+    }
+
+    /// Saves the index after imports made with `deferIndex` (a no-op when it is current), so
+    /// the next command need not read the imported lines again.
+    public func finishImport() throws(AISyncError) {
+        try locked(write: true) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) in
+            if snapshot.journalLines != indexedLines { try saveIndex(snapshot) }
         }
     }
 

@@ -70,13 +70,6 @@ extension Store {
         }
     }
 
-    /// Writes an image record's original bytes to `path`, verified against their hash.
-    public func saveImage(_ id: RecordID, to path: String) throws(AISyncError) {
-        let digest = try imageDigest(id)
-        var target = path
-        if Platform.stat(path)?.isDirectory == true { target = "\(path)/\(id.rawValue)" }
-        try objects.export(digest, to: target)
-    }
 
     /// The sha256 of a live image record's original bytes.
     func imageDigest(_ id: RecordID) throws(AISyncError) -> SHA256Digest {

@@ -17,13 +17,16 @@ extension Store {
 
     /// Appends versions to the journal (one fsynced write), then brings the snapshot, the
     /// journal anchor and, when enough lines have piled up, the index up to date.
-    func append(_ versions: [Version], to snapshot: inout StoreSnapshot) throws(AISyncError) {
-        let refs = try journal.append(versions)
+    /// `lines` are the versions' journal lines when the caller already encoded them
+    /// (``Version/encoded(record:kind:clock:time:device:ops:)``); `saveIndex: false` leaves
+    /// the index for the caller to save once at the end of a bulk write.
+    func append(_ versions: [Version], lines: [[UInt8]]? = nil, saveIndex: Bool = true, to snapshot: inout StoreSnapshot) throws(AISyncError) {
+        let refs = try journal.append(versions, lines: lines)
         try snapshot.apply(Array(zip(versions, refs)), reader: reader)
         snapshot.journalOffset = journal.size()
         snapshot.journalLines += versions.count
         cachedAnchor = IndexFile.anchor(journal: journal, offset: snapshot.journalOffset)
-        if snapshot.journalLines - indexedLines >= Self.indexRewriteThreshold { try saveIndex(snapshot) }
+        if saveIndex, snapshot.journalLines - indexedLines >= Self.indexRewriteThreshold { try self.saveIndex(snapshot) }
         announce(Set(versions.map(\.record)))
     }
 

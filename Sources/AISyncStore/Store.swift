@@ -99,13 +99,13 @@ public actor Store {
 
     /// Runs `body` with the lock held (or without it on a read-only store when `write` is false)
     /// and an up-to-date snapshot.
-    package func locked<T>(write: Bool, _ body: (inout StoreSnapshot, Bool) throws(AISyncError) -> T) throws(AISyncError) -> T {
+    package func locked<T>(write: Bool, saveIndex: Bool = true, _ body: (inout StoreSnapshot, Bool) throws(AISyncError) -> T) throws(AISyncError) -> T {
         let lock = try StoreLock.acquire(root: root, timeoutMilliseconds: environment.lockTimeoutMilliseconds)
         let canWrite = lock != nil
         if write && !canWrite {
             throw AISyncError(.permission, "the store \(root) is read-only", hint: "Check the directory's permissions; reading commands still work")
         }
-        var snapshot = try refresh(canWrite: canWrite)
+        var snapshot = try refresh(canWrite: canWrite, saveIndex: saveIndex)
         let result = try body(&snapshot, canWrite)
         cache = snapshot
         _ = consume lock
@@ -113,26 +113,34 @@ public actor Store {
     }
 
     /// Catches the snapshot up with the journal: cached snapshot, else the index, else a
-    /// rebuild from the first line. Drops a torn final line when it may write.
-    func refresh(canWrite: Bool) throws(AISyncError) -> StoreSnapshot {
+    /// rebuild from the first line. Drops a torn final line when it may write. `saveIndex:
+    /// false` leaves a stale index alone (a bulk import saves it once at its end).
+    func refresh(canWrite: Bool, saveIndex: Bool = true) throws(AISyncError) -> StoreSnapshot {
         if canWrite { try journal.dropTornTail() }
         let size = journal.size()
-        var base: StoreSnapshot?
-        if let cache, cache.journalOffset <= size, IndexFile.anchor(journal: journal, offset: cache.journalOffset) == cachedAnchor {
-            base = cache
-        } else if let (snapshot, anchor) = index.read(), snapshot.journalOffset <= size,
-                  IndexFile.anchor(journal: journal, offset: snapshot.journalOffset) == anchor {
-            base = snapshot
-            base?.retryDamaged(reader: reader)
-            indexedLines = snapshot.journalLines
+        var snapshot: StoreSnapshot
+        let fromBase: Bool
+        if let offset = cache?.journalOffset, offset <= size, IndexFile.anchor(journal: journal, offset: offset) == cachedAnchor {
+            // Taken, not copied: while `cache` still held it, the first change would copy every
+            // dictionary (O(records) per command, O(records²) over a big import's batches).
+            // `locked` puts it back when its body succeeds.
+            snapshot = cache.take()!
+            fromBase = true
+        } else if let (read, anchor) = index.read(), read.journalOffset <= size,
+                  IndexFile.anchor(journal: journal, offset: read.journalOffset) == anchor {
+            indexedLines = read.journalLines
+            snapshot = read
+            snapshot.retryDamaged(reader: reader)
+            fromBase = true
         } else {
             indexedLines = -1
+            snapshot = StoreSnapshot()
+            fromBase = false
         }
-        var snapshot = base ?? StoreSnapshot()
         let chunk = try journal.read(from: snapshot.journalOffset, firstLine: snapshot.journalLines)
         do {
             try snapshot.apply(chunk.versions.map { ($0.version, $0.ref) }, reader: reader)
-        } catch where error.code == .temporary && base != nil {
+        } catch where error.code == .temporary && fromBase {
             // The index (or cached snapshot) does not match the journal: rebuild from it.
             dropIndex()
             indexedLines = -1
@@ -142,14 +150,14 @@ public actor Store {
             snapshot.journalOffset = all.endOffset
             snapshot.journalLines = all.endLine
             cachedAnchor = IndexFile.anchor(journal: journal, offset: snapshot.journalOffset)
-            if canWrite { try saveIndex(snapshot) }
+            if canWrite { try self.saveIndex(snapshot) }
             return snapshot
         }
         snapshot.journalOffset = chunk.endOffset
         snapshot.journalLines = chunk.endLine
         cachedAnchor = IndexFile.anchor(journal: journal, offset: snapshot.journalOffset)
-        if canWrite, indexedLines < 0 || snapshot.journalLines - indexedLines >= Self.indexRewriteThreshold {
-            try saveIndex(snapshot)
+        if canWrite, saveIndex, indexedLines < 0 || snapshot.journalLines - indexedLines >= Self.indexRewriteThreshold {
+            try self.saveIndex(snapshot)
         }
         return snapshot
     }

@@ -1,4 +1,5 @@
 import AISync
+import Foundation
 
 /// `aisync import`: bring history in from ChatGPT, Claude, storybook apps and DALL·E.
 enum ImportCommands {
@@ -20,10 +21,12 @@ enum ImportCommands {
     ) { inv throws(CLIError) in
         let (source, path) = try arguments(inv)
         let store = try Context.open(inv)
-        let options = Import.Options(dryRun: inv.flag("dry-run"), prompt: inv.option("prompt"), model: inv.option("model"))
+        let options = Import.Options(dryRun: inv.flag("dry-run"), prompt: inv.option("prompt"), model: inv.option("model"),
+                                     progress: progressLine(start: .now))
         let summary = try await Context.call { () async throws(AISyncError) in
             try await Import.run(source, path: path, into: store, options: options)
         }
+        if CLIPlatform.stderrIsInteractive { CLIPlatform.err("\r\u{1B}[K") }
         if inv.flag("json") { summary.json.printLine() } else { CLIPlatform.out(text(summary)) }
         return ExitCode.success
     }
@@ -41,11 +44,16 @@ enum ImportCommands {
         return (source, inv.positionals[1])
     }
 
+    /// How many records and skips are listed one by one; a big export lists the first ones
+    /// and totals the rest (`--json` has every one).
+    static let listed = 20
+
     static func text(_ s: ImportSummary) -> String {
         let head = s.dryRun ? "Would import" : "Imported"
         var lines = ["\(head) from \(s.source.rawValue): \(s.created) created, \(s.extended) extended, \(s.unchanged) unchanged, "
                      + "\(s.deleted) left alone (deleted here), \(s.skipped.count) skipped; \(s.elementsAdded) message(s)/page(s) added"]
-        for r in s.records {
+        let changed = s.records.filter { $0.outcome != .unchanged }
+        for r in changed.prefix(listed) {
             switch r.outcome {
             case .created(let n): lines.append("  created   \(r.id)  \(Output.oneLine(r.title))\(count(n, r.kind, sign: ""))")
             case .extended(let n): lines.append("  extended  \(r.id)  \(Output.oneLine(r.title))\(count(n, r.kind, sign: "+"))")
@@ -54,9 +62,30 @@ enum ImportCommands {
             }
             for (reason, count) in r.notes.sorted(by: { $0.key < $1.key }) { lines.append("            \(count) \(reason)") }
         }
-        for skip in s.skipped { lines.append("  skipped   \(Output.oneLine(skip.source)): \(skip.reason)") }
+        if changed.count > listed {
+            lines.append("  … and \(changed.count - listed) more records (--json lists every one); over all records:")
+            var totals: [String: Int] = [:]
+            for r in changed { for (reason, count) in r.notes { totals[reason, default: 0] += count } }
+            for (reason, count) in totals.sorted(by: { $0.key < $1.key }) { lines.append("            \(count) \(reason)") }
+        }
+        for skip in s.skipped.prefix(listed) { lines.append("  skipped   \(Output.oneLine(skip.source)): \(skip.reason)") }
+        if s.skipped.count > listed { lines.append("  … and \(s.skipped.count - listed) more skipped (--json lists every one)") }
         for note in s.notes { lines.append("  note      \(note)") }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// One line on a terminal's stderr after each batch of a big import: share done, MB,
+    /// speed, time left and records; nothing when stderr is not a terminal.
+    static func progressLine(start: ContinuousClock.Instant) -> @Sendable (ImportProgress) -> Void {
+        { progress in
+            guard CLIPlatform.stderrIsInteractive else { return }
+            let seconds = max(0.001, (ContinuousClock.now - start) / .seconds(1))
+            let rate = Double(progress.bytesDone) / seconds
+            let left = rate > 0 ? Double(progress.totalBytes - progress.bytesDone) / rate : 0
+            let mb = { (b: Int64) in String(format: "%.0f", Double(b) / 1e6) }
+            CLIPlatform.err("\r\u{1B}[Kimporting \(Int(progress.fraction * 100))% · \(mb(progress.bytesDone))/\(mb(progress.totalBytes)) MB · "
+                            + "\(String(format: "%.0f", rate / 1e6)) MB/s · \(Int(left.rounded())) s left · \(progress.records) records")
+        }
     }
 
     /// ` (3 messages)`, ` (+1 page)`; nothing for images.

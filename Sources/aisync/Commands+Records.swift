@@ -85,12 +85,21 @@ enum RecordCommands {
     }
 
     static let imageSave = CommandSpec(
-        path: ["image", "save"], abstract: "Write an image's original bytes to a file.",
-        arguments: [ArgumentSpec(name: "ID", help: "The image."), ArgumentSpec(name: "PATH", help: "Where to write it (a directory keeps the id as name).")]
+        path: ["image", "save"], abstract: "Write an image's original bytes to a file, or to standard output.",
+        discussion: "An existing file is never replaced without --force (exit 64).",
+        arguments: [ArgumentSpec(name: "ID", help: "The image."),
+                    ArgumentSpec(name: "PATH", help: "Where to write it (a directory keeps the id as name; - is standard output).")],
+        options: [OptionSpec(name: "force", help: "Replace an existing file.")]
     ) { inv throws(CLIError) in
         let id = try Context.recordID(inv.positionals[0], inv)
         let store = try Context.open(inv)
-        try await Context.call { () async throws(AISyncError) in try await store.saveImage(id, to: inv.positionals[1]) }
+        let path = inv.positionals[1]
+        if path == "-" {
+            try await Context.call { () async throws(AISyncError) in try await store.writeImage(id, toFileDescriptor: 1) }
+        } else {
+            let force = inv.flag("force")
+            try await Context.call { () async throws(AISyncError) in try await store.saveImage(id, to: path, force: force) }
+        }
         return ExitCode.success
     }
 

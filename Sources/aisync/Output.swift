@@ -44,6 +44,10 @@ enum Output {
             if let model = chat.model { lines.append("model: \(model)") }
             lines.append("created \(chat.created), updated \(chat.updated), \(chat.messages.count) message(s)")
             for m in chat.messages { lines.append("\n[\(m.role.rawValue) \(m.time) \(m.id)]\n\(m.text)") }
+            if !chat.alternatives.isEmpty { lines.append("\n\(chat.alternatives.count) alternative(s) on other branches (regenerations, edits):") }
+            for m in chat.alternatives {
+                lines.append("\n[alternative \(m.role.rawValue) \(m.time) \(m.id), after \(m.branch?.after ?? "the start")]\n\(m.text)")
+            }
         case .story(let story):
             if let moral = story.moral { lines.append("moral: \(moral)") }
             lines.append("created \(story.created), updated \(story.updated), \(story.pages.count) page(s)")

@@ -169,6 +169,20 @@ struct CLITests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         CLIExpect.success(store.run(["image", "save", id, folder]))
         #expect(FileManager.default.contents(atPath: "\(folder)/\(id)") == image.bytes)
+        // An existing file is never replaced without --force; `-` is standard output.
+        FileManager.default.createFile(atPath: out, contents: Data("keep me".utf8))
+        CLIExpect.cleanError(store.run(["image", "save", id, out]), code: 64, mentioning: ["already exists", "--force"])
+        CLIExpect.cleanError(store.run(["image", "save", id, folder]), code: 64, mentioning: ["already exists"])
+        #expect(FileManager.default.contents(atPath: out) == Data("keep me".utf8))
+        CLIExpect.success(store.run(["image", "save", id, out, "--force"]))
+        #expect(FileManager.default.contents(atPath: out) == image.bytes)
+        let piped = store.run(["image", "save", id, "-"])
+        CLIExpect.success(piped)
+        #expect(piped.stdoutData == image.bytes && !FileManager.default.fileExists(atPath: "\(store.directory)/-"))
+        // A missing folder is named as such; the temp file the copy goes through never shows.
+        let missing = store.run(["image", "save", id, "\(store.directory)/nowhere/x.png"])
+        CLIExpect.cleanError(missing, code: 66, mentioning: ["nowhere", "does not exist"])
+        #expect(!missing.stderr.contains("aisync-tmp"), "\(missing)")
 
         // The human view names the media type, size and hash.
         let text = store.run(["show", id])

@@ -25,6 +25,25 @@ private let digestB = SHA256Digest(hex: String(repeating: "0f", count: 32))!
 
 @Suite("Canonical JSON encoding")
 struct CanonicalEncodingTests {
+    @Test("A version encoded once (id spliced into the hashed content) is byte for byte its journal line", arguments: 0..<40)
+    func encodedVersionLineIsItsCanonicalLine(seed: Int) throws {
+        var rng = SplitMix64(seed: UInt64(seed))
+        let devices = (0..<3).map { _ in DeviceID(String((0..<32).map { _ in "0123456789abcdef".randomElement(using: &rng)! }))! }
+        var clock = VectorClock()
+        for d in devices.prefix(Int.random(in: 1...3, using: &rng)) { for _ in 0..<Int.random(in: 1...5, using: &rng) { clock = clock.incremented(for: d) } }
+        let texts = ["", "plain", "quote \" and \\ back", "line\nbreak\ttab", "kind\",\"kind\":", "é😀\u{1}"]
+        var ops: [Operation] = [.set(field: "title", value: .inline(.string(texts.randomElement(using: &rng)!)))]
+        for n in 0..<Int.random(in: 0...4, using: &rng) {
+            ops.append(.add(field: "messages", element: "m-\(n)", value: .inline(.object([
+                "role": .string("user"), "text": .string(texts.randomElement(using: &rng)!), "time": .string("2026-01-01T00:00:00.000Z")]))))
+        }
+        let time = HybridLogicalTime(wall: Int64.random(in: 0...2_000_000_000_000, using: &rng), counter: Int64.random(in: 0...3, using: &rng))
+        let (version, line) = Version.encoded(record: RecordID("chat-\(seed)")!, kind: .chat, clock: clock, time: time, device: devices[0], ops: ops)
+        #expect(line == version.json.canonicalBytes)
+        #expect(version == Version(record: RecordID("chat-\(seed)")!, kind: .chat, clock: clock, time: time, device: devices[0], ops: ops))
+        #expect(try Version(json: JSONParser.parse(line)) == version, "the line reads back, its id verified")
+    }
+
     @Test("Object keys are sorted by code point, which is UTF-8 byte order")
     func keyOrder() throws {
         // Given keys whose code-point order differs from UTF-16 order ("ｚ" U+FF5A vs "😀" U+1F600)

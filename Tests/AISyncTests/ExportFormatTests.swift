@@ -99,6 +99,25 @@ struct ExportFormatTests {
         #expect(md.components(separatedBy: "\n## ").count == chat.messages.count + 1)
     }
 
+    @Test func alternativesFollowTheTranscriptAndSayWhereTheyBranch() throws {
+        var chat = Self.chat()
+        let t = chat.created
+        chat.alternatives = [
+            .init(id: "m-6", role: .assistant, text: "An older answer.", time: t, branch: ChatBody.Branch(after: "m-2")),
+            .init(id: "m-7", role: .user, text: "An edited first question.", time: t, branch: ChatBody.Branch(after: nil)),
+        ]
+        let md = Export.markdown(chat: chat)
+        let transcript = try #require(md.components(separatedBy: "# Other branches").first)
+        #expect(!transcript.contains("An older answer."), "alternatives never mixed into the transcript:\n\(md)")
+        #expect(md.contains("## Alternative 1: Assistant, after message 2\n\nAn older answer.\n"), "\(md)")
+        #expect(md.contains("## Alternative 2: User, after the start\n\nAn edited first question.\n"), "\(md)")
+        // The body's JSON keeps them apart and reads back the same.
+        let json = RecordBody.chat(chat).json
+        #expect(json["alternatives"]?.arrayValue?.count == 2 && json["messages"]?.arrayValue?.count == 5)
+        #expect(try RecordBody(json: json) == .chat(chat))
+        #expect(RecordBody.chat(Self.chat()).json["alternatives"] == nil)
+    }
+
     @Test(arguments: [
         ("no fence", ""),
         ("```swift\nlet x = 1\n```", ""),

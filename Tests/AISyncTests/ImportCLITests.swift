@@ -11,15 +11,38 @@ struct ImportCLITests {
         defer { store.remove() }
         let first = store.run(["import", ImportFixture.path("chatgpt")])
         #expect(first.exitCode == 0 && first.stderr.isEmpty, "\(first)")
-        #expect(first.stdoutLines.first == "Imported from chatgpt: 4 created, 0 extended, 0 unchanged, 0 left alone (deleted here), 1 skipped; 15 message(s)/page(s) added", "\(first)")
-        #expect(first.stdout.contains("Lisbon trip (9 messages)"), "\(first)")
-        #expect(first.stdout.contains("2 on other branches (regenerations, edits), not imported"), "\(first)")
+        #expect(first.stdoutLines.first == "Imported from chatgpt: 4 created, 0 extended, 0 unchanged, 0 left alone (deleted here), 1 skipped; 18 message(s)/page(s) added", "\(first)")
+        #expect(first.stdout.contains("Lisbon trip (11 messages)"), "\(first)")
+        #expect(first.stdout.contains("2 on other branches (regenerations, edits), kept as alternatives"), "\(first)")
         #expect(first.stdout.contains("skipped   damaged-1: its mapping is missing or not an object"), "\(first)")
         let journal = store.journalBytes()
         let again = try CLIJSON.object(store.run(["import", "chatgpt", ImportFixture.path("chatgpt/conversations.json"), "--json"]))
         #expect(again["created"] as? Int == 0 && again["unchanged"] as? Int == 4 && again["elementsAdded"] as? Int == 0)
         #expect(store.journalBytes() == journal)
         #expect(try store.list().count == 4)
+    }
+
+    @Test func jsonOutputAndChatsWithAlternativesMatchTheirSchemas() throws {
+        try SchemaValidator.requireAvailable()
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let first = store.run(["import", ImportFixture.path("chatgpt"), "--json"])
+        let check = SchemaValidator.validate("import-output", stdin: first.stdoutData)
+        #expect(first.exitCode == 0 && check.passed, "\(check)")
+        let records = try #require(try CLIJSON.object(first)["records"] as? [[String: Any]])
+        let lisbon = try #require(records.first { $0["title"] as? String == "Lisbon trip" }?["id"] as? String)
+        let shown = store.run(["show", lisbon, "--json"])
+        #expect((try CLIJSON.object(shown)["alternatives"] as? [[String: Any]])?.count == 2)
+        let chat = SchemaValidator.validate("chat", stdin: shown.stdoutData, canonical: true)
+        #expect(chat.passed, "\(chat)")
+        let journal = SchemaValidator.validate("journal-line", files: [store.journalPath], canonical: true, jsonl: true)
+        #expect(journal.passed, "\(journal)")
+        let text = store.run(["show", lisbon])
+        #expect(text.stdout.contains("2 alternative(s) on other branches") && text.stdout.contains("An old answer that was regenerated."), "\(text)")
+        // The validator can fail: a record with an unknown outcome is refused.
+        let bad = SchemaValidator.validate("import-output", stdin: Data(String(decoding: first.stdoutData, as: UTF8.self)
+            .replacingOccurrences(of: "\"outcome\":\"created\"", with: "\"outcome\":\"made\"").utf8))
+        #expect(!bad.passed)
     }
 
     @Test func aNewerExportExtendsTheChat() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import AISyncCore
 @testable import AISyncImport
@@ -44,7 +45,7 @@ struct ImportStreamingTests {
         defer { CLIHarness.removeTree(dir) }
         let s = try #require(try await Import.runStreaming(nil, path: ImportFixture.path("chatgpt"), into: sliced, options: Import.Options(),
                                                             batchBytes: 1, chunkSize: 5))
-        #expect(s.source == .chatgpt && s.created == 4 && s.elementsAdded == 15 && s.skipped.count == 1)
+        #expect(s.source == .chatgpt && s.created == 4 && s.elementsAdded == 18 && s.skipped.count == 1)
         let whole = try Import.parse(nil, path: ImportFixture.path("chatgpt"), now: ImportFixture.now).1
         #expect(s.records.map(\.id) == whole.items.map(\.item.id))
         for item in whole.items {
@@ -53,6 +54,25 @@ struct ImportStreamingTests {
         let again = try #require(try await Import.runStreaming(nil, path: ImportFixture.path("chatgpt-newer"), into: sliced,
                                                                 options: Import.Options(), batchBytes: 1, chunkSize: 3))
         #expect(again.created == 1 && again.extended == 1 && again.elementsAdded == 4)
+    }
+
+    @Test func progressGoesForwardToTheWholeFileAndTheIndexIsSavedAtTheEnd() async throws {
+        let (store, dir) = try ImportFixture.store()
+        defer { CLIHarness.removeTree(dir) }
+        let seen = Mutex<[ImportProgress]>([])
+        let options = Import.Options(progress: { p in seen.withLock { $0.append(p) } })
+        let path = ImportFixture.path("chatgpt/conversations.json")
+        let summary = try #require(try await Import.runStreaming(nil, path: path, into: store, options: options, batchBytes: 1, chunkSize: 7))
+        let reports = seen.withLock { $0 }
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(reports.count == 6, "one report per batch of one conversation, and one at the end of the file: \(reports)")
+        #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.bytesDone <= $1.bytesDone && $0.records <= $1.records })
+        #expect(reports.allSatisfy { $0.totalBytes == Int64(size) })
+        #expect(reports.last?.bytesDone == Int64(size) && reports.last?.fraction == 1 && reports.last?.records == summary.records.count)
+        // The index was deferred during the batches and written once at the end: it covers the whole journal.
+        let index = try #require(FileManager.default.contents(atPath: "\(dir)/store/index/records.v2").map { String(decoding: $0, as: UTF8.self) })
+        let journalSize = try #require(try FileManager.default.attributesOfItem(atPath: "\(dir)/store/journal.jsonl")[.size] as? Int)
+        #expect(index.split(separator: "\n").first?.split(separator: "\t").dropFirst(2).first == Substring(String(journalSize)), "\(index.prefix(200))")
     }
 
     @Test func aFileCutOffLaterKeepsTheWholeConversationsBeforeTheCutAndSaysSo() async throws {

@@ -54,8 +54,15 @@ struct ImportChatGPTTests {
         #expect(lisbon.created == Timestamp(milliseconds: 1_700_000_000_000))
         // Times only go forward, so the order shown is the transcript's (the last has no time).
         #expect(zip(lisbon.messages, lisbon.messages.dropFirst()).allSatisfy { $0.time < $1.time })
-        // Regenerated and edited branches are counted, never mixed in; what the app hides is counted too.
+        // Regenerated and edited branches are kept as alternatives, never mixed in; each says
+        // which transcript message it follows. What the app hides is counted.
         #expect(!lisbon.messages.contains { $0.text.contains("regenerated") || $0.text.contains("went nowhere") })
+        #expect(lisbon.messages.allSatisfy { $0.branch == nil })
+        #expect(lisbon.alternatives.map(\.text) == ["An old answer that was regenerated.", "An edit that went nowhere."])
+        #expect(lisbon.alternatives.map(\.role) == [.assistant, .user])
+        let question = lisbon.messages[0].id, photo = lisbon.messages[2].id
+        #expect(lisbon.alternatives.map(\.branch) == [ChatBody.Branch(after: question), ChatBody.Branch(after: photo)])
+        #expect(Set(lisbon.alternatives.map(\.id)).isDisjoint(with: lisbon.messages.map(\.id)))
         #expect(item.notes[ChatGPTImporter.otherBranches] == 2)
         #expect(item.notes[ChatGPTMessage.hiddenReason] == 2)
         #expect(item.notes["custom instructions"] == 1)
@@ -86,6 +93,7 @@ struct ImportChatGPTTests {
         // No current node: the newest leaf's branch, the other counted.
         let (guessedItem, guessed) = try ImportFixture.chat(batch, titled: "Untitled chat")
         #expect(guessed.messages.map(\.text) == ["Pick one", "Newer leaf"])
+        #expect(guessed.alternatives.map(\.text) == ["Older leaf"] && guessed.alternatives.first?.branch?.after == guessed.messages.first?.id)
         #expect(guessedItem.notes[ChatGPTImporter.newestBranch] == 1 && guessedItem.notes[ChatGPTImporter.otherBranches] == 1)
         // A conversation whose mapping is not an object is skipped whole, with why.
         #expect(batch.skipped == [ImportBatch.Skip(source: "damaged-1", reason: "its mapping is missing or not an object")])
@@ -130,6 +138,19 @@ struct ImportChatGPTPictureTests {
         #expect(item.notes[ChatGPTImages.missingNote] == 2 && item.notes[ChatGPTImages.notImageNote] == 1)
     }
 
+    @Test func datFilesAreFoundByIdOrByTheExportsListOfNames() throws {
+        let (_, batch) = try ImportFixture.batch(.chatgpt, "chatgpt-dat")
+        let images = batch.items.compactMap { item -> ImageBody? in if case .image(let b) = item.item.body { b } else { nil } }
+        // `file-dat1.dat` by its id; `upload-0002.dat` only through the list; the type from the bytes.
+        #expect(images.map(\.mediaType) == ["image/png", "image/gif"])
+        #expect(images.map(\.title) == ["file-dat1.dat", "upload-0002.dat"])
+        let (item, chat) = try ImportFixture.chat(batch, titled: "Dat files")
+        // A listed name outside the export's own files is never read.
+        #expect(chat.messages[0].text.contains("[image: file-service://file-evil]"))
+        #expect(item.notes[ChatGPTImages.missingNote] == 1)
+        #expect(batch.items.allSatisfy { $0.item.imageFile.map { $0.hasPrefix(ImportFixture.path("chatgpt-dat")) } ?? true })
+    }
+
     @Test func aSymbolicLinkInTheExportIsNeverFollowed() throws {
         let dir = CLIHarness.makeTemporaryDirectory()
         defer { CLIHarness.removeTree(dir) }
@@ -170,7 +191,7 @@ struct ImportStoreTests {
         let (store, dir) = try ImportFixture.store()
         defer { CLIHarness.removeTree(dir) }
         let first = try await Import.run(.chatgpt, path: ImportFixture.path("chatgpt"), into: store)
-        #expect(first.created == 4 && first.elementsAdded == 15 && first.skipped.count == 1)
+        #expect(first.created == 4 && first.elementsAdded == 18 && first.skipped.count == 1)
         let journal = try FileIO.read("\(dir)/store/journal.jsonl")
         let second = try await Import.run(nil, path: ImportFixture.path("chatgpt"), into: store)
         #expect(second.created == 0 && second.extended == 0 && second.unchanged == 4 && second.elementsAdded == 0)

@@ -43,8 +43,9 @@ extension RecordState {
                 if a.1.time != b.1.time { return a.1.time < b.1.time }
                 return a.0.id < b.0.id
             }
-            return .chat(ChatBody(title: title, model: try string("model", checked), messages: messages.map(\.0),
-                                  favorite: favorite, created: created, updated: updated))
+            let list = messages.map(\.0)
+            return .chat(ChatBody(title: title, model: try string("model", checked), messages: list.filter { $0.branch == nil },
+                                  alternatives: list.filter { $0.branch != nil }, favorite: favorite, created: created, updated: updated))
         case .story:
             var pages: [(StoryBody.Page, Stamp)] = []
             for (id, entry) in visibleEntries() {

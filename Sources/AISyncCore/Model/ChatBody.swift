@@ -21,22 +21,53 @@ public struct ChatBody: Hashable, Sendable {
         public var text: String
         /// When the message was added; messages are shown in this order. Editing keeps it.
         public var time: Timestamp
+        /// Set on a message that is not part of the transcript: a regenerated answer or an
+        /// edited question the conversation branched away from (ChatGPT keeps them, so an
+        /// import does too). Nil for the transcript's messages.
+        public var branch: Branch?
+
         /// A message with the given element id, role, text and time (nothing is validated here).
-        public init(id: String, role: Role, text: String, time: Timestamp) {
-            self.id = id; self.role = role; self.text = text; self.time = time
+        public init(id: String, role: Role, text: String, time: Timestamp, branch: Branch? = nil) {
+            self.id = id; self.role = role; self.text = text; self.time = time; self.branch = branch
         }
 
         /// The value of a message element in a version (its id is the element id).
         package var elementJSON: JSONValue {
-            .object(["role": .string(role.rawValue), "text": .string(text), "time": .string(time.iso8601)])
+            var o: [String: JSONValue] = ["role": .string(role.rawValue), "text": .string(text), "time": .string(time.iso8601)]
+            o.setIfPresent("branch", branch?.json)
+            return .object(o)
         }
 
         init(elementID: String, json: JSONValue) throws(AISyncError) {
             var m = try JSONObjectReader(json, context: "chat message")
             let roleText = try m.string("role")
             guard let role = Role(rawValue: roleText) else { throw .damaged("chat message role \"\(roleText.prefix(40))\" is not user, assistant or system") }
-            self.init(id: elementID, role: role, text: try m.string("text"), time: try m.time("time"))
+            let branch = try m.optionalValue("branch").map { (v: JSONValue) throws(AISyncError) in try Branch(json: v) }
+            self.init(id: elementID, role: role, text: try m.string("text"), time: try m.time("time"), branch: branch)
             try m.finish()
+        }
+    }
+
+    /// Where an alternative message (one off the transcript) branches from.
+    public struct Branch: Hashable, Sendable {
+        /// The element id of the message it follows — on the transcript or on its own
+        /// branch; nil when it starts the conversation (an edited first question).
+        public var after: String?
+
+        /// A branch after the message `after` (nil: at the start).
+        public init(after: String?) { self.after = after }
+
+        var json: JSONValue {
+            var o: [String: JSONValue] = [:]
+            o.setIfPresent("after", after.map(JSONValue.string))
+            return .object(o)
+        }
+
+        init(json: JSONValue) throws(AISyncError) {
+            var r = try JSONObjectReader(json, context: "chat message branch")
+            after = try r.optionalString("after")
+            if let after, !RecordID.isValid(after) { throw .damaged("chat message branch names an invalid message id") }
+            try r.finish()
         }
     }
 
@@ -44,8 +75,11 @@ public struct ChatBody: Hashable, Sendable {
     public var title: String
     /// The model or engine, e.g. `gpt-4o`, or the old `davinci`/`curie`/`babbage`/`ada`.
     public var model: String?
-    /// The visible messages, oldest first (by message time).
+    /// The transcript: the visible messages, oldest first (by message time).
     public var messages: [Message]
+    /// Messages off the transcript (each with a ``Message/branch``), oldest first: regenerated
+    /// answers and edited questions an import kept. Never mixed into `messages`.
+    public var alternatives: [Message]
     /// Whether the user marked the chat as a favorite.
     public var favorite: Bool
     /// When the chat was created.
@@ -55,8 +89,9 @@ public struct ChatBody: Hashable, Sendable {
 
     /// A chat body with the given fields. When it is stored (`Store.createMany`), `updated` is
     /// not written: read back, it is always the time of the record's latest version.
-    public init(title: String, model: String?, messages: [Message] = [], favorite: Bool = false, created: Timestamp, updated: Timestamp) {
-        self.title = title; self.model = model; self.messages = messages
+    public init(title: String, model: String?, messages: [Message] = [], alternatives: [Message] = [], favorite: Bool = false,
+                created: Timestamp, updated: Timestamp) {
+        self.title = title; self.model = model; self.messages = messages; self.alternatives = alternatives
         self.favorite = favorite; self.created = created; self.updated = updated
     }
 
@@ -64,11 +99,10 @@ public struct ChatBody: Hashable, Sendable {
         var o: [String: JSONValue] = [
             "kind": .string("chat"), "title": .string(title), "favorite": .bool(favorite),
             "created": .string(created.iso8601), "updated": .string(updated.iso8601),
-            "messages": .array(messages.map { m in
-                .object(["id": .string(m.id), "role": .string(m.role.rawValue), "text": .string(m.text), "time": .string(m.time.iso8601)])
-            }),
+            "messages": .array(messages.map(Self.messageJSON)),
         ]
         o.setIfPresent("model", model.map(JSONValue.string))
+        if !alternatives.isEmpty { o["alternatives"] = .array(alternatives.map(Self.messageJSON)) }
         return .object(o)
     }
 
@@ -80,17 +114,24 @@ public struct ChatBody: Hashable, Sendable {
         favorite = try r.bool("favorite")
         created = try r.time("created")
         updated = try r.time("updated")
-        var messages: [Message] = []
-        for item in try r.array("messages") {
-            var m = try JSONObjectReader(item, context: "chat message")
-            let id = try m.string("id")
-            guard RecordID.isValid(id) else { throw .damaged("chat message id \"\(id)\" is not a valid id") }
-            let roleText = try m.string("role")
-            guard let role = Role(rawValue: roleText) else { throw .damaged("chat message role \"\(roleText)\" is not user, assistant or system") }
-            messages.append(Message(id: id, role: role, text: try m.string("text"), time: try m.time("time")))
-            try m.finish()
-        }
-        self.messages = messages
+        messages = try r.array("messages").map(Self.message)
+        alternatives = try (r.optionalValue("alternatives")?.arrayValue ?? []).map(Self.message)
         try r.finish()
+    }
+
+    /// A message as a body lists it: its element value plus its id.
+    static func messageJSON(_ m: Message) -> JSONValue {
+        guard case .object(var o) = m.elementJSON else { return .null }
+        o["id"] = .string(m.id)
+        return .object(o)
+    }
+
+    /// Reads one message of a body's list (`id` beside the element value).
+    static func message(_ item: JSONValue) throws(AISyncError) -> Message {
+        guard case .object(var o) = item, case .string(let id)? = o.removeValue(forKey: "id") else {
+            throw .damaged("chat message has no id")
+        }
+        guard RecordID.isValid(id) else { throw .damaged("chat message id \"\(id.prefix(80))\" is not a valid id") }
+        return try Message(elementID: id, json: .object(o))
     }
 }

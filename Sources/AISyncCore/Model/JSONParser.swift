@@ -17,19 +17,24 @@ public struct JSONParser {
     /// than risking a stack overflow on hostile bytes.
     public static let maxDepth = 64
 
-    private let bytes: [UInt8]
+    /// The input, valid only inside ``parse(_:)``: reading through a buffer pointer skips
+    /// the array's retain and bounds checks on every byte; every read here checks `index`
+    /// against `bytes.count` itself.
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
 
-    private init(_ bytes: [UInt8]) { self.bytes = bytes }
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     /// Parses one complete JSON document.
     public static func parse<C: Collection>(_ input: C) throws(Failure) -> JSONValue where C.Element == UInt8 {
-        var parser = JSONParser(Array(input))
-        parser.skipWhitespace()
-        let value = try parser.parseValue(depth: 0)
-        parser.skipWhitespace()
-        guard parser.index == parser.bytes.count else { throw parser.fail("unexpected trailing bytes") }
-        return value
+        try Array(input).withUnsafeBufferPointer { (buffer) throws(Failure) -> JSONValue in
+            var parser = JSONParser(buffer)
+            parser.skipWhitespace()
+            let value = try parser.parseValue(depth: 0)
+            parser.skipWhitespace()
+            guard parser.index == parser.bytes.count else { throw parser.fail("unexpected trailing bytes") }
+            return value
+        }
     }
 
     /// Parses one complete JSON document from the UTF-8 of `text`; throws ``Failure`` like the byte form.
@@ -76,6 +81,7 @@ public struct JSONParser {
     private mutating func parseObject(depth: Int) throws(Failure) -> JSONValue {
         index += 1
         var members: [String: JSONValue] = [:]
+        members.reserveCapacity(6)
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
         while true {
@@ -152,7 +158,7 @@ public struct JSONParser {
             end += 1
         }
         if end < bytes.count, bytes[end] == 34 {
-            guard let s = String(validating: bytes[index..<end], as: UTF8.self) else { throw fail("invalid UTF-8 in string") }
+            guard let s = String(validating: UnsafeBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self) else { throw fail("invalid UTF-8 in string") }
             index = end + 1
             return s
         }

@@ -29,12 +29,13 @@ extension JSONValue {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            for (n, key) in keys.enumerated() {
+            // Sorting the pairs (not the keys, then looking each up) hashes nothing again.
+            let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            for (n, member) in sorted.enumerated() {
                 if n > 0 { out.append(UInt8(ascii: ",")) }
-                writeString(key, into: &out)
+                writeString(member.key, into: &out)
                 out.append(UInt8(ascii: ":"))
-                write(members[key]!, into: &out)
+                write(member.value, into: &out)
             }
             out.append(UInt8(ascii: "}"))
         }
@@ -43,21 +44,35 @@ extension JSONValue {
     /// Escapes only what JSON requires: quote, backslash and C0 controls.
     public static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        let hex: [UInt8] = Array("0123456789abcdef".utf8)
-        for byte in s.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [92, 34])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [92, 92])
-            case 0x08: out.append(contentsOf: [92, UInt8(ascii: "b")])
-            case 0x0C: out.append(contentsOf: [92, UInt8(ascii: "f")])
-            case 0x0A: out.append(contentsOf: [92, UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [92, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [92, UInt8(ascii: "t")])
-            case 0..<0x20:
-                out.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 15)]])
-            default: out.append(byte)
+        var s = s
+        // Native strings are contiguous UTF-8; runs of bytes that need no escape are copied
+        // whole, which is most of a chat's text.
+        s.withUTF8 { bytes in
+            var runStart = 0
+            for (i, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
+                escape(byte, into: &out)
+                runStart = i + 1
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends the JSON escape of one byte that may not appear raw in a string.
+    private static func escape(_ byte: UInt8, into out: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""): out.append(contentsOf: [92, 34])
+        case UInt8(ascii: "\\"): out.append(contentsOf: [92, 92])
+        case 0x08: out.append(contentsOf: [92, UInt8(ascii: "b")])
+        case 0x0C: out.append(contentsOf: [92, UInt8(ascii: "f")])
+        case 0x0A: out.append(contentsOf: [92, UInt8(ascii: "n")])
+        case 0x0D: out.append(contentsOf: [92, UInt8(ascii: "r")])
+        case 0x09: out.append(contentsOf: [92, UInt8(ascii: "t")])
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            let digits = hex.utf8Start
+            out.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, digits[Int(byte >> 4)], digits[Int(byte & 15)]])
+        }
     }
 }

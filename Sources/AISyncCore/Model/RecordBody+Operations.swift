@@ -27,7 +27,7 @@ extension RecordBody {
         case .chat(let b):
             list.set("title", .string(b.title)); list.set("model", b.model.map(JSONValue.string) ?? .null)
             list.set("favorite", .bool(b.favorite)); list.set("created", .string(b.created.iso8601))
-            for m in b.messages { list.add("messages", m.id, m.elementJSON) }
+            for m in b.messages + b.alternatives { list.add("messages", m.id, m.elementJSON) }
         case .story(let b):
             list.set("title", .string(b.title)); list.set("moral", b.moral.map(JSONValue.string) ?? .null)
             list.set("prompts", .array(b.prompts.map(JSONValue.string)))

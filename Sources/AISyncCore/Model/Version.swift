@@ -39,6 +39,29 @@ public struct Version: Hashable, Sendable {
         self.id = SHA256.hash(Self.content(record: record, kind: kind, clock: clock, time: time, device: device, payload: payload).canonicalBytes)
     }
 
+    /// A new v2 version and its journal line, serialized once: the line is the hashed content
+    /// with `"id"` spliced in where canonical key order puts it (after `"hlc"`, before `"kind"`),
+    /// so a bulk import or pull does not encode every version twice. Equal to `json.canonicalBytes`.
+    package static func encoded(record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime,
+                                device: DeviceID, ops: [Operation]) -> (Version, line: [UInt8]) {
+        let payload = Payload.operations(ops)
+        let content = content(record: record, kind: kind, clock: clock, time: time, device: device, payload: payload).canonicalBytes
+        let id = SHA256.hash(content)
+        let version = Version(id: id, record: record, kind: kind, clock: clock, time: time, device: device, payload: payload)
+        // Keys before "kind" are clock (device ids to integers), device and hlc (numbers): none
+        // can hold the bytes `,"kind":`, so the first match is the key itself.
+        let marker = Array(#","kind":"#.utf8)
+        guard let at = content.firstRange(of: marker)?.lowerBound else { return (version, version.json.canonicalBytes) }
+        var line: [UInt8] = []
+        line.reserveCapacity(content.count + 72)
+        line += content[..<at]
+        line += #","id":""#.utf8
+        line += id.hex.utf8
+        line.append(UInt8(ascii: "\""))
+        line += content[at...]
+        return (version, line)
+    }
+
     /// A records v2 version carrying `ops`; its ``id`` is computed by hashing its content.
     public init(record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime, device: DeviceID, ops: [Operation]) {
         self.init(record: record, kind: kind, clock: clock, time: time, device: device, payload: .operations(ops))

@@ -156,3 +156,18 @@ with zipfile.ZipFile("chatgpt-export.zip", "w") as z:
     z.writestr("chat.html", "<html>" + "<p>hello</p>" * 500 + "</html>", compress_type=zipfile.ZIP_DEFLATED)
 data = open("chatgpt-export.zip", "rb").read()
 open("bad/truncated.zip", "wb").write(data[: len(data) // 2])
+
+# Newer exports name uploads `file-<id>.dat` (no hint of the type: the bytes say it), and may
+# list the names in conversation_asset_file_names.json (pointer or file id -> file name); a
+# listed name that climbs out of the export is never read.
+os.makedirs("chatgpt-dat", exist_ok=True)
+open("chatgpt-dat/file-dat1.dat", "wb").write(png)
+open("chatgpt-dat/upload-0002.dat", "wb").write(gif)
+write("chatgpt-dat/conversation_asset_file_names.json", {"sediment://file_0002": "upload-0002.dat", "file-evil": "../chatgpt-images/file-img1-photo.png"})
+dat = {"title": "Dat files", "create_time": T + 700, "id": "dat-1", "current_node": "d2",
+    "mapping": {
+        "d1": node("d1", None, ["d2"], "user", None, T + 701, content={"content_type": "multimodal_text", "parts": [
+            pointer("file-service://file-dat1"), pointer("sediment://file_0002"), pointer("file-service://file-evil"), "Two uploads."]}),
+        "d2": node("d2", "d1", [], "assistant", ["Got both."], T + 702),
+    }}
+write("chatgpt-dat/conversations.json", [dat])

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Big exports (issue 9): `aisync import` of a synthetic ChatGPT conversations.json of
+# BENCH_IMPORT_MB megabytes (1000), made by Tests/Fixtures/import/make-big-export.py.
+# Targets: >= 50 MB/s of JSON, peak RSS <= 256 MB. Reported beside `sha256sum` of the same
+# file (a reference for how fast this machine reads and processes bytes right now) and
+# `python3 -c json.load` of a 100 MB slice (a reference JSON parser), as ratios.
+# A second import of the same file must add nothing (timed too).
+# Usage: scripts/bench-import.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/opt/swift/usr/bin"
+MB=${BENCH_IMPORT_MB:-1000}
+if [ -z "${AISYNC_BIN:-}" ]; then
+  swift build -c release --product aisync >/dev/null
+  AISYNC_BIN=$(swift build -c release --show-bin-path)/aisync
+fi
+work=$(mktemp -d); [ -n "${BENCH_KEEP:-}" ] && echo "keeping $work" || trap 'rm -rf "$work"' EXIT
+python3 Tests/Fixtures/import/make-big-export.py "$work/conversations.json" "$MB"
+python3 Tests/Fixtures/import/make-big-export.py "$work/slice.json" 100 >/dev/null
+bytes=$(stat -c %s "$work/conversations.json")
+timed() { # timed LABEL COMMAND...: prints "seconds rss_kb" of the command (stdout discarded)
+  /usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null
+  cat "$work/time"
+}
+read -r ref_s _ < <(timed sha256sum "$work/conversations.json")
+read -r py_s _ < <(timed python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/slice.json")
+"$AISYNC_BIN" --store "$work/store" init --name bench >/dev/null
+read -r imp_s imp_kb < <(timed "$AISYNC_BIN" --store "$work/store" import chatgpt "$work/conversations.json")
+read -r again_s again_kb < <(timed "$AISYNC_BIN" --store "$work/store" import chatgpt "$work/conversations.json" --json)
+records=$("$AISYNC_BIN" --store "$work/store" list --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+python3 - "$bytes" "$ref_s" "$py_s" "$imp_s" "$imp_kb" "$again_s" "$again_kb" "$records" <<'PY'
+import sys
+b, ref, py, imp, kb, again, again_kb, records = sys.argv[1:]
+b, ref, py, imp, again = int(b), float(ref), float(py), float(imp), float(again)
+mb = b / 1e6
+print(f"export: {mb:.0f} MB of JSON, {records} conversations imported")
+print(f"import:        {imp:6.2f} s  {mb / imp:6.1f} MB/s (target >= 50)  peak RSS {int(kb) / 1024:.0f} MB (target <= 256)")
+print(f"import again:  {again:6.2f} s  {mb / again:6.1f} MB/s  peak RSS {int(again_kb) / 1024:.0f} MB (adds nothing)")
+print(f"sha256sum:     {ref:6.2f} s  {mb / ref:6.1f} MB/s  -> import takes {imp / ref:.1f}x sha256sum")
+print(f"python json:   {py:6.2f} s for 100 MB  {100 / py:6.1f} MB/s  -> import is {(mb / imp) / (100 / py):.2f}x python's json.load")
+PY
