@@ -63,6 +63,11 @@ public struct FolderRemote: RemoteStorage {
         guard st.isRegular else {
             throw AISyncError(.damagedData, "\(displayName)/\(path) is not a regular file", hint: "Remove it from the remote folder; aisync only writes regular files")
         }
+        // Refused before a byte is read: a hostile or broken remote cannot make us buffer it.
+        guard st.size <= Int64(maxBytes) else {
+            throw AISyncError(.damagedData, "\(displayName)/\(path) is larger than an aisync file of its kind may be (\(st.size) bytes, at most \(maxBytes))",
+                              hint: "aisync did not write it: remove it from the remote folder, then push from a device that has the data")
+        }
         let bytes = try FileIO.read(p, limit: Int64(maxBytes))
         return RemoteFile(bytes: bytes, etag: Self.etag(p))
     }

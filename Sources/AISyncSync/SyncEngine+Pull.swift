@@ -15,19 +15,25 @@ extension SyncEngine {
         // 1. Which heads changed since the last pull.
         let (changed, ownETag) = try await changedHeads(checkpoint: checkpoint)
         if !dryRun { try await takeBackOwnHistoryIfRestored(&checkpoint, listedETag: ownETag) }
+        if !dryRun, !remote.canList, checkpoint.headETag != nil { try await stayRegistered() }
         let heads = try await readHeads(changed, report: &report)
         // 2. Their new segments, each verified whole before anything is applied.
         var fetched: [(device: DeviceID, versions: [Version])] = []
         var entries: [Segment.Entry] = []
         let fetches = PullPlanner.fetches(heads: heads.map(\.head), device: store.deviceID, checkpoint: checkpoint)
-        for (n, fetch) in fetches.enumerated() {
-            progress(SyncProgress(phase: .pullingSegments, done: n, total: fetches.count, bytes: report.bytes, from: fetch.name))
-            try AISyncError.checkCancellation()
-            let read = try await readSegment(of: fetch.device, seq: fetch.seq, remoteID: fetch.remoteID)
-            entries += read.entries
-            fetched.append((fetch.device, read.entries.map(\.version)))
-            report.segments += 1
-            report.bytes += Int64(read.bytes)
+        let total = fetches.reduce(0) { sum, f in sum.addingReportingOverflow(f.seqs.count).overflow ? .max : sum + f.seqs.count }
+        var done = 0
+        for fetch in fetches {
+            for seq in fetch.seqs {
+                progress(SyncProgress(phase: .pullingSegments, done: done, total: total, bytes: report.bytes, from: fetch.name))
+                try AISyncError.checkCancellation()
+                let read = try await readSegment(of: fetch.device, seq: seq, remoteID: fetch.remoteID)
+                entries += read.entries
+                fetched.append((fetch.device, read.entries.map(\.version)))
+                report.segments += 1
+                report.bytes += Int64(read.bytes)
+                done += 1
+            }
         }
         if dryRun {
             report.pulled = entries.count
@@ -62,6 +68,17 @@ extension SyncEngine {
             report.bytes += Int64(read.file.bytes.count)
         }
         return heads
+    }
+
+    /// On a remote that cannot list, other devices find this one only through `devices.json`.
+    /// A server whose ETags do not change on a same-second, same-size rewrite (nginx) lets a
+    /// concurrent first push drop our entry despite If-Match; every pull puts it back.
+    private func stayRegistered() async throws(AISyncError) {
+        let path = RemotePath.devicesIndex
+        let read = try await readParsed(path, { (bytes: [UInt8]) throws(AISyncError) -> DevicesIndex in
+            try DevicesIndex(bytes: bytes, path: "\(remote.displayName)/\(path)")
+        })
+        if read?.value.devices[store.deviceID] == nil { try await register() }
     }
 
     /// One device's head, read and verified (re-read once when caught half-written).

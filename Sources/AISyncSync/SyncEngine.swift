@@ -72,16 +72,23 @@ public struct SyncEngine: Sendable {
     }
 
     /// Reads and parses a remote file, reading again after a short wait when it does not
-    /// parse: Apache and rclone write files in place, so a reader can catch one half-written.
-    /// Real damage still fails after the last attempt. Nil when the file does not exist.
+    /// parse: Apache and rclone write files in place, so a reader can catch one half-written,
+    /// and a lost connection can cut an answer short. Real damage fails as soon as a read
+    /// gives the same refused bytes again (or after the last attempt). Nil when the file does not exist.
     func readParsed<T>(_ path: String, maxBytes: Int = RemoteLimits.smallFile,
                        _ parse: ([UInt8]) throws(AISyncError) -> T) async throws(AISyncError) -> (value: T, file: RemoteFile)? {
         var attempt = 0
+        var refused: SHA256Digest?
         while true {
             guard let file = try await remote.read(path, maxBytes: maxBytes) else { return nil }
             do {
                 return (try parse(file.bytes), file)
             } catch where error.code == .damagedData && attempt < 3 {
+                // A clean read that gives the very bytes refused before says the damage is
+                // real: stop there, rather than parse a large file four times.
+                let digest = SHA256.hash(file.bytes)
+                if digest == refused { throw error }
+                refused = digest
                 attempt += 1
                 await store.environment.sleep(150 * attempt)
             }

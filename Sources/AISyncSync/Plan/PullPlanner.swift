@@ -58,10 +58,12 @@ enum PullPlanner {
         checkpoint.headETag == nil || head.seq > checkpoint.pushedSeq
     }
 
-    /// One segment to fetch.
+    /// The segments to fetch from one device: a range, never a list, since a head's `seq` is
+    /// the remote's word (a hostile head claiming 10^15 segments must cost nothing until the
+    /// first missing segment is found).
     struct Fetch: Equatable, Sendable {
         var device: DeviceID
-        var seq: Int64
+        var seqs: ClosedRange<Int64>
         var remoteID: String
         /// The device's name, for progress.
         var name: String
@@ -69,10 +71,10 @@ enum PullPlanner {
 
     /// The segments past what we pulled from each other device's head, in order.
     static func fetches(heads: [DeviceHead], device: DeviceID, checkpoint: SyncCheckpoint) -> [Fetch] {
-        heads.filter { $0.device != device }.flatMap { head -> [Fetch] in
+        heads.filter { $0.device != device }.compactMap { head -> Fetch? in
             let from = (checkpoint.pulled[head.device]?.seq ?? 0) + 1
-            guard head.seq >= from else { return [] }
-            return (from...head.seq).map { Fetch(device: head.device, seq: $0, remoteID: head.remoteID, name: head.name) }
+            guard head.seq >= from else { return nil }
+            return Fetch(device: head.device, seqs: from...head.seq, remoteID: head.remoteID, name: head.name)
         }
     }
 
