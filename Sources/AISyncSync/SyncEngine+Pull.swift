@@ -13,9 +13,12 @@ extension SyncEngine {
         report.dryRun = dryRun
         if checkpoint.remoteID == nil { _ = try await manifest(create: createIfMissing, checkpoint: &checkpoint) }
         // 1. Which heads changed since the last pull.
-        let (changed, ownETag) = try await changedHeads(checkpoint: checkpoint)
+        let (changed, ownETag, unlisted) = try await changedHeads(checkpoint: checkpoint)
         if !dryRun { try await takeBackOwnHistoryIfRestored(&checkpoint, listedETag: ownETag) }
-        if !dryRun, !remote.canList, checkpoint.headETag != nil { try await stayRegistered() }
+        // On a remote that cannot list, other devices find this one only through `devices.json`.
+        // A server whose ETags do not change on a same-second, same-size rewrite (nginx) lets
+        // a concurrent first push drop our entry despite If-Match: every pull puts it back.
+        if !dryRun, unlisted, checkpoint.headETag != nil { try await register() }
         let heads = try await readHeads(changed, report: &report)
         // 2. Their new segments, each verified whole before anything is applied.
         var fetched: [(device: DeviceID, versions: [Version])] = []
@@ -70,17 +73,6 @@ extension SyncEngine {
         return heads
     }
 
-    /// On a remote that cannot list, other devices find this one only through `devices.json`.
-    /// A server whose ETags do not change on a same-second, same-size rewrite (nginx) lets a
-    /// concurrent first push drop our entry despite If-Match; every pull puts it back.
-    private func stayRegistered() async throws(AISyncError) {
-        let path = RemotePath.devicesIndex
-        let read = try await readParsed(path, { (bytes: [UInt8]) throws(AISyncError) -> DevicesIndex in
-            try DevicesIndex(bytes: bytes, path: "\(remote.displayName)/\(path)")
-        })
-        if read?.value.devices[store.deviceID] == nil { try await register() }
-    }
-
     /// One device's head, read and verified (re-read once when caught half-written).
     private func readHead(of device: DeviceID) async throws(AISyncError) -> (value: DeviceHead, file: RemoteFile)? {
         let path = RemotePath.headPath(device)
@@ -133,21 +125,24 @@ extension SyncEngine {
     /// and folders one listing; on plain HTTP, which cannot list, a walk of the heads.
     /// Also returns our own head's ETag when it is not the one we wrote (a store restored from
     /// a backup), or "" when the head should be read to find out.
-    func changedHeads(checkpoint: SyncCheckpoint) async throws(AISyncError) -> (heads: [(PullPlanner.Change, DeviceHead?)], own: String?) {
+    /// `unlisted`: the remote cannot list and its device index does not name this device.
+    func changedHeads(checkpoint: SyncCheckpoint) async throws(AISyncError) -> (heads: [(PullPlanner.Change, DeviceHead?)], own: String?, unlisted: Bool) {
         guard remote.canList else { return try await walkHeads(checkpoint: checkpoint) }
         let changes = PullPlanner.changedHeads(listing: try await remote.list("heads") ?? [], device: store.deviceID, checkpoint: checkpoint)
-        return (changes.toRead.map { ($0, nil) }, changes.own)
+        return (changes.toRead.map { ($0, nil) }, changes.own, false)
     }
 
     /// Without a listing: every head named by the device index or by another head is read,
     /// and kept when its number moved (`PullPlanner.headMoved`).
-    private func walkHeads(checkpoint: SyncCheckpoint) async throws(AISyncError) -> (heads: [(PullPlanner.Change, DeviceHead?)], own: String?) {
+    private func walkHeads(checkpoint: SyncCheckpoint) async throws(AISyncError) -> (heads: [(PullPlanner.Change, DeviceHead?)], own: String?, unlisted: Bool) {
         var pending = Set(checkpoint.pulled.keys)
         let indexPath = RemotePath.devicesIndex
+        var unlisted = true
         if let read = try await readParsed(indexPath, { (bytes: [UInt8]) throws(AISyncError) -> DevicesIndex in
             try DevicesIndex(bytes: bytes, path: "\(remote.displayName)/\(indexPath)")
         }) {
             pending.formUnion(read.value.devices.keys)
+            unlisted = read.value.devices[store.deviceID] == nil
         }
         // Our own head is read too (when the index names it): a store restored from a backup
         // finds its newer segments even when it has nothing to push.
@@ -166,7 +161,7 @@ extension SyncEngine {
                 result.append((PullPlanner.Change(device: device, etag: read.file.etag), read.value))
             }
         }
-        return (result, own)
+        return (result, own, unlisted)
     }
 
     /// Pull takes back this device's own segments when the store was restored from a backup

@@ -45,6 +45,27 @@ struct ImportCLITests {
         #expect(!bad.passed)
     }
 
+    @Test func roundTripEveryImportedMessageIsInItsMarkdownExport() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        for source in ["chatgpt", "claude"] { try store.ok(["import", ImportFixture.path(source)]) }
+        let chats = try store.list(["--kind", "chat"])
+        #expect(chats.count >= 5)
+        var checked = 0
+        for chat in chats {
+            let id = try #require(chat["id"] as? String)
+            let shown = try store.show(id)
+            let messages = (shown["messages"] as? [[String: Any]] ?? []) + (shown["alternatives"] as? [[String: Any]] ?? [])
+            let markdown = try store.ok(["export", id, "--format", "md", "-o", "-"])
+            for message in messages {
+                let text = try #require(message["text"] as? String).trimmingCharacters(in: .whitespacesAndNewlines)
+                #expect(markdown.contains(text), "\(id): \(text.prefix(60)) missing from its Markdown")
+                checked += 1
+            }
+        }
+        #expect(checked >= 20, "\(checked) messages checked")
+    }
+
     @Test func aNewerExportExtendsTheChat() throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }

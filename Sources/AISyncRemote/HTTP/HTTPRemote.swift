@@ -87,6 +87,12 @@ public struct HTTPRemote: RemoteStorage {
                                retryAfter: Backoff.retryAfterDuration(response.headers["retry-after"]))
         case 507:
             return AISyncError(.io, "\(location.host) is out of storage (507 Insufficient Storage)", hint: "Free space or raise the quota on the server")
+        case 300...399:
+            // A redirect reaches us only when the redirect policy refused it (another host,
+            // or too many): the remote's URL is not where the data is.
+            let target = response.headers["location"].map { " to \(String($0.prefix(200)))" } ?? ""
+            return AISyncError(.configuration, "\(location.host) redirected \(where_)\(target) (\(response.status)); aisync follows redirects only on the same host",
+                               hint: "If the remote moved, remove it and add it again with its new URL", remedy: .checkRemoteURL)
         case 500...599:
             return AISyncError(.unavailable, "\(location.host) failed with \(response.status) for \(where_)", hint: "Try again later; check the server's logs",
                                remedy: .retryLater, retryAfter: Backoff.retryAfterDuration(response.headers["retry-after"]))

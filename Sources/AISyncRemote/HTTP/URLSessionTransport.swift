@@ -6,7 +6,18 @@ import FoundationNetworking
 import AISyncCore
 
 /// The live transport: one URLSession per remote, so connections are kept alive and reused,
-/// with a bounded number per host.
+/// with a bounded number per host; requests that send a body use a second session and a fresh
+/// connection each (`Connection: close`).
+///
+/// Why bodies never ride a kept-alive connection: when a reused connection dies before the
+/// answer, libcurl retries the request by itself on a fresh connection and first asks
+/// swift-corelibs-foundation to rewind the body. Corelibs answers "rewound" but rewinds
+/// nothing for an upload from `Data` or from a file (only a stream with a task delegate's
+/// `needNewBodyStream`), so the retry sent the headers with `Content-Length` and no body, and
+/// the request spun until the inactivity timeout (issue 10: 30 s and a busy core for a
+/// reset after a PUT body). On a connection of its own a body request is never retried by
+/// libcurl: the reset comes back as a lost connection, and ``HTTPRemote`` retries it with a
+/// new task, which sends the whole body again, on a new connection.
 ///
 /// aisync sends `Authorization` itself on every request, so an authentication challenge (a
 /// `401` with `WWW-Authenticate`) always means the credentials were refused. The session's
@@ -15,8 +26,12 @@ import AISyncCore
 /// no credential of its own to offer (swift-corelibs-foundation#5456), so a wrong password
 /// hung `aisync push` instead of failing with exit 77.
 public final class URLSessionTransport: HTTPTransport {
+    /// Requests without a body, over kept-alive connections.
     private let session: URLSession
     private let challenges: ChallengeDecliner
+    /// Requests with a body (PUT, PROPFIND), each on a connection of its own.
+    private let uploads: URLSession
+    private let uploadChallenges: ChallengeDecliner
     private let timeout: TimeInterval
 
     /// A transport with its own ephemeral session: no cookies, cache or stored credentials.
@@ -34,10 +49,16 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.urlCredentialStorage = nil
         challenges = ChallengeDecliner(redirects: redirects)
         session = URLSession(configuration: configuration, delegate: challenges, delegateQueue: nil)
+        // Task ids are per session: each session has its own decliner.
+        uploadChallenges = ChallengeDecliner(redirects: redirects)
+        uploads = URLSession(configuration: configuration, delegate: uploadChallenges, delegateQueue: nil)
         timeout = timeoutSeconds
     }
 
-    deinit { session.finishTasksAndInvalidate() }
+    deinit {
+        session.finishTasksAndInvalidate()
+        uploads.finishTasksAndInvalidate()
+    }
 
     /// What a task's completion handler saw.
     fileprivate struct Outcome: Sendable {
@@ -46,6 +67,8 @@ public final class URLSessionTransport: HTTPTransport {
         var error: Error?
         /// A failure handling a downloaded file (too large, cannot be moved).
         var fileError: AISyncError?
+        /// The answer was longer than the request allows: reading stopped there.
+        var tooLarge = false
     }
 
     /// Sends `request` over the session. A body over `maxBytes` bytes is refused as damaged
@@ -72,7 +95,7 @@ public final class URLSessionTransport: HTTPTransport {
         } onCancel: {
             handle.cancel()
         }
-        let declined = handle.taskID.flatMap { challenges.take($0) }
+        let declined = handle.taskID.flatMap { (request.body == .none ? challenges : uploadChallenges).take($0) }
         if handle.expired {
             throw AISyncError(.temporary, "\(url.host ?? "the server") answered too slowly: gave up after \(Int(deadline.rounded(.up))) s",
                               hint: "Try again later", remedy: .retryLater)
@@ -95,15 +118,22 @@ public final class URLSessionTransport: HTTPTransport {
         r.httpMethod = request.method
         r.timeoutInterval = timeout
         for (k, v) in request.headers { r.setValue(v, forHTTPHeaderField: k) }
+        if request.body != .none {
+            // A connection of its own, closed after the answer (see the type's comment).
+            r.setValue("close", forHTTPHeaderField: "Connection")
+        }
+        // Answers held in memory are received through the delegate, which stops reading at
+        // `maxBytes` (a completion handler would buffer a 200 MB answer before anyone looked).
         switch (request.body, downloadTo) {
         case (.file(let path), _):
-            return session.uploadTask(with: r, fromFile: URL(fileURLWithPath: path)) { data, response, error in
-                done(Outcome(data: data.map { $0.prefix(65536) }, response: response, error: error))
-            }
+            let task = uploads.uploadTask(with: r, fromFile: URL(fileURLWithPath: path))
+            // The answer to a file upload is only read for its status: its first 64 KiB are enough.
+            uploadChallenges.receive(task, limit: min(maxBytes, 65536), truncating: true, done: done)
+            return task
         case (.bytes(let bytes), _):
-            return session.uploadTask(with: r, from: Data(bytes)) { data, response, error in
-                done(Outcome(data: data, response: response, error: error))
-            }
+            let task = uploads.uploadTask(with: r, from: Data(bytes))
+            uploadChallenges.receive(task, limit: maxBytes, done: done)
+            return task
         case (.none, let target?):
             return session.downloadTask(with: r) { file, response, error in
                 // The temporary file is deleted when this handler returns: move it now.
@@ -118,9 +148,9 @@ public final class URLSessionTransport: HTTPTransport {
                 done(outcome)
             }
         case (.none, nil):
-            return session.dataTask(with: r) { data, response, error in
-                done(Outcome(data: data, response: response, error: error))
-            }
+            let task = session.dataTask(with: r)
+            challenges.receive(task, limit: maxBytes, done: done)
+            return task
         }
     }
 
@@ -128,6 +158,10 @@ public final class URLSessionTransport: HTTPTransport {
     /// `declined` is the 401 of an authentication challenge the delegate declined.
     private func finish(_ outcome: Outcome, declined: URLResponse?, url: URL, downloadTo: String?,
                         maxBytes: Int64) throws(AISyncError) -> HTTPResponse {
+        if outcome.tooLarge {
+            throw AISyncError(.damagedData, "\(url.path) is larger than allowed (over \(maxBytes) bytes): reading stopped there",
+                              hint: "aisync did not write it; check what the server at \(url.host ?? "this URL") serves")
+        }
         if let error = outcome.error {
             // A declined authentication challenge ends the task as cancelled: its 401 is the answer.
             if let declined = declined as? HTTPURLResponse { return Self.response(declined, body: []) }
@@ -224,6 +258,7 @@ private final class TaskHandle: Sendable {
         cancel()
     }
 
+
     func start(_ task: URLSessionTask) {
         let cancelled = state.withLock { s -> Bool in
             s.task = task
@@ -256,7 +291,7 @@ private final class TaskHandle: Sendable {
 /// refused response per task, so the transport can return the 401. Server-trust and
 /// client-certificate challenges get the system's default handling. Also applies the
 /// transport's redirect policy.
-private final class ChallengeDecliner: NSObject, URLSessionTaskDelegate, Sendable {
+private final class ChallengeDecliner: NSObject, URLSessionDataDelegate, Sendable {
     private let refused = Mutex<[Int: URLResponse]>([:])
     private let redirects: RedirectPolicy
 
@@ -292,5 +327,65 @@ private final class ChallengeDecliner: NSObject, URLSessionTaskDelegate, Sendabl
     /// The refused response of a task, once (and forgotten).
     func take(_ taskID: Int) -> URLResponse? {
         refused.withLock { $0.removeValue(forKey: taskID) }
+    }
+
+    // MARK: Answers read through the delegate, up to a limit
+
+    /// An answer being received: at most `limit` bytes are kept; past it, the answer is too
+    /// large (the transfer stops), or with `truncating` the rest is dropped.
+    private struct Receiving {
+        var limit: Int64
+        var truncating: Bool
+        var data = Data()
+        var response: URLResponse?
+        var tooLarge = false
+        var done: @Sendable (URLSessionTransport.Outcome) -> Void
+    }
+
+    private let receiving = Mutex<[Int: Receiving]>([:])
+
+    /// Receives `task`'s answer (call before resuming it); `done` gets the outcome once.
+    fileprivate func receive(_ task: URLSessionTask, limit: Int64, truncating: Bool = false,
+                             done: @escaping @Sendable (URLSessionTransport.Outcome) -> Void) {
+        receiving.withLock { $0[task.taskIdentifier] = Receiving(limit: limit, truncating: truncating, done: done) }
+    }
+
+    /// A length announced over the limit is refused before its body is read.
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        let allow = receiving.withLock { all -> Bool in
+            guard var r = all[dataTask.taskIdentifier] else { return true }
+            r.response = response
+            if response.expectedContentLength > r.limit, !r.truncating { r.tooLarge = true }
+            all[dataTask.taskIdentifier] = r
+            return !r.tooLarge
+        }
+        completionHandler(allow ? .allow : .cancel)
+    }
+
+    /// Bytes past the limit stop the transfer (a chunked or endless answer has no length).
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let over = receiving.withLock { all -> Bool in
+            guard var r = all[dataTask.taskIdentifier], !r.tooLarge else { return false }
+            if Int64(r.data.count + data.count) > r.limit {
+                if r.truncating {
+                    r.data.append(data.prefix(Int(r.limit) - r.data.count))
+                } else {
+                    r.tooLarge = true
+                    r.data = Data()
+                }
+            } else {
+                r.data.append(data)
+            }
+            all[dataTask.taskIdentifier] = r
+            return r.tooLarge
+        }
+        if over { dataTask.cancel() }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
+        guard let r = receiving.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        r.done(URLSessionTransport.Outcome(data: r.data, response: r.response ?? task.response, error: r.tooLarge ? nil : error,
+                                           fileError: nil, tooLarge: r.tooLarge))
     }
 }
