@@ -27,11 +27,15 @@ public enum Import {
         public var model: String?
         /// Called after each batch of a big JSON export is written (from the importing task).
         public var progress: (@Sendable (ImportProgress) -> Void)?
+        /// Fetches a DALL·E response's picture `url` (they expire an hour after the response);
+        /// nil leaves URLs alone, noted in the summary. A failed fetch is noted, not fatal.
+        public var fetch: (@Sendable (String) async throws(AISyncError) -> [UInt8])?
 
-        /// Options for one import; `prompt` and `model` matter only for `dalle`.
+        /// Options for one import; `prompt`, `model` and `fetch` matter only for `dalle`.
         public init(dryRun: Bool = false, prompt: String? = nil, model: String? = nil,
-                    progress: (@Sendable (ImportProgress) -> Void)? = nil) {
-            self.dryRun = dryRun; self.prompt = prompt; self.model = model; self.progress = progress
+                    progress: (@Sendable (ImportProgress) -> Void)? = nil,
+                    fetch: (@Sendable (String) async throws(AISyncError) -> [UInt8])? = nil) {
+            self.dryRun = dryRun; self.prompt = prompt; self.model = model; self.progress = progress; self.fetch = fetch
         }
     }
 
@@ -44,7 +48,8 @@ public enum Import {
     public static func run(_ source: Source?, path: String, into store: Store, options: Options = Options()) async throws(AISyncError) -> ImportSummary {
         if let streamed = try await runStreaming(source, path: path, into: store, options: options) { return streamed }
         let now = Timestamp(milliseconds: store.environment.now())
-        let (found, batch) = try parse(source, path: path, options: options, now: now)
+        let fetched = try await fetchPictures(source, path: path, options: options)
+        let (found, batch) = try parse(source, path: path, options: options, now: now, fetched: fetched)
         let outcomes = try await store.importRecords(batch.items.map(\.item), dryRun: options.dryRun)
         let records = zip(batch.items, outcomes).map { item, outcome in
             ImportSummary.Record(id: item.item.id, kind: item.item.body.kind, title: item.item.body.title, outcome: outcome, notes: item.notes)
@@ -55,6 +60,25 @@ public enum Import {
     /// Reads and parses the export at `path` without touching any store: which source it is,
     /// and the records it holds. `now` dates records whose source has no time (stories).
     public static func parse(_ source: Source?, path: String, options: Options = Options(), now: Timestamp) throws(AISyncError) -> (Source, ImportBatch) {
+        try parse(source, path: path, options: options, now: now, fetched: [:])
+    }
+
+    /// Fetches the picture URLs of a DALL·E response when `options.fetch` is set, one by one;
+    /// what each gave (bytes or an error) by URL. Empty for other sources.
+    static func fetchPictures(_ source: Source?, path: String, options: Options) async throws(AISyncError) -> [String: Result<[UInt8], AISyncError>] {
+        guard let fetch = options.fetch, source == nil || source == .dalle, !path.lowercased().hasSuffix(".zip") else { return [:] }
+        guard let documents = try? ImportInput.documents(at: path), let first = documents.first,
+              (try? detect(first.value, path: first.path)) == .dalle || source == .dalle else { return [:] }
+        var fetched: [String: Result<[UInt8], AISyncError>] = [:]
+        for url in documents.flatMap(DalleImporter.urls) where fetched[url] == nil {
+            try AISyncError.checkCancellation()
+            do { fetched[url] = .success(try await fetch(url)) } catch { fetched[url] = .failure(error) }
+        }
+        return fetched
+    }
+
+    static func parse(_ source: Source?, path: String, options: Options, now: Timestamp,
+                      fetched: [String: Result<[UInt8], AISyncError>]) throws(AISyncError) -> (Source, ImportBatch) {
         let documents = try ImportInput.documents(at: path)
         guard let first = documents.first else {
             throw AISyncError(.damagedData, "\(path) holds no conversations file", hint: "Give conversations.json or the unzipped export folder")
@@ -68,7 +92,7 @@ public enum Import {
             case .chatgpt: try ChatGPTImporter.read(document, assets: assets, into: &batch)
             case .claude: try ClaudeImporter.read(document, into: &batch)
             case .storybook: try StorybookImporter.read(document, now: now, into: &batch)
-            case .dalle: try DalleImporter.read(document, options: options, now: now, into: &batch)
+            case .dalle: try DalleImporter.read(document, options: options, now: now, fetched: fetched, into: &batch)
             }
         }
         if batch.items.isEmpty, let first = batch.skipped.first {

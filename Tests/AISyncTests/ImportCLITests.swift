@@ -66,6 +66,36 @@ struct ImportCLITests {
         #expect(checked >= 20, "\(checked) messages checked")
     }
 
+    @Test func dalleURLsAreFetchedOnlyWithFetch() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        // A loopback server with one picture; the response names it and one that is gone.
+        let dir = "\(store.directory)/www"
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: "\(dir)/img.png", contents: CLIFixtures.png.bytes)
+        let server = try CLIHarness.startShell("cd '\(dir)' && exec python3 -u -m http.server --bind 127.0.0.1 0")
+        defer { kill(server.pid, SIGKILL) }
+        var port: Int?
+        for _ in 0..<100 where port == nil {
+            port = server.currentStdout().split(separator: " ").compactMap { Int($0) }.first { $0 > 1024 }
+            if port == nil { usleep(50_000) }
+        }
+        let base = "http://127.0.0.1:\(try #require(port, "the picture server did not start: \(server.currentStdout())"))"
+        let response = "\(store.directory)/response.json"
+        try Data(#"{"created": 1700000000, "data": [{"url": "\#(base)/img.png", "revised_prompt": "a square"}, {"url": "\#(base)/gone.png"}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: response))
+        let without = store.run(["import", "dalle", response])
+        #expect(without.exitCode == 0 && without.stdout.contains("0 created") && without.stdout.contains("2 image URL(s) not fetched")
+                && without.stdout.contains("--fetch"), "no picture without --fetch, and the summary says how: \(without)")
+        let with = store.run(["import", "dalle", response, "--fetch"])
+        #expect(with.exitCode == 0 && with.stdout.contains("1 created"), "\(with)")
+        #expect(with.stdout.contains("1 image URL(s) could not be fetched") && with.stdout.contains("404"), "\(with)")
+        let images = try store.list(["--kind", "image"])
+        let id = try #require(images.first?["id"] as? String)
+        let saved = store.run(["image", "save", id, "-"])
+        #expect(saved.stdoutData == CLIFixtures.png.bytes)
+    }
+
     @Test func aNewerExportExtendsTheChat() throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
