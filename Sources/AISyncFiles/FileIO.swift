@@ -35,7 +35,11 @@ package enum FileIO {
     package static func readAll(_ fd: Int32, path: String, from offset: Int64, limit: Int64 = 1 << 31) throws(AISyncError) -> [UInt8] {
         guard Platform.lseek(fd, offset, SEEK_SET) == offset else { throw ioError("seek in", path, errno: Platform.errno) }
         var out: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        // Sized from the file, so a 60 MB segment takes 60 MB, not the ~2x of a growing array,
+        // and a small file does not pay for a zero-filled 1 MiB buffer.
+        let expected = Platform.size(of: fd).map { max(0, $0 - offset) } ?? 0
+        out.reserveCapacity(Int(min(expected, limit)) + 1)
+        var chunk = [UInt8](repeating: 0, count: Int(min(max(expected + 1, 4096), 1 << 20)))
         while true {
             let n = chunk.withUnsafeMutableBytes { Platform.read(fd, into: $0) }
             guard let n else { throw ioError("read", path, errno: Platform.errno) }

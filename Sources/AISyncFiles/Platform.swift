@@ -70,6 +70,13 @@ package enum Platform {
         return (st.size, st.isDirectory, st.isRegular)
     }
 
+    /// The size of an open file, or nil (a pipe or FIFO has none worth trusting).
+    package static func size(of fd: Int32) -> Int64? {
+        var st = sysStatStruct()
+        guard sysFstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+        return Int64(st.st_size)
+    }
+
     package struct StatInfo {
         package var size: Int64
         package var isDirectory: Bool
@@ -161,6 +168,7 @@ private func sysUnlink(_ a: String) -> Int32 { unlink(a) }
 private func sysMkdir(_ a: String, _ m: mode_t) -> Int32 { mkdir(a, m) }
 private func sysStatStruct() -> stat { stat() }
 private func sysStat(_ p: String, _ st: inout stat) -> Int32 { stat(p, &st) }
+private func sysFstat(_ fd: Int32, _ st: inout stat) -> Int32 { fstat(fd, &st) }
 private func sysFlock(_ fd: Int32, _ op: Int32) -> Int32 { flock(fd, op) }
 private func sysLink(_ a: String, _ b: String) -> Int32 { link(a, b) }
 private func sysAccess(_ p: String, _ m: Int32) -> Int32 { access(p, m) }
