@@ -81,3 +81,8 @@ set +a
 
 echo "== tests"
 swift test --skip-build "$@"
+
+# Fuzzing (Tests/Fuzz, scripts/fuzz.sh): replays past crash inputs, then fuzzes every decoder
+# of hostile bytes for FUZZ_SECONDS each (30 s here) in its own instrumented build (.build/fuzz).
+echo "== fuzz"
+FUZZ_SECONDS=${FUZZ_SECONDS:-30} bash scripts/fuzz.sh

@@ -441,6 +441,21 @@ struct HTTPRemoteTests {
         #expect(parsed.first?.href == "/dav/aisync/heads/")
     }
 
+    /// Inputs that crashed FoundationXML's parser (found by fuzzing: Tests/Fuzz/regressions/propfind)
+    /// are refused before it sees them, as not a multistatus; a normal answer with a declaration still parses.
+    @Test(arguments: [
+        Array("<?xml version=\"1.0\"?><?x?><d:multistatus xmlns:d=\"DAV:\"/>".utf8),
+        Array("<d:multistatus xmlns:d=\"DAV:\"><a".utf8) + [0xFF, 0xFF] + Array("b/></d:multistatus>".utf8),
+    ])
+    func xmlThatCrashedTheParserIsRefused(_ bytes: [UInt8]) {
+        #expect(WebDAVMultistatus.parse(bytes) == nil)
+    }
+
+    @Test func aDeclarationAndABOMStillParse() throws {
+        let body = [0xEF, 0xBB, 0xBF] + Array(Self.apacheMultistatus.utf8)
+        #expect(try #require(WebDAVMultistatus.parse(body)).count == 3)
+    }
+
     @Test func nextcloudMultistatusBecomesEntries() async throws {
         let transport = FakeTransport(fallback: Self.status(207, [:], Self.nextcloudMultistatus))
         let sleeps = SleepLog()
