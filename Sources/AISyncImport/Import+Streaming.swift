@@ -7,7 +7,7 @@ import AISyncStore
 /// size of the export. While the store writes one batch, the next is parsed on another core.
 extension Import {
     /// How many bytes of JSON one batch holds before it is written.
-    static let batchBytes = 1 << 20
+    static let batchBytes = 4 << 20
 
     /// Imports a JSON file (or a folder's files) whose top level is an array, batch by batch;
     /// nil when `path` is a zip or its first file is not an array (read whole instead).

@@ -7,23 +7,33 @@ import AISyncCore
 /// element's source id. Hashing keeps any source id (upper case, slashes, 200 characters)
 /// inside the `[a-z0-9-]{1,64}` id alphabet.
 enum ImportIDs {
-    /// The sha256 of `text`'s UTF-8, as lowercase hex.
-    static func hex(_ text: String) -> String {
+    /// The sha256 of `text`'s UTF-8, as lowercase hex (the first `digits` of it).
+    static func hex(_ text: String, digits: Int = 64) -> String {
         var hasher = SHA256()
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBytes { hasher.update(bytes: UnsafeRawBufferPointer($0)) }
-        return hasher.finalize().hex
+        var text = text
+        text.withUTF8 { hasher.update(bytes: UnsafeRawBufferPointer($0)) }
+        let bytes = hasher.finalize().bytes
+        let alphabet: StaticString = "0123456789abcdef"
+        let table = alphabet.utf8Start
+        // Only the digits used are written: an import derives an id for every message.
+        return String(unsafeUninitializedCapacity: digits) { out in
+            for i in 0..<digits {
+                let byte = bytes[i / 2]
+                out[i] = table[Int(i % 2 == 0 ? byte >> 4 : byte & 15)]
+            }
+            return digits
+        }
     }
 
     /// The record id for `key` (e.g. `chatgpt:<conversation id>`).
     static func record(_ kind: RecordKind, key: String) -> RecordID {
         // 16 hex digits after a kind name always form a valid id.
-        RecordID("\(kind.rawValue)-\(hex(key).prefix(16))")!
+        RecordID("\(kind.rawValue)-\(hex(key, digits: 16))")!
     }
 
     /// An element id within the record keyed `key`.
     static func element(_ prefix: String, key: String, source: String) -> String {
-        "\(prefix)-\(hex(key + "\u{0}" + source).prefix(20))"
+        "\(prefix)-\(hex(key + "\u{0}" + source, digits: 20))"
     }
 
     /// Float epoch seconds (ChatGPT's `create_time`) as a timestamp; nil for null, strings,

@@ -25,6 +25,32 @@ private let digestB = SHA256Digest(hex: String(repeating: "0f", count: 32))!
 
 @Suite("Canonical JSON encoding")
 struct CanonicalEncodingTests {
+    @Test("The canonical length is counted exactly, and past a limit it only says 'longer'", arguments: 0..<60)
+    func canonicalLengthMatchesTheBytes(seed: Int) {
+        var rng = SplitMix64(seed: UInt64(seed) &+ 99)
+        func value(_ depth: Int) -> JSONValue {
+            switch Int.random(in: 0...(depth > 3 ? 4 : 6), using: &rng) {
+            case 0: return .null
+            case 1: return .bool(Bool.random(using: &rng))
+            case 2: return .int([Int64.min, Int64.max, 0, -7, 10, 99, 100, Int64.random(in: -1_000_000...1_000_000, using: &rng)].randomElement(using: &rng)!)
+            case 3, 4:
+                let parts = ["a", "é", "😀", "\"", "\\", "\n", "\u{1}", "\u{1F}", "\t", "/", "\u{7F}"]
+                return .string((0..<Int.random(in: 0...20, using: &rng)).map { _ in parts.randomElement(using: &rng)! }.joined())
+            case 5: return .array((0..<Int.random(in: 0...5, using: &rng)).map { _ in value(depth + 1) })
+            default:
+                var o: [String: JSONValue] = [:]
+                for n in 0..<Int.random(in: 0...5, using: &rng) { o["k\(n)\(["", "\"", "é"].randomElement(using: &rng)!)"] = value(depth + 1) }
+                return .object(o)
+            }
+        }
+        let v = value(0)
+        let exact = v.canonicalBytes.count
+        #expect(v.canonicalLength() == exact)
+        for limit in [0, 1, exact / 2, exact - 1, exact, exact + 1, 4096] where limit >= 0 {
+            #expect((v.canonicalLength(upTo: limit) <= limit) == (exact <= limit), "limit \(limit), exact \(exact)")
+        }
+    }
+
     @Test("A version encoded once (id spliced into the hashed content) is byte for byte its journal line", arguments: 0..<40)
     func encodedVersionLineIsItsCanonicalLine(seed: Int) throws {
         var rng = SplitMix64(seed: UInt64(seed))

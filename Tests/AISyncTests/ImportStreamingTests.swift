@@ -4,6 +4,7 @@ import Testing
 @testable import AISyncCore
 @testable import AISyncImport
 import AISync
+import AISyncTesting
 
 // Big exports are read element by element (JSONArrayReader) and written in slices: the
 // elements found must be exactly the parser's, across any chunk boundary, and a sliced
@@ -29,6 +30,24 @@ struct ImportStreamingTests {
         let whole = try JSONParser.parse(Self.tricky)
         #expect(try Self.elements(Self.tricky, chunkSize: chunkSize) == whole.arrayValue)
         #expect(try Self.elements(" []\n", chunkSize: chunkSize) == [])
+    }
+
+    /// Strings are skipped eight bytes at a time: quotes, escaped quotes and backslashes at
+    /// every offset within a word, across chunk boundaries, must end elements where the parser does.
+    @Test(arguments: 0..<24)
+    func wordAtATimeStringSkippingAgreesWithTheParser(seed: Int) throws {
+        var rng = SplitMix64(seed: UInt64(seed) &* 7919 &+ 1)
+        let pieces = ["a", "bcdefgh", "\\\"", "\\\\", "]", "}", ",", "[", "{", "é", "\\n", " "]
+        var items: [String] = []
+        for _ in 0..<Int.random(in: 1...12, using: &rng) {
+            let text = (0..<Int.random(in: 0...30, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
+            items.append(Bool.random(using: &rng) ? "\"\(text)\"" : "{\"k\": [\"\(text)\", {\"x\": \"\(text)\"}]}")
+        }
+        let document = "[" + items.joined(separator: ", ") + "]"
+        let whole = try JSONParser.parse(document)
+        for chunk in [1, 3, 8, 9, 17, 64] {
+            #expect(try Self.elements(document, chunkSize: chunk) == whole.arrayValue, "chunk \(chunk): \(document)")
+        }
     }
 
     @Test func aDocumentThatIsNotAListIsReadWhole() throws {

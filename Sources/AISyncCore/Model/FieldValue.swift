@@ -16,8 +16,8 @@ public enum FieldValue: Hashable, Sendable {
 
     /// The form `value` takes, and its canonical bytes when they go to an object.
     static func make(_ value: JSONValue) -> (value: FieldValue, objectBytes: [UInt8]?) {
+        guard value.canonicalLength(upTo: inlineLimit) > inlineLimit else { return (.inline(value), nil) }
         let bytes = value.canonicalBytes
-        guard bytes.count > inlineLimit else { return (.inline(value), nil) }
         return (.object(SHA256.hash(bytes)), bytes)
     }
 

@@ -8,6 +8,50 @@ extension JSONValue {
         return out
     }
 
+    /// The length of ``canonicalBytes`` without building them, counting no further than
+    /// just past `limit` (a result over `limit` means "longer"). Deciding whether a value is
+    /// small enough to stay inline must not cost a serialization it then throws away.
+    package func canonicalLength(upTo limit: Int = .max) -> Int {
+        switch self {
+        case .null: return 4
+        case .bool(let b): return b ? 4 : 5
+        case .int(let i): return Self.digits(i)
+        case .double: return canonicalBytes.count
+        case .string(let s): return Self.stringLength(s)
+        case .array(let items):
+            var n = 1 + max(items.count - 1, 0) + 1
+            for item in items where n <= limit { n += item.canonicalLength(upTo: limit - n) }
+            return n
+        case .object(let members):
+            var n = 1 + max(members.count - 1, 0) + members.count + 1
+            for (key, value) in members where n <= limit { n += Self.stringLength(key) + value.canonicalLength(upTo: limit - n) }
+            return n
+        }
+    }
+
+    /// Decimal digits of `i`, with its sign.
+    static func digits(_ i: Int64) -> Int {
+        var n = i < 0 ? 2 : 1
+        var v = i.magnitude
+        while v >= 10 { v /= 10; n += 1 }
+        return n
+    }
+
+    /// The length of a string's canonical encoding: its UTF-8, the quotes, and escapes.
+    static func stringLength(_ s: String) -> Int {
+        var s = s
+        return s.withUTF8 { bytes in
+            var n = bytes.count + 2
+            for byte in bytes where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+                switch byte {
+                case 0x22, 0x5C, 0x08, 0x0C, 0x0A, 0x0D, 0x09: n += 1
+                default: n += 5
+                }
+            }
+            return n
+        }
+    }
+
     /// The canonical encoding as a String.
     public var canonicalString: String { String(decoding: canonicalBytes, as: UTF8.self) }
 
