@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Restore speed and memory (issue 11), against the loopback Apache mod_dav server, one run,
+# each figure beside a reference measured in the same run:
+#  1. pull of N chats into a new store (BENCH_CHATS=10000): time, peak RSS, requests; beside
+#     `rclone copy` down of the same chats as N JSON files and one `curl` fetching those N
+#     files one by one on a kept-alive connection (targets: >= 50x faster than rclone,
+#     <= 0.2x curl's time; 0 skips it);
+#  2. `sync` with nothing new, and `list --json` with the index and without it;
+#  3. the same at BENCH_BIG records (100000; 0 skips it): pull time and RSS (targets <= 10 s,
+#     <= 64 MB), no-op sync (<= 50 ms, <= 32 MB), list --json (<= 0.3 s; <= 3 s cold);
+#  4. one BENCH_IMAGE_MB (200) MB image: push beside `curl -T`, pull beside `curl -o`
+#     (targets <= 1.5x, RSS <= 64 MB; 0 skips it).
+# Usage: scripts/bench-restore.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/opt/swift/usr/bin"
+N=${BENCH_CHATS:-10000}
+BIG=${BENCH_BIG:-100000}
+IMAGE_MB=${BENCH_IMAGE_MB:-200}
+if [ -z "${AISYNC_BIN:-}" ]; then
+  swift build -c release --product aisync >/dev/null
+  AISYNC_BIN=$(swift build -c release --show-bin-path)/aisync
+fi
+work=$(mktemp -d); chmod 755 "$work"
+export AISYNC_SERVERS_DIR=$work/servers
+trap 'bash scripts/servers.sh stop >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+bash scripts/servers.sh start >/dev/null
+set -a; . "$AISYNC_SERVERS_DIR/env"; set +a
+export AISYNC_USER=$AISYNC_TEST_USER AISYNC_PASSWORD=$AISYNC_TEST_PASSWORD
+url=$AISYNC_TEST_APACHE_URL
+log=$AISYNC_SERVERS_DIR/apache/logs/access.log
+requests() { wc -l <"$log"; }
+mkcol() { curl -sf -u "$AISYNC_USER:$AISYNC_PASSWORD" -X MKCOL "$1/" >/dev/null; }
+timed() { # timed COMMAND...: prints "seconds rss_kb" (stdout discarded)
+  /usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null
+  cat "$work/time"
+}
+a() { "$AISYNC_BIN" --store "$@"; }
+report() { python3 -c "import sys; print(sys.argv[1] % tuple(float(x) for x in sys.argv[2:]))" "$@"; }
+
+# ---- 1. N chats (0 skips it) ----
+if [ "$N" -gt 0 ]; then
+a "$work/laptop" init --name laptop >/dev/null
+a "$work/laptop" debug-generate "$N" >/dev/null
+mkcol "$url/small"
+a "$work/laptop" remote add apache "$url/small"
+a "$work/laptop" push >/dev/null
+a "$work/restored" init --name restored >/dev/null
+a "$work/restored" remote add apache "$url/small"
+before=$(requests)
+read -r pull_s pull_kb < <(timed "$AISYNC_BIN" --store "$work/restored" pull)
+pull_requests=$(( $(requests) - before ))
+count=$(a "$work/restored" list --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+[ "$count" = "$N" ] || { echo "bench-restore: the restored store holds $count records, not $N" >&2; exit 1; }
+
+# The same chats as one JSON file each, uploaded once, then fetched back by rclone and curl.
+files=$work/files; mkdir -p "$files"
+python3 - "$work/laptop" "$files" <<'PY'
+import json, os, sys
+store, out = sys.argv[1], sys.argv[2]
+for line in open(os.path.join(store, "journal.jsonl")):
+    v = json.loads(line)
+    record = {op.get("elem", op["field"]): op.get("value") for op in v["ops"] if "field" in op}
+    with open(os.path.join(out, v["record"] + ".json"), "w") as dst:
+        json.dump(record, dst, sort_keys=True, separators=(",", ":"))
+PY
+mkcol "$url/files"
+pass=$(rclone obscure "$AISYNC_PASSWORD")
+rclone_args=(--webdav-url "$url" --webdav-user "$AISYNC_USER" --webdav-pass "$pass")
+rclone copy "$files" ":webdav:files" "${rclone_args[@]}" 2>/dev/null
+read -r rclone_s _ < <(timed rclone copy ":webdav:files" "$work/rclone-down" "${rclone_args[@]}")
+for f in "$files"/*; do n=${f##*/}; printf 'url = "%s/files/%s"\noutput = "%s/curl-down/%s"\n' "$url" "$n" "$work" "$n"; done >"$work/curl.cfg"
+mkdir -p "$work/curl-down"
+read -r curl_s _ < <(timed curl -sf -u "$AISYNC_USER:$AISYNC_PASSWORD" -K "$work/curl.cfg")
+
+a "$work/restored" sync >/dev/null   # its first sync registers the new device
+before=$(requests)
+read -r idle_s idle_kb < <(timed "$AISYNC_BIN" --store "$work/restored" sync)
+idle_requests=$(( $(requests) - before ))
+read -r list_s list_kb < <(timed "$AISYNC_BIN" --store "$work/restored" list --json)
+rm -rf "$work/restored/index"
+read -r cold_s cold_kb < <(timed "$AISYNC_BIN" --store "$work/restored" list --json)
+
+echo "== $N chats"
+report "pull into a new store:  %.2f s, peak RSS %.0f MB, %d requests" "$pull_s" "$(( pull_kb / 1024 ))" "$pull_requests"
+report "rclone copy down:       %.2f s  -> pull is %.1fx faster (target >= 50x)" "$rclone_s" "$(python3 -c "print($rclone_s/max($pull_s,0.01))")"
+report "curl, %d GETs:       %.2f s  -> pull takes %.2fx curl's time (target <= 0.2x)" "$count" "$curl_s" "$(python3 -c "print($pull_s/max($curl_s,0.01))")"
+report "sync, nothing new:      %.3f s, peak RSS %.0f MB, %d request(s)" "$idle_s" "$(( idle_kb / 1024 ))" "$idle_requests"
+report "list --json:            %.3f s (%.0f MB); index deleted: %.3f s (%.0f MB)" "$list_s" "$(( list_kb / 1024 ))" "$cold_s" "$(( cold_kb / 1024 ))"
+fi
+
+# ---- 2. BIG records ----
+if [ "$BIG" -gt 0 ]; then
+  a "$work/big" init --name big >/dev/null
+  a "$work/big" debug-generate "$BIG" >/dev/null
+  mkcol "$url/big"
+  a "$work/big" remote add apache "$url/big"
+  read -r bpush_s bpush_kb < <(timed "$AISYNC_BIN" --store "$work/big" push)
+  a "$work/bigr" init --name bigr >/dev/null
+  a "$work/bigr" remote add apache "$url/big"
+  read -r bpull_s bpull_kb < <(timed "$AISYNC_BIN" --store "$work/bigr" pull)
+  a "$work/bigr" sync >/dev/null
+  read -r bidle_s bidle_kb < <(timed "$AISYNC_BIN" --store "$work/bigr" sync)
+  read -r blist_s blist_kb < <(timed "$AISYNC_BIN" --store "$work/bigr" list --json)
+  rm -rf "$work/bigr/index"
+  read -r bcold_s bcold_kb < <(timed "$AISYNC_BIN" --store "$work/bigr" list --json)
+  echo "== $BIG chats"
+  report "push:                   %.2f s, peak RSS %.0f MB" "$bpush_s" "$(( bpush_kb / 1024 ))"
+  report "pull into a new store:  %.2f s (target <= 10), peak RSS %.0f MB (target <= 64)" "$bpull_s" "$(( bpull_kb / 1024 ))"
+  report "sync, nothing new:      %.3f s (target <= 0.05), peak RSS %.0f MB (target <= 32)" "$bidle_s" "$(( bidle_kb / 1024 ))"
+  report "list --json:            %.3f s (target <= 0.3, %.0f MB); index deleted: %.3f s (target <= 3, %.0f MB)" "$blist_s" "$(( blist_kb / 1024 ))" "$bcold_s" "$(( bcold_kb / 1024 ))"
+fi
+
+# ---- 3. one big image ----
+if [ "$IMAGE_MB" -gt 0 ]; then
+  python3 - "$work/big.png" "$IMAGE_MB" <<'PY'
+import os, struct, sys, zlib
+path, mb = sys.argv[1], int(sys.argv[2])
+width = 10000
+height = mb * 1_000_000 // (width + 1)
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+raw = b"".join(b"\0" + os.urandom(width) for _ in range(height))
+with open(path, "wb") as f:
+    f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)))
+    f.write(chunk(b"IDAT", zlib.compress(raw, 0)) + chunk(b"IEND", b""))
+PY
+  a "$work/pics" init --name pics >/dev/null
+  a "$work/pics" image add "$work/big.png" >/dev/null
+  mkcol "$url/pics"
+  a "$work/pics" remote add apache "$url/pics"
+  before=$(requests)
+  read -r ipush_s ipush_kb < <(timed "$AISYNC_BIN" --store "$work/pics" push)
+  ipush_requests=$(( $(requests) - before ))
+  a "$work/picsr" init --name picsr >/dev/null
+  a "$work/picsr" remote add apache "$url/pics"
+  read -r ipull_s ipull_kb < <(timed "$AISYNC_BIN" --store "$work/picsr" pull)
+  mkcol "$url/curl"
+  read -r cput_s _ < <(timed curl -sf -u "$AISYNC_USER:$AISYNC_PASSWORD" -T "$work/big.png" "$url/curl/big.png")
+  read -r cget_s _ < <(timed curl -sf -u "$AISYNC_USER:$AISYNC_PASSWORD" -o "$work/curl.png" "$url/curl/big.png")
+  echo "== one $(( $(stat -c %s "$work/big.png") / 1000000 )) MB image"
+  report "push: %.2f s, peak RSS %.0f MB, %d requests; curl -T %.2f s -> %.2fx (target <= 1.5x)" "$ipush_s" "$(( ipush_kb / 1024 ))" "$ipush_requests" "$cput_s" "$(python3 -c "print($ipush_s/max($cput_s,0.01))")"
+  report "pull: %.2f s, peak RSS %.0f MB; curl -o %.2f s -> %.2fx (target <= 1.5x)" "$ipull_s" "$(( ipull_kb / 1024 ))" "$cget_s" "$(python3 -c "print($ipull_s/max($cget_s,0.01))")"
+fi
