@@ -45,19 +45,37 @@ struct Journal: Sendable {
         }
         defer { Platform.close(fd) }
         let bytes = try FileIO.readAll(fd, path: path, from: offset, limit: 1 << 40)
+        return try parse(bytes[...], at: offset, firstLine: firstLine)
+    }
+
+    /// Reads and verifies the complete lines in about `maxBytes` from `offset` (more when one
+    /// line is longer): a long journal read a window at a time, in bounded memory.
+    func read(from offset: Int64, firstLine: Int, maxBytes: Int) throws(AISyncError) -> Chunk {
+        var count = max(maxBytes, 4096)
+        while true {
+            let bytes = try FileIO.readRange(path, from: offset, count: count)
+            if let last = bytes.lastIndex(of: 0x0A) { return try parse(bytes[...last], at: offset, firstLine: firstLine) }
+            guard bytes.count == count else { return try parse(bytes[...], at: offset, firstLine: firstLine) }
+            count *= 2
+        }
+    }
+
+    /// The complete lines of `bytes` (read at `offset`), parsed and verified; bytes after the
+    /// last newline are a torn line.
+    private func parse(_ bytes: ArraySlice<UInt8>, at offset: Int64, firstLine: Int) throws(AISyncError) -> Chunk {
         var chunk = Chunk(endOffset: offset, endLine: firstLine)
-        var start = 0
+        var start = bytes.startIndex
         var line = firstLine
-        while start < bytes.count {
+        while start < bytes.endIndex {
             guard let newline = bytes[start...].firstIndex(of: 0x0A) else {
-                chunk.tornBytes = Int64(bytes.count - start)
+                chunk.tornBytes = Int64(bytes.endIndex - start)
                 break
             }
             line += 1
-            let ref = LineRef(offset: offset + Int64(start), length: newline - start)
+            let ref = LineRef(offset: offset + Int64(start - bytes.startIndex), length: newline - start)
             chunk.versions.append((try parseLine(bytes[start..<newline], line: "\(line)"), line, ref, bytes[start..<newline]))
             start = newline + 1
-            chunk.endOffset = offset + Int64(start)
+            chunk.endOffset = offset + Int64(start - bytes.startIndex)
             chunk.endLine = line
         }
         return chunk
@@ -78,6 +96,11 @@ struct Journal: Sendable {
     /// together are read in one go. Their ids were verified when the lines were first read,
     /// so they are trusted here (as the index is); `fsck` re-verifies every line.
     func versions(at refs: [LineRef]) throws(AISyncError) -> [Version] {
+        try lines(at: refs).map(\.version)
+    }
+
+    /// The versions at `refs` with their lines' bytes, in the order of `refs`.
+    func lines(at refs: [LineRef]) throws(AISyncError) -> [(version: Version, raw: ArraySlice<UInt8>)] {
         // Groups of refs whose span wastes little: one read each.
         var groups: [(start: Int64, end: Int64, refs: ArraySlice<LineRef>)] = []
         let sorted = refs.sorted { $0.offset < $1.offset }
@@ -93,7 +116,7 @@ struct Journal: Sendable {
             i = j
         }
         let chunks = try FileIO.readRanges(path, groups.map { ($0.start, Int($0.end - $0.start)) })
-        var byOffset: [Int64: Version] = [:]
+        var byOffset: [Int64: (version: Version, raw: ArraySlice<UInt8>)] = [:]
         byOffset.reserveCapacity(refs.count)
         for (group, bytes) in zip(groups, chunks) {
             guard bytes.count == Int(group.end - group.start) else {
@@ -105,7 +128,7 @@ struct Journal: Sendable {
                 guard bytes.count == from + ref.length || bytes[from + ref.length] == 0x0A else {
                     throw AISyncError(.temporary, "the store's index does not match the journal", hint: "Run the command again; the index is rebuilt")
                 }
-                byOffset[ref.offset] = try parseLine(line, line: "@\(ref.offset)", verifyingID: false)
+                byOffset[ref.offset] = (try parseLine(line, line: "@\(ref.offset)", verifyingID: false), line)
             }
         }
         return refs.compactMap { byOffset[$0.offset] }

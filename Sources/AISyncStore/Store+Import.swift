@@ -74,7 +74,11 @@ extension Store {
 
     /// Saves the index after imports made with `deferIndex` (a no-op when it is current), so
     /// the next command need not read the imported lines again.
-    public func finishImport() throws(AISyncError) {
+    public func finishImport() throws(AISyncError) { try flushIndex() }
+
+    /// Saves the index when it is behind the journal: the end of a bulk write (an import, a
+    /// long pull) that deferred it.
+    package func flushIndex() throws(AISyncError) {
         try locked(write: true) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) in
             if snapshot.journalLines != indexedLines { try saveIndex(snapshot) }
         }

@@ -18,6 +18,28 @@ extension Store {
         }
     }
 
+    /// One journal line, where it sits, and its version.
+    package typealias JournalLine = (version: Version, raw: [UInt8], offset: Int64)
+
+    /// The complete lines in about `maxBytes` of the journal from `offset` (read as is, no
+    /// snapshot loaded: a push of nothing new costs O(1)), and the offset just past them.
+    /// An offset past the end (a journal rewritten shorter) reads from the end.
+    package func journalWindow(from offset: Int64, maxBytes: Int) throws(AISyncError) -> (lines: [JournalLine], end: Int64) {
+        let start = min(offset, journal.size())
+        let chunk = try journal.read(from: start, firstLine: 0, maxBytes: maxBytes)
+        return (chunk.versions.map { ($0.version, Array($0.raw), $0.ref.offset) }, chunk.endOffset)
+    }
+
+    /// The lines at the given places (found by ``journalWindow(from:maxBytes:)``), in order.
+    package func journalLines(at places: [(offset: Int64, length: Int)]) throws(AISyncError) -> [(version: Version, raw: [UInt8])] {
+        try journal.lines(at: places.map { Journal.LineRef(offset: $0.offset, length: $0.length) }).map { ($0.version, Array($0.raw)) }
+    }
+
+    /// The sizes of the objects a version needs on another device, without reading them.
+    package func objectSizes(of version: Version) -> [Int] {
+        version.objectReferences.map { Int(Platform.stat(objects.path(of: $0))?.size ?? 0) }
+    }
+
     func objectBytes(_ digest: SHA256Digest) throws(AISyncError) -> [UInt8] { try objects.get(digest) }
     package func objectPath(_ digest: SHA256Digest) -> String { objects.path(of: digest) }
     package func hasObject(_ digest: SHA256Digest) -> Bool { objects.contains(digest) }
@@ -46,8 +68,11 @@ extension Store {
     /// one fsynced write. A version that would change a record's kind is refused whole: a
     /// record's kind is fixed when it is created.
     /// Returns the versions applied and whether the journal was at `expectedEnd` before.
-    package func integrate(_ entries: [Segment.Entry], expectedEnd: Int64?) throws(AISyncError) -> (applied: [Version], wasAtEnd: Bool, end: Int64) {
-        try locked(write: true) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> ([Version], Bool, Int64) in
+    /// `streaming`: one batch of a long pull; the index is saved by ``flushIndex()`` at its
+    /// end and folded states are dropped after the batch, so memory stays one batch.
+    package func integrate(_ entries: [Segment.Entry], expectedEnd: Int64?, streaming: Bool = false) throws(AISyncError) -> (applied: [Version], wasAtEnd: Bool, end: Int64) {
+        try locked(write: true, saveIndex: !streaming) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> ([Version], Bool, Int64) in
+            defer { if streaming { snapshot.dropDecodedStates() } }
             let wasAtEnd = expectedEnd == snapshot.journalOffset
             var known = [RecordID: (kind: RecordKind, ids: Set<SHA256Digest>)]()
             var applied: [Version] = []
@@ -69,7 +94,7 @@ extension Store {
                 applied.append(v)
             }
             guard !applied.isEmpty else { return ([], wasAtEnd, snapshot.journalOffset) }
-            try append(applied, to: &snapshot)
+            try append(applied, saveIndex: !streaming, to: &snapshot)
             return (applied, wasAtEnd, snapshot.journalOffset)
         }
     }

@@ -20,41 +20,68 @@ extension SyncEngine {
         // a concurrent first push drop our entry despite If-Match: every pull puts it back.
         if !dryRun, unlisted, checkpoint.headETag != nil { try await register() }
         let heads = try await readHeads(changed, report: &report)
-        // 2. Their new segments, each verified whole before anything is applied.
-        var fetched: [(device: DeviceID, versions: [Version])] = []
-        var entries: [Segment.Entry] = []
+        // 2. Their new segments, each verified whole before anything is applied, merged a
+        // batch at a time (memory stays one batch; an interrupted pull resumes after the last).
         let fetches = PullPlanner.fetches(heads: heads.map(\.head), device: store.deviceID, checkpoint: checkpoint)
-        let total = fetches.reduce(0) { sum, f in sum.addingReportingOverflow(f.seqs.count).overflow ? .max : sum + f.seqs.count }
-        var done = 0
+        var count = (done: 0, total: fetches.reduce(0) { sum, f in sum.addingReportingOverflow(f.seqs.count).overflow ? .max : sum + f.seqs.count })
         for fetch in fetches {
-            for seq in fetch.seqs {
-                progress(SyncProgress(phase: .pullingSegments, done: done, total: total, bytes: report.bytes, from: fetch.name))
-                try AISyncError.checkCancellation()
-                let read = try await readSegment(of: fetch.device, seq: seq, remoteID: fetch.remoteID)
-                entries += read.entries
-                fetched.append((fetch.device, read.entries.map(\.version)))
-                report.segments += 1
-                report.bytes += Int64(read.bytes)
-                done += 1
-            }
+            let etag = heads.first { $0.head.device == fetch.device }?.etag
+            try await pullSegments(fetch, headETag: etag, dryRun: dryRun, checkpoint: &checkpoint, report: &report, count: &count)
         }
         if dryRun {
-            report.pulled = entries.count
             report.conflicts = try await store.conflictCount()
             return report
         }
-        // 3. Image bytes first (content-addressed, harmless if unused), so a record never
-        // arrives before its picture when the remote has it.
-        try await fetchImages(for: entries, report: &report)
-        // 4. Merge, then remember how far we got.
-        let result = try await store.integrate(entries, expectedEnd: checkpoint.pushedOffset)
-        checkpoint = PullPlanner.checkpoint(after: checkpoint, heads: heads, device: store.deviceID,
-                                            counters: PullPlanner.counters(fetched), merged: (result.wasAtEnd, result.end))
+        // 3. Pictures that earlier pulls could not get, now that the remote may have them.
+        try await fetchImages(for: [], alsoMissing: true, report: &report)
+        // 4. Remember how far we got: every head read, ETags included.
+        checkpoint = PullPlanner.checkpoint(after: checkpoint, heads: heads, device: store.deviceID, counters: [:], merged: (false, 0))
         try await store.writeCheckpoint(checkpoint)
+        try await store.flushIndex()
         try await store.rememberDeviceNames(Dictionary(heads.map { ($0.head.device, $0.head.name) }, uniquingKeysWith: { a, _ in a }))
-        report.pulled = result.applied.count
         report.conflicts = try await store.conflictCount()
         return report
+    }
+
+    /// Fetches one device's new segments in order and applies them in batches of about
+    /// `PullPlanner.batchBytes`, checkpointing after each (a dry run only counts them).
+    private func pullSegments(_ fetch: PullPlanner.Fetch, headETag: String?, dryRun: Bool, checkpoint: inout SyncCheckpoint,
+                              report: inout SyncReport, count: inout (done: Int, total: Int)) async throws(AISyncError) {
+        var batch: [Segment.Entry] = []
+        var batchBytes = 0
+        for seq in fetch.seqs {
+            progress(SyncProgress(phase: .pullingSegments, done: count.done, total: count.total, bytes: report.bytes, from: fetch.name))
+            try AISyncError.checkCancellation()
+            let read = try await readSegment(of: fetch.device, seq: seq, remoteID: fetch.remoteID)
+            report.segments += 1
+            report.bytes += Int64(read.bytes)
+            count.done += 1
+            if dryRun {
+                report.pulled += read.entries.count
+                continue
+            }
+            batch += read.entries
+            batchBytes += read.bytes
+            let last = seq == fetch.seqs.upperBound
+            guard last || batchBytes >= PullPlanner.batchBytes else { continue }
+            try await apply(batch, from: fetch.device, through: seq, headETag: last ? headETag : nil, checkpoint: &checkpoint, report: &report)
+            batch.removeAll(keepingCapacity: true)
+            batchBytes = 0
+        }
+    }
+
+    /// Applies one batch of a device's segments: their pictures first (so a record never
+    /// arrives before its picture when the remote has it), then the versions, then the
+    /// checkpoint moves past the last segment of the batch.
+    private func apply(_ batch: [Segment.Entry], from device: DeviceID, through seq: Int64, headETag: String?,
+                       checkpoint: inout SyncCheckpoint, report: inout SyncReport) async throws(AISyncError) {
+        try await fetchImages(for: batch, alsoMissing: false, report: &report)
+        let result = try await store.integrate(batch, expectedEnd: checkpoint.pushedOffset, streaming: true)
+        let counter = PullPlanner.counters([(device, batch.map(\.version))])[device] ?? 0
+        checkpoint = PullPlanner.advance(checkpoint, device: device, through: seq, etag: headETag, counter: counter,
+                                         merged: (result.wasAtEnd, result.end))
+        try await store.writeCheckpoint(checkpoint)
+        report.pulled += result.applied.count
     }
 
     /// Reads the heads that a listing said moved (those already read while walking a remote
@@ -84,10 +111,11 @@ extension SyncEngine {
 
     /// Fetches the pictures the incoming versions show, and those earlier pulls could not get:
     /// from Imgur when it serves the original unchanged, else from the remote, verified.
-    private func fetchImages(for entries: [Segment.Entry], report: inout SyncReport) async throws(AISyncError) {
+    /// `alsoMissing`: also the live images whose bytes the store lacks (once per pull).
+    private func fetchImages(for entries: [Segment.Entry], alsoMissing: Bool, report: inout SyncReport) async throws(AISyncError) {
         let incoming = try await store.previewImages(entries)
         var have = Set<SHA256Digest>()
-        let live = try await store.liveImages().map(\.1)
+        let live = alsoMissing ? try await store.liveImages().map(\.1) : []
         for digest in Set(incoming.map(\.0) + live.map(\.sha256)) where await store.hasObject(digest) { have.insert(digest) }
         let wanted = PullPlanner.wantedImages(incoming: incoming, live: live, have: have)
         for (n, (digest, image)) in wanted.enumerated() {

@@ -20,8 +20,25 @@ extension SyncEngine {
         }
     }
 
-    /// The versions a push would send, with their journal lines.
-    typealias Outgoing = (versions: [(version: Version, raw: [UInt8])], journaled: Int, end: Int64)
+    /// What a push would send, found by one pass over the journal that keeps only where
+    /// each line is and its size: the lines are read again one segment at a time, so memory
+    /// stays one segment however much is unpushed.
+    struct Outgoing {
+        /// One version to send: its journal line's place and its encoded size in a segment.
+        struct Entry {
+            var offset: Int64
+            var length: Int
+            var size: Int
+        }
+        var entries: [Entry] = []
+        /// The image records among them (their bytes go first).
+        var imageRecords: Set<RecordID> = []
+        /// This device's deletes of records that may hold pictures (Imgur copies to delete).
+        var deletions: [Version] = []
+        /// How many lines were journaled since the checkpoint, and where they end.
+        var journaled = 0
+        var end: Int64
+    }
 
     private func pushOnce(dryRun: Bool) async throws(AISyncError) -> SyncReport {
         var checkpoint = try await store.readCheckpoint(name)
@@ -32,7 +49,7 @@ extension SyncEngine {
         var imgurRefused: AISyncError?
         if uploadsToImgur, !dryRun, let imgur { imgurRefused = try await imgur.uploadPending(into: &report) }
         var outgoing = try await self.outgoing(checkpoint)
-        if case .nothingToSend(let advanceTo) = PushPlanner.start(outgoing: outgoing.versions.count, journaled: outgoing.journaled,
+        if case .nothingToSend(let advanceTo) = PushPlanner.start(outgoing: outgoing.entries.count, journaled: outgoing.journaled,
                                                                    end: outgoing.end, checkpoint: checkpoint) {
             if let advanceTo, !dryRun {
                 checkpoint.pushedOffset = advanceTo
@@ -53,7 +70,7 @@ extension SyncEngine {
         }
         try await execute(plan(outgoing, checkpoint: checkpoint, ownHead: ownHead), outgoing: outgoing, report: &report)
         if let imgur {
-            try await imgur.queueDeletes(outgoing.versions.map(\.version).filter { $0.device == store.deviceID })
+            try await imgur.queueDeletes(outgoing.deletions)
             if uploadsToImgur { try await imgur.flushDeletes(into: &report) }
         }
         return try await finish(report, imgurRefused: imgurRefused)
@@ -71,8 +88,8 @@ extension SyncEngine {
     /// What a push would send, without sending it.
     private func dryRunReport(_ outgoing: Outgoing, _ report: SyncReport) async throws(AISyncError) -> SyncReport {
         var report = report
-        let sizes = try await entrySizes(outgoing)
-        report.pushed = outgoing.versions.count
+        let sizes = outgoing.entries.map(\.size)
+        report.pushed = outgoing.entries.count
         report.segments = PushPlanner.chunks(sizes: sizes).count
         report.bytes = Int64(sizes.reduce(0, +))
         for digest in try await blobDigests(outgoing) {
@@ -110,7 +127,7 @@ extension SyncEngine {
         return PushPlanner.plan(PushPlanner.Input(
             checkpoint: checkpoint, ownHead: ownHead, remoteID: remoteID, device: store.deviceID,
             deviceName: store.config.deviceName, now: Timestamp(milliseconds: store.environment.now()),
-            entrySizes: try await entrySizes(outgoing), end: outgoing.end, blobs: try await blobDigests(outgoing)))
+            entrySizes: outgoing.entries.map(\.size), end: outgoing.end, blobs: try await blobDigests(outgoing)))
     }
 
     /// Carries out a plan: blobs, segments, the pending mark, the head, registration, and the
@@ -120,7 +137,8 @@ extension SyncEngine {
         for (n, write) in plan.segments.enumerated() {
             try AISyncError.checkCancellation()
             progress(SyncProgress(phase: .pushingSegments, done: n, total: plan.segments.count, bytes: report.bytes))
-            let entries = try await outgoing.versions[write.entries].asyncMap { (v, raw) async throws(AISyncError) in
+            let lines = try await store.journalLines(at: outgoing.entries[write.entries].map { ($0.offset, $0.length) })
+            let entries = try await lines.asyncMap { (v, raw) async throws(AISyncError) in
                 Segment.Entry(version: v, objects: try await store.objectsOf(v), line: raw)
             }
             report.bytes += Int64(try await putSegment(write.seq, entries, remoteID: plan.head.remoteID))
@@ -138,7 +156,7 @@ extension SyncEngine {
         var committed = plan.committed
         committed.headETag = etag
         try await store.writeCheckpoint(committed)
-        report.pushed = outgoing.versions.count
+        report.pushed = outgoing.entries.count
     }
 
     /// Uploads the image bytes the remote lacks (create-only: content-addressed, so a file
@@ -190,10 +208,21 @@ extension SyncEngine {
     /// What a push sends: the versions journaled since the checkpoint that `PushPlanner.outgoing`
     /// keeps. Also how many were journaled, and where they end.
     func outgoing(_ checkpoint: SyncCheckpoint) async throws(AISyncError) -> Outgoing {
-        let (journaled, end) = try await store.journalLines(from: checkpoint.pushedOffset)
-        try AISyncError.checkCancellation()
-        let keep = PushPlanner.outgoing(journaled.map(\.version), device: store.deviceID, checkpoint: checkpoint)
-        return (keep.map { journaled[$0] }, journaled.count, end)
+        var result = Outgoing(end: checkpoint.pushedOffset)
+        while true {
+            let (lines, end) = try await store.journalWindow(from: result.end, maxBytes: 8 << 20)
+            try AISyncError.checkCancellation()
+            result.end = end
+            guard !lines.isEmpty else { return result }
+            result.journaled += lines.count
+            for i in PushPlanner.outgoing(lines.map(\.version), device: store.deviceID, checkpoint: checkpoint) {
+                let (v, raw, offset) = lines[i]
+                let size = PushPlanner.entrySize(lineBytes: raw.count, objectSizes: await store.objectSizes(of: v))
+                result.entries.append(Outgoing.Entry(offset: offset, length: raw.count, size: size))
+                if v.kind == .image { result.imageRecords.insert(v.record) }
+                if v.device == store.deviceID, v.isDeleted, v.kind != .chat { result.deletions.append(v) }
+            }
+        }
     }
 
     /// After a push was cut off around its head write: did the head land? Either way the
@@ -211,17 +240,9 @@ extension SyncEngine {
                     hint: "Keep one copy. For a second machine create a new store (`aisync init --store DIR`) and `aisync pull` into it")
     }
 
-    /// The encoded size of each outgoing entry, for cutting segments.
-    private func entrySizes(_ outgoing: Outgoing) async throws(AISyncError) -> [Int] {
-        try await outgoing.versions.asyncMap { (v, raw) async throws(AISyncError) in
-            PushPlanner.entrySize(lineBytes: raw.count, objectSizes: try await store.objectsOf(v).values.map(\.count))
-        }
-    }
-
     /// The image bytes the outgoing versions' records need on the remote.
     private func blobDigests(_ outgoing: Outgoing) async throws(AISyncError) -> [SHA256Digest] {
-        let records = Set(outgoing.versions.map(\.version).filter { $0.kind == .image }.map(\.record))
-        let images = try await store.imageBodies(of: records)
+        let images = try await store.imageBodies(of: outgoing.imageRecords)
         var local = Set<SHA256Digest>()
         for (digest, _) in images where await store.hasObject(digest) { local.insert(digest) }
         return PushPlanner.blobs(images, local: local)

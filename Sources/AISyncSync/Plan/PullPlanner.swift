@@ -114,6 +114,24 @@ enum PullPlanner {
         return next
     }
 
+    /// Segment bytes merged at a time by a pull: big enough that the fsync of each journal
+    /// append is amortized, small enough that memory stays a few times this whatever the
+    /// remote holds.
+    static let batchBytes = 4 << 20
+
+    /// The checkpoint after merging one batch of a device's segments, through `seq`: its
+    /// ETag only once its last segment is in (until then a listing still shows it moved),
+    /// numbers never going back; the journal offset as in ``checkpoint(after:heads:device:counters:merged:)``.
+    static func advance(_ checkpoint: SyncCheckpoint, device: DeviceID, through seq: Int64, etag: String?, counter: Int64,
+                        merged: (wasAtEnd: Bool, end: Int64)) -> SyncCheckpoint {
+        var next = checkpoint
+        if merged.wasAtEnd { next.pushedOffset = merged.end }
+        let known = checkpoint.pulled[device]
+        next.pulled[device] = SyncCheckpoint.Pulled(seq: max(seq, known?.seq ?? 0), etag: etag ?? known?.etag,
+                                                    counter: max(counter, known?.counter ?? 0))
+        return next
+    }
+
     /// What to do with `aisync.json`.
     enum ManifestAction: Equatable, Sendable {
         /// Use it as it is.
