@@ -30,7 +30,8 @@ struct IndexFile: Sendable {
     func write(_ snapshot: StoreSnapshot, anchor: String) throws(AISyncError) {
         var out: [UInt8] = []
         out.reserveCapacity(snapshot.summaries.count * 300 + 128)
-        out.append(contentsOf: "\(Self.magic)\t\(Self.format)\t\(snapshot.journalOffset)\t\(snapshot.journalLines)\t\(anchor)\t\(snapshot.latestTime.wall)\t\(snapshot.latestTime.counter)\n".utf8)
+        let conflicts = snapshot.summaries.values.reduce(0) { $0 + ($1.conflict ? 1 : 0) }
+        out.append(contentsOf: "\(Self.magic)\t\(Self.format)\t\(snapshot.journalOffset)\t\(snapshot.journalLines)\t\(anchor)\t\(snapshot.latestTime.wall)\t\(snapshot.latestTime.counter)\t\(conflicts)\n".utf8)
         for id in snapshot.recordIDs.sorted() {
             guard let s = snapshot.summaries[id] else { continue }
             out.append(contentsOf: id.rawValue.utf8); out.append(9)
@@ -57,10 +58,8 @@ struct IndexFile: Sendable {
     /// Loads the cache; nil when it is missing, from another format, or malformed.
     func read() -> (snapshot: StoreSnapshot, anchor: String)? {
         guard let bytes = try? FileIO.read(path, limit: 1 << 36) else { return nil }
-        guard let headerEnd = bytes.firstIndex(of: 10) else { return nil }
-        let h = bytes[..<headerEnd].split(separator: 9, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-        guard h.count == 7, h[0] == Self.magic, h[1] == Self.format, let offset = Int64(h[2]), let count = Int(h[3]),
-              let wall = Int64(h[5]), let counter = Int64(h[6]) else { return nil }
+        guard let headerEnd = bytes.firstIndex(of: 10), let header = Self.header(bytes[..<headerEnd]) else { return nil }
+        let (offset, count, anchor, wall, counter) = (header.journalOffset, header.journalLines, header.anchor, header.wall, header.counter)
         var summaries: [RecordID: RecordSummary] = [:]
         var encoded: [RecordID: ArraySlice<UInt8>] = [:]
         // Lines run from about 80 bytes (a one-version record) up: never resize while reading.
@@ -79,7 +78,33 @@ struct IndexFile: Sendable {
         snapshot.journalOffset = offset
         snapshot.journalLines = count
         snapshot.latestTime = HybridLogicalTime(wall: wall, counter: counter)
-        return (snapshot, h[4])
+        return (snapshot, anchor)
+    }
+
+    /// The first line: how far into the journal the index reaches, and facts about the whole
+    /// store that a command can use without loading it (the number of records in conflict).
+    struct Header: Sendable {
+        var journalOffset: Int64
+        var journalLines: Int
+        var anchor: String
+        var wall: Int64
+        var counter: Int64
+        /// Nil in an index written before it was recorded.
+        var conflicts: Int?
+    }
+
+    /// Reads only the header line (a no-op sync must not read 100,000 summaries).
+    func header() -> Header? {
+        guard let bytes = try? FileIO.readRange(path, from: 0, count: 512), let end = bytes.firstIndex(of: 10) else { return nil }
+        return Self.header(bytes[..<end])
+    }
+
+    static func header(_ line: ArraySlice<UInt8>) -> Header? {
+        let h = line.split(separator: 9, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        guard h.count == 7 || h.count == 8, h[0] == Self.magic, h[1] == Self.format, let offset = Int64(h[2]), let count = Int(h[3]),
+              let wall = Int64(h[5]), let counter = Int64(h[6]) else { return nil }
+        return Header(journalOffset: offset, journalLines: count, anchor: h[4], wall: wall, counter: counter,
+                      conflicts: h.count == 8 ? Int(h[7]) : nil)
     }
 
     /// Splits a line at tabs into exactly seven fields without allocating arrays.

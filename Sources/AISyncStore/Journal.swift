@@ -51,7 +51,7 @@ struct Journal: Sendable {
     /// Reads and verifies the complete lines in about `maxBytes` from `offset` (more when one
     /// line is longer): a long journal read a window at a time, in bounded memory.
     func read(from offset: Int64, firstLine: Int, maxBytes: Int) throws(AISyncError) -> Chunk {
-        var count = max(maxBytes, 4096)
+        var count = max(maxBytes, 1)
         while true {
             let bytes = try FileIO.readRange(path, from: offset, count: count)
             if let last = bytes.lastIndex(of: 0x0A) { return try parse(bytes[...last], at: offset, firstLine: firstLine) }

@@ -185,7 +185,19 @@ extension Store {
 
     /// How many records are in conflict (from the summaries: no state is decoded).
     public func conflictCount() throws(AISyncError) -> Int {
-        try locked(write: false) { snapshot, _ in snapshot.summaries.values.filter(\.conflict).count }
+        // From the index's header when it is current and nothing is loaded yet: a sync with
+        // nothing new then never reads the whole store.
+        if cache == nil, let header = index.header(), let conflicts = header.conflicts, header.journalOffset == journal.size(),
+           IndexFile.anchor(journal: journal, offset: header.journalOffset) == header.anchor {
+            return conflicts
+        }
+        return try locked(write: false) { (snapshot: inout StoreSnapshot, canWrite: Bool) throws(AISyncError) -> Int in
+            // Bring the index up to date, so the next sync with nothing new finds the count there.
+            if canWrite, index.header().map({ $0.conflicts == nil || $0.journalOffset != snapshot.journalOffset }) ?? true {
+                try saveIndex(snapshot)
+            }
+            return snapshot.summaries.values.filter(\.conflict).count
+        }
     }
 
     /// An overview of the store, as `aisync status` prints it.

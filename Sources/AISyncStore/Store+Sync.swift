@@ -25,8 +25,10 @@ extension Store {
     /// snapshot loaded: a push of nothing new costs O(1)), and the offset just past them.
     /// An offset past the end (a journal rewritten shorter) reads from the end.
     package func journalWindow(from offset: Int64, maxBytes: Int) throws(AISyncError) -> (lines: [JournalLine], end: Int64) {
-        let start = min(offset, journal.size())
-        let chunk = try journal.read(from: start, firstLine: 0, maxBytes: maxBytes)
+        let size = journal.size()
+        let start = min(offset, size)
+        guard start < size else { return ([], start) }
+        let chunk = try journal.read(from: start, firstLine: 0, maxBytes: Int(min(Int64(maxBytes), size - start)))
         return (chunk.versions.map { ($0.version, Array($0.raw), $0.ref.offset) }, chunk.endOffset)
     }
 

@@ -243,12 +243,12 @@ public struct ImgurSync: Sendable {
     /// Fetches an image's original bytes from Imgur when Imgur serves them unchanged.
     /// Returns false when it cannot (re-encoded, removed upstream, unreachable): the caller
     /// then takes them from the remote.
-    func fetchOriginal(_ image: ImageBody) async -> FetchOutcome {
-        guard let imgur = image.imgur, imgur.servedSHA256 == image.sha256, let temp = try? await store.scratchPath() else { return .unavailable }
+    func fetchOriginal(sha256: SHA256Digest, imgur: ImageBody.ImgurLocation?) async -> FetchOutcome {
+        guard let imgur, imgur.servedSHA256 == sha256, let temp = try? await store.scratchPath() else { return .unavailable }
         defer { _ = Platform.unlink(temp) }
         switch try? await client.download(link: imgur.link, to: temp, maxBytes: RemoteLimits.blob) {
-        case .downloaded(let digest, _)? where digest == image.sha256:
-            return (try? await store.adoptBlob(at: temp, expected: image.sha256)) == true ? .fetched : .unavailable
+        case .downloaded(let digest, _)? where digest == sha256:
+            return (try? await store.adoptBlob(at: temp, expected: sha256)) == true ? .fetched : .unavailable
         case .removed?, .missing?:
             return .removed
         default:

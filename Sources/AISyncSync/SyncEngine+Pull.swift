@@ -23,48 +23,59 @@ extension SyncEngine {
         // 2. Their new segments, each verified whole before anything is applied, merged a
         // batch at a time (memory stays one batch; an interrupted pull resumes after the last).
         let fetches = PullPlanner.fetches(heads: heads.map(\.head), device: store.deviceID, checkpoint: checkpoint)
-        var count = (done: 0, total: fetches.reduce(0) { sum, f in sum.addingReportingOverflow(f.seqs.count).overflow ? .max : sum + f.seqs.count })
+        var run = PullRun(checkpoint: checkpoint, report: report,
+                          total: fetches.reduce(0) { sum, f in sum.addingReportingOverflow(f.seqs.count).overflow ? .max : sum + f.seqs.count })
         for fetch in fetches {
             let etag = heads.first { $0.head.device == fetch.device }?.etag
-            try await pullSegments(fetch, headETag: etag, dryRun: dryRun, checkpoint: &checkpoint, report: &report, count: &count)
+            try await pullSegments(fetch, headETag: etag, dryRun: dryRun, run: &run)
         }
+        (checkpoint, report) = (run.checkpoint, run.report)
         if dryRun {
             report.conflicts = try await store.conflictCount()
             return report
         }
         // 3. Pictures that earlier pulls could not get, now that the remote may have them.
-        try await fetchImages(for: [], alsoMissing: true, report: &report)
+        try await retryMissingImages(run.missing, report: &report)
         // 4. Remember how far we got: every head read, ETags included.
-        checkpoint = PullPlanner.checkpoint(after: checkpoint, heads: heads, device: store.deviceID, counters: [:], merged: (false, 0))
-        try await store.writeCheckpoint(checkpoint)
-        try await store.flushIndex()
+        let next = PullPlanner.checkpoint(after: checkpoint, heads: heads, device: store.deviceID, counters: [:], merged: (false, 0))
+        if next != checkpoint { try await store.writeCheckpoint(next) }
+        if report.pulled > 0 { try await store.flushIndex() }
         try await store.rememberDeviceNames(Dictionary(heads.map { ($0.head.device, $0.head.name) }, uniquingKeysWith: { a, _ in a }))
         report.conflicts = try await store.conflictCount()
         return report
     }
 
+    /// What a pull carries from batch to batch.
+    struct PullRun {
+        var checkpoint: SyncCheckpoint
+        var report: SyncReport
+        var done = 0
+        var total: Int
+        /// Pictures of applied batches that neither Imgur nor the remote had.
+        var missing: [Store.WantedImage] = []
+    }
+
     /// Fetches one device's new segments in order and applies them in batches of about
     /// `PullPlanner.batchBytes`, checkpointing after each (a dry run only counts them).
-    private func pullSegments(_ fetch: PullPlanner.Fetch, headETag: String?, dryRun: Bool, checkpoint: inout SyncCheckpoint,
-                              report: inout SyncReport, count: inout (done: Int, total: Int)) async throws(AISyncError) {
+    private func pullSegments(_ fetch: PullPlanner.Fetch, headETag: String?, dryRun: Bool, run: inout PullRun) async throws(AISyncError) {
         var batch: [Segment.Entry] = []
         var batchBytes = 0
         for seq in fetch.seqs {
-            progress(SyncProgress(phase: .pullingSegments, done: count.done, total: count.total, bytes: report.bytes, from: fetch.name))
+            progress(SyncProgress(phase: .pullingSegments, done: run.done, total: run.total, bytes: run.report.bytes, from: fetch.name))
             try AISyncError.checkCancellation()
             let read = try await readSegment(of: fetch.device, seq: seq, remoteID: fetch.remoteID)
-            report.segments += 1
-            report.bytes += Int64(read.bytes)
-            count.done += 1
+            run.report.segments += 1
+            run.report.bytes += Int64(read.bytes)
+            run.done += 1
             if dryRun {
-                report.pulled += read.entries.count
+                run.report.pulled += read.entries.count
                 continue
             }
             batch += read.entries
             batchBytes += read.bytes
             let last = seq == fetch.seqs.upperBound
             guard last || batchBytes >= PullPlanner.batchBytes else { continue }
-            try await apply(batch, from: fetch.device, through: seq, headETag: last ? headETag : nil, checkpoint: &checkpoint, report: &report)
+            try await apply(batch, from: fetch.device, through: seq, headETag: last ? headETag : nil, run: &run)
             batch.removeAll(keepingCapacity: true)
             batchBytes = 0
         }
@@ -74,14 +85,36 @@ extension SyncEngine {
     /// arrives before its picture when the remote has it), then the versions, then the
     /// checkpoint moves past the last segment of the batch.
     private func apply(_ batch: [Segment.Entry], from device: DeviceID, through seq: Int64, headETag: String?,
-                       checkpoint: inout SyncCheckpoint, report: inout SyncReport) async throws(AISyncError) {
-        try await fetchImages(for: batch, alsoMissing: false, report: &report)
-        let result = try await store.integrate(batch, expectedEnd: checkpoint.pushedOffset, streaming: true)
+                       run: inout PullRun) async throws(AISyncError) {
+        let incoming = try await store.previewImages(batch)
+        var have = Set<SHA256Digest>()
+        for digest in Set(incoming.map(\.0)) where await store.hasObject(digest) { have.insert(digest) }
+        let wanted = PullPlanner.wantedImages(incoming: incoming, live: [], have: have).map { ($0.0, $0.1.imgur) }
+        run.missing += try await fetchImages(wanted, report: &run.report)
+        let result = try await store.integrate(batch, expectedEnd: run.checkpoint.pushedOffset, streaming: true)
         let counter = PullPlanner.counters([(device, batch.map(\.version))])[device] ?? 0
-        checkpoint = PullPlanner.advance(checkpoint, device: device, through: seq, etag: headETag, counter: counter,
-                                         merged: (result.wasAtEnd, result.end))
-        try await store.writeCheckpoint(checkpoint)
-        report.pulled += result.applied.count
+        run.checkpoint = PullPlanner.advance(run.checkpoint, device: device, through: seq, etag: headETag, counter: counter,
+                                             merged: (result.wasAtEnd, result.end))
+        try await store.writeCheckpoint(run.checkpoint)
+        run.report.pulled += result.applied.count
+    }
+
+    /// Tries again the pictures earlier pulls could not get (the recorded list, or every live
+    /// image when none was ever recorded), then records what is still missing.
+    private func retryMissingImages(_ missedNow: [Store.WantedImage], report: inout SyncReport) async throws(AISyncError) {
+        let known: [Store.WantedImage]
+        if let recorded = await store.missingImages() {
+            known = recorded
+        } else {
+            known = try await store.liveImages().map { ($0.1.sha256, $0.1.imgur) }
+        }
+        var seen = Set(missedNow.map(\.digest))
+        var retry: [Store.WantedImage] = []
+        for image in known where seen.insert(image.digest).inserted {
+            if await !store.hasObject(image.digest) { retry.append(image) }
+        }
+        let still = try await fetchImages(retry, report: &report)
+        try await store.setMissingImages(missedNow + still)
     }
 
     /// Reads the heads that a listing said moved (those already read while walking a remote
@@ -109,30 +142,27 @@ extension SyncEngine {
         })
     }
 
-    /// Fetches the pictures the incoming versions show, and those earlier pulls could not get:
-    /// from Imgur when it serves the original unchanged, else from the remote, verified.
-    /// `alsoMissing`: also the live images whose bytes the store lacks (once per pull).
-    private func fetchImages(for entries: [Segment.Entry], alsoMissing: Bool, report: inout SyncReport) async throws(AISyncError) {
-        let incoming = try await store.previewImages(entries)
-        var have = Set<SHA256Digest>()
-        let live = alsoMissing ? try await store.liveImages().map(\.1) : []
-        for digest in Set(incoming.map(\.0) + live.map(\.sha256)) where await store.hasObject(digest) { have.insert(digest) }
-        let wanted = PullPlanner.wantedImages(incoming: incoming, live: live, have: have)
-        for (n, (digest, image)) in wanted.enumerated() {
+    /// Fetches pictures: from Imgur when it serves the original unchanged, else from the
+    /// remote, verified. Returns those that neither had.
+    private func fetchImages(_ wanted: [Store.WantedImage], report: inout SyncReport) async throws(AISyncError) -> [Store.WantedImage] {
+        var missing: [Store.WantedImage] = []
+        for (n, image) in wanted.enumerated() {
             try AISyncError.checkCancellation()
             progress(SyncProgress(phase: .pullingImages, done: n, total: wanted.count, bytes: report.bytes))
-            let fromImgur = await imgur?.fetchOriginal(image)
+            let fromImgur = await imgur?.fetchOriginal(sha256: image.digest, imgur: image.imgur)
             if fromImgur == .fetched {
                 report.blobs += 1
                 continue
             }
-            guard try await downloadBlob(digest, report: &report) else {
-                report.missingBlobs.append(digest)
-                if fromImgur == .removed { report.removedOnImgur.append(digest) }
+            guard try await downloadBlob(image.digest, report: &report) else {
+                report.missingBlobs.append(image.digest)
+                if fromImgur == .removed { report.removedOnImgur.append(image.digest) }
+                missing.append(image)
                 continue
             }
             report.blobs += 1
         }
+        return missing
     }
 
     /// Downloads one picture from the remote into the store, checking its sha256. False when

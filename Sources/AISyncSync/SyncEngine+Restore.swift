@@ -29,6 +29,8 @@ extension SyncEngine {
             throw AISyncError(.reidentified, "this store was a copy; it took a new device id", cause: old.rawValue)
         }
         let result = try await store.integrate(entries, expectedEnd: nil)
+        // Pictures of the records taken back were never looked for: the next pull scans.
+        await store.forgetMissingImages()
         checkpoint = RestorePlanner.adopted(checkpoint, head: head, etag: etag, end: result.end)
         try await store.writeCheckpoint(checkpoint)
         return etag ?? ""
