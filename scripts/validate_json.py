@@ -21,6 +21,8 @@ Which schema for which file (see Schemas/README.md):
     <store>/journal.jsonl         journal-line (one per line)
     <store>/sync/<remote>.json    checkpoint
     <store>/devices.json     devices
+    <store>/sync/missing-images.json
+                                  missing-images
     <store>/objects/..            chat, story, image or record for aisync 1 body
                                   objects (others: large values, image bytes)
     <remote>/aisync.json          remote-manifest
@@ -98,6 +100,7 @@ EXPECTED_SCHEMAS = [
     "config", "journal-line", "chat", "story", "image", "record",
     "checkpoint", "list-output", "conflicts-output", "status-output", "log-output",
     "remote-manifest", "head", "devices", "segment-header", "segment-entry",
+    "missing-images",
 ]
 # Not a schema: a whole segment file, header line then entry lines (check_segment).
 SEGMENT = "segment"
@@ -927,6 +930,13 @@ def examples(format_checker):
     good("remote-manifest", "manifest", {"format": 2, "remote": "b" * 32, "created": "2026-11-29T12:00:00.000Z"})
     good("remote-manifest", "manifest of format 1 (aisync 1)", {"format": 1, "remote": "b" * 32, "created": T0})
     bad("remote-manifest", "manifest of format 3", {"format": 3, "remote": "b" * 32, "created": T0})
+    good("missing-images", "nothing missing", {"format": 1, "images": []})
+    good("missing-images", "one picture, with its Imgur copy",
+         {"format": 1, "images": [{"sha256": "a" * 64, "imgur": {"id": "abc", "link": "https://i.imgur.com/abc.png",
+                                                                 "servedSHA256": "a" * 64, "servedSize": 3}}]})
+    bad("missing-images", "a deletehash kept", {"format": 1, "images": [{"sha256": "a" * 64, "imgur": {
+        "id": "abc", "link": "https://i.imgur.com/abc.png", "deletehash": "secret"}}]})
+    bad("missing-images", "not a sha256", {"format": 1, "images": [{"sha256": "../x"}]})
     good("devices", "device index", {"format": 1, "devices": {"a" * 32: "laptop"}})
     bad("devices", "device index with a bad id", {"format": 1, "devices": {"laptop": "laptop"}})
     good("devices", "store device names (devices.json)", {"format": 1, "devices": {DEV_A: "laptop", DEV_B: "phone"}})

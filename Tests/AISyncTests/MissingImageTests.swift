@@ -31,12 +31,18 @@ struct MissingImageTests {
         let fsck = phone.run(["fsck"])
         #expect(fsck.exitCode == 0 && fsck.stdout.contains("1 image(s) from other devices not yet downloaded"), "\(fsck)")
         #expect(try CLIJSON.object(phone.run(["status", "--json"]))["imagesNotDownloaded"] as? Int == 1)
+        // Recorded as missing, so later pulls try it again without scanning every image record.
+        let missing = "\(phone.path)/sync/missing-images.json"
+        #expect(try String(contentsOfFile: missing, encoding: .utf8).contains(sha))
+        let schema = SchemaValidator.validate("missing-images", files: [missing], canonical: true)
+        #expect(schema.passed, "\(schema)")
 
         // The bytes come back to the remote: the next pull fetches them, and nothing is missing.
         try saved.write(to: URL(fileURLWithPath: remoteObject))
         try phone.ok(["pull"])
         #expect(FileManager.default.contents(atPath: phone.objectPath(sha)) == CLIFixtures.png.bytes)
         #expect(try CLIJSON.object(phone.run(["status", "--json"]))["imagesNotDownloaded"] as? Int == 0)
+        #expect(try !String(contentsOfFile: missing, encoding: .utf8).contains(sha))
         let clean = phone.run(["fsck"])
         #expect(clean.exitCode == 0 && !clean.stdout.contains("not yet downloaded"), "\(clean)")
 

@@ -56,6 +56,8 @@ struct StreamingPullTests {
         // The pull recorded that no picture is missing; the index counts conflicts in its header.
         let missing = try String(contentsOfFile: "\(phone.path)/sync/missing-images.json", encoding: .utf8)
         #expect(missing.contains("\"images\":[]"), "\(missing)")
+        let schema = SchemaValidator.validate("missing-images", files: ["\(phone.path)/sync/missing-images.json"], canonical: true)
+        #expect(schema.passed, "\(schema)")
         let index = "\(phone.path)/index/records.v2"
         let header = try String(contentsOfFile: index, encoding: .utf8).prefix { $0 != "\n" }
         #expect(header.split(separator: "\t").last == "0", "conflict count in the header: \(header)")
