@@ -54,12 +54,12 @@ private enum MergeSeed {
 /// of 20–26 versions take ~12.5 s of CPU, ~6.5 s on 2 idle cores (the debug runtime's metadata
 /// locks keep two threads from quite doubling the speed).
 private enum PropertyTest: Int, CaseIterable {
-    case convergence, partialKnowledge, orderIndependence, concurrentEdits, resolution, vacuity
+    case convergence, partialKnowledge, orderIndependence, concurrentEdits, resolution, vacuity, compaction
 
     var perGroup: Int {
         switch self {
         case .convergence: 20
-        case .partialKnowledge, .orderIndependence, .concurrentEdits, .resolution: 15
+        case .partialKnowledge, .orderIndependence, .concurrentEdits, .resolution, .compaction: 15
         case .vacuity: 20
         }
     }
@@ -868,6 +868,41 @@ struct MergePropertyTests {
                     let known = all.filter { state.versionIDs.contains($0.id) }
                     check.same(h.observe(state), h.expected(record, known), "\(record) \(label) (\(known.count) of \(all.count) versions)")
                 }
+            }
+            if check.failed { break }
+        }
+    }
+
+    @Test("(c') compaction: the essential versions alone fold to the same state, and merging dropped ones again changes nothing",
+          arguments: groups)
+    func compactionKeepsTheState(group: Int) {
+        var dropped = 0
+        defer { #expect(dropped > 0, "no history had a version to drop: the test checked nothing") }
+        for h in histories(.compaction, group: group) where checkGenerated(h) {
+            var check = HistoryCheck(h)
+            var rng = SeededGenerator(seed: h.seed ^ 0xC0_4AC7)
+            for record in h.records {
+                let kind = h.kinds[record]!
+                let all = h.versions(of: record)
+                // Given the full state and the versions it names
+                let full = RecordState(kind: kind, all.map { ($0, $0.ops) })
+                let kept = all.filter { full.essentialVersionIDs.contains($0.id) }
+                // Then folding only those shows the same record (all but the list of versions
+                // folded in: a compacted history is shorter), with the same clock and time
+                func shown(_ s: RecordState) -> Observed {
+                    var o = h.observe(s)
+                    o.versions = []
+                    return o
+                }
+                var compacted = RecordState(kind: kind, kept.shuffled(using: &rng).map { ($0, $0.ops) })
+                check.same(shown(compacted), shown(full), "\(record): \(kept.count) of \(all.count) versions kept")
+                check.expect(compacted.clock == full.clock && compacted.latestTime == full.latestTime, "\(record): clock or time changed")
+                check.expect(compacted.essentialVersionIDs == full.essentialVersionIDs, "\(record): a second compaction would keep others")
+                // When dropped versions arrive again (an old segment, a device that never saw the snapshot)
+                for v in all.filter({ !kept.contains($0) }).shuffled(using: &rng) where rng.chance(0.7) { compacted.merge(v, ops: v.ops) }
+                // Then nothing visible changes
+                check.same(shown(compacted), shown(full), "\(record): after merging dropped versions again")
+                dropped += all.count - kept.count
             }
             if check.failed { break }
         }
