@@ -929,7 +929,19 @@ def examples(format_checker):
                                                       "updated": "2026-11-29T12:00:00.000Z", "remote": "b" * 32, "devices": ["../x"]})
     good("remote-manifest", "manifest", {"format": 2, "remote": "b" * 32, "created": "2026-11-29T12:00:00.000Z"})
     good("remote-manifest", "manifest of format 1 (aisync 1)", {"format": 1, "remote": "b" * 32, "created": T0})
-    bad("remote-manifest", "manifest of format 3", {"format": 3, "remote": "b" * 32, "created": T0})
+    bad("remote-manifest", "manifest of format 4", {"format": 4, "remote": "b" * 32, "created": T0})
+    good("remote-manifest", "manifest of a remote with snapshots", {"format": 3, "remote": "b" * 32, "created": T0})
+    snap = {"seq": 2, "parts": 3, "covers": {"a" * 32: 7, "b" * 32: 0}, "created": T0}
+    good("head", "head naming a snapshot", {"format": 1, "device": "a" * 32, "name": "x", "seq": 7, "updated": T0,
+                                             "remote": "b" * 32, "devices": ["a" * 32], "snapshot": snap})
+    bad("head", "snapshot with no parts", {"format": 1, "device": "a" * 32, "name": "x", "seq": 7, "updated": T0,
+                                           "remote": "b" * 32, "devices": ["a" * 32], "snapshot": dict(snap, parts=0)})
+    bad("head", "snapshot covering a bad device id", {"format": 1, "device": "a" * 32, "name": "x", "seq": 7, "updated": T0,
+                                                      "remote": "b" * 32, "devices": [], "snapshot": dict(snap, covers={"../x": 1})})
+    good("checkpoint", "with snapshots and removed segments",
+         {"format": 1, "remote": "origin", "pushed": {"seq": 7, "journalOffset": 9}, "snapshots": [snap], "removedThrough": 5})
+    bad("checkpoint", "snapshot without covers",
+         {"format": 1, "remote": "origin", "pushed": {"seq": 7, "journalOffset": 9}, "snapshots": [{"seq": 1, "parts": 1, "created": T0}]})
     good("missing-images", "nothing missing", {"format": 1, "images": []})
     good("missing-images", "one picture, with its Imgur copy",
          {"format": 1, "images": [{"sha256": "a" * 64, "imgur": {"id": "abc", "link": "https://i.imgur.com/abc.png",

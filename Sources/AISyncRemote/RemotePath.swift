@@ -13,6 +13,8 @@ package enum RemotePath {
     package static func objectPath(_ digest: SHA256Digest) -> String { "objects/\(digest.hex.prefix(2))/\(digest.hex)" }
     package static func headPath(_ device: DeviceID) -> String { "heads/\(device.rawValue).json" }
     package static func segmentPath(_ device: DeviceID, _ seq: Int64) -> String { "segments/\(device.rawValue)/\(seq).seg" }
+    /// One part of a device's snapshot (`SnapshotInfo`).
+    package static func snapshotPath(_ device: DeviceID, _ seq: Int64, part: Int64) -> String { "snapshots/\(device.rawValue)/\(seq)-\(part).snap" }
     package static let manifest = "aisync.json"
     package static let devicesIndex = "devices.json"
 }

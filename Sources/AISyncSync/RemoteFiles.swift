@@ -6,9 +6,12 @@ import AISyncImgur
 ///
 /// Format 2 marks a remote that holds records v2 segments: aisync 1 refuses it with "upgrade
 /// aisync" (exit 78) before it pushes there. A format 1 remote is read as it is and raised
-/// to 2 by the first push of this build.
+/// to 2 by the first push of this build. Format 3 marks a remote with snapshots (`aisync
+/// compact`): heads name them and covered segments may be gone, which an aisync that knows
+/// no snapshots would call damage, so it is told to upgrade instead.
 struct RemoteManifest: Sendable, Equatable {
     static let currentFormat: Int64 = 2
+    static let snapshotFormat: Int64 = 3
     var format: Int64
     var remoteID: String
     var created: Timestamp
@@ -24,8 +27,8 @@ struct RemoteManifest: Sendable, Equatable {
     init(bytes: [UInt8], location: String) throws(AISyncError) {
         let bad = AISyncError(.damagedData, "\(location)/aisync.json is not a valid aisync remote manifest", hint: "Check the URL; it must point at an aisync remote or an empty folder")
         guard let value = try? JSONParser.parse(bytes) else { throw bad }
-        if let f = value["format"]?.intValue, f > Self.currentFormat {
-            throw AISyncError(.configuration, "\(location) is remote format \(f); this aisync understands only format \(Self.currentFormat)", hint: "Upgrade aisync")
+        if let f = value["format"]?.intValue, f > Self.snapshotFormat {
+            throw AISyncError(.configuration, "\(location) is remote format \(f); this aisync understands formats up to \(Self.snapshotFormat)", hint: "Upgrade aisync")
         }
         guard let f = value["format"]?.intValue, f >= 1, let id = value["remote"]?.stringValue, DeviceID(id) != nil,
               let createdText = value["created"]?.stringValue, let created = Timestamp(iso8601: createdText) else { throw bad }
@@ -44,15 +47,20 @@ struct DeviceHead: Sendable, Equatable {
     /// Devices this device knows on the remote, so servers that cannot list still let
     /// devices find each other.
     var devices: [DeviceID]
+    /// The device's latest snapshot, if it wrote one (`aisync compact`).
+    var snapshot: SnapshotInfo?
 
     var json: JSONValue {
-        .object(["format": .int(1), "device": .string(device.rawValue), "name": .string(name), "seq": .int(seq),
-                 "updated": .string(updated.iso8601), "remote": .string(remoteID),
-                 "devices": .array(devices.sorted().map { .string($0.rawValue) })])
+        var o: [String: JSONValue] = ["format": .int(1), "device": .string(device.rawValue), "name": .string(name), "seq": .int(seq),
+                                      "updated": .string(updated.iso8601), "remote": .string(remoteID),
+                                      "devices": .array(devices.sorted().map { .string($0.rawValue) })]
+        o.setIfPresent("snapshot", snapshot?.json)
+        return .object(o)
     }
 
-    init(device: DeviceID, name: String, seq: Int64, updated: Timestamp, remoteID: String, devices: [DeviceID]) {
+    init(device: DeviceID, name: String, seq: Int64, updated: Timestamp, remoteID: String, devices: [DeviceID], snapshot: SnapshotInfo? = nil) {
         self.device = device; self.name = name; self.seq = seq; self.updated = updated; self.remoteID = remoteID; self.devices = devices
+        self.snapshot = snapshot
     }
 
     init(bytes: [UInt8], path: String, expected: DeviceID) throws(AISyncError) {
@@ -75,6 +83,7 @@ struct DeviceHead: Sendable, Equatable {
                 devices.append(id)
             }
             self.devices = devices
+            snapshot = try r.optionalValue("snapshot").map { (v: JSONValue) throws(AISyncError) -> SnapshotInfo in try SnapshotInfo(json: v, context: path) }
             try r.finish()
         } catch {
             throw error.message.hasPrefix("remote head") ? error : bad(error.message)

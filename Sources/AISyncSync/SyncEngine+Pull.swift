@@ -22,12 +22,16 @@ extension SyncEngine {
         let heads = try await readHeads(changed, report: &report)
         // 2. Their new segments, each verified whole before anything is applied, merged a
         // batch at a time (memory stays one batch; an interrupted pull resumes after the last).
-        let fetches = PullPlanner.fetches(heads: heads.map(\.head), device: store.deviceID, checkpoint: checkpoint)
-        var run = PullRun(checkpoint: checkpoint, report: report,
-                          total: fetches.reduce(0) { sum, f in sum.addingReportingOverflow(f.seqs.count).overflow ? .max : sum + f.seqs.count })
+        var run = PullRun(checkpoint: checkpoint, report: report, total: 0)
+        // A store that never synced with this remote starts from the newest snapshot, if any.
+        if !dryRun, let (writer, info) = PullPlanner.startingSnapshot(heads: heads.map(\.head), checkpoint: checkpoint) {
+            try await applySnapshot(of: writer, info, run: &run)
+        }
+        let fetches = PullPlanner.fetches(heads: heads.map(\.head), device: store.deviceID, checkpoint: run.checkpoint)
+        run.total = fetches.reduce(0) { sum, f in sum.addingReportingOverflow(f.seqs.count).overflow ? .max : sum + f.seqs.count }
         for fetch in fetches {
-            let etag = heads.first { $0.head.device == fetch.device }?.etag
-            try await pullSegments(fetch, headETag: etag, dryRun: dryRun, run: &run)
+            guard let head = heads.first(where: { $0.head.device == fetch.device }) else { continue }
+            try await pullSegments(fetch, head: head, dryRun: dryRun, run: &run)
         }
         (checkpoint, report) = (run.checkpoint, run.report)
         if dryRun {
@@ -56,14 +60,28 @@ extension SyncEngine {
     }
 
     /// Fetches one device's new segments in order and applies them in batches of about
-    /// `PullPlanner.batchBytes`, checkpointing after each (a dry run only counts them).
-    private func pullSegments(_ fetch: PullPlanner.Fetch, headETag: String?, dryRun: Bool, run: inout PullRun) async throws(AISyncError) {
+    /// `PullPlanner.batchBytes`, checkpointing after each (a dry run only counts them). A
+    /// segment removed after compaction is replaced by the device's snapshot that covers it.
+    private func pullSegments(_ fetch: PullPlanner.Fetch, head: (head: DeviceHead, etag: String?), dryRun: Bool, run: inout PullRun) async throws(AISyncError) {
         var batch: [Segment.Entry] = []
         var batchBytes = 0
-        for seq in fetch.seqs {
+        var seq = fetch.seqs.lowerBound
+        while seq <= fetch.seqs.upperBound {
+            defer { seq += 1 }
             progress(SyncProgress(phase: .pullingSegments, done: run.done, total: run.total, bytes: run.report.bytes, from: fetch.name))
             try AISyncError.checkCancellation()
-            let read = try await readSegment(of: fetch.device, seq: seq, remoteID: fetch.remoteID)
+            guard let read = try await readSegmentIfPresent(of: fetch.device, seq: seq, remoteID: fetch.remoteID) else {
+                guard !dryRun, let info = head.head.snapshot, let covered = info.covers[fetch.device], covered >= seq else {
+                    throw missingSegment(of: fetch.device, seq: seq)
+                }
+                if !batch.isEmpty {
+                    try await apply(batch, from: fetch.device, through: seq - 1, headETag: nil, run: &run)
+                    (batch, batchBytes) = ([], 0)
+                }
+                try await applySnapshot(of: head.head, info, run: &run)
+                seq = covered
+                continue
+            }
             run.report.segments += 1
             run.report.bytes += Int64(read.bytes)
             run.done += 1
@@ -75,7 +93,7 @@ extension SyncEngine {
             batchBytes += read.bytes
             let last = seq == fetch.seqs.upperBound
             guard last || batchBytes >= PullPlanner.batchBytes else { continue }
-            try await apply(batch, from: fetch.device, through: seq, headETag: last ? headETag : nil, run: &run)
+            try await apply(batch, from: fetch.device, through: seq, headETag: last ? head.etag : nil, run: &run)
             batch.removeAll(keepingCapacity: true)
             batchBytes = 0
         }
@@ -86,17 +104,24 @@ extension SyncEngine {
     /// checkpoint moves past the last segment of the batch.
     private func apply(_ batch: [Segment.Entry], from device: DeviceID, through seq: Int64, headETag: String?,
                        run: inout PullRun) async throws(AISyncError) {
+        let result = try await merge(batch, run: &run)
+        let counter = PullPlanner.counters([(device, batch.map(\.version))])[device] ?? 0
+        run.checkpoint = PullPlanner.advance(run.checkpoint, device: device, through: seq, etag: headETag, counter: counter,
+                                             merged: (result.wasAtEnd, result.end))
+        try await store.writeCheckpoint(run.checkpoint)
+    }
+
+    /// Merges verified entries: their pictures first, then the versions (no checkpoint change).
+    func merge(_ batch: [Segment.Entry], run: inout PullRun) async throws(AISyncError) -> (applied: [Version], wasAtEnd: Bool, end: Int64) {
         let incoming = try await store.previewImages(batch)
         var have = Set<SHA256Digest>()
         for digest in Set(incoming.map(\.0)) where await store.hasObject(digest) { have.insert(digest) }
         let wanted = PullPlanner.wantedImages(incoming: incoming, live: [], have: have).map { ($0.0, $0.1.imgur) }
         run.missing += try await fetchImages(wanted, report: &run.report)
         let result = try await store.integrate(batch, expectedEnd: run.checkpoint.pushedOffset, streaming: true)
-        let counter = PullPlanner.counters([(device, batch.map(\.version))])[device] ?? 0
-        run.checkpoint = PullPlanner.advance(run.checkpoint, device: device, through: seq, etag: headETag, counter: counter,
-                                             merged: (result.wasAtEnd, result.end))
-        try await store.writeCheckpoint(run.checkpoint)
+        if result.wasAtEnd { run.checkpoint.pushedOffset = result.end }
         run.report.pulled += result.applied.count
+        return result
     }
 
     /// Tries again the pictures earlier pulls could not get (the recorded list, or every live

@@ -193,7 +193,7 @@ extension SyncEngine {
 
     /// Writes the head under its condition. A 412 is read back before judging: after a lost
     /// answer the transport's retry finds the head already written — by us.
-    private func putHead(_ head: DeviceHead, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> String? {
+    func putHead(_ head: DeviceHead, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> String? {
         var outcome = PushPlanner.headOutcome(try await remote.write(RemotePath.headPath(store.deviceID), bytes, condition: condition))
         if outcome == .readBack {
             let read = try? await readOwnHead()

@@ -38,14 +38,24 @@ extension SyncEngine {
 
     /// Reads and verifies one segment; a segment a head names must exist.
     func readSegment(of device: DeviceID, seq: Int64, remoteID: String) async throws(AISyncError) -> (entries: [Segment.Entry], bytes: Int) {
+        guard let read = try await readSegmentIfPresent(of: device, seq: seq, remoteID: remoteID) else { throw missingSegment(of: device, seq: seq) }
+        return read
+    }
+
+    /// Reads and verifies one segment; nil when the remote does not have it (removed after
+    /// compaction, or never written).
+    func readSegmentIfPresent(of device: DeviceID, seq: Int64, remoteID: String) async throws(AISyncError) -> (entries: [Segment.Entry], bytes: Int)? {
         let path = RemotePath.segmentPath(device, seq)
         let where_ = "\(remote.displayName)/\(path)"
-        guard let read = try await readParsed(path, maxBytes: RemoteLimits.segment, { (bytes: [UInt8]) throws(AISyncError) -> Segment in
+        let read = try await readParsed(path, maxBytes: RemoteLimits.segment, { (bytes: [UInt8]) throws(AISyncError) -> Segment in
             try Segment.decode(bytes, path: where_, device: device, seq: seq, remoteID: remoteID)
-        }) else {
-            throw AISyncError(.damagedData, "remote segment \(where_) is missing although its device's head names it",
-                              hint: "Nothing was applied; the device that wrote it should push again")
-        }
-        return (read.value.entries, read.file.bytes.count)
+        })
+        return read.map { ($0.value.entries, $0.file.bytes.count) }
+    }
+
+    /// The error for a segment a head names that the remote lacks (and no snapshot covers).
+    func missingSegment(of device: DeviceID, seq: Int64) -> AISyncError {
+        AISyncError(.damagedData, "remote segment \(remote.displayName)/\(RemotePath.segmentPath(device, seq)) is missing although its device's head names it",
+                    hint: "Nothing was applied from it; the device that wrote it should push again")
     }
 }

@@ -142,6 +142,15 @@ public struct SyncEngine: Sendable {
         return final
     }
 
+    /// Raises the remote to the snapshot format before the first head names a snapshot.
+    func raiseToSnapshotFormat() async throws(AISyncError) {
+        guard let read = try await readManifest(), read.value.format < RemoteManifest.snapshotFormat else { return }
+        var raised = read.value
+        raised.format = RemoteManifest.snapshotFormat
+        _ = try await remote.write(RemotePath.manifest, raised.json.canonicalBytes + [10],
+                                   condition: read.file.etag.map { .replacing(etag: $0) } ?? .always)
+    }
+
     /// Reads `aisync.json`, read again when it does not parse (a truncated answer after a
     /// transport error is not damage until a clean read says so: `readParsed`).
     private func readManifest() async throws(AISyncError) -> (value: RemoteManifest, file: RemoteFile)? {

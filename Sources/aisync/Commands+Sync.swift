@@ -2,7 +2,7 @@ import AISync
 
 /// Remotes and sync: `remote add|list|remove`, `push`, `pull`, `sync`.
 enum SyncCommands {
-    static let all: [CommandSpec] = [remoteAdd, remoteList, remoteRemove, push, pull, sync]
+    static let all: [CommandSpec] = [remoteAdd, remoteList, remoteRemove, push, pull, sync, compact]
 
     static let remoteAdd = CommandSpec(
         path: ["remote", "add"], abstract: "Add a remote: a WebDAV URL, a plain HTTP URL (--plain), or file:///folder.",
@@ -109,6 +109,33 @@ enum SyncCommands {
         let engine = try await engine(inv)
         let r = try await Context.call { () async throws(AISyncError) in try await engine.pull(dryRun: inv.flag("dry-run")) }
         report(r, verb: "pull", inv)
+        return ExitCode.success
+    }
+
+    static let compact = CommandSpec(
+        path: ["compact"], abstract: "Write a snapshot to a remote, so a new device restores from it instead of every version ever pushed.",
+        discussion: "Syncs first. This device's segments and older snapshots that a snapshot covers are removed once that snapshot is older than the grace period, so a device offline for less than that still syncs.",
+        arguments: remoteArgument,
+        options: [OptionSpec(name: "grace", valueName: "DAYS", help: "Keep what a snapshot covers this many days (default 30; 0 removes it now)."),
+                  InspectCommands.json]
+    ) { inv throws(CLIError) in
+        var grace = SyncEngine.defaultGraceMilliseconds
+        if let text = inv.option("grace") {
+            guard let days = Int64(text), (0...36500).contains(days) else {
+                throw CLIError(usage: "--grace must be a whole number of days from 0 to 36500, not \"\(text.prefix(40))\"", command: inv.command)
+            }
+            grace = days * 24 * 3600 * 1000
+        }
+        let engine = try await engine(inv)
+        let r = try await Context.call { () async throws(AISyncError) in try await engine.compact(graceMilliseconds: grace) }
+        if CLIPlatform.stderrIsInteractive { CLIPlatform.err("\r\u{1B}[K") }
+        if inv.flag("json") {
+            JSONValue.object(["snapshot": .int(r.snapshot), "parts": .int(Int64(r.parts)), "versions": .int(Int64(r.versions)),
+                              "dropped": .int(Int64(r.dropped)), "bytes": .int(r.bytes), "removedSegments": .int(Int64(r.removedSegments)),
+                              "removedSnapshotParts": .int(Int64(r.removedSnapshotParts))]).printLine()
+        } else {
+            CLIPlatform.out("compact: snapshot \(r.snapshot) (\(r.parts) part(s), \(r.bytes) bytes) keeps \(r.versions) version(s), leaves out \(r.dropped); removed \(r.removedSegments) segment(s) and \(r.removedSnapshotParts) old snapshot part(s)\n")
+        }
         return ExitCode.success
     }
 

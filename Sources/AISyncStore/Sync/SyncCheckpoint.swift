@@ -26,6 +26,12 @@ package struct SyncCheckpoint: Sendable, Equatable {
     /// Whether this device is in the remote's `devices.json` (checked by re-reading).
     package var registered = false
     package var pulled: [DeviceID: Pulled] = [:]
+    /// This device's snapshots on the remote, oldest first, until compaction removes them:
+    /// every push writes the latest into the head again.
+    package var snapshots: [SnapshotInfo] = []
+    package var snapshot: SnapshotInfo? { snapshots.last }
+    /// This device's segments up to here were removed after a snapshot covered them.
+    package var removedThrough: Int64 = 0
 
     init(remote: String) { self.remote = remote }
 
@@ -45,6 +51,8 @@ package struct SyncCheckpoint: Sendable, Equatable {
             })),
         ]
         o.setIfPresent("remoteId", remoteID.map(JSONValue.string))
+        if !snapshots.isEmpty { o["snapshots"] = .array(snapshots.map(\.json)) }
+        if removedThrough > 0 { o["removedThrough"] = .int(removedThrough) }
         return .object(o)
     }
 
@@ -60,6 +68,10 @@ package struct SyncCheckpoint: Sendable, Equatable {
         pendingSeq = pushed["pendingSeq"]?.intValue
         pendingOffset = pushed["pendingOffset"]?.intValue
         registered = pushed["registered"]?.boolValue ?? false
+        for s in value["snapshots"]?.arrayValue ?? [] {
+            do { snapshots.append(try SnapshotInfo(json: s, context: path)) } catch { throw bad }
+        }
+        removedThrough = value["removedThrough"]?.intValue ?? 0
         for (key, p) in value["pulled"]?.objectValue ?? [:] {
             guard let id = DeviceID(key), let seq = p["seq"]?.intValue else { throw bad }
             pulled[id] = Pulled(seq: seq, etag: p["etag"]?.stringValue, counter: p["counter"]?.intValue ?? 0)

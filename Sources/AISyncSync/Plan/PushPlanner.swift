@@ -158,7 +158,7 @@ enum PushPlanner {
         var known = Set(input.checkpoint.pulled.keys)
         known.insert(input.device)
         let head = DeviceHead(device: input.device, name: input.deviceName, seq: seq, updated: input.now,
-                              remoteID: input.remoteID, devices: known.sorted())
+                              remoteID: input.remoteID, devices: known.sorted(), snapshot: input.checkpoint.snapshot)
         let condition: WriteCondition
         switch input.ownHead {
         case .current(let etag?): condition = .replacing(etag: etag)

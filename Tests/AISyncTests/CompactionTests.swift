@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+
+/// Snapshots and compaction (issue 11, design §4) on every kind of remote: a new device
+/// restores from the newest snapshot plus what came after it; a device offline across a
+/// compaction finds its next segment removed and falls back to the snapshot; two devices
+/// compacting at once; nothing lost anywhere (identical stores, fsck clean).
+@Suite("Compaction")
+struct CompactionTests {
+    /// Chats renamed many times (most versions superseded), messages added and one removed,
+    /// one chat deleted: history with plenty to leave out, and every kind of operation.
+    private func makeHistory(on laptop: Device, rounds: Int) async throws -> [String] {
+        var chats: [String] = []
+        for n in 0..<4 { chats.append(try await laptop.ok(["chat", "new", "--title", "chat \(n)"])) }
+        try await laptop.ok(["chat", "say", chats[0], "--role", "user", "a message that stays"])
+        try await laptop.ok(["chat", "say", chats[0], "--role", "assistant", "a message that goes"])
+        try await laptop.sync("push")
+        for round in 0..<rounds {
+            for chat in chats { try await laptop.ok(["rename", chat, "chat renamed \(round)"]) }
+            try await laptop.sync("push")
+        }
+        let shown = try await Scenario.show(laptop, chats[0])
+        let goes = (shown["messages"] as? [[String: Any]] ?? []).first { $0["text"] as? String == "a message that goes" }?["id"] as? String
+        try await laptop.ok(["chat", "rm", chats[0], try #require(goes)])
+        try await laptop.ok(["rm", chats[3]])
+        try await laptop.sync("push")
+        return chats
+    }
+
+    private func journalLines(_ device: Device) throws -> Int {
+        try String(contentsOfFile: "\(device.store.path)/journal.jsonl", encoding: .utf8).split(separator: "\n").count
+    }
+
+    @Test("a new device restores from the snapshot; one offline across the compaction falls back to it; nothing lost",
+          arguments: RemoteKind.allCases)
+    func restoreAndFallBack(_ kind: RemoteKind) async throws {
+        let remote = try await TestServer.require(kind).freshRemote("compact")
+        let laptop = try await Device.make("laptop", remote: remote)
+        let phone = try await Device.make("phone", remote: remote)
+        let tablet = try await Device.make("tablet", remote: remote)
+        defer { laptop.remove(); phone.remove(); tablet.remove() }
+
+        try await laptop.ok(["chat", "new", "--title", "before the phone went offline"])
+        try await laptop.sync("push")
+        try await phone.sync()   // then the phone stays offline for a while
+        let chats = try await makeHistory(on: laptop, rounds: 4)
+
+        let report = try CLIJSON.object(await laptop.run(["compact", "--grace", "0", "--json"]))
+        #expect(report["removedSegments"] as? Int ?? 0 >= 6, "\(kind): \(report)")
+        #expect(report["dropped"] as? Int ?? 0 >= 12, "superseded renames are left out: \(report)")
+
+        // A new device gets only what the state needs.
+        let restore = try await tablet.sync()
+        #expect(restore["pulled"] as? Int == report["versions"] as? Int, "\(kind): \(restore) vs \(report)")
+        #expect(try journalLines(tablet) < journalLines(laptop))
+        // The phone's next segment is gone: it merges the snapshot instead, and misses nothing.
+        try await phone.sync()
+        try await Converge.expectIdentical([laptop, phone, tablet], "\(kind): after the compaction")
+        #expect(try await Scenario.show(tablet, chats[0])["title"] as? String == "chat renamed 3")
+
+        // Work goes on after the compaction, in every direction.
+        try await tablet.ok(["rename", chats[1], "renamed on the tablet"])
+        try await tablet.sync()
+        try await phone.ok(["chat", "say", chats[2], "--role", "user", "from the phone"])
+        try await phone.sync()
+        for d in [laptop, tablet, phone, laptop] { try await d.sync() }
+        try await Converge.expectIdentical([laptop, phone, tablet], "\(kind): after more work")
+        for d in [laptop, phone, tablet] { try await d.ok(["fsck"]) }
+        await remote.remove()
+    }
+
+    @Test("within the grace period nothing is removed, and a new device still starts from the snapshot")
+    func graceKeepsSegments() async throws {
+        let remote = try await TestServer.require(.folder).freshRemote("compact-grace")
+        let laptop = try await Device.make("laptop", remote: remote)
+        let tablet = try await Device.make("tablet", remote: remote)
+        defer { laptop.remove(); tablet.remove() }
+        _ = try await makeHistory(on: laptop, rounds: 3)
+        let folder = try #require(remote.folderPath)
+        let segments = try FileManager.default.subpathsOfDirectory(atPath: "\(folder)/segments").filter { $0.hasSuffix(".seg") }
+        let report = try CLIJSON.object(await laptop.run(["compact", "--json"]))
+        #expect(report["removedSegments"] as? Int == 0 && report["removedSnapshotParts"] as? Int == 0, "\(report)")
+        #expect(try FileManager.default.subpathsOfDirectory(atPath: "\(folder)/segments").filter { $0.hasSuffix(".seg") } == segments)
+        let manifest = try String(contentsOfFile: "\(folder)/aisync.json", encoding: .utf8)
+        #expect(manifest.contains("\"format\":3"), "a remote with snapshots tells older aisync to upgrade: \(manifest)")
+        // A second compaction past the grace period (0 days) removes the segments and the first snapshot.
+        try await laptop.ok(["rename", try #require(try await laptop.list(deleted: false).first?["id"] as? String), "one more"])
+        let second = try CLIJSON.object(await laptop.run(["compact", "--grace", "0", "--json"]))
+        #expect(second["snapshot"] as? Int == 2 && second["removedSnapshotParts"] as? Int == 1 && second["removedSegments"] as? Int ?? 0 > 0, "\(second)")
+        let restore = try await tablet.sync()
+        #expect(restore["segments"] as? Int == 1, "one snapshot part, no segment: \(restore)")
+        try await Converge.expectIdentical([laptop, tablet], "after two compactions")
+        try await tablet.ok(["fsck"])
+        await remote.remove()
+    }
+
+    @Test("two devices compacting at once: both snapshots are valid and every device converges", arguments: [RemoteKind.folder, .apache])
+    func twoDevicesCompactAtOnce(_ kind: RemoteKind) async throws {
+        let remote = try await TestServer.require(kind).freshRemote("compact-race")
+        let laptop = try await Device.make("laptop", remote: remote)
+        let phone = try await Device.make("phone", remote: remote)
+        let tablet = try await Device.make("tablet", remote: remote)
+        defer { laptop.remove(); phone.remove(); tablet.remove() }
+        let chats = try await makeHistory(on: laptop, rounds: 2)
+        try await phone.sync()
+        try await phone.ok(["rename", chats[1], "renamed on the phone"])
+        try await phone.sync()
+        try await laptop.sync()
+        async let a = laptop.runNow(["compact", "--grace", "0", "--json"])
+        async let b = phone.runNow(["compact", "--grace", "0", "--json"])
+        let (ra, rb) = await (a, b)
+        #expect(ra.exitCode == 0 && rb.exitCode == 0, "\(kind): \(ra)\n\(rb)")
+        try await tablet.sync()
+        for d in [laptop, phone, tablet, laptop] { try await d.sync() }
+        try await Converge.expectIdentical([laptop, phone, tablet], "\(kind): after compacting at once")
+        #expect(try await Scenario.show(tablet, chats[1])["title"] as? String == "renamed on the phone")
+        for d in [laptop, phone, tablet] { try await d.ok(["fsck"]) }
+        await remote.remove()
+    }
+}
