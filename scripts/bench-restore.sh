@@ -8,7 +8,10 @@
 #  2. `sync` with nothing new, and `list --json` with the index and without it;
 #  3. the same at BENCH_BIG records (100000; 0 skips it): pull time and RSS (targets <= 10 s,
 #     <= 64 MB), no-op sync (<= 50 ms, <= 32 MB), list --json (<= 0.3 s; <= 3 s cold);
-#  4. one BENCH_IMAGE_MB (200) MB image: push beside `curl -T`, pull beside `curl -o`
+#  4. BENCH_HISTORY (1000) chats renamed BENCH_EDITS (100) times each, pushed, then compacted:
+#     the bytes a new device fetches from the snapshot beside the bytes of the final state
+#     alone (the same chats never renamed; target <= 2x); 0 skips it;
+#  5. one BENCH_IMAGE_MB (200) MB image: push beside `curl -T`, pull beside `curl -o`
 #     (targets <= 1.5x, RSS <= 64 MB; 0 skips it).
 # Usage: scripts/bench-restore.sh
 set -euo pipefail
@@ -89,7 +92,7 @@ report "sync, nothing new:      %.3f s, peak RSS %.0f MB, %d request(s)" "$idle_
 report "list --json:            %.3f s (%.0f MB); index deleted: %.3f s (%.0f MB)" "$list_s" "$(( list_kb / 1024 ))" "$cold_s" "$(( cold_kb / 1024 ))"
 fi
 
-# ---- 2. BIG records ----
+# ---- 3. BIG records ----
 if [ "$BIG" -gt 0 ]; then
   a "$work/big" init --name big >/dev/null
   a "$work/big" debug-generate "$BIG" >/dev/null
@@ -111,7 +114,37 @@ if [ "$BIG" -gt 0 ]; then
   report "list --json:            %.3f s (target <= 0.3, %.0f MB); index deleted: %.3f s (target <= 3, %.0f MB)" "$blist_s" "$(( blist_kb / 1024 ))" "$bcold_s" "$(( bcold_kb / 1024 ))"
 fi
 
-# ---- 3. one big image ----
+# ---- 4. restore after a long history (BENCH_HISTORY=1000 records, BENCH_EDITS=100 renames each; 0 skips it) ----
+HIST=${BENCH_HISTORY:-1000}
+EDITS=${BENCH_EDITS:-100}
+if [ "$HIST" -gt 0 ]; then
+  a "$work/final" init --name final >/dev/null
+  a "$work/final" debug-generate "$HIST" >/dev/null
+  mkcol "$url/final"
+  a "$work/final" remote add apache "$url/final"
+  final_bytes=$(a "$work/final" push --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["bytes"])')
+  a "$work/hist" init --name hist >/dev/null
+  a "$work/hist" debug-generate "$HIST" --renames "$EDITS" >/dev/null
+  mkcol "$url/hist"
+  a "$work/hist" remote add apache "$url/hist"
+  a "$work/hist" push >/dev/null
+  a "$work/before" init --name before >/dev/null
+  a "$work/before" remote add apache "$url/hist"
+  before_bytes=$(a "$work/before" pull --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["bytes"])')
+  read -r compact_s _ < <(timed "$AISYNC_BIN" --store "$work/hist" compact --grace 0)
+  a "$work/after" init --name after >/dev/null
+  a "$work/after" remote add apache "$url/hist"
+  read -r snap_s snap_kb < <(timed "$AISYNC_BIN" --store "$work/after" pull --json)
+  a "$work/again" init --name again >/dev/null
+  a "$work/again" remote add apache "$url/hist"
+  after_bytes=$(a "$work/again" pull --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["bytes"])')
+  echo "== $HIST chats renamed $EDITS times each ($(( HIST * (EDITS + 1) )) versions)"
+  report "restore before compaction: %d bytes; final state alone (the same chats never renamed) pushes %d bytes" "$before_bytes" "$final_bytes"
+  report "compact --grace 0: %.2f s; restore from the snapshot: %.2f s, peak RSS %.0f MB, %d bytes -> %.2fx the final state (target <= 2x)" \
+    "$compact_s" "$snap_s" "$(( snap_kb / 1024 ))" "$after_bytes" "$(python3 -c "print($after_bytes/$final_bytes)")"
+fi
+
+# ---- 5. one big image ----
 if [ "$IMAGE_MB" -gt 0 ]; then
   python3 - "$work/big.png" "$IMAGE_MB" <<'PY'
 import os, struct, sys, zlib

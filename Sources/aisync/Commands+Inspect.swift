@@ -166,9 +166,11 @@ enum InspectCommands {
     /// Hidden: fills a store with N generated chats in bulk (used by scripts/bench-store.sh).
     static let debugGenerate = CommandSpec(
         path: ["debug-generate"], abstract: "Add N generated chats in one batch.",
-        arguments: [ArgumentSpec(name: "N", help: "How many chats.")], hidden: true
+        arguments: [ArgumentSpec(name: "N", help: "How many chats.")],
+        options: [OptionSpec(name: "renames", valueName: "K", help: "Then rename every chat K times (a long history).")], hidden: true
     ) { inv throws(CLIError) in
         guard let n = Int(inv.positionals[0]), n >= 0 else { throw CLIError(usage: "N must be a whole number", command: inv.command) }
+        guard let renames = Int(inv.option("renames") ?? "0"), renames >= 0 else { throw CLIError(usage: "K must be a whole number", command: inv.command) }
         let store = try Context.open(inv)
         let base = Timestamp(milliseconds: 1_764_417_600_000)
         var made = 0
@@ -179,8 +181,12 @@ enum InspectCommands {
                                                     .init(id: "m-\(i)-a", role: .assistant, text: "Answer number \(i).", time: base)],
                                          created: base, updated: base))
             }
-            _ = try await Context.call { () async throws(AISyncError) in try await store.createMany(batch) }
+            let ids = try await Context.call { () async throws(AISyncError) in try await store.createMany(batch) }
             made += batch.count
+            for round in 0..<renames {
+                let titles = ids.enumerated().map { ($0.element, "Generated chat \(made - batch.count + $0.offset), title \(round + 1)") }
+                try await Context.call { () async throws(AISyncError) in try await store.renameMany(titles) }
+            }
         }
         CLIPlatform.out("\(made)\n")
         return ExitCode.success
