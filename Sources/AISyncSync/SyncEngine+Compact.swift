@@ -34,19 +34,40 @@ extension SyncEngine {
         try await withSyncLock { () async throws(AISyncError) -> CompactReport in
             _ = try await pullLocked(dryRun: false)
             _ = try await pushLocked(dryRun: false)
-            var checkpoint = try await store.readCheckpoint(name)
-            guard let remoteID = checkpoint.remoteID else { throw AISyncError(.other, "no remote id after a push") }
-            var report = CompactReport()
-            var covers = checkpoint.pulled.mapValues(\.seq)
-            covers[store.deviceID] = checkpoint.pushedSeq
-            let seq = (checkpoint.snapshot?.seq ?? 0) + 1
-            let parts = try await writeSnapshotParts(seq: seq, remoteID: remoteID, report: &report)
-            try await raiseToSnapshotFormat()
-            let info = SnapshotInfo(seq: seq, parts: Int64(parts), covers: covers, created: Timestamp(milliseconds: store.environment.now()))
-            try await publish(info, checkpoint: &checkpoint, report: &report)
-            try await removeCovered(grace: graceMilliseconds, checkpoint: &checkpoint, report: &report)
-            return report
+            return try await snapshotLocked(grace: graceMilliseconds)
         }
+    }
+
+    /// After a push: counts what it sent, and writes a snapshot once this device has pushed
+    /// more since its last one than `autoCompactBytes` and than that snapshot's size (so the
+    /// snapshots' cost stays a fraction of what was pushed).
+    func compactIfDue(pushed report: SyncReport) async throws(AISyncError) {
+        guard let threshold = autoCompactBytes, report.bytes > 0 else { return }
+        var checkpoint = try await store.readCheckpoint(name)
+        checkpoint.sinceSnapshot += report.bytes
+        try await store.writeCheckpoint(checkpoint)
+        guard checkpoint.sinceSnapshot >= max(threshold, checkpoint.snapshotBytes) else { return }
+        _ = try await snapshotLocked(grace: Self.defaultGraceMilliseconds)
+    }
+
+    /// Writes a snapshot of the store as it is (synced by the caller), then removes what an
+    /// older snapshot made unnecessary.
+    func snapshotLocked(grace graceMilliseconds: Int64) async throws(AISyncError) -> CompactReport {
+        var checkpoint = try await store.readCheckpoint(name)
+        guard let remoteID = checkpoint.remoteID else { throw AISyncError(.other, "no remote id after a push") }
+        var report = CompactReport()
+        var covers = checkpoint.pulled.mapValues(\.seq)
+        covers[store.deviceID] = checkpoint.pushedSeq
+        let seq = (checkpoint.snapshot?.seq ?? 0) + 1
+        let parts = try await writeSnapshotParts(seq: seq, remoteID: remoteID, report: &report)
+        try await raiseToSnapshotFormat()
+        let info = SnapshotInfo(seq: seq, parts: Int64(parts), covers: covers, created: Timestamp(milliseconds: store.environment.now()))
+        try await publish(info, checkpoint: &checkpoint, report: &report)
+        checkpoint.sinceSnapshot = 0
+        checkpoint.snapshotBytes = report.bytes
+        try await store.writeCheckpoint(checkpoint)
+        try await removeCovered(grace: graceMilliseconds, checkpoint: &checkpoint, report: &report)
+        return report
     }
 
     /// Writes the snapshot's parts (segment format, create-only), a few records at a time.

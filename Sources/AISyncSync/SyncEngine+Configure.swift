@@ -26,8 +26,14 @@ extension SyncEngine {
         let storage = try RemoteFactory.make(remote, environment: environment, runtime: store.environment)
         let imgur = try ImgurSync.configured(store: store, settings: config.imgur, environment: environment,
                                              transport: URLSessionTransport(redirects: .imgur))
-        let engine = SyncEngine(store: store, remote: storage, name: remote.name, imgur: imgur.sync, uploadsToImgur: imgur.uploads,
+        var engine = SyncEngine(store: store, remote: storage, name: remote.name, imgur: imgur.sync, uploadsToImgur: imgur.uploads,
                                 progress: progress)
+        if let text = environment["AISYNC_AUTO_COMPACT_BYTES"] {
+            guard let bytes = Int64(text), bytes >= 0 else {
+                throw AISyncError.usage("AISYNC_AUTO_COMPACT_BYTES must be a whole number of bytes (0 turns automatic snapshots off), not \"\(text.prefix(40))\"")
+            }
+            engine.autoCompactBytes = bytes == 0 ? nil : bytes
+        }
         return (engine, imgur.warnings)
     }
 }

@@ -24,6 +24,13 @@ public struct SyncEngine: Sendable {
     public let uploadsToImgur: Bool
     /// Told what is moving, for a progress bar (see `SyncProgress.stream()`).
     public let progress: @Sendable (SyncProgress) -> Void
+    /// A push or sync writes a snapshot by itself (as `compact` does, with the default grace
+    /// period) once this device has pushed more bytes since its last snapshot than this and
+    /// than that snapshot's size, so restoring costs about the store's size, never its whole
+    /// history. Nil: only `compact` writes snapshots.
+    public var autoCompactBytes: Int64? = SyncEngine.defaultAutoCompactBytes
+    /// 64 MiB: about 80,000 chat versions.
+    public static let defaultAutoCompactBytes: Int64 = 64 << 20
 
     /// An engine for `store` and `remote`. `progress` is called from the syncing task, often:
     /// keep it cheap, and hop to the main actor yourself to update UI.
@@ -50,7 +57,11 @@ public struct SyncEngine: Sendable {
     /// the remote stays valid and the next push finishes the job. Waits up to 30 s for
     /// another sync with this remote from the same store, then throws `temporary`.
     public func push(dryRun: Bool = false) async throws(AISyncError) -> SyncReport {
-        try await withSyncLock { () async throws(AISyncError) -> SyncReport in try await pushLocked(dryRun: dryRun) }
+        try await withSyncLock { () async throws(AISyncError) -> SyncReport in
+            let report = try await pushLocked(dryRun: dryRun)
+            if !dryRun { try await compactIfDue(pushed: report) }
+            return report
+        }
     }
 
     /// Fetches other devices' new versions and their pictures, verifies them, and merges them
@@ -67,6 +78,7 @@ public struct SyncEngine: Sendable {
             // Like push, sync may start an empty remote.
             let pulled = try await pullLocked(dryRun: dryRun, createIfMissing: !dryRun)
             let pushed = try await pushLocked(dryRun: dryRun)
+            if !dryRun { try await compactIfDue(pushed: pushed) }
             return pulled + pushed
         }
     }

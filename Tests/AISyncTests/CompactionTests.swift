@@ -94,6 +94,36 @@ struct CompactionTests {
         await remote.remove()
     }
 
+    @Test("a push past AISYNC_AUTO_COMPACT_BYTES writes a snapshot by itself, and the next only once it pushed more than that")
+    func automaticSnapshots() async throws {
+        let remote = try await TestServer.require(.folder).freshRemote("compact-auto")
+        var laptop = try await Device.make("laptop", remote: remote)
+        let tablet = try await Device.make("tablet", remote: remote)
+        defer { laptop.remove(); tablet.remove() }
+        laptop.environment["AISYNC_AUTO_COMPACT_BYTES"] = "1"
+        let folder = try #require(remote.folderPath)
+        func snapshots() -> [String] {
+            ((try? FileManager.default.subpathsOfDirectory(atPath: "\(folder)/snapshots")) ?? []).filter { $0.hasSuffix(".snap") }.sorted()
+        }
+        let chat = try await laptop.ok(["chat", "new", "--title", "a chat with a long first message"])
+        try await laptop.ok(["chat", "say", chat, "--role", "user", String(repeating: "long ", count: 400)])
+        try await laptop.sync("push")
+        #expect(snapshots().count == 1, "the first push passed 1 byte: \(snapshots())")
+        // A small push is less than the snapshot's size: no new snapshot.
+        try await laptop.ok(["rename", chat, "x"])
+        try await laptop.sync("push")
+        #expect(snapshots().count == 1, "\(snapshots())")
+        let head = try String(contentsOfFile: try #require(FileManager.default.subpathsOfDirectory(atPath: "\(folder)/heads").first.map { "\(folder)/heads/\($0)" }), encoding: .utf8)
+        #expect(head.contains("\"snapshot\":{"), "the head still names the snapshot after a push: \(head)")
+        try await tablet.sync()
+        try await Converge.expectIdentical([laptop, tablet], "after an automatic snapshot")
+        // Turned off with 0; a value that is not a number is one clear line.
+        laptop.environment["AISYNC_AUTO_COMPACT_BYTES"] = "lots"
+        let bad = await laptop.run(["push"])
+        #expect(bad.exitCode == 64 && bad.stderr.contains("AISYNC_AUTO_COMPACT_BYTES must be a whole number"), "\(bad)")
+        await remote.remove()
+    }
+
     @Test("two devices compacting at once: both snapshots are valid and every device converges", arguments: [RemoteKind.folder, .apache])
     func twoDevicesCompactAtOnce(_ kind: RemoteKind) async throws {
         let remote = try await TestServer.require(kind).freshRemote("compact-race")

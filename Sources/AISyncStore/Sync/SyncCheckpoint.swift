@@ -32,6 +32,10 @@ package struct SyncCheckpoint: Sendable, Equatable {
     package var snapshot: SnapshotInfo? { snapshots.last }
     /// This device's segments up to here were removed after a snapshot covered them.
     package var removedThrough: Int64 = 0
+    /// Bytes pushed since this device's last snapshot, and that snapshot's size: a push past
+    /// both (and a minimum) writes a snapshot by itself.
+    package var sinceSnapshot: Int64 = 0
+    package var snapshotBytes: Int64 = 0
 
     init(remote: String) { self.remote = remote }
 
@@ -53,6 +57,8 @@ package struct SyncCheckpoint: Sendable, Equatable {
         o.setIfPresent("remoteId", remoteID.map(JSONValue.string))
         if !snapshots.isEmpty { o["snapshots"] = .array(snapshots.map(\.json)) }
         if removedThrough > 0 { o["removedThrough"] = .int(removedThrough) }
+        if sinceSnapshot > 0 { o["sinceSnapshot"] = .int(sinceSnapshot) }
+        if snapshotBytes > 0 { o["snapshotBytes"] = .int(snapshotBytes) }
         return .object(o)
     }
 
@@ -72,6 +78,8 @@ package struct SyncCheckpoint: Sendable, Equatable {
             do { snapshots.append(try SnapshotInfo(json: s, context: path)) } catch { throw bad }
         }
         removedThrough = value["removedThrough"]?.intValue ?? 0
+        sinceSnapshot = value["sinceSnapshot"]?.intValue ?? 0
+        snapshotBytes = value["snapshotBytes"]?.intValue ?? 0
         for (key, p) in value["pulled"]?.objectValue ?? [:] {
             guard let id = DeviceID(key), let seq = p["seq"]?.intValue else { throw bad }
             pulled[id] = Pulled(seq: seq, etag: p["etag"]?.stringValue, counter: p["counter"]?.intValue ?? 0)
