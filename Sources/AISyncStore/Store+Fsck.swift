@@ -64,7 +64,7 @@ extension Store {
     }
 
     /// What the journal names, as `fsck` collects it.
-    private struct JournalScan {
+    struct JournalScan {
         /// Objects the journal names: aisync 1 bodies (kind set) and large values (kind nil).
         var referenced: [SHA256Digest: (kind: RecordKind?, line: Int)] = [:]
         /// Pictures the records show, with the first line naming them and whether a version
@@ -80,7 +80,7 @@ extension Store {
     }
 
     /// Parses and verifies every journal line, noting what each names.
-    private func scanJournal(into report: inout FsckReport) throws(AISyncError) -> JournalScan {
+    func scanJournal(into report: inout FsckReport) throws(AISyncError) -> JournalScan {
         let bytes = try FileIO.read(journal.path, limit: 1 << 40)
         var scan = JournalScan()
         var line = 0
@@ -109,7 +109,7 @@ extension Store {
 
     /// Every object the journal names must be present and parse; aisync 1 bodies also name
     /// pictures.
-    private func checkReferencedObjects(_ scan: inout JournalScan, present: Set<SHA256Digest>, into report: inout FsckReport) {
+    func checkReferencedObjects(_ scan: inout JournalScan, present: Set<SHA256Digest>, into report: inout FsckReport) {
         for (digest, ref) in scan.referenced.sorted(by: { $0.value.line < $1.value.line }) {
             guard present.contains(digest) else {
                 report.problems.append(.init(path: journal.path, line: ref.line, message: "body object \(digest.hex) is missing"))

@@ -2,7 +2,7 @@ import AISync
 
 /// Commands that read the store: list, show, log, status, conflicts, fsck, and resolve.
 enum InspectCommands {
-    static let all: [CommandSpec] = [list, show, log, status, conflicts, resolve, restore, fsck, debugHash, debugGenerate]
+    static let all: [CommandSpec] = [list, show, log, status, conflicts, resolve, restore, fsck, gc, debugHash, debugGenerate]
     static let json = OptionSpec(name: "json", help: "Print one JSON document instead of text.")
 
     static let list = CommandSpec(
@@ -146,6 +146,23 @@ enum InspectCommands {
         }
         CLIPlatform.err("Error: the store has \(report.problems.count) problem(s) (\(summary)). Pull from a remote or restore the files named above\n")
         return ExitCode.damagedData
+    }
+
+    static let gc = CommandSpec(
+        path: ["gc"], abstract: "Remove objects no version names and leftovers of killed writes (older than an hour).",
+        options: [OptionSpec(name: "dry-run", help: "List what would be removed, without removing it."), json]
+    ) { inv throws(CLIError) in
+        let store = try Context.open(inv)
+        let dryRun = inv.flag("dry-run")
+        let r = try await Context.call { () async throws(AISyncError) in try await store.collectGarbage(dryRun: dryRun) }
+        if inv.flag("json") {
+            JSONValue.object(["objects": .array(r.objects.map { .string($0.hex) }), "bytes": .int(r.bytes),
+                              "leftovers": .array(r.leftovers.map { .string($0) }), "dryRun": .bool(r.dryRun)]).printLine()
+        } else {
+            let verb = dryRun ? "would remove" : "removed"
+            CLIPlatform.out("gc: \(verb) \(r.objects.count) unused object(s) (\(r.bytes) bytes) and \(r.leftovers.count) leftover temp file(s)\n")
+        }
+        return ExitCode.success
     }
 
     /// Hidden: hashes a file with aisync's SHA-256 (used by scripts/bench-sha256.sh).
