@@ -15,11 +15,24 @@ extension SyncEngine {
     /// to replace the head with next.
     func adoptOwnHistory(head: DeviceHead, etag: String?, checkpoint: inout SyncCheckpoint, reidentify: Bool) async throws(AISyncError) -> String {
         var entries: [Segment.Entry] = []
-        if head.seq > checkpoint.pushedSeq {
-            for seq in (checkpoint.pushedSeq + 1)...head.seq {
-                progress(SyncProgress(phase: .takingBackOwnSegments, done: Int(seq - checkpoint.pushedSeq - 1), total: Int(head.seq - checkpoint.pushedSeq)))
-                entries += try await readSegment(of: store.deviceID, seq: seq, remoteID: head.remoteID).entries
+        var seq = checkpoint.pushedSeq + 1
+        var snapshotRead = false
+        while seq <= head.seq {
+            progress(SyncProgress(phase: .takingBackOwnSegments, done: Int(seq - checkpoint.pushedSeq - 1), total: Int(head.seq - checkpoint.pushedSeq)))
+            if let read = try await readSegmentIfPresent(of: store.deviceID, seq: seq, remoteID: head.remoteID) {
+                entries += read.entries
+                seq += 1
+                continue
             }
+            // Removed after this device compacted (the backup predates it): its snapshot holds
+            // what the store needs. Versions it left out cannot be matched, so local work
+            // since the backup counts as diverged and is re-stamped, never lost.
+            guard !snapshotRead, let info = head.snapshot, let covered = info.covers[store.deviceID], covered >= seq else {
+                throw missingSegment(of: store.deviceID, seq: seq)
+            }
+            for part in 1...info.parts { entries += try await readSnapshotPart(of: head, info, part: part).entries }
+            snapshotRead = true
+            seq = covered + 1
         }
         let (journaled, _) = try await store.journalVersions(from: checkpoint.pushedOffset)
         let diverged = RestorePlanner.diverged(journaled: journaled, onRemote: Set(entries.map(\.version.id)), device: store.deviceID)

@@ -13,24 +13,30 @@ extension SyncEngine {
         for part in 1...info.parts {
             try AISyncError.checkCancellation()
             progress(SyncProgress(phase: .pullingSegments, done: Int(part - 1), total: Int(info.parts), bytes: run.report.bytes, from: writer.name))
-            let path = RemotePath.snapshotPath(writer.device, info.seq, part: part)
-            let where_ = "\(remote.displayName)/\(path)"
-            guard let read = try await readParsed(path, maxBytes: RemoteLimits.segment, { (bytes: [UInt8]) throws(AISyncError) -> Segment in
-                try Segment.decode(bytes, path: where_, device: writer.device, seq: part, remoteID: writer.remoteID)
-            }) else {
-                throw AISyncError(.damagedData, "remote snapshot \(where_) is missing although \(writer.name)'s head names it",
-                                  hint: "Nothing more was applied; the device that wrote it should run `aisync compact` again")
-            }
+            let read = try await readSnapshotPart(of: writer, info, part: part)
             run.report.segments += 1
-            run.report.bytes += Int64(read.file.bytes.count)
-            let versions = read.value.entries.map(\.version)
+            run.report.bytes += Int64(read.bytes)
+            let versions = read.entries.map(\.version)
             for (device, counter) in PullPlanner.counters(info.covers.keys.map { ($0, versions) }) {
                 counters[device] = max(counters[device] ?? 0, counter)
             }
-            _ = try await merge(read.value.entries, run: &run)
+            _ = try await merge(read.entries, run: &run)
         }
         run.checkpoint = PullPlanner.afterSnapshot(run.checkpoint, info, device: store.deviceID, counters: counters)
         try await store.writeCheckpoint(run.checkpoint)
+    }
+
+    /// Reads and verifies one part of a snapshot; a part the head names must exist.
+    func readSnapshotPart(of writer: DeviceHead, _ info: SnapshotInfo, part: Int64) async throws(AISyncError) -> (entries: [Segment.Entry], bytes: Int) {
+        let path = RemotePath.snapshotPath(writer.device, info.seq, part: part)
+        let where_ = "\(remote.displayName)/\(path)"
+        guard let read = try await readParsed(path, maxBytes: RemoteLimits.segment, { (bytes: [UInt8]) throws(AISyncError) -> Segment in
+            try Segment.decode(bytes, path: where_, device: writer.device, seq: part, remoteID: writer.remoteID)
+        }) else {
+            throw AISyncError(.damagedData, "remote snapshot \(where_) is missing although \(writer.name)'s head names it",
+                              hint: "Nothing more was applied; the device that wrote it should run `aisync compact` again")
+        }
+        return (read.value.entries, read.file.bytes.count)
     }
 }
 
