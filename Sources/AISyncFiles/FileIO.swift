@@ -147,16 +147,29 @@ package enum FileIO {
     /// that seed the environment get the same names every run.
     package static func writeAtomically(_ path: String, _ bytes: [UInt8], durable: Bool = true,
                                         temporarySuffix: String) throws(AISyncError) {
+        try writeAtomically(path, durable: durable, temporarySuffix: temporarySuffix) { (emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) in
+            try emit(bytes)
+        }
+    }
+
+    /// The same, with the content handed over in pieces by `body` (through `emit`), so a
+    /// large file (the index of 100,000 records) is never built whole in memory.
+    package static func writeAtomically(_ path: String, durable: Bool = true, temporarySuffix: String,
+                                        _ body: (_ emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) -> Void) throws(AISyncError) {
         let temp = "\(path).tmp-\(temporarySuffix)"
         let fd = Platform.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw ioError("write", path, errno: Platform.errno) }
-        let ok = bytes.withUnsafeBytes { Platform.writeAll(fd, $0) } && (!durable || Platform.fsync(fd))
-        let code = Platform.errno
-        Platform.close(fd)
-        guard ok else {
+        do throws(AISyncError) {
+            try body { (piece: [UInt8]) throws(AISyncError) in
+                guard piece.withUnsafeBytes({ Platform.writeAll(fd, $0) }) else { throw ioError("write", path, errno: Platform.errno) }
+            }
+            guard !durable || Platform.fsync(fd) else { throw ioError("write", path, errno: Platform.errno) }
+        } catch {
+            Platform.close(fd)
             _ = Platform.unlink(temp)
-            throw ioError("write", path, errno: code)
+            throw error
         }
+        Platform.close(fd)
         guard Platform.rename(temp, path) else {
             let code = Platform.errno
             _ = Platform.unlink(temp)

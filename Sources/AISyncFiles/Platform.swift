@@ -107,6 +107,18 @@ package enum Platform {
 
     package static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 
+    /// Gives the allocator's free pages back to the system (glibc keeps them, per thread
+    /// arena, so a long pull's peak RSS would be every batch's garbage, not one batch's).
+    /// A no-op where the allocator does this itself.
+    package static func releaseFreeMemory() {
+        #if canImport(Glibc)
+        // Looked up at run time: Glibc's module map leaves out malloc.h.
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
+        typealias Trim = @convention(c) (Int) -> Int32
+        _ = unsafeBitCast(symbol, to: Trim.self)(0)
+        #endif
+    }
+
     /// The system's host name (gethostname), without a domain; nil when unset.
     package static func hostName() -> String? {
         var buffer = [CChar](repeating: 0, count: 256)

@@ -27,9 +27,18 @@ struct IndexFile: Sendable {
         return SHA256.hash(bytes).hex
     }
 
+    /// Written a megabyte at a time: the whole index is never in memory twice.
     func write(_ snapshot: StoreSnapshot, anchor: String) throws(AISyncError) {
+        try FileIO.makeDirectories(FileIO.parentDirectory(of: path))
+        // A cache need not be durable: a lost or stale index is rebuilt from the journal.
+        try FileIO.writeAtomically(path, durable: false, temporarySuffix: environment.temporarySuffix()) { (emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) in
+            try encode(snapshot, anchor: anchor, emit: emit)
+        }
+    }
+
+    private func encode(_ snapshot: StoreSnapshot, anchor: String, emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) {
         var out: [UInt8] = []
-        out.reserveCapacity(snapshot.summaries.count * 300 + 128)
+        out.reserveCapacity((1 << 20) + 4096)
         let conflicts = snapshot.summaries.values.reduce(0) { $0 + ($1.conflict ? 1 : 0) }
         out.append(contentsOf: "\(Self.magic)\t\(Self.format)\t\(snapshot.journalOffset)\t\(snapshot.journalLines)\t\(anchor)\t\(snapshot.latestTime.wall)\t\(snapshot.latestTime.counter)\t\(conflicts)\n".utf8)
         for id in snapshot.recordIDs.sorted() {
@@ -49,10 +58,12 @@ struct IndexFile: Sendable {
                 }
             }
             out.append(10)
+            if out.count >= 1 << 20 {
+                try emit(out)
+                out.removeAll(keepingCapacity: true)
+            }
         }
-        try FileIO.makeDirectories(FileIO.parentDirectory(of: path))
-        // A cache need not be durable: a lost or stale index is rebuilt from the journal.
-        try FileIO.writeAtomically(path, out, durable: false, temporarySuffix: environment.temporarySuffix())
+        try emit(out)
     }
 
     /// Loads the cache; nil when it is missing, from another format, or malformed.

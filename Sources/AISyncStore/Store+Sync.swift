@@ -74,7 +74,12 @@ extension Store {
     /// end and folded states are dropped after the batch, so memory stays one batch.
     package func integrate(_ entries: [Segment.Entry], expectedEnd: Int64?, streaming: Bool = false) throws(AISyncError) -> (applied: [Version], wasAtEnd: Bool, end: Int64) {
         try locked(write: true, saveIndex: !streaming) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> ([Version], Bool, Int64) in
-            defer { if streaming { snapshot.dropDecodedStates() } }
+            defer {
+                if streaming {
+                    snapshot.dropDecodedStates()
+                    Platform.releaseFreeMemory()
+                }
+            }
             let wasAtEnd = expectedEnd == snapshot.journalOffset
             var known = [RecordID: (kind: RecordKind, ids: Set<SHA256Digest>)]()
             var applied: [Version] = []
