@@ -83,6 +83,16 @@ public struct FolderRemote: RemoteStorage {
         return true
     }
 
+    /// Copies the file at `path` to `localPath` like ``download(_:to:maxBytes:)`` and returns
+    /// the SHA-256 the copy computed on the way; nil when it does not exist.
+    public func downloadHashed(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> SHA256Digest? {
+        try checkRoot()
+        let p = try full(path)
+        guard let st = Platform.stat(p), st.isRegular else { return nil }
+        guard st.size <= maxBytes else { throw AISyncError(.damagedData, "\(displayName)/\(path) is larger than allowed (\(st.size) bytes)") }
+        return try FileIO.copy(p, to: localPath).digest
+    }
+
     /// Writes `bytes` atomically at `path` (temp file in `.aisync-tmp/`, then rename or link),
     /// honouring `condition`; readers never see a partial file.
     public func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> WriteResult {

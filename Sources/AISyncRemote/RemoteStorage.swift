@@ -1,4 +1,5 @@
 import AISyncCore
+import AISyncFiles
 /// A file read from a remote, with the validator the server gave it.
 public struct RemoteFile: Sendable, Equatable {
     /// The file's whole contents.
@@ -53,6 +54,10 @@ public protocol RemoteStorage: Sendable {
     func read(_ path: String, maxBytes: Int) async throws(AISyncError) -> RemoteFile?
     /// Streams a file to a local path; false when it does not exist.
     func download(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> Bool
+    /// Streams a file to a local path and returns the SHA-256 of the bytes written there,
+    /// computed on the way when the remote can (so a blob is verified without reading it
+    /// again); nil when it does not exist.
+    func downloadHashed(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> SHA256Digest?
     /// Writes a small file, creating parent directories as needed.
     func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> WriteResult
     /// Streams a local file up, creating parent directories as needed.
@@ -66,6 +71,13 @@ public protocol RemoteStorage: Sendable {
 }
 
 extension RemoteStorage {
+    /// Downloads, then hashes the file written: for remotes that cannot hash on the way
+    /// (in-memory remotes, wrappers in tests).
+    public func downloadHashed(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> SHA256Digest? {
+        guard try await download(path, to: localPath, maxBytes: maxBytes) else { return nil }
+        return try hashFile(localPath)
+    }
+
     /// Reads a small file of at most ``RemoteLimits/smallFile`` bytes; nil when it does not exist.
     public func read(_ path: String) async throws(AISyncError) -> RemoteFile? {
         try await read(path, maxBytes: RemoteLimits.smallFile)
@@ -80,4 +92,15 @@ public enum RemoteLimits {
     public static let segment = 64 << 20
     /// One image.
     public static let blob: Int64 = 4 << 30
+}
+
+/// The SHA-256 of a downloaded file, as an `AISyncError` when it cannot be read.
+func hashFile(_ path: String) throws(AISyncError) -> SHA256Digest {
+    do {
+        return try SHA256.hash(fileAt: path).digest
+    } catch let error as SHA256.FileError {
+        throw FileIO.ioError(error.operation, path, errno: error.code)
+    } catch {
+        throw AISyncError(.io, "cannot read \(path)", cause: "\(error)")
+    }
 }

@@ -47,10 +47,12 @@ extension Store {
     package func hasObject(_ digest: SHA256Digest) -> Bool { objects.contains(digest) }
 
     /// Moves a downloaded file into `objects/` if it hashes to `digest`; false (and the file
-    /// removed) when it does not.
-    package func adoptBlob(at temp: String, expected digest: SHA256Digest) throws(AISyncError) -> Bool {
+    /// removed) when it does not. `hashed` is the file's SHA-256 when the caller computed it
+    /// while writing the file (a download hashed on the way): a 200 MB image is then not read
+    /// a second time. Without it the file is hashed here.
+    package func adoptBlob(at temp: String, expected digest: SHA256Digest, hashed: SHA256Digest? = nil) throws(AISyncError) -> Bool {
         defer { _ = Platform.unlink(temp) }
-        guard let (actual, _) = try? SHA256.hash(fileAt: temp), actual == digest else { return false }
+        guard let actual = hashed ?? (try? SHA256.hash(fileAt: temp))?.digest, actual == digest else { return false }
         let target = objects.path(of: digest)
         if objects.contains(digest) { return true }
         try FileIO.makeDirectories(FileIO.parentDirectory(of: target))

@@ -42,9 +42,9 @@ extension SyncEngine {
     /// more since its last one than `autoCompactBytes` and than that snapshot's size (so the
     /// snapshots' cost stays a fraction of what was pushed).
     func compactIfDue(pushed report: SyncReport) async throws(AISyncError) {
-        guard let threshold = autoCompactBytes, report.bytes > 0 else { return }
+        guard let threshold = autoCompactBytes, report.segmentBytes > 0 else { return }
         var checkpoint = try await store.readCheckpoint(name)
-        checkpoint.sinceSnapshot += report.bytes
+        checkpoint.sinceSnapshot += report.segmentBytes
         try await store.writeCheckpoint(checkpoint)
         guard checkpoint.sinceSnapshot >= max(threshold, checkpoint.snapshotBytes) else { return }
         _ = try await snapshotLocked(grace: Self.defaultGraceMilliseconds)

@@ -195,9 +195,10 @@ extension SyncEngine {
     private func downloadBlob(_ digest: SHA256Digest, report: inout SyncReport) async throws(AISyncError) -> Bool {
         let temp = try await store.scratchPath()
         let path = RemotePath.objectPath(digest)
-        guard try await remote.download(path, to: temp, maxBytes: RemoteLimits.blob) else { return false }
+        // Hashed while it is written (by the remote, from the bytes in `temp`): not read twice.
+        guard let hashed = try await remote.downloadHashed(path, to: temp, maxBytes: RemoteLimits.blob) else { return false }
         report.bytes += Platform.stat(temp)?.size ?? 0
-        guard try await store.adoptBlob(at: temp, expected: digest) else {
+        guard try await store.adoptBlob(at: temp, expected: digest, hashed: hashed) else {
             throw AISyncError(.damagedData, "remote object \(remote.displayName)/\(path) does not match its sha256",
                               hint: "Nothing was applied; the device that pushed it should push again")
         }

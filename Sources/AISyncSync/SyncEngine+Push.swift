@@ -141,7 +141,9 @@ extension SyncEngine {
             let entries = try await lines.asyncMap { (v, raw) async throws(AISyncError) in
                 Segment.Entry(version: v, objects: try await store.objectsOf(v), line: raw)
             }
-            report.bytes += Int64(try await putSegment(write.seq, entries, remoteID: plan.head.remoteID))
+            let sent = Int64(try await putSegment(write.seq, entries, remoteID: plan.head.remoteID))
+            report.bytes += sent
+            report.segmentBytes += sent
             report.segments += 1
         }
         try AISyncError.checkCancellation()
@@ -166,6 +168,9 @@ extension SyncEngine {
         for (n, digest) in digests.enumerated() {
             try AISyncError.checkCancellation()
             let path = RemotePath.objectPath(digest)
+            // A HEAD on a kept-alive connection is the cheapest way not to send bytes the
+            // remote has: the PUT's `If-None-Match: *` is refused before the body only by
+            // servers that honour it (nginx overwrites) and answer `Expect: 100-continue`.
             if try await remote.exists(path) { continue }
             progress(SyncProgress(phase: .pushingImages, done: n, total: digests.count, bytes: sent))
             let local = await store.objectPath(digest)

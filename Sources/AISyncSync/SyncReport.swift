@@ -14,6 +14,9 @@ public struct SyncReport: Sendable, Equatable {
     public var bytes: Int64 = 0
     /// Segments (batches of versions) written or read.
     public var segments = 0
+    /// Of ``bytes``, those of the segments a push wrote: what automatic snapshots weigh
+    /// (pictures are not in snapshots, so they do not count).
+    public var segmentBytes: Int64 = 0
     /// Image files sent to or received from the remote (or fetched from Imgur on pull).
     public var blobs = 0
     /// Images whose bytes the remote does not have (reported, not fatal).
@@ -48,7 +51,7 @@ public struct SyncReport: Sendable, Equatable {
     /// push): counts add up, while `conflicts` and `imgurPending` are taken from `b`, the later.
     public static func + (a: SyncReport, b: SyncReport) -> SyncReport {
         var r = a
-        r.pushed += b.pushed; r.pulled += b.pulled; r.bytes += b.bytes; r.segments += b.segments; r.blobs += b.blobs
+        r.pushed += b.pushed; r.pulled += b.pulled; r.bytes += b.bytes; r.segments += b.segments; r.segmentBytes += b.segmentBytes; r.blobs += b.blobs
         r.missingBlobs += b.missingBlobs
         r.removedOnImgur += b.removedOnImgur
         r.imgurUploaded += b.imgurUploaded; r.imgurFailed += b.imgurFailed; r.imgurDeleted += b.imgurDeleted

@@ -13,6 +13,9 @@ public struct HTTPRemote: RemoteStorage {
     /// Waits between retries and draws their jitter (tests record the waits).
     let environment: AISyncEnvironment
     let maxAttempts: Int
+    /// Collections known to exist on the server (shared by copies of this value), so an
+    /// upload checks its folder once per process, not once per file.
+    let collections = KnownCollections()
 
     /// The base URL, for messages; it never contains credentials (``RemoteLocation`` refuses them).
     public var displayName: String { location.base }
@@ -115,10 +118,23 @@ public struct HTTPRemote: RemoteStorage {
     /// GETs `path` straight into the file `localPath`, never holding it in memory; false on
     /// 404 or 410. A body over `maxBytes` bytes is refused.
     public func download(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> Bool {
+        try await get(path, to: localPath, maxBytes: maxBytes) != nil
+    }
+
+    /// GETs `path` into `localPath` like ``download(_:to:maxBytes:)`` and returns the SHA-256
+    /// the transport computed while writing it (the file is hashed when it computed none).
+    public func downloadHashed(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> SHA256Digest? {
+        guard let response = try await get(path, to: localPath, maxBytes: maxBytes) else { return nil }
+        if let digest = response.bodyDigest { return digest }
+        return try hashFile(localPath)
+    }
+
+    /// The 200 answer of a GET streamed to `localPath`; nil on 404 or 410.
+    private func get(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> HTTPResponse? {
         let response = try await send("GET", path, downloadTo: localPath, maxBytes: maxBytes)
         switch response.status {
-        case 200: return true
-        case 404, 410: return false
+        case 200: return response
+        case 404, 410: return nil
         default: throw failure(response, "GET", path)
         }
     }
@@ -156,14 +172,22 @@ public struct HTTPRemote: RemoteStorage {
             }
         case .replacing(let etag): headers["If-Match"] = etag
         }
+        if case .file = body, location.kind == .webdav {
+            // A large body is sent once: its collection is made sure of first.
+            try await ensureParent(of: path)
+        }
         var response = try await send("PUT", path, headers: headers, body: body)
         if response.status == 409 || (response.status == 404 && location.kind == .webdav) {
-            // WebDAV needs the parent collections first (RFC 4918 §9.7.1).
+            // WebDAV needs the parent collections first (RFC 4918 §9.7.1); also when one we
+            // knew of was deleted since.
+            collections.forget(Self.parent(of: path))
             try await makeCollections(for: path)
             response = try await send("PUT", path, headers: headers, body: body)
         }
         switch response.status {
-        case 200, 201, 204: return .written(etag: response.headers["etag"])
+        case 200, 201, 204:
+            collections.insert(Self.parent(of: path))
+            return .written(etag: response.headers["etag"])
         case 412: return .preconditionFailed
         case 409:
             // Still no parent after creating every collection below the root: the root itself is missing.
@@ -179,6 +203,28 @@ public struct HTTPRemote: RemoteStorage {
     func missingRoot(_ status: Int) -> AISyncError {
         AISyncError(.configuration, "the folder \(location.base)/ does not exist on \(location.host) (\(status) on upload)",
                     hint: "Check the remote's URL, or create the folder on the server first", remedy: .checkRemoteURL)
+    }
+
+    /// The collection `path` is in ("" at the root).
+    static func parent(of path: String) -> String {
+        path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
+    }
+
+    /// Makes sure the collection `path` goes in exists before a large body is sent, so the
+    /// body is not sent to a 409 and again: one MKCOL of the parent (201 made, 405 there),
+    /// all of them when its own parent is missing (409), none when it is known to exist.
+    func ensureParent(of path: String) async throws(AISyncError) {
+        let parent = Self.parent(of: path)
+        guard !parent.isEmpty, !collections.contains(parent) else { return }
+        let response = try await send("MKCOL", parent + "/")
+        switch response.status {
+        case 200, 201, 405: break
+        case 409: try await makeCollections(for: path)
+        default:
+            // A lost race (Apache answers 403) is fine if the collection exists now.
+            guard try await collectionExists(parent + "/") else { throw failure(response, "MKCOL", parent + "/") }
+        }
+        collections.insert(parent)
     }
 
     func makeCollections(for path: String) async throws(AISyncError) {

@@ -44,10 +44,14 @@ public struct HTTPResponse: Sendable, Equatable {
     public var headers: [String: String]
     /// The response body; empty when it was streamed to a file (`downloadTo`).
     public var body: [UInt8]
+    /// The SHA-256 of a 2xx body streamed to a file (`downloadTo`), computed while it was
+    /// written, so a caller can verify a download without reading it again; nil when the
+    /// transport did not compute it (then hash the file).
+    public var bodyDigest: SHA256Digest?
 
-    /// A response with the given status, headers (names in lowercase) and body.
-    public init(status: Int, headers: [String: String] = [:], body: [UInt8] = []) {
-        self.status = status; self.headers = headers; self.body = body
+    /// A response with the given status, headers (names in lowercase), body and body digest.
+    public init(status: Int, headers: [String: String] = [:], body: [UInt8] = [], bodyDigest: SHA256Digest? = nil) {
+        self.status = status; self.headers = headers; self.body = body; self.bodyDigest = bodyDigest
     }
 }
 
@@ -55,6 +59,7 @@ public struct HTTPResponse: Sendable, Equatable {
 /// use an in-memory one. Throws `AISyncError` with `.unavailable` (cannot connect) or
 /// `.temporary` (timed out) for transport failures; HTTP statuses are returned, not thrown.
 public protocol HTTPTransport: Sendable {
-    /// Sends `request`. With `downloadTo`, a 2xx body is streamed to that file and `body` is empty.
+    /// Sends `request`. With `downloadTo`, a 2xx body is streamed to that file and `body` is
+    /// empty (`bodyDigest` may then carry its SHA-256).
     func send(_ request: HTTPRequest, downloadTo: String?, maxBytes: Int64) async throws(AISyncError) -> HTTPResponse
 }

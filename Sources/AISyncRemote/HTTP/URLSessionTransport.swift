@@ -4,6 +4,7 @@ import Synchronization
 import FoundationNetworking
 #endif
 import AISyncCore
+import AISyncFiles
 
 /// The live transport: one URLSession per remote, so connections are kept alive and reused,
 /// with a bounded number per host; requests that send a body use a second session and a fresh
@@ -25,6 +26,16 @@ import AISyncCore
 /// swift-corelibs-foundation (Linux) otherwise leaves the task suspended forever when it has
 /// no credential of its own to offer (swift-corelibs-foundation#5456), so a wrong password
 /// hung `aisync push` instead of failing with exit 77.
+///
+/// A file body goes through corelibs' `uploadTask(with:fromFile:)`, which streams it but
+/// slowly: it feeds libcurl through DispatchIO 48 KiB at a time, pausing and resuming the
+/// transfer for every piece (2.7 s of CPU for 200 MB on loopback; curl: 0.3 s). A streamed
+/// request (an `InputStream` handed over in `needNewBodyStream`, sent chunked with
+/// `Expect: 100-continue`) took 0.3 s, but inside the busy test process a PUT answered 411
+/// before its body stalled until the deadline, so it is not used until that is understood.
+/// A 2xx download is written straight to its target by the
+/// delegate and hashed as it arrives (``HashingFileWriter``): no temporary file in another
+/// directory, no second pass to verify it.
 public final class URLSessionTransport: HTTPTransport {
     /// Requests without a body, over kept-alive connections.
     private let session: URLSession
@@ -65,16 +76,21 @@ public final class URLSessionTransport: HTTPTransport {
         var data: Data?
         var response: URLResponse?
         var error: Error?
-        /// A failure handling a downloaded file (too large, cannot be moved).
-        var fileError: AISyncError?
         /// The answer was longer than the request allows: reading stopped there.
         var tooLarge = false
     }
 
     /// Sends `request` over the session. A body over `maxBytes` bytes is refused as damaged
-    /// data; cancelling the calling task cancels the request and throws `cancelled`.
+    /// data; cancelling the calling task cancels the request and throws `cancelled`. With
+    /// `downloadTo`, a 2xx body goes straight to that file and its SHA-256, computed as it
+    /// arrived, is the response's `bodyDigest`.
     public func send(_ request: HTTPRequest, downloadTo: String?, maxBytes: Int64) async throws(AISyncError) -> HTTPResponse {
         guard let url = URL(string: request.url) else { throw AISyncError(.configuration, "invalid URL \(request.url.prefix(200))") }
+        return try await perform(request, url: url, downloadTo: downloadTo, maxBytes: maxBytes)
+    }
+
+    /// One request, as one session task, with its watchdog.
+    private func perform(_ request: HTTPRequest, url: URL, downloadTo: String?, maxBytes: Int64) async throws(AISyncError) -> HTTPResponse {
         let handle = TaskHandle()
         // A server that trickles a byte now and then never trips the inactivity timeout: every
         // request also has an overall deadline, scaled to the bytes it may move.
@@ -83,24 +99,34 @@ public final class URLSessionTransport: HTTPTransport {
         let watchdog = DispatchWorkItem { handle.expire() }
         DispatchQueue.global().asyncAfter(deadline: .now() + deadline, execute: watchdog)
         defer { watchdog.cancel() }
+        let file = try downloadTo.map { (target: String) throws(AISyncError) in try HashingFileWriter(path: target) }
+        let task = self.task(for: request, url: url, file: file, maxBytes: maxBytes)
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-                // Resumed once: by the completion handler, or at once when cancelled or past the
-                // deadline (corelibs does not always call the handler of a task cancelled
-                // mid-answer, which would leave this request waiting forever).
+                // Resumed once: by the delegate, or at once when cancelled or past the deadline
+                // (corelibs does not always report a task cancelled mid-answer, which would
+                // leave this request waiting forever).
                 let once = ResumeOnce(continuation)
                 handle.onStop { once.resume(Outcome(data: nil, response: nil, error: URLError(.cancelled))) }
-                handle.start(task(for: request, url: url, downloadTo: downloadTo, maxBytes: maxBytes) { once.resume($0) })
+                (request.body == .none ? challenges : uploadChallenges).receive(task.task, task.receiving) { once.resume($0) }
+                handle.start(task.task)
             }
         } onCancel: {
             handle.cancel()
         }
         let declined = handle.taskID.flatMap { (request.body == .none ? challenges : uploadChallenges).take($0) }
-        if handle.expired {
-            throw AISyncError(.temporary, "\(url.host ?? "the server") answered too slowly: gave up after \(Int(deadline.rounded(.up))) s",
-                              hint: "Try again later", remedy: .retryLater)
+        do throws(AISyncError) {
+            if handle.expired {
+                throw AISyncError(.temporary, "\(url.host ?? "the server") answered too slowly: gave up after \(Int(deadline.rounded(.up))) s",
+                                  hint: "Try again later", remedy: .retryLater)
+            }
+            var response = try finish(outcome, declined: declined, url: url, downloadTo: downloadTo, maxBytes: maxBytes)
+            if let file, (200..<300).contains(response.status) { response.bodyDigest = try await file.finish() } else { file?.abandon() }
+            return response
+        } catch {
+            file?.abandon()
+            throw error
         }
-        return try finish(outcome, declined: declined, url: url, downloadTo: downloadTo, maxBytes: maxBytes)
     }
 
     /// The longest a request may take in all: four inactivity timeouts (room for a loaded
@@ -110,10 +136,9 @@ public final class URLSessionTransport: HTTPTransport {
         4 * timeout + Double(max(bytes, 0)) / Double(128 << 10)
     }
 
-    /// The session task for `request`: an upload (from a file or from bytes), a download to
-    /// `downloadTo`, or a plain data task. `done` gets what its completion handler saw.
-    private func task(for request: HTTPRequest, url: URL, downloadTo: String?, maxBytes: Int64,
-                      done: @escaping @Sendable (Outcome) -> Void) -> URLSessionTask {
+    /// The session task for `request` (not resumed yet) and how its answer is received: an
+    /// upload (from a file or from bytes), a download into `file`, or a plain data task.
+    private func task(for request: HTTPRequest, url: URL, file: HashingFileWriter?, maxBytes: Int64) -> (task: URLSessionTask, receiving: Reception) {
         var r = URLRequest(url: url)
         r.httpMethod = request.method
         r.timeoutInterval = timeout
@@ -122,35 +147,16 @@ public final class URLSessionTransport: HTTPTransport {
             // A connection of its own, closed after the answer (see the type's comment).
             r.setValue("close", forHTTPHeaderField: "Connection")
         }
-        // Answers held in memory are received through the delegate, which stops reading at
-        // `maxBytes` (a completion handler would buffer a 200 MB answer before anyone looked).
-        switch (request.body, downloadTo) {
-        case (.file(let path), _):
-            let task = uploads.uploadTask(with: r, fromFile: URL(fileURLWithPath: path))
+        // Answers are received through the delegate, which stops reading at `maxBytes` (a
+        // completion handler would buffer a 200 MB answer before anyone looked).
+        switch request.body {
+        case .file(let path):
             // The answer to a file upload is only read for its status: its first 64 KiB are enough.
-            uploadChallenges.receive(task, limit: min(maxBytes, 65536), truncating: true, done: done)
-            return task
-        case (.bytes(let bytes), _):
-            let task = uploads.uploadTask(with: r, from: Data(bytes))
-            uploadChallenges.receive(task, limit: maxBytes, done: done)
-            return task
-        case (.none, let target?):
-            return session.downloadTask(with: r) { file, response, error in
-                // The temporary file is deleted when this handler returns: move it now.
-                var outcome = Outcome(data: nil, response: response, error: error)
-                if let file, error == nil {
-                    let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-                    outcome.fileError = Self.adopt(file, status: status, to: target, maxBytes: maxBytes, url: url)
-                    if !(200..<300).contains(status) {
-                        outcome.data = (try? Data(contentsOf: file))?.prefix(65536)
-                    }
-                }
-                done(outcome)
-            }
-        case (.none, nil):
-            let task = session.dataTask(with: r)
-            challenges.receive(task, limit: maxBytes, done: done)
-            return task
+            return (uploads.uploadTask(with: r, fromFile: URL(fileURLWithPath: path)), Reception(limit: min(maxBytes, 65536), truncating: true))
+        case .bytes(let bytes):
+            return (uploads.uploadTask(with: r, from: Data(bytes)), Reception(limit: maxBytes))
+        case .none:
+            return (session.dataTask(with: r), Reception(limit: maxBytes, file: file))
         }
     }
 
@@ -170,7 +176,6 @@ public final class URLSessionTransport: HTTPTransport {
             if let error = error as? URLError { throw Self.map(error, host: url.host ?? "the server") }
             throw AISyncError(.unavailable, "cannot reach \(url.host ?? "the server")", cause: "\(error)")
         }
-        if let fileError = outcome.fileError { throw fileError }
         guard let http = (outcome.response ?? declined) as? HTTPURLResponse else {
             throw AISyncError(.unavailable, "\(url.host ?? "server") sent no HTTP response")
         }
@@ -187,23 +192,6 @@ public final class URLSessionTransport: HTTPTransport {
             if let k = k as? String, let v = v as? String { headers[k.lowercased()] = v }
         }
         return HTTPResponse(status: http.statusCode, headers: headers, body: body)
-    }
-
-    /// Moves a successful download to `target`, refusing one larger than `maxBytes`.
-    static func adopt(_ file: URL, status: Int, to target: String, maxBytes: Int64, url: URL) -> AISyncError? {
-        guard (200..<300).contains(status) else { return nil }
-        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int64) ?? 0
-        if size > maxBytes {
-            try? FileManager.default.removeItem(at: file)
-            return AISyncError(.damagedData, "\(url.path) is larger than allowed (\(size) bytes)")
-        }
-        try? FileManager.default.removeItem(atPath: target)
-        do {
-            try FileManager.default.moveItem(atPath: file.path, toPath: target)
-        } catch {
-            return AISyncError(.io, "cannot store a download in \(target)", cause: "\(error)")
-        }
-        return nil
     }
 
     static func map(_ error: URLError, host: String) -> AISyncError {
@@ -332,11 +320,12 @@ private final class ChallengeDecliner: NSObject, URLSessionDataDelegate, Sendabl
     // MARK: Answers read through the delegate, up to a limit
 
     /// An answer being received: at most `limit` bytes are kept; past it, the answer is too
-    /// large (the transfer stops), or with `truncating` the rest is dropped.
+    /// large (the transfer stops), or with `truncating` the rest is dropped. A 2xx answer for
+    /// a download goes to `file` instead of memory.
     private struct Receiving {
-        var limit: Int64
-        var truncating: Bool
+        var reception: Reception
         var data = Data()
+        var received: Int64 = 0
         var response: URLResponse?
         var tooLarge = false
         var done: @Sendable (URLSessionTransport.Outcome) -> Void
@@ -344,19 +333,23 @@ private final class ChallengeDecliner: NSObject, URLSessionDataDelegate, Sendabl
 
     private let receiving = Mutex<[Int: Receiving]>([:])
 
-    /// Receives `task`'s answer (call before resuming it); `done` gets the outcome once.
-    fileprivate func receive(_ task: URLSessionTask, limit: Int64, truncating: Bool = false,
+    /// Receives `task`'s answer as `reception` says (call before resuming it); `done` gets the outcome once.
+    fileprivate func receive(_ task: URLSessionTask, _ reception: Reception,
                              done: @escaping @Sendable (URLSessionTransport.Outcome) -> Void) {
-        receiving.withLock { $0[task.taskIdentifier] = Receiving(limit: limit, truncating: truncating, done: done) }
+        receiving.withLock { $0[task.taskIdentifier] = Receiving(reception: reception, done: done) }
     }
 
-    /// A length announced over the limit is refused before its body is read.
+    /// A length announced over the limit is refused before its body is read. An answer that
+    /// is not a 2xx is never written to a download's file: its first 64 KiB are kept instead.
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
         let allow = receiving.withLock { all -> Bool in
             guard var r = all[dataTask.taskIdentifier] else { return true }
             r.response = response
-            if response.expectedContentLength > r.limit, !r.truncating { r.tooLarge = true }
+            if r.reception.file != nil, !(200..<300).contains((response as? HTTPURLResponse)?.statusCode ?? 0) {
+                r.reception = Reception(limit: 65536, truncating: true)
+            }
+            if response.expectedContentLength > r.reception.limit, !r.reception.truncating { r.tooLarge = true }
             all[dataTask.taskIdentifier] = r
             return !r.tooLarge
         }
@@ -365,27 +358,40 @@ private final class ChallengeDecliner: NSObject, URLSessionDataDelegate, Sendabl
 
     /// Bytes past the limit stop the transfer (a chunked or endless answer has no length).
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let over = receiving.withLock { all -> Bool in
-            guard var r = all[dataTask.taskIdentifier], !r.tooLarge else { return false }
-            if Int64(r.data.count + data.count) > r.limit {
-                if r.truncating {
-                    r.data.append(data.prefix(Int(r.limit) - r.data.count))
+        let (over, file) = receiving.withLock { all -> (Bool, HashingFileWriter?) in
+            guard var r = all[dataTask.taskIdentifier], !r.tooLarge else { return (false, nil) }
+            let limit = r.reception.limit
+            if r.received + Int64(data.count) > limit {
+                if r.reception.truncating {
+                    r.data.append(data.prefix(Int(limit - r.received)))
+                    r.received = limit
                 } else {
                     r.tooLarge = true
                     r.data = Data()
                 }
             } else {
-                r.data.append(data)
+                r.received += Int64(data.count)
+                if r.reception.file == nil { r.data.append(data) }
             }
             all[dataTask.taskIdentifier] = r
-            return r.tooLarge
+            return (r.tooLarge, r.tooLarge ? nil : r.reception.file)
         }
+        // Written outside the lock; the delegate queue is serial, so chunks stay in order.
+        if let file, !file.write(data) { dataTask.cancel() }
         if over { dataTask.cancel() }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
         guard let r = receiving.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         r.done(URLSessionTransport.Outcome(data: r.data, response: r.response ?? task.response, error: r.tooLarge ? nil : error,
-                                           fileError: nil, tooLarge: r.tooLarge))
+                                           tooLarge: r.tooLarge))
     }
+}
+
+/// How a task's answer is received: kept in memory up to `limit` bytes (or, `truncating`,
+/// cut there), or, for a 2xx answer to a download, written to `file`.
+struct Reception: Sendable {
+    var limit: Int64
+    var truncating = false
+    var file: HashingFileWriter?
 }
