@@ -11,17 +11,19 @@ import AISyncRemote
 extension SyncEngine {
     /// What `compact` did.
     public struct CompactReport: Sendable, Equatable {
-        /// The new snapshot's number, and its part files.
+        /// The new snapshot's number.
         public var snapshot: Int64 = 0
+        /// How many part files it has.
         public var parts = 0
-        /// Versions the snapshot keeps, and versions of the same records it could leave out.
+        /// Versions the snapshot keeps.
         public var versions = 0
+        /// Versions of the same records it could leave out (superseded in all they wrote).
         public var dropped = 0
         /// Bytes written (the snapshot's parts and the head).
         public var bytes: Int64 = 0
-        /// This device's segments and old snapshot parts removed because a snapshot older
-        /// than the grace period covers them.
+        /// This device's segments removed because a snapshot older than the grace period covers them.
         public var removedSegments = 0
+        /// Part files of this device's older snapshots removed for the same reason.
         public var removedSnapshotParts = 0
     }
 
