@@ -16,10 +16,11 @@ struct ServerContractTests {
         let remote = try await TestServer.require(kind).freshRemote("contract")
         defer { Task { await remote.remove() } }
         let url = "\(remote.url)/head.json"
-        // Two writes of one size, back to back; retried (bounded) until both land in one second.
+        // Two writes of one size, back to back; retried (bounded: a loaded machine can take more
+        // than a second per pair) until both land in one second.
         var landedInOneSecond = false
         var etags: (String?, String?) = (nil, nil)
-        for attempt in 0..<5 {
+        for attempt in 0..<30 {
             let put1 = try await RemoteHTTP.send("PUT", url, server: remote.server, body: Data("{\"seq\":\(attempt)1}".utf8))
             let first = try await listedOrHeadETag(kind, remote, "head.json")
             let put2 = try await RemoteHTTP.send("PUT", url, server: remote.server, body: Data("{\"seq\":\(attempt)2}".utf8))
@@ -32,7 +33,7 @@ struct ServerContractTests {
                 break
             }
         }
-        try #require(landedInOneSecond, "\(kind): no two writes landed within one second in 5 tries")
+        try #require(landedInOneSecond, "\(kind): no two writes landed within one second in 30 tries")
         #expect(etags.0 != nil && etags.1 != nil, "\(kind) gives ETags")
         switch kind {
         case .apache, .rclone:
