@@ -46,9 +46,12 @@ extension SyncEngine {
     func compactIfDue(pushed report: SyncReport) async throws(AISyncError) {
         guard let threshold = autoCompactBytes, report.segmentBytes > 0 else { return }
         var checkpoint = try await store.readCheckpoint(name)
+        // A history uploaded in one push (a first sync after an import) has nothing superseded
+        // yet: a snapshot of it would only double the upload. Wait for a later push.
+        let firstUpload = checkpoint.snapshot == nil && checkpoint.sinceSnapshot == 0
         checkpoint.sinceSnapshot += report.segmentBytes
         try await store.writeCheckpoint(checkpoint)
-        guard checkpoint.sinceSnapshot >= max(threshold, checkpoint.snapshotBytes) else { return }
+        guard !firstUpload, checkpoint.sinceSnapshot >= max(threshold, checkpoint.snapshotBytes) else { return }
         _ = try await snapshotLocked(grace: Self.defaultGraceMilliseconds)
     }
 
