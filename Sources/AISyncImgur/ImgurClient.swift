@@ -253,7 +253,7 @@ public struct ImgurClient: Sendable {
     /// credential. `.removed` when Imgur redirects to its `removed.png` placeholder, `.missing`
     /// on 404/410; in both cases nothing is left at `path`.
     ///
-    /// Give the client a transport that hands that hop back (`URLSessionTransport(redirects:
+    /// Give the client a transport that hands that hop back (`LiveTransport.make(redirects:
     /// .imgur)`); one that follows it anyway hides it, and the caller's check of the bytes
     /// against the recorded hash still refuses the placeholder.
     public func download(link: String, to path: String, maxBytes: Int64) async throws(ImgurError) -> DownloadOutcome {

@@ -6,6 +6,6 @@ extension RedirectPolicy {
     /// `removed.png` placeholder. That hop is the answer (Imgur removed the image), so the 3xx
     /// comes back to `ImgurClient.download`, which reports `.removed` instead of keeping the
     /// placeholder picture. Pass it to the transport an `ImgurClient` uses:
-    /// `URLSessionTransport(redirects: .imgur)`.
+    /// `LiveTransport.make(redirects: .imgur)`.
     public static let imgur = RedirectPolicy.sameHost.stopping { $0.path.hasSuffix("/removed.png") }
 }

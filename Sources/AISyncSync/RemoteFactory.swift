@@ -16,7 +16,7 @@ public enum RemoteFactory {
         case .folder:
             return FolderRemote(root: location.base, environment: runtime)
         case .webdav, .http:
-            return HTTPRemote(location: location, transport: transport ?? URLSessionTransport(),
+            return HTTPRemote(location: location, transport: transport ?? LiveTransport.make(),
                               credentials: Credentials.lookup(host: location.host, environment: environment),
                               environment: runtime)
         }

@@ -25,7 +25,7 @@ extension SyncEngine {
         let remote = try RemoteFactory.pick(name, in: config)
         let storage = try RemoteFactory.make(remote, environment: environment, runtime: store.environment)
         let imgur = try ImgurSync.configured(store: store, settings: config.imgur, environment: environment,
-                                             transport: URLSessionTransport(redirects: .imgur))
+                                             transport: LiveTransport.make(redirects: .imgur))
         var engine = SyncEngine(store: store, remote: storage, name: remote.name, imgur: imgur.sync, uploadsToImgur: imgur.uploads,
                                 progress: progress)
         if let text = environment["AISYNC_AUTO_COMPACT_BYTES"] {

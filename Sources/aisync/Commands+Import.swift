@@ -38,7 +38,7 @@ enum ImportCommands {
         guard let parsed = URL(string: url), ["https", "http"].contains(parsed.scheme?.lowercased() ?? "") else {
             throw AISyncError(.usage, "\(url.prefix(120)) is not an http(s) URL")
         }
-        let response = try await URLSessionTransport(timeoutSeconds: 30).send(HTTPRequest(method: "GET", url: url), downloadTo: nil, maxBytes: 64 << 20)
+        let response = try await LiveTransport.make(timeoutSeconds: 30).send(HTTPRequest(method: "GET", url: url), downloadTo: nil, maxBytes: 64 << 20)
         guard response.status == 200 else {
             throw AISyncError(.unavailable, "\(parsed.host ?? "the server") answered \(response.status) for \(parsed.lastPathComponent)")
         }

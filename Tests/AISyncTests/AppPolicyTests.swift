@@ -70,7 +70,7 @@ struct AppPolicyTests {
         defer { SyncEngineTests.removeDirectory(dir) }
         let png = CLIFixtures.write(CLIFixtures.png, in: dir)
         try imgur.fail(["shape": "rate_limited", "match": "upload", "count": 1])
-        let client = ImgurClient(apiBase: imgur.url, credential: .clientID(ImgurStandIn.clientID), transport: URLSessionTransport(redirects: .imgur))
+        let client = ImgurClient(apiBase: imgur.url, credential: .clientID(ImgurStandIn.clientID), transport: LiveTransport.make(redirects: .imgur))
         var caught: ImgurError?
         do {
             _ = try await client.upload(fileAt: png, mediaType: "image/png", title: nil, description: nil)
@@ -95,7 +95,7 @@ struct AppPolicyTests {
         let dir = SyncEngineTests.makeDirectory("imgur-removed")
         defer { SyncEngineTests.removeDirectory(dir) }
         let png = CLIFixtures.write(CLIFixtures.png, in: dir)
-        let client = ImgurClient(apiBase: imgur.url, credential: .clientID(ImgurStandIn.clientID), transport: URLSessionTransport(redirects: .imgur))
+        let client = ImgurClient(apiBase: imgur.url, credential: .clientID(ImgurStandIn.clientID), transport: LiveTransport.make(redirects: .imgur))
         let uploaded = try await client.upload(fileAt: png, mediaType: "image/png", title: nil, description: nil).upload
         try imgur.remove(uploaded.id)
 
@@ -103,7 +103,7 @@ struct AppPolicyTests {
         #expect(stopped == .removed)
         #expect(!FileManager.default.fileExists(atPath: "\(dir)/stopped"))
 
-        let neutral = ImgurClient(apiBase: imgur.url, credential: .clientID(ImgurStandIn.clientID), transport: URLSessionTransport())
+        let neutral = ImgurClient(apiBase: imgur.url, credential: .clientID(ImgurStandIn.clientID), transport: LiveTransport.make())
         let followed = try await neutral.download(link: uploaded.link, to: "\(dir)/followed", maxBytes: 1 << 20)
         guard case .downloaded = followed else {
             Issue.record("the neutral policy should follow the same-host redirect to the placeholder: \(followed)")

@@ -17,7 +17,7 @@ struct FaultProxyTests {
         let proxy = try FaultProxy.start(upstream: server, seed: 1, rate: 0)
         let remote = try await server.freshRemote(label)
         let location = try RemoteLocation(url: proxy.url(for: remote.url), plain: false, insecure: false)
-        let http = HTTPRemote(location: location, transport: URLSessionTransport(timeoutSeconds: timeoutSeconds),
+        let http = HTTPRemote(location: location, transport: LiveTransport.make(timeoutSeconds: timeoutSeconds),
                               credentials: Credentials(user: server.user, password: server.password))
         return (proxy, remote, http)
     }

@@ -28,8 +28,8 @@ struct SlowServerTests {
             c, _ = s.accept(); threading.Thread(target=serve, args=(c,), daemon=True).start()
         """
 
-    @Test("a trickling answer ends at the deadline with a clear temporary error")
-    func trickleEndsAtDeadline() async throws {
+    @Test("a trickling answer ends at the deadline with a clear temporary error", arguments: TransportKind.allCases)
+    func trickleEndsAtDeadline(_ kind: TransportKind) async throws {
         let server = Process()
         // The system interpreter itself (a pyenv-style shim would leave the real server
         // running after terminate(), holding the test runner's output open).
@@ -45,7 +45,7 @@ struct SlowServerTests {
         let port = try #require(Int(line.trimmingCharacters(in: .whitespacesAndNewlines)), "no port from the trickle server: \(line)")
         // Inactivity timeout 1 s (never reached: a byte comes every 0.4 s); a 1,000-byte limit
         // gives a deadline of 4 × 1 s + 1000 / 128 KiB/s.
-        let transport = URLSessionTransport(timeoutSeconds: 1)
+        let transport = kind.make(timeoutSeconds: 1)
         // Without the deadline the whole answer arrives after 400 s and is accepted.
         do {
             _ = try await transport.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/heads/x.json", headers: [:], body: .none),

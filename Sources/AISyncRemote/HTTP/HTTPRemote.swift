@@ -22,7 +22,7 @@ public struct HTTPRemote: RemoteStorage {
     /// True for WebDAV (PROPFIND); a plain HTTP server cannot list.
     public var canList: Bool { location.kind == .webdav }
 
-    /// A remote at `location`, sending through `transport` (a ``URLSessionTransport`` in apps).
+    /// A remote at `location`, sending through `transport` (``LiveTransport/make(timeoutSeconds:redirects:)`` for real servers).
     /// `credentials`, when given, go in an `Authorization` header on every request; each
     /// request is tried at most `maxAttempts` times in all, and `environment` supplies the
     /// backoff waits and their jitter.

@@ -1,7 +1,7 @@
 import Foundation
 import AISyncCore
 
-/// Which HTTP redirects `URLSessionTransport` follows by itself. A redirect it does not follow
+/// Which HTTP redirects the live transports (`SocketTransport`, `URLSessionTransport`) follow by themselves. A redirect it does not follow
 /// is handed back to the caller as the 3xx response, `Location` header and all, so the caller
 /// can treat the hop itself as the answer.
 ///

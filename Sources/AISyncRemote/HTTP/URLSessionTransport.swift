@@ -6,7 +6,8 @@ import FoundationNetworking
 import AISyncCore
 import AISyncFiles
 
-/// The live transport: one URLSession per remote, so connections are kept alive and reused,
+/// The URLSession transport (Apple platforms, and `https://` on Linux, where plain `http://`
+/// goes to ``SocketTransport``): one URLSession per remote, so connections are kept alive and reused,
 /// with a bounded number per host; requests that send a body use a second session and a fresh
 /// connection each (`Connection: close`).
 ///
