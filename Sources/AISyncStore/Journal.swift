@@ -5,6 +5,8 @@
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
+import Synchronization
 import AISyncCore
 import AISyncFiles
 
@@ -54,10 +56,46 @@ struct Journal: Sendable {
         var count = max(maxBytes, 1)
         while true {
             let bytes = try FileIO.readRange(path, from: offset, count: count)
-            if let last = bytes.lastIndex(of: 0x0A) { return try parse(bytes[...last], at: offset, firstLine: firstLine) }
+            if let last = bytes.lastIndex(of: 0x0A) { return try parseInParallel(bytes[...last], at: offset, firstLine: firstLine) }
             guard bytes.count == count else { return try parse(bytes[...], at: offset, firstLine: firstLine) }
             count *= 2
         }
+    }
+
+    /// Parses a window of whole lines on every core: parsing and verifying lines is most of
+    /// rebuilding an index, and lines do not depend on each other. The window is cut at line
+    /// ends into one part per core; the versions come back in journal order.
+    private func parseInParallel(_ bytes: ArraySlice<UInt8>, at offset: Int64, firstLine: Int) throws(AISyncError) -> Chunk {
+        let parts = min(ProcessInfo.processInfo.activeProcessorCount, 8)
+        guard parts > 1, bytes.count >= 1 << 20 else { return try parse(bytes, at: offset, firstLine: firstLine) }
+        var cuts = [bytes.startIndex]
+        for n in 1..<parts {
+            let guess = max(cuts[cuts.count - 1], bytes.startIndex + bytes.count * n / parts)
+            guard let newline = bytes[guess...].firstIndex(of: 0x0A), newline + 1 < bytes.endIndex else { break }
+            cuts.append(newline + 1)
+        }
+        cuts.append(bytes.endIndex)
+        // Line numbers of each part's first line, for messages naming a damaged line.
+        var firstLines = [firstLine]
+        for i in 1..<(cuts.count - 1) { firstLines.append(firstLines[i - 1] + bytes[cuts[i - 1]..<cuts[i]].count { $0 == 0x0A }) }
+        let results = Mutex<[Result<Chunk, AISyncError>?]>(Array(repeating: nil, count: cuts.count - 1))
+        let journal = self, starts = firstLines, ends = cuts
+        DispatchQueue.concurrentPerform(iterations: ends.count - 1) { i in
+            let part = bytes[ends[i]..<ends[i + 1]]
+            let result = Result { () throws(AISyncError) in
+                try journal.parse(part, at: offset + Int64(ends[i] - bytes.startIndex), firstLine: starts[i])
+            }
+            results.withLock { $0[i] = result }
+        }
+        var chunk = Chunk(endOffset: offset, endLine: firstLine)
+        for result in results.withLock({ $0 }) {
+            guard let result else { continue }
+            let part = try result.get()
+            chunk.versions += part.versions
+            chunk.endOffset = part.endOffset
+            chunk.endLine = part.endLine
+        }
+        return chunk
     }
 
     /// The complete lines of `bytes` (read at `offset`), parsed and verified; bytes after the
@@ -84,7 +122,8 @@ struct Journal: Sendable {
     /// Parses and verifies one line; damage names the line.
     func parseLine(_ slice: ArraySlice<UInt8>, line: String, verifyingID: Bool = true) throws(AISyncError) -> Version {
         do {
-            return try Version(json: try JSONParser.parse(slice), verifyingID: verifyingID)
+            let json = try JSONParser.parse(slice)
+            return verifyingID ? try Version(json: json, line: slice) : try Version(json: json, verifyingID: false)
         } catch let error as AISyncError {
             throw AISyncError(.damagedData, "\(path):\(line): damaged journal line: \(error.message)", hint: "Check the store; a copy of this line may be on a remote", remedy: .checkStore)
         } catch {

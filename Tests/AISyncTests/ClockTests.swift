@@ -41,6 +41,14 @@ private func expectDamaged(_ object: [String: JSONValue], containing text: Strin
         #expect(error.code == .damagedData, sourceLocation: sourceLocation)
         #expect(error.message.contains(text), "message was: \(error.message)", sourceLocation: sourceLocation)
     }
+    // The same line read from its bytes (the journal's fast check) is refused the same way.
+    let bytes = JSONValue.object(object).canonicalBytes
+    do {
+        let v = try Version(json: .object(object), line: bytes[...])
+        Issue.record("accepted a bad line from its bytes as \(v.shortID)", sourceLocation: sourceLocation)
+    } catch {
+        #expect(error.message.contains(text), "message was: \(error.message)", sourceLocation: sourceLocation)
+    }
 }
 
 // MARK: - Timestamp
@@ -381,6 +389,22 @@ struct VersionTests {
         line["deleted"] = .bool(false)
         line["body"] = .string(digest(3).hex)
         expectDamaged(line, containing: "altered")
+    }
+
+    @Test("A line is verified from its bytes: a canonical one by hashing it without its id, any other by encoding it again")
+    func verifiedFromBytes() throws {
+        let v = Version(record: RecordID("chat-1")!, kind: .chat, clock: VectorClock([deviceA: 2]), time: HybridLogicalTime(wall: 5),
+                        device: deviceA, ops: [.set(field: "title", value: .inline(.string("Hi \"there\"")))])
+        let canonical = v.json.canonicalBytes
+        #expect(Version.hashWithoutID(canonical[...], id: v.id) == v.id)
+        #expect(try Version(json: JSONParser.parse(canonical), line: canonical[...]) == v)
+        // Not canonical (spaces after the separators): the fast hash misses, the full check passes it.
+        let spaced = Array(String(decoding: canonical, as: UTF8.self).replacingOccurrences(of: "\",\"", with: "\", \"").utf8)
+        #expect(Version.hashWithoutID(spaced[...], id: v.id) != v.id)
+        #expect(try Version(json: JSONParser.parse(spaced), line: spaced[...]) == v)
+        // One byte of the title changed: refused by both checks.
+        let altered = Array(String(decoding: canonical, as: UTF8.self).replacingOccurrences(of: "Hi", with: "Ho").utf8)
+        #expect(throws: AISyncError.self) { try Version(json: JSONParser.parse(altered), line: altered[...]) }
     }
 
     @Test("deleted and body must agree")
