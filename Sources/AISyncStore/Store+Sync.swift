@@ -195,7 +195,7 @@ extension Store {
     /// anything is written: their bytes are fetched first, so a record never arrives before
     /// its picture when the remote has it.
     package func previewImages(_ entries: [Segment.Entry]) throws(AISyncError) -> [(SHA256Digest, ImageBody)] {
-        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [(SHA256Digest, ImageBody)] in
+        try locked(write: false, saveIndex: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [(SHA256Digest, ImageBody)] in
             var states: [RecordID: RecordState] = [:]
             var incoming: [SHA256Digest: [UInt8]] = [:]
             for e in entries where e.version.kind == .image {

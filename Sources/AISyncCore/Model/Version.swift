@@ -192,8 +192,9 @@ public struct Version: Hashable, Sendable {
     /// Parses and verifies a journal line, `json` parsed from `line`. A line aisync wrote is canonical, so
     /// the content its id hashes is the line itself with `,"id":"…"` cut out: hashing that
     /// verifies the id without encoding the version again (40 % of rebuilding an index).
-    /// A line that is not canonical falls back to the full check, so nothing is trusted
-    /// that the full check would refuse.
+    /// A line that is not canonical falls back to the full check. Only for the store's own
+    /// journal, whose lines aisync encoded itself: the fast check does not prove a line
+    /// canonical, so versions from a remote always get the full check (`Version(json:)`).
     package init(json: JSONValue, line: ArraySlice<UInt8>) throws(AISyncError) {
         let parsed = try Version(json: json, verifyingID: false)
         if Self.hashWithoutID(line, id: parsed.id) == parsed.id {
