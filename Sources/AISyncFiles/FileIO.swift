@@ -80,7 +80,9 @@ package enum FileIO {
 
     /// Streams `input` to `output` in 1 MiB chunks, hashing as it goes, then fsyncs
     /// `output`: the one copy loop behind importing, exporting and folder-remote uploads.
-    package static func streamCopy(_ input: Int32, to output: Int32, source: String, destination: String, durable: Bool = true) throws(AISyncError) -> (digest: SHA256Digest, size: Int64) {
+    /// `hashing: false` skips the hash (the digest is then that of no bytes).
+    package static func streamCopy(_ input: Int32, to output: Int32, source: String, destination: String, durable: Bool = true,
+                                   hashing: Bool = true) throws(AISyncError) -> (digest: SHA256Digest, size: Int64) {
         var hasher = SHA256()
         var size: Int64 = 0
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
@@ -90,7 +92,7 @@ package enum FileIO {
             if n == 0 { break }
             let ok = buffer.withUnsafeBytes { raw in
                 let chunk = UnsafeRawBufferPointer(rebasing: raw[0..<n])
-                hasher.update(bytes: chunk)
+                if hashing { hasher.update(bytes: chunk) }
                 return Platform.writeAll(output, chunk)
             }
             guard ok else { throw ioError("write", destination, errno: Platform.errno) }
@@ -101,15 +103,16 @@ package enum FileIO {
     }
 
     /// Copies a file by streaming it (fsynced, not renamed: callers copy to a temp name).
+    /// `scratch` copies neither hash nor fsync: a file read once and removed.
     @discardableResult
-    package static func copy(_ source: String, to destination: String) throws(AISyncError) -> (digest: SHA256Digest, size: Int64) {
+    package static func copy(_ source: String, to destination: String, scratch: Bool = false) throws(AISyncError) -> (digest: SHA256Digest, size: Int64) {
         let input = Platform.open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw ioError("read", source, errno: Platform.errno) }
         defer { Platform.close(input) }
         let output = Platform.open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard output >= 0 else { throw ioError("write", destination, errno: Platform.errno) }
         defer { Platform.close(output) }
-        return try streamCopy(input, to: output, source: source, destination: destination)
+        return try streamCopy(input, to: output, source: source, destination: destination, durable: !scratch, hashing: !scratch)
     }
 
     package static func exists(_ path: String) -> Bool { Platform.stat(path) != nil }

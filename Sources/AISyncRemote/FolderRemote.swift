@@ -73,13 +73,18 @@ public struct FolderRemote: RemoteStorage {
     }
 
     /// Copies the file at `path` to `localPath`; false when it does not exist. A file over
-    /// `maxBytes` bytes is refused as damaged data.
+    /// `maxBytes` bytes, or something that is not a regular file, is refused as damaged data.
     public func download(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> Bool {
         try checkRoot()
         let p = try full(path)
-        guard let st = Platform.stat(p), st.isRegular else { return false }
+        guard let st = Platform.stat(p) else { return false }
+        // As for `read`: a FIFO would block the copy forever.
+        guard st.isRegular else {
+            throw AISyncError(.damagedData, "\(displayName)/\(path) is not a regular file", hint: "Remove it from the remote folder; aisync only writes regular files")
+        }
         guard st.size <= maxBytes else { throw AISyncError(.damagedData, "\(displayName)/\(path) is larger than allowed (\(st.size) bytes)") }
-        try FileIO.copy(p, to: localPath)
+        // A download is a scratch copy: nothing to hash (`downloadHashed` does) and no fsync.
+        try FileIO.copy(p, to: localPath, scratch: true)
         return true
     }
 

@@ -58,12 +58,8 @@ extension SyncEngine {
     /// Reads and verifies one segment; nil when the remote does not have it (removed after
     /// compaction, or never written).
     func readSegmentIfPresent(of device: DeviceID, seq: Int64, remoteID: String) async throws(AISyncError) -> (entries: [Segment.Entry], bytes: Int)? {
-        let path = RemotePath.segmentPath(device, seq)
-        let where_ = "\(remote.displayName)/\(path)"
-        let read = try await readParsed(path, maxBytes: RemoteLimits.segment, { (bytes: [UInt8]) throws(AISyncError) -> Segment in
-            try Segment.decode(bytes, path: where_, device: device, seq: seq, remoteID: remoteID)
-        })
-        return read.map { ($0.value.entries, $0.file.bytes.count) }
+        let read = try await readSegmentFile(RemotePath.segmentPath(device, seq), device: device, seq: seq, remoteID: remoteID)
+        return read.map { ($0.segment.entries, $0.bytes) }
     }
 
     /// The error for a segment a head names that the remote lacks (and no snapshot covers).

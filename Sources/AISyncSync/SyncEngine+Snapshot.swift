@@ -30,13 +30,11 @@ extension SyncEngine {
     func readSnapshotPart(of writer: DeviceHead, _ info: SnapshotInfo, part: Int64) async throws(AISyncError) -> (entries: [Segment.Entry], bytes: Int) {
         let path = RemotePath.snapshotPath(writer.device, info.seq, part: part)
         let where_ = "\(remote.displayName)/\(path)"
-        guard let read = try await readParsed(path, maxBytes: RemoteLimits.segment, { (bytes: [UInt8]) throws(AISyncError) -> Segment in
-            try Segment.decode(bytes, path: where_, device: writer.device, seq: part, remoteID: writer.remoteID)
-        }) else {
+        guard let read = try await readSegmentFile(path, device: writer.device, seq: part, remoteID: writer.remoteID) else {
             throw AISyncError(.damagedData, "remote snapshot \(where_) is missing although \(writer.name)'s head names it",
                               hint: "Nothing more was applied; the device that wrote it should run `aisync compact` again")
         }
-        return (read.value.entries, read.file.bytes.count)
+        return (read.segment.entries, read.bytes)
     }
 }
 

@@ -65,6 +65,11 @@ struct HostileRemoteTests {
              spoil: text("{\"devices\":{\"../../../etc/passwd\":\"x\"},\"format\":1}"), code: 0, mentioning: []),
         Case(name: "a manifest of another shape", file: "aisync.json", spoil: text("{\"format\":\"1e999\",\"remote\":[]}"),
              code: 65, mentioning: ["aisync.json"]),
+        // Parsed a line at a time from a downloaded file: the header is refused after 4 KiB.
+        Case(name: "a 63 MB segment of one string", file: "segments/DEV/1.seg",
+             spoil: { path in try Data("\"".utf8 + Array(repeating: UInt8(ascii: "a"), count: 63 << 20) + "\"\n".utf8).write(to: URL(fileURLWithPath: path)) },
+             code: 65, mentioning: ["1.seg", "header line"]),
+        Case(name: "a segment whose header is a number", file: "segments/DEV/1.seg", spoil: text("42\n"), code: 65, mentioning: ["1.seg", "format"]),
         Case(name: "binary noise for a segment", file: "segments/DEV/1.seg",
              spoil: { path in try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }).write(to: URL(fileURLWithPath: path)) },
              code: 65, mentioning: ["1.seg"]),

@@ -33,6 +33,8 @@ package struct Segment: Sendable {
     /// Pushes cut segments at about this size, so no file gets huge.
     package static let targetBytes = 4 << 20
     package static let maxEntries = 20_000
+    /// A header holds five short fields.
+    static let maxHeaderBytes = 4096
 
     package func encoded() -> [UInt8] {
         var out = JSONValue.object([
@@ -54,27 +56,48 @@ package struct Segment: Sendable {
         return out
     }
 
-    /// Parses and verifies a whole segment: header, every version id, every object's hash and
-    /// schema. Any failure rejects the segment whole, naming `path`.
+    /// Parses and verifies a whole segment held in memory; see ``decode(_:path:device:seq:remoteID:maxLineBytes:)``.
     package static func decode(_ bytes: [UInt8], path: String, device: DeviceID, seq: Int64, remoteID: String) throws(AISyncError) -> Segment {
+        var lines = SegmentBytes(bytes)
+        return try decode(&lines, path: path, device: device, seq: seq, remoteID: remoteID, maxLineBytes: bytes.count)
+    }
+
+    /// Parses and verifies a segment a line at a time: header, every version id, every
+    /// object's hash and schema. Any failure rejects the segment whole, naming `path`.
+    ///
+    /// Lines come from `lines` one by one (a file is read in pieces), so memory is the
+    /// entries plus one line, and cheap checks come before any parse: the header must be a
+    /// short line and every entry a JSON object, so a 63 MB line of one string is refused
+    /// after reading 4 KiB of it.
+    package static func decode(_ lines: inout some SegmentLines, path: String, device: DeviceID, seq: Int64, remoteID: String,
+                               maxLineBytes: Int) throws(AISyncError) -> Segment {
         func bad(_ why: String) -> AISyncError {
             AISyncError(.damagedData, "remote segment \(path) is invalid: \(why)", hint: "Nothing from it was applied; the device that wrote it should push again")
         }
-        var lines = bytes.split(separator: 10, omittingEmptySubsequences: false)
-        guard lines.last?.isEmpty == true else { throw bad("it does not end with a newline (truncated?)") }
-        lines.removeLast()
-        guard let headerLine = lines.first else { throw bad("it is empty") }
+        func next(_ max: Int, _ what: String) throws(AISyncError) -> ArraySlice<UInt8>? {
+            switch try lines.next(maxBytes: max) {
+            case .line(let line): return line
+            case .end: return nil
+            case .tooLong: throw bad("\(what) is longer than \(max) bytes")
+            case .unterminated: throw bad("it does not end with a newline (truncated?)")
+            }
+        }
+        guard let headerLine = try next(Self.maxHeaderBytes, "its header line") else { throw bad("it is empty") }
         let header: JSONValue
         do { header = try JSONParser.parse(headerLine) } catch { throw bad("header is not JSON (\(error))") }
-        guard let format = header["format"]?.intValue, format == 1 || format == 2 else {
+        guard let format = header["format"]?.intValue else { throw bad("its header has no format number") }
+        guard format == 1 || format == 2 else {
             throw AISyncError(.configuration, "remote segment \(path) is in a format this aisync does not know", hint: "Upgrade aisync")
         }
         guard header["device"]?.stringValue == device.rawValue, header["seq"]?.intValue == seq else { throw bad("header names another device or sequence number") }
         guard header["remote"]?.stringValue == remoteID else { throw bad("it belongs to another remote") }
-        guard let count = header["count"]?.intValue, count == lines.count - 1 else { throw bad("header count does not match its lines") }
+        guard let count = header["count"]?.intValue, count >= 0 else { throw bad("header count does not match its lines") }
         var entries: [Entry] = []
-        entries.reserveCapacity(Int(count))
-        for (n, line) in lines.dropFirst().enumerated() {
+        entries.reserveCapacity(Int(min(count, Int64(Self.maxEntries))))
+        var n = 0
+        while let line = try next(maxLineBytes, "line \(n + 2)") {
+            guard Int64(n) < count else { throw bad("header count does not match its lines") }
+            guard line.first == UInt8(ascii: "{") else { throw bad("line \(n + 2) is not a JSON object") }
             do {
                 let value = try JSONParser.parse(line)
                 entries.append(format == 1 ? try legacyEntry(value) : try entry(value))
@@ -83,7 +106,9 @@ package struct Segment: Sendable {
             } catch {
                 throw bad("line \(n + 2): \(error)")
             }
+            n += 1
         }
+        guard Int64(n) == count else { throw bad("header count does not match its lines") }
         return Segment(device: device, seq: seq, remoteID: remoteID, entries: entries)
     }
 

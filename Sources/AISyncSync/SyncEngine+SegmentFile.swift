@@ -1,0 +1,37 @@
+import AISyncCore
+import AISyncFiles
+import AISyncStore
+import AISyncRemote
+
+extension SyncEngine {
+    /// Downloads a segment (or snapshot part) to a scratch file, hashing it on the way, and
+    /// parses it from there a line at a time: a segment never sits whole in memory next to
+    /// its parsed entries, and a hostile one (a 63 MB line of one string) is refused after a
+    /// few KiB are read (issue 10). Nil when the remote does not have it.
+    ///
+    /// Like ``readParsed(_:maxBytes:_:)``, a segment that does not parse is read again after
+    /// a short wait (a server writing it in place, an answer cut short), until a read of the
+    /// same size is refused for the same reason: then the damage is real. (Compared without
+    /// hashing the file: most refusals stop reading after a few KiB.)
+    func readSegmentFile(_ path: String, device: DeviceID, seq: Int64, remoteID: String) async throws(AISyncError) -> (segment: Segment, bytes: Int)? {
+        let shown = "\(remote.displayName)/\(path)"
+        var attempt = 0
+        var refused: (size: Int64, message: String)?
+        while true {
+            let temp = try await store.scratchPath()
+            defer { _ = Platform.unlink(temp) }
+            guard try await remote.download(path, to: temp, maxBytes: Int64(RemoteLimits.segment)) else { return nil }
+            let size = Platform.stat(temp)?.size ?? 0
+            do {
+                var source = try FileLines(path: temp)
+                let segment = try Segment.decode(&source, path: shown, device: device, seq: seq, remoteID: remoteID, maxLineBytes: RemoteLimits.segment)
+                return (segment, Int(size))
+            } catch where error.code == .damagedData && attempt < 3 {
+                if let refused, refused.size == size, refused.message == error.message { throw error }
+                refused = (size, error.message)
+                attempt += 1
+                await store.environment.sleep(150 * attempt)
+            }
+        }
+    }
+}
