@@ -167,6 +167,13 @@ public struct FolderRemote: RemoteStorage {
         }
     }
 
+    /// Whether a regular file exists at `path`, and its size.
+    public func presence(_ path: String) async throws(AISyncError) -> RemotePresence {
+        try checkRoot()
+        guard let st = Platform.stat(try full(path)), st.isRegular else { return .missing }
+        return .present(size: st.size)
+    }
+
     /// Whether a regular file exists at `path`.
     public func exists(_ path: String) async throws(AISyncError) -> Bool {
         try checkRoot()

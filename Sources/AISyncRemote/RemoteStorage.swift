@@ -66,11 +66,26 @@ public protocol RemoteStorage: Sendable {
     func list(_ directory: String) async throws(AISyncError) -> [RemoteEntry]?
     /// Whether a file exists (cheap: HEAD, stat).
     func exists(_ path: String) async throws(AISyncError) -> Bool
+    /// Whether a file exists and, when the remote says, its size (HEAD, stat).
+    func presence(_ path: String) async throws(AISyncError) -> RemotePresence
     /// Deletes a file; deleting a missing file is not an error.
     func delete(_ path: String) async throws(AISyncError)
 }
 
+/// Whether a remote file is there, and how big it is when the remote says.
+public enum RemotePresence: Sendable, Equatable {
+    /// No such file.
+    case missing
+    /// A file; `size` in bytes, nil when the remote did not say.
+    case present(size: Int64?)
+}
+
 extension RemoteStorage {
+    /// From ``exists(_:)``, without a size: for remotes that cannot say it cheaply.
+    public func presence(_ path: String) async throws(AISyncError) -> RemotePresence {
+        try await exists(path) ? .present(size: nil) : .missing
+    }
+
     /// Downloads, then hashes the file written: for remotes that cannot hash on the way
     /// (in-memory remotes, wrappers in tests).
     public func downloadHashed(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> SHA256Digest? {

@@ -171,11 +171,14 @@ extension SyncEngine {
             // A HEAD on a kept-alive connection is the cheapest way not to send bytes the
             // remote has: the PUT's `If-None-Match: *` is refused before the body only by
             // servers that honour it (nginx overwrites) and answer `Expect: 100-continue`.
-            if try await remote.exists(path) { continue }
-            progress(SyncProgress(phase: .pushingImages, done: n, total: digests.count, bytes: sent))
             let local = await store.objectPath(digest)
-            _ = try await remote.upload(path, from: local, condition: .createOnly)
             let size = Platform.stat(local)?.size ?? 0
+            let presence = try await remote.presence(path)
+            if case .present(let remoteSize) = presence, remoteSize == nil || remoteSize == size { continue }
+            progress(SyncProgress(phase: .pushingImages, done: n, total: digests.count, bytes: sent))
+            // A file of another size under a content address is what a killed upload leaves on
+            // a server that writes in place (rclone): it is replaced, not trusted.
+            _ = try await remote.upload(path, from: local, condition: presence == .missing ? .createOnly : .always)
             report.blobs += 1
             report.bytes += size
             sent += size

@@ -314,6 +314,16 @@ public struct HTTPRemote: RemoteStorage {
         return String(name)
     }
 
+    /// Whether `path` exists and its Content-Length, by a HEAD request.
+    public func presence(_ path: String) async throws(AISyncError) -> RemotePresence {
+        let response = try await send("HEAD", path)
+        switch response.status {
+        case 200: return .present(size: response.headers["content-length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) })
+        case 404, 410: return .missing
+        default: throw failure(response, "HEAD", path)
+        }
+    }
+
     /// Whether `path` exists, by a HEAD request (200 yes, 404/410 no, anything else throws).
     public func exists(_ path: String) async throws(AISyncError) -> Bool {
         let response = try await send("HEAD", path)
