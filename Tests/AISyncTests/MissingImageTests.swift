@@ -51,4 +51,28 @@ struct MissingImageTests {
         let damaged = laptop.run(["fsck"])
         #expect(damaged.exitCode == 65 && damaged.stdout.contains("image bytes \(sha) are missing"), "\(damaged)")
     }
+
+    /// A killed upload on a server that writes in place (rclone) leaves a short file under
+    /// the image's content address; the next push must replace it, not take it as uploaded.
+    @Test func aShortObjectLeftOnTheRemoteIsReplacedByTheNextPush() throws {
+        let laptop = try CLIHarness.makeStore(deviceName: "laptop")
+        defer { laptop.remove() }
+        let remote = "\(laptop.directory)/remote"
+        let png = "\(laptop.directory)/red.png"
+        try CLIFixtures.png.bytes.write(to: URL(fileURLWithPath: png))
+        let sha = try CLIFixtures.sha256(ofFile: png)
+        try laptop.ok(["image", "add", png, "--title", "red"])
+        // The half-written object is there before the push that should have sent it whole.
+        let remoteObject = "\(remote)/objects/\(sha.prefix(2))/\(sha)"
+        try FileManager.default.createDirectory(atPath: "\(remote)/objects/\(sha.prefix(2))", withIntermediateDirectories: true)
+        try Data(CLIFixtures.png.bytes.prefix(10)).write(to: URL(fileURLWithPath: remoteObject))
+        try laptop.ok(["remote", "add", "usb", "file://\(remote)"])
+        try laptop.ok(["push"])
+        #expect(try CLIFixtures.sha256(ofFile: remoteObject) == sha, "the short object was kept")
+        let phone = CLIStore(directory: laptop.directory, path: "\(laptop.directory)/phone")
+        try phone.ok(["init", "--name", "phone"])
+        try phone.ok(["remote", "add", "usb", "file://\(remote)"])
+        CLIExpect.success(phone.run(["pull"]))
+        CLIExpect.success(phone.run(["fsck"]))
+    }
 }
