@@ -1,5 +1,13 @@
 // swift-tools-version:6.0
 import PackageDescription
+import Foundation
+
+/// `AISYNC_OPTIMIZE_CORE=1` (set by scripts/test.sh) builds the core optimized even in debug
+/// builds: scrypt, ChaCha20 and SHA-256 are 20x slower unoptimized, and the test suite opens
+/// real encrypted remotes. Off by default, so apps that depend on this package see no unsafe
+/// flags (SwiftPM refuses those in dependencies).
+let optimizeCore = ProcessInfo.processInfo.environment["AISYNC_OPTIMIZE_CORE"] == "1"
+let coreSettings: [SwiftSetting] = optimizeCore ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : []
 
 /// aisync: an offline-first sync engine for AI chats, storybooks and their images.
 /// No package dependencies: only what ships with the Swift toolchain.
@@ -13,7 +21,7 @@ let package = Package(
     ],
     targets: [
         // Layers, each depending only on the ones before it (see Sources/AISync/AISync.swift).
-        .target(name: "AISyncCore", path: "Sources/AISyncCore"),
+        .target(name: "AISyncCore", path: "Sources/AISyncCore", swiftSettings: coreSettings),
         .target(name: "AISyncFiles", dependencies: ["AISyncCore"], path: "Sources/AISyncFiles"),
         .target(name: "AISyncStore", dependencies: ["AISyncCore", "AISyncFiles"], path: "Sources/AISyncStore"),
         .target(name: "AISyncRemote", dependencies: ["AISyncCore", "AISyncFiles"], path: "Sources/AISyncRemote"),

@@ -283,6 +283,9 @@ AISYNC_TEST_RCLONE_URL=${urls[rclone]}
 AISYNC_TEST_NGINX_URL=${urls[nginx]}
 AISYNC_TEST_USER=$USER_NAME
 AISYNC_TEST_PASSWORD=$password
+AISYNC_TEST_APACHE_ROOT=$STATE/apache/www
+AISYNC_TEST_RCLONE_ROOT=$STATE/rclone/root
+AISYNC_TEST_NGINX_ROOT=$STATE/nginx/root
 EOF
   mv "$STATE/env.tmp" "$STATE/env"
   say "env     $STATE/env"

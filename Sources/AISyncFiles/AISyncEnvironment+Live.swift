@@ -16,7 +16,8 @@ extension AISyncEnvironment {
         },
         sleep: { milliseconds in try? await Task.sleep(nanoseconds: UInt64(max(0, milliseconds)) * 1_000_000) },
         hostName: { Platform.hostName() },
-        temporaryDirectory: Platform.temporaryDirectory()
+        temporaryDirectory: Platform.temporaryDirectory(),
+        secureRandom: { Platform.secureRandomBytes($0) }
     )
 
     /// The system's host name (without a domain), the live `hostName`.

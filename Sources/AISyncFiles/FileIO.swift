@@ -149,18 +149,18 @@ package enum FileIO {
     /// `environment.temporarySuffix()`, so this file has no randomness of its own and tests
     /// that seed the environment get the same names every run.
     package static func writeAtomically(_ path: String, _ bytes: [UInt8], durable: Bool = true,
-                                        temporarySuffix: String) throws(AISyncError) {
-        try writeAtomically(path, durable: durable, temporarySuffix: temporarySuffix) { (emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) in
+                                        temporarySuffix: String, mode: mode_t = 0o644) throws(AISyncError) {
+        try writeAtomically(path, durable: durable, temporarySuffix: temporarySuffix, mode: mode) { (emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) in
             try emit(bytes)
         }
     }
 
     /// The same, with the content handed over in pieces by `body` (through `emit`), so a
     /// large file (the index of 100,000 records) is never built whole in memory.
-    package static func writeAtomically(_ path: String, durable: Bool = true, temporarySuffix: String,
+    package static func writeAtomically(_ path: String, durable: Bool = true, temporarySuffix: String, mode: mode_t = 0o644,
                                         _ body: (_ emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) -> Void) throws(AISyncError) {
         let temp = "\(path).tmp-\(temporarySuffix)"
-        let fd = Platform.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = Platform.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw ioError("write", path, errno: Platform.errno) }
         do throws(AISyncError) {
             try body { (piece: [UInt8]) throws(AISyncError) in

@@ -5,6 +5,9 @@
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if canImport(Security)
+import Security
+#endif
 import AISyncCore
 
 /// Every libc call the library makes lives behind this one file (house style: one Platform file).
@@ -163,7 +166,43 @@ package enum Platform {
     }
 
     package static func sleep(milliseconds: Int) { usleep(useconds_t(milliseconds * 1000)) }
+
+    /// `count` bytes from the operating system's CSPRNG: `getrandom(2)` on Linux (looked up
+    /// at run time, since Glibc's module does not export it; the standard library's
+    /// generator, which reads the same source, when it is missing), `SecRandomCopyBytes` on
+    /// Apple platforms. Keys and salts come only from here, never from a seeded generator.
+    package static func secureRandomBytes(_ count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        #if canImport(Security)
+        let status = bytes.withUnsafeMutableBytes { SecRandomCopyBytes(kSecRandomDefault, count, $0.baseAddress!) }
+        precondition(status == errSecSuccess, "the system's secure random generator failed")
+        #else
+        var filled = 0
+        if let getrandom = linuxGetrandom {
+            while filled < count {
+                let n = bytes.withUnsafeMutableBytes { getrandom($0.baseAddress! + filled, count - filled, 0) }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { break }
+                filled += n
+            }
+        }
+        if filled < count {
+            var generator = SystemRandomNumberGenerator()
+            for i in filled..<count { bytes[i] = generator.next() }
+        }
+        #endif
+        return bytes
+    }
 }
+
+#if !canImport(Security) && (canImport(Glibc) || canImport(Musl))
+private typealias GetRandom = @convention(c) (UnsafeMutableRawPointer?, Int, UInt32) -> Int
+/// `getrandom(2)` from the C library, looked up once.
+private let linuxGetrandom: GetRandom? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "getrandom") else { return nil }
+    return unsafeBitCast(symbol, to: GetRandom.self)
+}()
+#endif
 
 // Thin renames so the enum's method names can match libc's without recursion.
 #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)

@@ -70,6 +70,9 @@ public protocol RemoteStorage: Sendable {
     func presence(_ path: String) async throws(AISyncError) -> RemotePresence
     /// Deletes a file; deleting a missing file is not an error.
     func delete(_ path: String) async throws(AISyncError)
+    /// The size ``presence(_:)`` reports for a file of `plainSize` bytes written at `path`
+    /// (an encrypted remote adds its header, tags and padding).
+    func storedSize(_ path: String, plainSize: Int64) -> Int64
 }
 
 /// Whether a remote file is there, and how big it is when the remote says.
@@ -81,6 +84,9 @@ public enum RemotePresence: Sendable, Equatable {
 }
 
 extension RemoteStorage {
+    /// Files are stored as they are written.
+    public func storedSize(_ path: String, plainSize: Int64) -> Int64 { plainSize }
+
     /// From ``exists(_:)``, without a size: for remotes that cannot say it cheaply.
     public func presence(_ path: String) async throws(AISyncError) -> RemotePresence {
         try await exists(path) ? .present(size: nil) : .missing

@@ -16,15 +16,19 @@ public struct StoreConfig: Hashable, Sendable {
         public var type: String
         /// Plain `http://` allowed to a host that is not loopback (`--insecure`).
         public var insecure: Bool
+        /// Everything on the remote is encrypted (`--encrypt`, or found so): once set, this
+        /// store never sends it plaintext, whatever the server's files say.
+        public var encrypted: Bool
 
         /// A remote entry; nothing is validated here (``RemoteLocation`` checks the URL).
-        public init(name: String, url: String, type: String, insecure: Bool = false) {
-            self.name = name; self.url = url; self.type = type; self.insecure = insecure
+        public init(name: String, url: String, type: String, insecure: Bool = false, encrypted: Bool = false) {
+            self.name = name; self.url = url; self.type = type; self.insecure = insecure; self.encrypted = encrypted
         }
 
         var json: JSONValue {
             var o: [String: JSONValue] = ["name": .string(name), "url": .string(url), "type": .string(type)]
             if insecure { o["insecure"] = .bool(true) }
+            if encrypted { o["encrypted"] = .bool(true) }
             return .object(o)
         }
     }
@@ -114,7 +118,9 @@ public struct StoreConfig: Hashable, Sendable {
             for item in try r.array("remotes") {
                 var x = try JSONObjectReader(item, context: "\(path) remote")
                 let insecure = x.optionalValue("insecure")?.boolValue ?? false
-                remotes.append(Remote(name: try x.string("name"), url: try x.string("url"), type: try x.string("type"), insecure: insecure))
+                let encrypted = x.optionalValue("encrypted")?.boolValue ?? false
+                remotes.append(Remote(name: try x.string("name"), url: try x.string("url"), type: try x.string("type"), insecure: insecure,
+                                      encrypted: encrypted))
                 try x.finish()
             }
             self.remotes = remotes

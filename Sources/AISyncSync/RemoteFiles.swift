@@ -9,30 +9,40 @@ import AISyncImgur
 /// to 2 by the first push of this build. Format 3 marks a remote with snapshots (`aisync
 /// compact`): heads name them and covered segments may be gone, which an aisync that knows
 /// no snapshots would call damage, so it is told to upgrade instead.
+/// Format 4 marks an encrypted remote (`"encrypted": true`, keys in `keys.json`): every
+/// other file is sealed, which an older aisync would call damage.
 struct RemoteManifest: Sendable, Equatable {
     static let currentFormat: Int64 = 2
     static let snapshotFormat: Int64 = 3
+    static let encryptedFormat: Int64 = 4
     var format: Int64
     var remoteID: String
     var created: Timestamp
+    /// Every file but this one and `keys.json` is sealed.
+    var encrypted = false
 
     var json: JSONValue {
-        .object(["format": .int(format), "remote": .string(remoteID), "created": .string(created.iso8601)])
+        var o: [String: JSONValue] = ["format": .int(format), "remote": .string(remoteID), "created": .string(created.iso8601)]
+        if encrypted { o["encrypted"] = .bool(true) }
+        return .object(o)
     }
 
-    init(remoteID: String, created: Timestamp) {
-        format = Self.currentFormat; self.remoteID = remoteID; self.created = created
+    init(remoteID: String, created: Timestamp, encrypted: Bool = false) {
+        format = encrypted ? Self.encryptedFormat : Self.currentFormat
+        self.remoteID = remoteID; self.created = created; self.encrypted = encrypted
     }
 
     init(bytes: [UInt8], location: String) throws(AISyncError) {
         let bad = AISyncError(.damagedData, "\(location)/aisync.json is not a valid aisync remote manifest", hint: "Check the URL; it must point at an aisync remote or an empty folder")
         guard let value = try? JSONParser.parse(bytes) else { throw bad }
-        if let f = value["format"]?.intValue, f > Self.snapshotFormat {
-            throw AISyncError(.configuration, "\(location) is remote format \(f); this aisync understands formats up to \(Self.snapshotFormat)", hint: "Upgrade aisync")
+        if let f = value["format"]?.intValue, f > Self.encryptedFormat {
+            throw AISyncError(.configuration, "\(location) is remote format \(f); this aisync understands formats up to \(Self.encryptedFormat)", hint: "Upgrade aisync")
         }
         guard let f = value["format"]?.intValue, f >= 1, let id = value["remote"]?.stringValue, DeviceID(id) != nil,
               let createdText = value["created"]?.stringValue, let created = Timestamp(iso8601: createdText) else { throw bad }
         format = f; remoteID = id; self.created = created
+        encrypted = value["encrypted"]?.boolValue ?? false
+        guard encrypted == (f == Self.encryptedFormat) else { throw bad }
     }
 }
 

@@ -9,15 +9,17 @@ extension Store {
     /// Adds a remote called `name` at `url` (`https://…` WebDAV, `http(s)://…` with `plain`
     /// for a plain HTTP server, or `file:///path`) to the store's config, and returns it.
     /// Credentials never go in the config: they come from the environment when syncing.
+    /// With `encrypted`, everything sent there is encrypted; the first sync sets up its key
+    /// (or opens the one another device made) with a passphrase.
     ///
     /// - Throws: `.usage` for a name that is not 1-32 lowercase letters, digits, `-` or `_`,
     ///   for a URL aisync refuses (credentials in it, plain http to another machine without
     ///   `insecure`, …), or when a remote of that name exists (remedy `.removeRemote`).
     @discardableResult
-    public func addRemote(name: String, url: String, plain: Bool = false, insecure: Bool = false) throws(AISyncError) -> StoreConfig.Remote {
+    public func addRemote(name: String, url: String, plain: Bool = false, insecure: Bool = false, encrypted: Bool = false) throws(AISyncError) -> StoreConfig.Remote {
         try RemoteLocation.validateName(name)
         let location = try RemoteLocation(url: url, plain: plain, insecure: insecure)
-        let remote = StoreConfig.Remote(name: name, url: url, type: location.kind.rawValue, insecure: insecure)
+        let remote = StoreConfig.Remote(name: name, url: url, type: location.kind.rawValue, insecure: insecure, encrypted: encrypted)
         _ = try updateConfig { (config: inout StoreConfig) throws(AISyncError) in
             guard !config.remotes.contains(where: { $0.name == name }) else {
                 throw AISyncError(.usage, "a remote named '\(name)' exists already", hint: "Remove it first to replace it",
@@ -44,5 +46,6 @@ extension Store {
             config.remotes.removeAll { $0.name == name }
         }
         try forgetCheckpoint(name)
+        forgetKeys(name)
     }
 }

@@ -10,7 +10,9 @@ extension SyncEngine {
     ///
     /// From `environment`: `AISYNC_USER` / `AISYNC_PASSWORD` (else `~/.netrc`, or `NETRC`) for
     /// the remote's server; `AISYNC_IMGUR_CLIENT_ID` or `AISYNC_IMGUR_TOKEN` for Imgur uploads;
-    /// `AISYNC_IMGUR_API` to replace the Imgur API base. Pass `[:]` for none.
+    /// `AISYNC_IMGUR_API` to replace the Imgur API base; `AISYNC_PASSPHRASE` for an encrypted
+    /// remote, else `passphrase` is asked (see ``RemoteEncryption``). Pass `[:]` for none.
+    /// With `rememberKey`, an encrypted remote's key is kept in a 0600 file in the store.
     ///
     /// - Returns: the engine, and warnings about a setup that works but not fully (Imgur
     ///   enabled without a credential) for the caller to show in its own words.
@@ -19,11 +21,16 @@ extension SyncEngine {
     ///   several, `.usage` for a remote URL aisync refuses, `.configuration` for an Imgur API
     ///   base it refuses.
     public static func configured(store: Store, remote name: String? = nil, environment: [String: String],
+                                  passphrase: PassphraseSource? = nil, rememberKey: Bool = false,
                                   progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }) async throws(AISyncError)
         -> (engine: SyncEngine, warnings: [SyncWarning]) {
         let config = try await store.currentConfig()
         let remote = try RemoteFactory.pick(name, in: config)
-        let storage = try RemoteFactory.make(remote, environment: environment, runtime: store.environment)
+        var storage = try RemoteFactory.make(remote, environment: environment, runtime: store.environment)
+        let source = RemoteEncryption.source(environment: environment, fallback: passphrase)
+        if let keys = try await RemoteEncryption.keys(for: remote, storage: storage, store: store, passphrase: source, remember: rememberKey) {
+            storage = EncryptedRemote(storage, keys: keys, environment: store.environment)
+        }
         let imgur = try ImgurSync.configured(store: store, settings: config.imgur, environment: environment,
                                              transport: LiveTransport.make(redirects: .imgur))
         var engine = SyncEngine(store: store, remote: storage, name: remote.name, imgur: imgur.sync, uploadsToImgur: imgur.uploads,

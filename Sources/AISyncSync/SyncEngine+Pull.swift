@@ -20,6 +20,9 @@ extension SyncEngine {
         // a concurrent first push drop our entry despite If-Match: every pull puts it back.
         if !dryRun, unlisted, checkpoint.headETag != nil { try await register() }
         let heads = try await readHeads(changed, report: &report)
+        if keys != nil {
+            for (head, _) in heads { try PullPlanner.checkNotReplayed(head, knownSeq: checkpoint.pulled[head.device]?.seq ?? 0, shown: remote.displayName) }
+        }
         // 2. Their new segments, each verified whole before anything is applied, merged a
         // batch at a time (memory stays one batch; an interrupted pull resumes after the last).
         var run = PullRun(checkpoint: checkpoint, report: report, total: 0)

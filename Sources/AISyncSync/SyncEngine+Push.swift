@@ -103,6 +103,7 @@ extension SyncEngine {
     /// segments are taken back) or a copy (refused, or re-identified: see `adoptOwnHistory`).
     private func judgeOwnHead(_ checkpoint: inout SyncCheckpoint) async throws(AISyncError) -> PushPlanner.OwnHead {
         let read = try await readOwnHead()
+        if keys != nil, let read { try PullPlanner.checkNotReplayed(read.head, knownSeq: checkpoint.pushedSeq, shown: remote.displayName) }
         let verdict = PushPlanner.ownHead(read.map { PushPlanner.ObservedHead(seq: $0.head.seq, etag: $0.etag) }, checkpoint: checkpoint)
         if case .ahead = verdict, let read {
             _ = try await adoptOwnHistory(head: read.head, etag: read.etag, checkpoint: &checkpoint, reidentify: true)
@@ -174,7 +175,7 @@ extension SyncEngine {
             let local = await store.objectPath(digest)
             let size = Platform.stat(local)?.size ?? 0
             let presence = try await remote.presence(path)
-            if case .present(let remoteSize) = presence, remoteSize == nil || remoteSize == size { continue }
+            if case .present(let remoteSize) = presence, remoteSize == nil || remoteSize == remote.storedSize(path, plainSize: size) { continue }
             progress(SyncProgress(phase: .pushingImages, done: n, total: digests.count, bytes: sent))
             // A file of another size under a content address is what a killed upload leaves on
             // a server that writes in place (rclone): it is replaced, not trusted.

@@ -20,13 +20,16 @@ extension SyncEngine {
         while true {
             let temp = try await store.scratchPath()
             defer { _ = Platform.unlink(temp) }
-            guard try await remote.download(path, to: temp, maxBytes: Int64(RemoteLimits.segment)) else { return nil }
-            let size = Platform.stat(temp)?.size ?? 0
-            do {
+            var size: Int64 = 0
+            do throws(AISyncError) {
+                // On an encrypted remote a file caught half-written fails here, as `.truncated`.
+                guard try await remote.download(path, to: temp, maxBytes: Int64(RemoteLimits.segment)) else { return nil }
+                size = Platform.stat(temp)?.size ?? 0
                 var source = try FileLines(path: temp)
                 let segment = try Segment.decode(&source, path: shown, device: device, seq: seq, remoteID: remoteID, maxLineBytes: RemoteLimits.segment)
                 return (segment, Int(size))
-            } catch where error.code == .damagedData && attempt < 3 {
+            } catch where (error.code == .damagedData || error.code == .truncated) && attempt < 3 {
+                if keys == nil, (try? FileIO.readRange(temp, from: 0, count: 8)) == SealedFile.magic { throw try await encryptedNow() }
                 if let refused, refused.size == size, refused.message == error.message { throw error }
                 refused = (size, error.message)
                 attempt += 1

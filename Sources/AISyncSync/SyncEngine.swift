@@ -93,9 +93,10 @@ public struct SyncEngine: Sendable {
         var refused: SHA256Digest?
         while true {
             guard let file = try await remote.read(path, maxBytes: maxBytes) else { return nil }
-            do {
+            do throws(AISyncError) {
+                if keys == nil, file.bytes.starts(with: SealedFile.magic) { throw try await encryptedNow() }
                 return (try parse(file.bytes), file)
-            } catch where error.code == .damagedData && attempt < 3 {
+            } catch where (error.code == .damagedData || error.code == .truncated) && attempt < 3 {
                 // A clean read that gives the very bytes refused before says the damage is
                 // real: stop there, rather than parse a large file four times.
                 let digest = SHA256.hash(file.bytes)
@@ -115,6 +116,7 @@ public struct SyncEngine: Sendable {
     func manifest(create: Bool, checkpoint: inout SyncCheckpoint) async throws(AISyncError) -> RemoteManifest {
         let read = try await readManifest()
         let (found, file) = (read?.value, read?.file)
+        if let found { try await checkEncryption(found) }
         switch PullPlanner.manifestAction(found: found, knownID: checkpoint.remoteID, create: create) {
         case .checkReset(let found):
             guard let known = checkpoint.remoteID, try await ownHeadBelongs(to: known) else {
@@ -144,14 +146,41 @@ public struct SyncEngine: Sendable {
     /// Creates `aisync.json` create-only, then reads it back: with two first pushes at once
     /// (and a server ignoring If-None-Match), the last write wins, and both must agree on it.
     private func createManifest(_ checkpoint: inout SyncCheckpoint) async throws(AISyncError) -> RemoteManifest {
-        let manifest = RemoteManifest(remoteID: store.environment.randomHex(bytes: 16), created: Timestamp(milliseconds: store.environment.now()))
+        let manifest = RemoteManifest(remoteID: keys?.remoteID ?? store.environment.randomHex(bytes: 16),
+                                      created: Timestamp(milliseconds: store.environment.now()), encrypted: keys != nil)
         // 412: another device created it at the same moment; use theirs.
         _ = try await remote.write(RemotePath.manifest, manifest.json.canonicalBytes + [10], condition: .createOnly)
         guard let final = try await readManifest()?.value else {
             throw AISyncError(.unavailable, "\(remote.displayName) did not keep aisync.json", hint: "Check that the server accepts uploads")
         }
+        try await checkEncryption(final)
         checkpoint.remoteID = final.remoteID
         return final
+    }
+
+    /// The keys files are sealed with; nil for a remote that is not encrypted.
+    public var keys: RemoteKeys? { (remote as? EncryptedRemote)?.keys }
+
+    /// An encrypted engine refuses a manifest that says otherwise (a server stripping the
+    /// encryption, or the key of another remote); a plain one that finds an encrypted
+    /// remote (another device encrypted it) marks it so and asks to be run again.
+    func checkEncryption(_ manifest: RemoteManifest) async throws(AISyncError) {
+        if let keys {
+            guard manifest.encrypted, manifest.remoteID == keys.remoteID else {
+                throw AISyncError(.tampered, "\(remote.displayName)/aisync.json does not match the remote's key (\(manifest.encrypted ? "another remote id" : "it says the remote is not encrypted"))",
+                                  hint: "Nothing was sent; check the URL, or restore the server's aisync.json from a backup")
+            }
+        } else if manifest.encrypted {
+            throw try await encryptedNow()
+        }
+    }
+
+    /// A plain engine met encrypted files: the remote is marked encrypted in the config, and
+    /// the caller is told to run again with the passphrase.
+    func encryptedNow() async throws(AISyncError) -> AISyncError {
+        try await store.markRemoteEncrypted(name)
+        return AISyncError(.configuration, "\(remote.displayName) is encrypted now (another device turned encryption on)",
+                           hint: "Run the command again with its passphrase (AISYNC_PASSPHRASE, or type it on a terminal)")
     }
 
     /// Raises the remote to the snapshot format before the first head names a snapshot.

@@ -29,7 +29,8 @@ extension AISyncEnvironment {
                 await Task.yield()
             },
             hostName: { hostName },
-            temporaryDirectory: temporaryDirectory
+            temporaryDirectory: temporaryDirectory,
+            secureRandom: { count in (0..<count).map { _ in UInt8(truncatingIfNeeded: generator.next()) } }
         )
     }
 }

@@ -2,19 +2,20 @@ import AISync
 
 /// Remotes and sync: `remote add|list|remove`, `push`, `pull`, `sync`.
 enum SyncCommands {
-    static let all: [CommandSpec] = [remoteAdd, remoteList, remoteRemove, push, pull, sync, compact]
+    static let all: [CommandSpec] = [remoteAdd, remoteList, remoteRemove, push, pull, sync, compact, passphraseChange, passphraseForget]
 
     static let remoteAdd = CommandSpec(
         path: ["remote", "add"], abstract: "Add a remote: a WebDAV URL, a plain HTTP URL (--plain), or file:///folder.",
         discussion: "Credentials come from AISYNC_USER/AISYNC_PASSWORD or ~/.netrc, never from the URL or the config.",
         arguments: [ArgumentSpec(name: "NAME", help: "A short name, e.g. origin."), ArgumentSpec(name: "URL", help: "https://host/path, http://127.0.0.1:8080/path, or file:///path.")],
         options: [OptionSpec(name: "plain", help: "The server is plain HTTP (GET/PUT/DELETE), not WebDAV."),
-                  OptionSpec(name: "insecure", help: "Allow http:// to a host that is not this machine.")]
+                  OptionSpec(name: "insecure", help: "Allow http:// to a host that is not this machine."),
+                  OptionSpec(name: "encrypt", help: "Encrypt everything sent there; the first sync asks for a new passphrase (or AISYNC_PASSPHRASE).")]
     ) { inv throws(CLIError) in
         let name = inv.positionals[0], url = inv.positionals[1]
         let store = try Context.open(inv)
         try await Context.call { () async throws(AISyncError) in
-            try await store.addRemote(name: name, url: url, plain: inv.flag("plain"), insecure: inv.flag("insecure"))
+            try await store.addRemote(name: name, url: url, plain: inv.flag("plain"), insecure: inv.flag("insecure"), encrypted: inv.flag("encrypt"))
         }
         return ExitCode.success
     }
@@ -23,9 +24,11 @@ enum SyncCommands {
         let store = try Context.open(inv)
         let config = try await Context.call { () async throws(AISyncError) in try await store.currentConfig() }
         if inv.flag("json") {
-            JSONValue.array(config.remotes.map { .object(["name": .string($0.name), "url": .string($0.url), "type": .string($0.type)]) }).printLine()
+            JSONValue.array(config.remotes.map {
+                .object(["name": .string($0.name), "url": .string($0.url), "type": .string($0.type), "encrypted": .bool($0.encrypted)])
+            }).printLine()
         } else {
-            CLIPlatform.out(config.remotes.map { "\($0.name)\t\($0.type)\t\($0.url)\n" }.joined())
+            CLIPlatform.out(config.remotes.map { "\($0.name)\t\($0.type)\t\($0.url)\($0.encrypted ? "\tencrypted" : "")\n" }.joined())
         }
         return ExitCode.success
     }
@@ -45,7 +48,8 @@ enum SyncCommands {
         if CLIPlatform.stderrIsInteractive { CLIPlatform.err("\r\u{1B}[K" + progress.description) }
     }
 
-    static let syncOptions = [OptionSpec(name: "dry-run", help: "Say what would move, without moving it."), InspectCommands.json]
+    static let remember = OptionSpec(name: "remember", help: "Keep an encrypted remote's key in a file only you can read, so later syncs need no passphrase.")
+    static let syncOptions = [OptionSpec(name: "dry-run", help: "Say what would move, without moving it."), InspectCommands.json, remember]
 
     /// The engine for the remote named on the command line, set up by the library from the
     /// store's config and the environment; its warnings are printed here.
@@ -53,7 +57,7 @@ enum SyncCommands {
         let store = try Context.open(inv)
         let (engine, warnings) = try await Context.call { () async throws(AISyncError) in
             try await SyncEngine.configured(store: store, remote: inv.positionals.first, environment: CLIPlatform.environmentDictionary(),
-                                            progress: progressLine)
+                                            passphrase: PassphrasePrompt.source, rememberKey: inv.flag("remember"), progress: progressLine)
         }
         for warning in warnings {
             switch warning {
@@ -117,7 +121,7 @@ enum SyncCommands {
         discussion: "Syncs first. This device's segments and older snapshots that a snapshot covers are removed once that snapshot is older than the grace period, so a device offline for less than that still syncs.",
         arguments: remoteArgument,
         options: [OptionSpec(name: "grace", valueName: "DAYS", help: "Keep what a snapshot covers this many days (default 30; 0 removes it now)."),
-                  InspectCommands.json]
+                  InspectCommands.json, remember]
     ) { inv throws(CLIError) in
         var grace = SyncEngine.defaultGraceMilliseconds
         if let text = inv.option("grace") {
@@ -143,6 +147,36 @@ enum SyncCommands {
         let engine = try await engine(inv)
         let r = try await Context.call { () async throws(AISyncError) in try await engine.sync(dryRun: inv.flag("dry-run")) }
         report(r, verb: "sync", inv)
+        return ExitCode.success
+    }
+
+    static let passphraseChange = CommandSpec(
+        path: ["passphrase", "change"], abstract: "Change an encrypted remote's passphrase (nothing is re-encrypted).",
+        discussion: "Asks for the current passphrase, then the new one twice (or reads AISYNC_PASSPHRASE and AISYNC_NEW_PASSPHRASE). Other devices use the new passphrase from then on; keys they remember keep working.",
+        arguments: remoteArgument
+    ) { inv throws(CLIError) in
+        let store = try Context.open(inv)
+        try await Context.call { () async throws(AISyncError) in
+            let config = try await store.currentConfig()
+            let remote = try RemoteFactory.pick(inv.positionals.first, in: config)
+            let environment = CLIPlatform.environmentDictionary()
+            let storage = try RemoteFactory.make(remote, environment: environment, runtime: store.environment)
+            try await RemoteEncryption.changePassphrase(of: remote, storage: storage, store: store,
+                                                        passphrase: RemoteEncryption.source(environment: environment, fallback: PassphrasePrompt.source))
+        }
+        CLIPlatform.out("passphrase changed\n")
+        return ExitCode.success
+    }
+
+    static let passphraseForget = CommandSpec(
+        path: ["passphrase", "forget"], abstract: "Delete the key --remember kept; the passphrase is asked for again.",
+        arguments: remoteArgument
+    ) { inv throws(CLIError) in
+        let store = try Context.open(inv)
+        try await Context.call { () async throws(AISyncError) in
+            let remote = try RemoteFactory.pick(inv.positionals.first, in: try await store.currentConfig())
+            await store.forgetKeys(remote.name)
+        }
         return ExitCode.success
     }
 }

@@ -13,6 +13,11 @@ enum ExitCode {
     static let permission: Int32 = 77
     static let configuration: Int32 = 78
     static let cancelled: Int32 = 130
+    static let wrongPassphrase: Int32 = 80
+    static let tampered: Int32 = 81
+    static let truncated: Int32 = 82
+    static let misplaced: Int32 = 83
+    static let replayed: Int32 = 84
 
     static func forCode(_ code: AISyncError.Code) -> Int32 {
         switch code {
@@ -25,6 +30,11 @@ enum ExitCode {
         case .permission: permission
         case .configuration: configuration
         case .cancelled: cancelled
+        case .wrongPassphrase: wrongPassphrase
+        case .tampered: tampered
+        case .truncated: truncated
+        case .misplaced: misplaced
+        case .replayed: replayed
         default: other
         }
     }

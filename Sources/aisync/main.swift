@@ -14,7 +14,7 @@ func helpCommand(_ words: [String]) -> Int32 {
 }
 
 func suggestion(_ word: String) -> String {
-    let names = commands.filter { !$0.hidden }.map(\.fullName) + ["chat", "image", "story", "remote", "imgur", "help"]
+    let names = commands.filter { !$0.hidden }.map(\.fullName) + ["chat", "image", "story", "remote", "imgur", "passphrase", "help"]
     if let guess = closest(word, among: names) { return "Did you mean '\(guess)'? See `aisync help`" }
     return "See `aisync help`"
 }

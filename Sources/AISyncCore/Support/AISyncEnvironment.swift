@@ -18,6 +18,9 @@ public struct AISyncEnvironment: Sendable {
     /// 64 random bits per call. Live: the system's cryptographically secure generator, since
     /// device ids and remote ids must not collide across machines.
     public var random: @Sendable () -> UInt64
+    /// `count` bytes for keys, salts and nonces. Live: `getrandom(2)` / `SecRandomCopyBytes`
+    /// (never a seeded generator); tests may pass a seeded one to replay a scenario.
+    public var secureRandom: @Sendable (_ count: Int) -> [UInt8]
     /// Waits `milliseconds` (backoff between retries); tests pass one that returns at once.
     public var sleep: @Sendable (_ milliseconds: Int) async -> Void
     /// This machine's name, the default device name (`$HOSTNAME` is a shell variable that
@@ -32,9 +35,10 @@ public struct AISyncEnvironment: Sendable {
     public init(now: @escaping @Sendable () -> Int64, random: @escaping @Sendable () -> UInt64,
                 sleep: @escaping @Sendable (_ milliseconds: Int) async -> Void,
                 hostName: @escaping @Sendable () -> String?, temporaryDirectory: String,
-                lockTimeoutMilliseconds: Int = 10_000) {
+                lockTimeoutMilliseconds: Int = 10_000, secureRandom: @escaping @Sendable (_ count: Int) -> [UInt8]) {
         self.now = now
         self.random = random
+        self.secureRandom = secureRandom
         self.sleep = sleep
         self.hostName = hostName
         self.temporaryDirectory = temporaryDirectory

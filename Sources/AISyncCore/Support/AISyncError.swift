@@ -32,6 +32,17 @@ public struct AISyncError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The caller cancelled the task (an app's `Task.cancel()`); the remote stays valid and
         /// the next push or pull finishes the job.
         public static let cancelled = Code("cancelled")
+        /// An encrypted remote's key could not be opened: the passphrase is wrong.
+        public static let wrongPassphrase = Code("wrong-passphrase")
+        /// A file on an encrypted remote fails its authentication check (changed, damaged,
+        /// written with another key, or not encrypted at all).
+        public static let tampered = Code("tampered")
+        /// A file on an encrypted remote is shorter than its authenticated header says.
+        public static let truncated = Code("truncated")
+        /// A file on an encrypted remote is authentic but belongs at another place (swapped).
+        public static let misplaced = Code("misplaced")
+        /// An encrypted remote served an older head than one already seen (a replay).
+        public static let replayed = Code("replayed")
         /// Internal: a push found this store to be a diverged copy and gave it a new device id;
         /// the push starts again under the new id (never surfaces to callers).
         package static let reidentified = Code("reidentified")

@@ -58,6 +58,16 @@ enum PullPlanner {
         checkpoint.headETag == nil || head.seq > checkpoint.pushedSeq
     }
 
+    /// On an encrypted remote a head is authentic, but the server may serve an old one (a
+    /// replay, to hide newer versions): a head behind what this store already read from that
+    /// device is refused. (On a plain remote the server could forge anything anyway; there an
+    /// old head is merely not followed.)
+    static func checkNotReplayed(_ head: DeviceHead, knownSeq: Int64, shown: String) throws(AISyncError) {
+        guard head.seq < knownSeq else { return }
+        throw AISyncError(.replayed, "\(shown)/heads/\(head.device.rawValue).json is an old copy (segment \(head.seq), but \(knownSeq) was seen before): the server replayed it",
+                          hint: "Nothing was applied; check the server (a restored backup?) and let that device push again")
+    }
+
     /// The segments to fetch from one device: a range, never a list, since a head's `seq` is
     /// the remote's word (a hostile head claiming 10^15 segments must cost nothing until the
     /// first missing segment is found).

@@ -1,0 +1,98 @@
+import AISyncCore
+import AISyncFiles
+
+/// A remote whose every file is sealed (``SealedFile``) before it leaves the device, over
+/// any other remote: the server sees only ciphertext, padded sizes, and object names that
+/// are keyed hashes.
+///
+/// Paths stay as the engine names them except objects (`objects/ab/<sha256>` becomes
+/// `objects/xy/<HMAC>`); each file is sealed for its logical path, so a file the server
+/// moves is refused as `.misplaced`. `aisync.json` and `keys.json` pass through unsealed:
+/// they must be read before any key is known, and the engine checks them against the keys.
+public struct EncryptedRemote: RemoteStorage {
+    /// The remote that holds the sealed files.
+    public let inner: any RemoteStorage
+    /// The keys files are sealed with.
+    public let keys: RemoteKeys
+    let environment: AISyncEnvironment
+
+    /// Seals what goes to `inner` with `keys`; `environment` gives salts and temp names.
+    public init(_ inner: any RemoteStorage, keys: RemoteKeys, environment: AISyncEnvironment) {
+        self.inner = inner; self.keys = keys; self.environment = environment
+    }
+
+    public var displayName: String { inner.displayName }
+    public var canList: Bool { inner.canList }
+
+    static func isPlain(_ path: String) -> Bool { path == "aisync.json" || path == KeyFile.path }
+
+    /// Where a logical path is stored on the server.
+    public func storedPath(_ path: String) -> String {
+        let parts = path.split(separator: "/")
+        guard parts.count == 3, parts[0] == "objects", let digest = SHA256Digest(hex: String(parts[2])) else { return path }
+        let name = keys.objectName(digest)
+        return "objects/\(name.prefix(2))/\(name)"
+    }
+
+    func binding(_ path: String) -> SealedFile.Binding { SealedFile.Binding(remoteID: keys.remoteID, path: path) }
+
+    func shown(_ path: String) -> String { "\(inner.displayName)/\(path)" }
+
+    public func storedSize(_ path: String, plainSize: Int64) -> Int64 {
+        Self.isPlain(path) ? plainSize : SealedFile.storedSize(plainSize: plainSize, binding: binding(path))
+    }
+
+    public func read(_ path: String, maxBytes: Int) async throws(AISyncError) -> RemoteFile? {
+        if Self.isPlain(path) { return try await inner.read(path, maxBytes: maxBytes) }
+        let bound = Int(clamping: storedSize(path, plainSize: Int64(maxBytes)))
+        guard let file = try await inner.read(storedPath(path), maxBytes: bound) else { return nil }
+        let plain = try SealedFile.open(file.bytes, dataKey: keys.dataKey, binding: binding(path), shown: shown(path))
+        return RemoteFile(bytes: plain, etag: file.etag)
+    }
+
+    public func download(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> Bool {
+        try await downloadOpening(path, to: localPath, maxBytes: maxBytes, hashing: false) != nil
+    }
+
+    public func downloadHashed(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> SHA256Digest? {
+        try await downloadOpening(path, to: localPath, maxBytes: maxBytes, hashing: true)?.digest
+    }
+
+    /// Downloads the sealed file beside `localPath`, then opens it a chunk at a time into
+    /// `localPath` (hashing the plaintext on the way when asked). On any failure `localPath`
+    /// is removed: no unauthenticated byte stays behind.
+    private func downloadOpening(_ path: String, to localPath: String, maxBytes: Int64, hashing: Bool) async throws(AISyncError) -> (digest: SHA256Digest?, Void)? {
+        if Self.isPlain(path) {
+            return try await inner.download(path, to: localPath, maxBytes: maxBytes) ? (nil, ()) : nil
+        }
+        let sealedPath = "\(localPath).sealed-\(environment.temporarySuffix())"
+        defer { _ = Platform.unlink(sealedPath) }
+        guard try await inner.download(storedPath(path), to: sealedPath, maxBytes: storedSize(path, plainSize: maxBytes)) else { return nil }
+        do {
+            let digest = try SealedFileIO.open(sealedPath, to: localPath, keys: keys, binding: binding(path), shown: shown(path), hashing: hashing)
+            return (digest, ())
+        } catch {
+            _ = Platform.unlink(localPath)
+            throw error
+        }
+    }
+
+    public func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+        if Self.isPlain(path) { return try await inner.write(path, bytes, condition: condition) }
+        let sealed = SealedFile.seal(bytes, dataKey: keys.dataKey, salt: environment.secureRandom(24), binding: binding(path))
+        return try await inner.write(storedPath(path), sealed, condition: condition)
+    }
+
+    public func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+        if Self.isPlain(path) { return try await inner.upload(path, from: localPath, condition: condition) }
+        let sealedPath = "\(localPath).sealed-\(environment.temporarySuffix())"
+        defer { _ = Platform.unlink(sealedPath) }
+        try SealedFileIO.seal(localPath, to: sealedPath, keys: keys, salt: environment.secureRandom(24), binding: binding(path))
+        return try await inner.upload(storedPath(path), from: sealedPath, condition: condition)
+    }
+
+    public func list(_ directory: String) async throws(AISyncError) -> [RemoteEntry]? { try await inner.list(directory) }
+    public func exists(_ path: String) async throws(AISyncError) -> Bool { try await inner.exists(storedPath(path)) }
+    public func presence(_ path: String) async throws(AISyncError) -> RemotePresence { try await inner.presence(storedPath(path)) }
+    public func delete(_ path: String) async throws(AISyncError) { try await inner.delete(storedPath(path)) }
+}
