@@ -26,6 +26,7 @@ Which schema for which file (see Schemas/README.md):
     <store>/objects/..            chat, story, image or record for aisync 1 body
                                   objects (others: large values, image bytes)
     <remote>/aisync.json          remote-manifest
+    <remote>/keys.json            keys (encrypted remotes)
     <remote>/heads/<device>.json  head
     <remote>/devices.json         devices
     <remote>/segments/*/*.seg     segment
@@ -100,7 +101,7 @@ EXPECTED_SCHEMAS = [
     "config", "journal-line", "chat", "story", "image", "record",
     "checkpoint", "list-output", "conflicts-output", "status-output", "log-output",
     "remote-manifest", "head", "devices", "segment-header", "segment-entry",
-    "missing-images",
+    "missing-images", "keys",
 ]
 # Not a schema: a whole segment file, header line then entry lines (check_segment).
 SEGMENT = "segment"
@@ -929,7 +930,15 @@ def examples(format_checker):
                                                       "updated": "2026-11-29T12:00:00.000Z", "remote": "b" * 32, "devices": ["../x"]})
     good("remote-manifest", "manifest", {"format": 2, "remote": "b" * 32, "created": "2026-11-29T12:00:00.000Z"})
     good("remote-manifest", "manifest of format 1 (aisync 1)", {"format": 1, "remote": "b" * 32, "created": T0})
-    bad("remote-manifest", "manifest of format 4", {"format": 4, "remote": "b" * 32, "created": T0})
+    bad("remote-manifest", "manifest of format 5", {"format": 5, "remote": "b" * 32, "created": T0})
+    good("remote-manifest", "encrypted manifest", {"format": 4, "remote": "b" * 32, "created": T0, "encrypted": True})
+    bad("remote-manifest", "format 4 without encrypted", {"format": 4, "remote": "b" * 32, "created": T0})
+    bad("remote-manifest", "encrypted at format 3", {"format": 3, "remote": "b" * 32, "created": T0, "encrypted": True})
+    slot = {"id": "0a1b2c3d", "created": T0, "kdf": "scrypt", "n": 65536, "r": 8, "p": 2, "salt": "00" * 32, "nonce": "11" * 24, "wrapped": "22" * 48}
+    good("keys", "key file", {"format": 1, "remote": "b" * 32, "slots": [slot]})
+    bad("keys", "key file without slots", {"format": 1, "remote": "b" * 32, "slots": []})
+    bad("keys", "key slot with a short wrapped key", {"format": 1, "remote": "b" * 32, "slots": [dict(slot, wrapped="22" * 32)]})
+    bad("keys", "key slot of another kdf", {"format": 1, "remote": "b" * 32, "slots": [dict(slot, kdf="argon2id")]})
     good("remote-manifest", "manifest of a remote with snapshots", {"format": 3, "remote": "b" * 32, "created": T0})
     snap = {"seq": 2, "parts": 3, "covers": {"a" * 32: 7, "b" * 32: 0}, "created": T0}
     good("head", "head naming a snapshot", {"format": 1, "device": "a" * 32, "name": "x", "seq": 7, "updated": T0,

@@ -15,11 +15,18 @@ public struct EncryptedRemote: RemoteStorage {
     /// The keys files are sealed with.
     public let keys: RemoteKeys
     let environment: AISyncEnvironment
+    /// Where sealed copies of uploads and downloads are made (the store's scratch folder, so
+    /// a 200 MB picture is not sealed into a RAM-backed /tmp).
+    let scratchDirectory: String
 
-    /// Seals what goes to `inner` with `keys`; `environment` gives salts and temp names.
-    public init(_ inner: any RemoteStorage, keys: RemoteKeys, environment: AISyncEnvironment) {
+    /// Seals what goes to `inner` with `keys`; `environment` gives salts and temp names,
+    /// `scratchDirectory` (default: the environment's temporary directory) holds sealed copies.
+    public init(_ inner: any RemoteStorage, keys: RemoteKeys, environment: AISyncEnvironment, scratchDirectory: String? = nil) {
         self.inner = inner; self.keys = keys; self.environment = environment
+        self.scratchDirectory = scratchDirectory ?? environment.temporaryDirectory
     }
+
+    func scratchPath() -> String { "\(scratchDirectory)/sealed-\(environment.temporarySuffix())" }
 
     public var displayName: String { inner.displayName }
     public var canList: Bool { inner.canList }
@@ -38,6 +45,11 @@ public struct EncryptedRemote: RemoteStorage {
 
     func shown(_ path: String) -> String { "\(inner.displayName)/\(path)" }
 
+    /// Opens sealed bytes read from `path` (for a conversion that reads files raw).
+    package func open(_ sealed: [UInt8], at path: String) throws(AISyncError) -> [UInt8] {
+        try SealedFile.open(sealed, dataKey: keys.dataKey, binding: binding(path), shown: shown(path))
+    }
+
     public func storedSize(_ path: String, plainSize: Int64) -> Int64 {
         Self.isPlain(path) ? plainSize : SealedFile.storedSize(plainSize: plainSize, binding: binding(path))
     }
@@ -46,31 +58,29 @@ public struct EncryptedRemote: RemoteStorage {
         if Self.isPlain(path) { return try await inner.read(path, maxBytes: maxBytes) }
         let bound = Int(clamping: storedSize(path, plainSize: Int64(maxBytes)))
         guard let file = try await inner.read(storedPath(path), maxBytes: bound) else { return nil }
-        let plain = try SealedFile.open(file.bytes, dataKey: keys.dataKey, binding: binding(path), shown: shown(path))
-        return RemoteFile(bytes: plain, etag: file.etag)
+        return RemoteFile(bytes: try open(file.bytes, at: path), etag: file.etag)
     }
 
     public func download(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> Bool {
-        try await downloadOpening(path, to: localPath, maxBytes: maxBytes, hashing: false) != nil
+        if Self.isPlain(path) { return try await inner.download(path, to: localPath, maxBytes: maxBytes) }
+        return try await downloadOpening(path, to: localPath, maxBytes: maxBytes, hashing: false) != nil
     }
 
     public func downloadHashed(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> SHA256Digest? {
-        try await downloadOpening(path, to: localPath, maxBytes: maxBytes, hashing: true)?.digest
+        if Self.isPlain(path) { return try await inner.downloadHashed(path, to: localPath, maxBytes: maxBytes) }
+        return try await downloadOpening(path, to: localPath, maxBytes: maxBytes, hashing: true)?.digest
     }
 
-    /// Downloads the sealed file beside `localPath`, then opens it a chunk at a time into
-    /// `localPath` (hashing the plaintext on the way when asked). On any failure `localPath`
-    /// is removed: no unauthenticated byte stays behind.
-    private func downloadOpening(_ path: String, to localPath: String, maxBytes: Int64, hashing: Bool) async throws(AISyncError) -> (digest: SHA256Digest?, Void)? {
-        if Self.isPlain(path) {
-            return try await inner.download(path, to: localPath, maxBytes: maxBytes) ? (nil, ()) : nil
-        }
-        let sealedPath = "\(localPath).sealed-\(environment.temporarySuffix())"
+    /// Downloads the sealed file to the scratch folder, then opens it a chunk at a time into
+    /// `localPath` (hashing the plaintext on the way when asked); nil when the remote does not
+    /// have it. On any failure `localPath` is removed: no unauthenticated byte stays behind.
+    private func downloadOpening(_ path: String, to localPath: String, maxBytes: Int64, hashing: Bool) async throws(AISyncError) -> (digest: SHA256Digest?, path: String)? {
+        let sealedPath = scratchPath()
         defer { _ = Platform.unlink(sealedPath) }
         guard try await inner.download(storedPath(path), to: sealedPath, maxBytes: storedSize(path, plainSize: maxBytes)) else { return nil }
         do {
             let digest = try SealedFileIO.open(sealedPath, to: localPath, keys: keys, binding: binding(path), shown: shown(path), hashing: hashing)
-            return (digest, ())
+            return (digest, localPath)
         } catch {
             _ = Platform.unlink(localPath)
             throw error
@@ -85,12 +95,13 @@ public struct EncryptedRemote: RemoteStorage {
 
     public func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError) -> WriteResult {
         if Self.isPlain(path) { return try await inner.upload(path, from: localPath, condition: condition) }
-        let sealedPath = "\(localPath).sealed-\(environment.temporarySuffix())"
+        let sealedPath = scratchPath()
         defer { _ = Platform.unlink(sealedPath) }
         try SealedFileIO.seal(localPath, to: sealedPath, keys: keys, salt: environment.secureRandom(24), binding: binding(path))
         return try await inner.upload(storedPath(path), from: sealedPath, condition: condition)
     }
 
+    /// Names as stored: the same as written except under `objects/`, where they are keyed hashes.
     public func list(_ directory: String) async throws(AISyncError) -> [RemoteEntry]? { try await inner.list(directory) }
     public func exists(_ path: String) async throws(AISyncError) -> Bool { try await inner.exists(storedPath(path)) }
     public func presence(_ path: String) async throws(AISyncError) -> RemotePresence { try await inner.presence(storedPath(path)) }

@@ -45,6 +45,8 @@ extension Store {
     func objectBytes(_ digest: SHA256Digest) throws(AISyncError) -> [UInt8] { try objects.get(digest) }
     package func objectPath(_ digest: SHA256Digest) -> String { objects.path(of: digest) }
     package func hasObject(_ digest: SHA256Digest) -> Bool { objects.contains(digest) }
+    /// Every object this store holds (pictures and large values), for `aisync encrypt`.
+    package func objectDigests() -> [SHA256Digest] { objects.allObjects().objects }
 
     /// Moves a downloaded file into `objects/` if it hashes to `digest`; false (and the file
     /// removed) when it does not. `hashed` is the file's SHA-256 when the caller computed it

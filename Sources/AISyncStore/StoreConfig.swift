@@ -52,15 +52,19 @@ public struct StoreConfig: Hashable, Sendable {
         public var api: String?
         /// Where image bytes are kept (`--images`).
         public var images: ImagePlacement
+        /// The user agreed that pictures go to Imgur, where anyone with the link sees them,
+        /// even though a remote is encrypted (`--public-images`).
+        public var publicImages: Bool
 
         /// Settings as `aisync imgur enable` writes them; `api` nil means the official API.
-        public init(enabled: Bool, api: String? = nil, images: ImagePlacement = .imgur) {
-            self.enabled = enabled; self.api = api; self.images = images
+        public init(enabled: Bool, api: String? = nil, images: ImagePlacement = .imgur, publicImages: Bool = false) {
+            self.enabled = enabled; self.api = api; self.images = images; self.publicImages = publicImages
         }
 
         var json: JSONValue {
             var o: [String: JSONValue] = ["enabled": .bool(enabled), "images": .string(images.rawValue)]
             o.setIfPresent("api", api.map(JSONValue.string))
+            if publicImages { o["publicImages"] = .bool(true) }
             return .object(o)
         }
     }
@@ -130,7 +134,8 @@ public struct StoreConfig: Hashable, Sendable {
                 let api = try i.optionalString("api")
                 let imagesText = try i.string("images")
                 guard let images = ImagePlacement(rawValue: imagesText) else { throw AISyncError.damaged("\(path): imgur images must be imgur, remote or both") }
-                imgur = ImgurSettings(enabled: enabled, api: api, images: images)
+                let publicImages = i.optionalValue("publicImages")?.boolValue ?? false
+                imgur = ImgurSettings(enabled: enabled, api: api, images: images, publicImages: publicImages)
                 try i.finish()
             } else {
                 imgur = nil

@@ -39,8 +39,11 @@ public enum RemoteEncryption {
                             passphrase: PassphraseSource, remember: Bool = false) async throws(AISyncError) -> RemoteKeys? {
         if let remembered = await store.rememberedKeys(remote.name) { return remembered }
         if !remote.encrypted {
+            // A remote this store never synced with is asked once. When it cannot be read here
+            // (offline, not created yet), the engine finds out on its own first read of
+            // `aisync.json` and asks to be run again.
             guard try await store.readCheckpoint(remote.name).remoteID == nil,
-                  let manifest = try await readManifest(storage), manifest.encrypted else { return nil }
+                  let manifest = try? await readManifest(storage), manifest.encrypted else { return nil }
             try await store.markRemoteEncrypted(remote.name)
         }
         let keys = try await openOrCreate(remote.name, storage: storage, store: store, passphrase: passphrase)
@@ -71,6 +74,26 @@ public enum RemoteEncryption {
         guard let stored = try await readKeyFile(storage)?.value, stored == file else {
             throw AISyncError(.temporary, "another device set up encryption on \(storage.displayName) at the same moment",
                               hint: "Run the command again to use its key")
+        }
+        return keys
+    }
+
+    /// The key for encrypting a plain remote in place: the one a cut-off `aisync encrypt`
+    /// left in `keys.json` (opened with the passphrase), else a new one for the remote's id.
+    static func conversionKeys(_ storage: any RemoteStorage, remoteID: String, store: Store, passphrase: PassphraseSource) async throws(AISyncError) -> RemoteKeys {
+        let name = storage.displayName
+        if let file = try await readKeyFile(storage) {
+            guard file.value.remoteID == remoteID else {
+                throw AISyncError(.tampered, "\(name)/keys.json belongs to another remote", hint: "Restore the server's keys.json from a backup, or remove it if no data was encrypted with it")
+            }
+            return try file.value.unlock(passphrase: try await passphrase(.unlock(remote: name))).keys
+        }
+        let environment = store.environment
+        let new = try checkNew(try await passphrase(.create(remote: name)))
+        let (file, keys) = KeyFile.create(remoteID: remoteID, passphrase: new, created: Timestamp(milliseconds: environment.now()), random: environment.secureRandom)
+        _ = try await storage.write(KeyFile.path, file.json.canonicalBytes + [10], condition: .createOnly)
+        guard try await readKeyFile(storage)?.value == file else {
+            throw AISyncError(.temporary, "another device set up encryption on \(name) at the same moment", hint: "Run the command again to use its key")
         }
         return keys
     }

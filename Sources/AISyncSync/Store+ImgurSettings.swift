@@ -9,12 +9,18 @@ extension Store {
     ///
     /// - Returns: how many refused images will be tried again, and
     ///   `.imgurEnabledWithoutCredential` when `environment` has no Imgur credential yet.
-    /// - Throws: `.configuration` when `api` is not a URL aisync may talk to.
-    public func enableImgur(api: String? = nil, images: StoreConfig.ImagePlacement = .imgur,
+    /// - Throws: `.configuration` when `api` is not a URL aisync may talk to, or when a
+    ///   remote is encrypted and `publicImages` is false: pictures on Imgur are public to
+    ///   anyone with the link, which would undo what the encryption is for.
+    public func enableImgur(api: String? = nil, images: StoreConfig.ImagePlacement = .imgur, publicImages: Bool = false,
                             environment: [String: String]) throws(AISyncError) -> (retried: Int, warnings: [SyncWarning]) {
         if let api { try ImgurClient.validateAPIBase(api) }
         _ = try updateConfig { (config: inout StoreConfig) throws(AISyncError) in
-            config.imgur = StoreConfig.ImgurSettings(enabled: true, api: api, images: images)
+            if images != .remote, !publicImages, let encrypted = config.remotes.first(where: \.encrypted) {
+                throw AISyncError(.configuration, "remote \(encrypted.name) is encrypted, but pictures on Imgur are public to anyone with the link",
+                                  hint: "Pass --public-images to upload them anyway (records stay encrypted), or keep pictures on the remote only")
+            }
+            config.imgur = StoreConfig.ImgurSettings(enabled: true, api: api, images: images, publicImages: publicImages)
         }
         let retried = try retryRefusedImgurUploads()
         let warnings: [SyncWarning] = ImgurCredential.fromEnvironment(environment) == nil ? [.imgurEnabledWithoutCredential] : []

@@ -1,4 +1,5 @@
 import AISyncCore
+import AISyncFiles
 import AISyncStore
 import AISyncRemote
 import AISyncImgur
@@ -29,11 +30,18 @@ extension SyncEngine {
         var storage = try RemoteFactory.make(remote, environment: environment, runtime: store.environment)
         let source = RemoteEncryption.source(environment: environment, fallback: passphrase)
         if let keys = try await RemoteEncryption.keys(for: remote, storage: storage, store: store, passphrase: source, remember: rememberKey) {
-            storage = EncryptedRemote(storage, keys: keys, environment: store.environment)
+            let scratch = try await store.scratchPath()
+            storage = EncryptedRemote(storage, keys: keys, environment: store.environment, scratchDirectory: FileIO.parentDirectory(of: scratch))
         }
         let imgur = try ImgurSync.configured(store: store, settings: config.imgur, environment: environment,
                                              transport: LiveTransport.make(redirects: .imgur))
-        var engine = SyncEngine(store: store, remote: storage, name: remote.name, imgur: imgur.sync, uploadsToImgur: imgur.uploads,
+        var warnings = imgur.warnings
+        var uploads = imgur.uploads
+        if uploads, storage is EncryptedRemote, config.imgur?.publicImages != true {
+            uploads = false
+            warnings.append(.imgurPausedForEncryptedRemote)
+        }
+        var engine = SyncEngine(store: store, remote: storage, name: remote.name, imgur: imgur.sync, uploadsToImgur: uploads,
                                 progress: progress)
         if let text = environment["AISYNC_AUTO_COMPACT_BYTES"] {
             guard let bytes = Int64(text), bytes >= 0 else {
@@ -41,6 +49,6 @@ extension SyncEngine {
             }
             engine.autoCompactBytes = bytes == 0 ? nil : bytes
         }
-        return (engine, imgur.warnings)
+        return (engine, warnings)
     }
 }

@@ -6,4 +6,7 @@ public enum SyncWarning: Hashable, Sendable {
     /// credential (`AISYNC_IMGUR_CLIENT_ID` or `AISYNC_IMGUR_TOKEN`): pushes leave images
     /// pending until one is given; records and everything else still sync.
     case imgurEnabledWithoutCredential
+    /// Imgur uploads are on, but this remote is encrypted and the user never agreed to public
+    /// pictures (`imgur enable --public-images`): pictures stay on the encrypted remote only.
+    case imgurPausedForEncryptedRemote
 }

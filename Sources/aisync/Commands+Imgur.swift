@@ -8,7 +8,8 @@ enum ImgurCommands {
         path: ["imgur", "enable"], abstract: "Upload images to Imgur on push.",
         discussion: "The credential comes from the environment only: AISYNC_IMGUR_CLIENT_ID (anonymous uploads) or AISYNC_IMGUR_TOKEN (an account's OAuth access token). Running it again also retries images Imgur refused.",
         options: [OptionSpec(name: "api", valueName: "URL", help: "Replace https://api.imgur.com (tests, proxies; also AISYNC_IMGUR_API)."),
-                  OptionSpec(name: "images", valueName: "imgur|remote|both", help: "imgur (default) or both: upload a shareable copy to Imgur, originals always on the remote too; remote: nothing to Imgur.")]
+                  OptionSpec(name: "images", valueName: "imgur|remote|both", help: "imgur (default) or both: upload a shareable copy to Imgur, originals always on the remote too; remote: nothing to Imgur."),
+                  OptionSpec(name: "public-images", help: "Upload pictures to Imgur even though a remote is encrypted (anyone with a link sees them).")]
     ) { inv throws(CLIError) in
         var placement = StoreConfig.ImagePlacement.imgur
         if let text = inv.option("images") {
@@ -20,13 +21,14 @@ enum ImgurCommands {
         let api = inv.option("api")
         let store = try Context.open(inv)
         let (retried, warnings) = try await Context.call { () async throws(AISyncError) in
-            try await store.enableImgur(api: api, images: placement, environment: CLIPlatform.environmentDictionary())
+            try await store.enableImgur(api: api, images: placement, publicImages: inv.flag("public-images"), environment: CLIPlatform.environmentDictionary())
         }
         if retried > 0 { CLIPlatform.err("note: \(retried) image(s) Imgur refused before will be tried again on the next push\n") }
         for warning in warnings {
             switch warning {
             case .imgurEnabledWithoutCredential:
                 CLIPlatform.err("warning: set AISYNC_IMGUR_CLIENT_ID or AISYNC_IMGUR_TOKEN before pushing; until then images wait to be uploaded\n")
+            case .imgurPausedForEncryptedRemote: break
             }
         }
         return ExitCode.success

@@ -2,7 +2,7 @@ import AISync
 
 /// Remotes and sync: `remote add|list|remove`, `push`, `pull`, `sync`.
 enum SyncCommands {
-    static let all: [CommandSpec] = [remoteAdd, remoteList, remoteRemove, push, pull, sync, compact, passphraseChange, passphraseForget]
+    static let all: [CommandSpec] = [remoteAdd, remoteList, remoteRemove, push, pull, sync, compact, encrypt, passphraseChange, passphraseForget]
 
     static let remoteAdd = CommandSpec(
         path: ["remote", "add"], abstract: "Add a remote: a WebDAV URL, a plain HTTP URL (--plain), or file:///folder.",
@@ -63,6 +63,8 @@ enum SyncCommands {
             switch warning {
             case .imgurEnabledWithoutCredential:
                 CLIPlatform.err("warning: Imgur is enabled but AISYNC_IMGUR_CLIENT_ID / AISYNC_IMGUR_TOKEN is not set; images stay pending\n")
+            case .imgurPausedForEncryptedRemote:
+                CLIPlatform.err("warning: this remote is encrypted, so pictures are not uploaded to Imgur, where they would be public; run `aisync imgur enable --public-images` to upload them anyway\n")
             }
         }
         return engine
@@ -177,6 +179,26 @@ enum SyncCommands {
             let remote = try RemoteFactory.pick(inv.positionals.first, in: try await store.currentConfig())
             await store.forgetKeys(remote.name)
         }
+        return ExitCode.success
+    }
+
+    static let encrypt = CommandSpec(
+        path: ["encrypt"], abstract: "Encrypt a remote that holds plain data, in place (run it again to finish if it was cut off).",
+        discussion: "Syncs first, asks for a new passphrase twice (or reads AISYNC_PASSPHRASE), marks the remote encrypted so devices without the key stop pushing, then seals every file where it is and every picture under a keyed name, removing its plain copy. Other devices are asked for the passphrase on their next sync. Run it while other devices are not syncing.",
+        arguments: remoteArgument, options: [remember]
+    ) { inv throws(CLIError) in
+        let store = try Context.open(inv)
+        let report = try await Context.call { () async throws(AISyncError) -> EncryptionReport in
+            let remote = try RemoteFactory.pick(inv.positionals.first, in: try await store.currentConfig())
+            let environment = CLIPlatform.environmentDictionary()
+            let storage = try RemoteFactory.make(remote, environment: environment, runtime: store.environment)
+            let engine = SyncEngine(store: store, remote: storage, name: remote.name, progress: progressLine)
+            let (keys, report) = try await engine.encryptRemote(passphrase: RemoteEncryption.source(environment: environment, fallback: PassphrasePrompt.source))
+            if inv.flag("remember") { try await store.rememberKeys(keys, for: remote.name) }
+            return report
+        }
+        if CLIPlatform.stderrIsInteractive { CLIPlatform.err("\r\u{1B}[K") }
+        CLIPlatform.out("encrypted: \(report.files) file(s) and \(report.objects) picture(s) sealed, \(report.alreadySealed) already sealed\n")
         return ExitCode.success
     }
 }

@@ -145,6 +145,16 @@ struct TestRemote: Sendable {
         ["remote", "add", name, url] + ((plain ?? kind.isPlain) ? ["--plain"] : [])
     }
 
+    /// Where the server keeps this remote's files on disk (servers.sh exports each server's
+    /// root as AISYNC_TEST_<KIND>_ROOT), to read them raw, as the server's admin could.
+    func rawFolder() throws -> String {
+        if let folderPath { return folderPath }
+        let variable = "AISYNC_TEST_\(kind.rawValue.uppercased())_ROOT"
+        let root = try #require(ProcessInfo.processInfo.environment[variable], "\(variable) is not set: run scripts/servers.sh start")
+        let path = try #require(URL(string: url)?.path, "bad URL \(url)")
+        return root + path
+    }
+
     /// Whether a file exists on the remote (checked without aisync).
     func fileExists(_ path: String) async throws -> Bool {
         if let folderPath { return FileManager.default.fileExists(atPath: "\(folderPath)/\(path)") }
