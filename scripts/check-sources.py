@@ -61,7 +61,8 @@ PLATFORM = {"Foundation", "FoundationEssentials", "Dispatch", "Synchronization",
 LIBRARIES = {"AISyncCore", "AISyncFiles", "AISyncStore", "AISyncImport", "AISyncExport", "AISyncRemote", "AISyncImgur", "AISyncSync"}
 LAYERS = {
     "AISyncCore": PLATFORM,
-    "AISyncFiles": PLATFORM | {"AISyncCore"},
+    # Security: SecRandomCopyBytes, the CSPRNG on Apple platforms (behind #if canImport).
+    "AISyncFiles": PLATFORM | {"AISyncCore", "Security"},
     "AISyncStore": PLATFORM | {"AISyncCore", "AISyncFiles"},
     "AISyncRemote": PLATFORM | {"AISyncCore", "AISyncFiles", "FoundationNetworking", "FoundationXML"},
     "AISyncImgur": PLATFORM | {"AISyncCore", "AISyncFiles", "AISyncRemote", "FoundationNetworking"},

@@ -28,7 +28,9 @@ public struct EncryptedRemote: RemoteStorage {
 
     func scratchPath() -> String { "\(scratchDirectory)/sealed-\(environment.temporarySuffix())" }
 
+    /// The inner remote's name.
     public var displayName: String { inner.displayName }
+    /// Whether the inner remote lists.
     public var canList: Bool { inner.canList }
 
     static func isPlain(_ path: String) -> Bool { path == "aisync.json" || path == KeyFile.path }
@@ -50,10 +52,13 @@ public struct EncryptedRemote: RemoteStorage {
         try SealedFile.open(sealed, dataKey: keys.dataKey, binding: binding(path), shown: shown(path))
     }
 
+    /// The sealed size: header, tags and Padmé padding (plain files as they are).
     public func storedSize(_ path: String, plainSize: Int64) -> Int64 {
         Self.isPlain(path) ? plainSize : SealedFile.storedSize(plainSize: plainSize, binding: binding(path))
     }
 
+    /// Reads and opens a file; throws `.tampered`, `.truncated` or `.misplaced` for one the
+    /// server changed, cut or moved.
     public func read(_ path: String, maxBytes: Int) async throws(AISyncError) -> RemoteFile? {
         if Self.isPlain(path) { return try await inner.read(path, maxBytes: maxBytes) }
         let bound = Int(clamping: storedSize(path, plainSize: Int64(maxBytes)))
@@ -61,11 +66,13 @@ public struct EncryptedRemote: RemoteStorage {
         return RemoteFile(bytes: try open(file.bytes, at: path), etag: file.etag)
     }
 
+    /// Downloads and opens a file into `localPath`, chunk by chunk.
     public func download(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> Bool {
         if Self.isPlain(path) { return try await inner.download(path, to: localPath, maxBytes: maxBytes) }
         return try await downloadOpening(path, to: localPath, maxBytes: maxBytes, hashing: false) != nil
     }
 
+    /// Downloads and opens a file, hashing the plaintext as it is written.
     public func downloadHashed(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> SHA256Digest? {
         if Self.isPlain(path) { return try await inner.downloadHashed(path, to: localPath, maxBytes: maxBytes) }
         return try await downloadOpening(path, to: localPath, maxBytes: maxBytes, hashing: true)?.digest
@@ -87,12 +94,14 @@ public struct EncryptedRemote: RemoteStorage {
         }
     }
 
+    /// Seals `bytes` with a fresh salt and writes them under the stored path.
     public func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> WriteResult {
         if Self.isPlain(path) { return try await inner.write(path, bytes, condition: condition) }
         let sealed = SealedFile.seal(bytes, dataKey: keys.dataKey, salt: environment.secureRandom(24), binding: binding(path))
         return try await inner.write(storedPath(path), sealed, condition: condition)
     }
 
+    /// Seals a local file into the scratch folder, then uploads the sealed copy.
     public func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError) -> WriteResult {
         if Self.isPlain(path) { return try await inner.upload(path, from: localPath, condition: condition) }
         let sealedPath = scratchPath()
@@ -103,7 +112,10 @@ public struct EncryptedRemote: RemoteStorage {
 
     /// Names as stored: the same as written except under `objects/`, where they are keyed hashes.
     public func list(_ directory: String) async throws(AISyncError) -> [RemoteEntry]? { try await inner.list(directory) }
+    /// Whether the stored file exists.
     public func exists(_ path: String) async throws(AISyncError) -> Bool { try await inner.exists(storedPath(path)) }
+    /// The stored file's presence and sealed size (compare with ``storedSize(_:plainSize:)``).
     public func presence(_ path: String) async throws(AISyncError) -> RemotePresence { try await inner.presence(storedPath(path)) }
+    /// Deletes the stored file.
     public func delete(_ path: String) async throws(AISyncError) { try await inner.delete(storedPath(path)) }
 }
