@@ -20,6 +20,8 @@ need_apt() { # need_apt COMMAND PACKAGE
 
 need_apt python3 python3
 need_apt setpriv util-linux
+# The passphrase prompt is tested on a real terminal.
+need_apt tmux tmux
 # The schemas are checked with Python's jsonschema (>= 4.18 for the referencing registry).
 if ! python3 -c 'import jsonschema, referencing' 2>/dev/null; then
   python3 -m pip install --quiet 'jsonschema>=4.18' 2>/dev/null \

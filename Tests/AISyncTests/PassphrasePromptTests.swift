@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+/// The passphrase prompt on a real terminal (Debian's tmux): it asks on the terminal, never
+/// echoes what is typed, asks twice for a new passphrase, and a wrong one is exit 80.
+@Suite("Passphrase prompt on a terminal")
+struct PassphrasePromptTests {
+    /// One tmux server of its own (`-L`), so the test never touches the user's sessions.
+    struct Terminal {
+        let socket = "aisync-test-\(UUID().uuidString.prefix(8))"
+
+        func tmux(_ arguments: [String]) -> CLIResult {
+            CLIHarness.runProcess("/usr/bin/env", ["tmux", "-L", socket] + arguments, environment: CLIHarness.baseEnvironment())
+        }
+
+        /// The first command starts tmux's server, which keeps every fd it inherits, among
+        /// them the one Foundation's `Process` watches to see its child exit: it is started
+        /// through Python's subprocess with `close_fds`, or waiting for it never ends.
+        func start(_ command: String) throws {
+            let launcher = "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True).returncode)"
+            let r = CLIHarness.runProcess("/usr/bin/env", ["python3", "-c", launcher, "tmux", "-L", socket, "new-session", "-d", "-s", "t", "-x", "160", "-y", "40", command],
+                                          environment: CLIHarness.baseEnvironment())
+            try #require(r.succeeded, "tmux could not start (is Debian's tmux installed? scripts/test.sh installs it): \(r)")
+        }
+
+        func screen() -> String {
+            let r = tmux(["capture-pane", "-p", "-t", "t"])
+            return r.stdout
+        }
+
+        func type(_ text: String) { _ = tmux(["send-keys", "-t", "t", "-l", text]); _ = tmux(["send-keys", "-t", "t", "Enter"]) }
+
+        /// Waits until the screen shows `text` (polling, at most 60 s); returns the screen.
+        func waitFor(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline {
+                let shown = screen()
+                if shown.contains(text) { return shown }
+                usleep(50_000)
+            }
+            let shown = screen()
+            try #require(shown.contains(text), "the terminal never showed \"\(text)\":\n\(shown)", sourceLocation: sourceLocation)
+            return shown
+        }
+
+        func stop() { _ = tmux(["kill-server"]) }
+    }
+
+    static func shellQuoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
+    @Test("a new passphrase is asked twice without echo; a restore asks once; a wrong one is exit 80")
+    func promptsWithoutEcho() throws {
+        let dir = CLIHarness.makeTemporaryDirectory()
+        defer { CLIHarness.removeTree(dir) }
+        let aisync = Self.shellQuoted(CLIHarness.executable)
+        let remote = "\(dir)/remote"
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+        for store in ["laptop", "restored", "wrong"] {
+            let setup = CLIHarness.runProcess(CLIHarness.executable, ["--store", "\(dir)/\(store)", "init", "--name", store])
+            try #require(setup.succeeded, "\(setup)")
+            let add = CLIHarness.runProcess(CLIHarness.executable, ["--store", "\(dir)/\(store)", "remote", "add", "origin", "file://\(remote)", "--encrypt"])
+            try #require(add.succeeded, "\(add)")
+        }
+        let chat = CLIHarness.runProcess(CLIHarness.executable, ["--store", "\(dir)/laptop", "chat", "new", "--title", "typed on a terminal"])
+        try #require(chat.succeeded)
+        let secret = "tr0ub4dor-and-3-horses"
+
+        let terminal = Terminal()
+        defer { terminal.stop() }
+        try terminal.start("\(aisync) --store \(Self.shellQuoted("\(dir)/laptop")) push; echo EXIT=$?; \(aisync) --store \(Self.shellQuoted("\(dir)/restored")) pull; echo EXIT=$?; \(aisync) --store \(Self.shellQuoted("\(dir)/wrong")) pull; echo EXIT=$?; sleep 60")
+        _ = try terminal.waitFor("New passphrase for remote origin:")
+        terminal.type(secret)
+        _ = try terminal.waitFor("Type it again:")
+        terminal.type(secret)
+        _ = try terminal.waitFor("EXIT=0")
+        _ = try terminal.waitFor("Passphrase for remote origin:")
+        terminal.type(secret)
+        _ = try terminal.waitFor("pulled 1 version")
+        terminal.type("not-the-passphrase")
+        let last = try terminal.waitFor("EXIT=80")
+        #expect(!last.contains(secret) && !last.contains("not-the-passphrase"), "a passphrase was echoed:\n\(last)")
+        #expect(last.contains("does not open"), "\(last)")
+        let listed = CLIHarness.runProcess(CLIHarness.executable, ["--store", "\(dir)/restored", "list"])
+        #expect(listed.stdout.contains("typed on a terminal"), "\(listed)")
+        // The passphrase is in no file of the stores or the remote.
+        for root in ["\(dir)/laptop", "\(dir)/restored", remote] {
+            for file in FileManager.default.subpaths(atPath: root) ?? [] {
+                let bytes = FileManager.default.contents(atPath: "\(root)/\(file)") ?? Data()
+                #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(root)/\(file) holds the passphrase")
+            }
+        }
+    }
+}
