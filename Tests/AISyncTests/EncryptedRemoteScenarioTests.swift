@@ -63,9 +63,13 @@ struct EncryptedRemoteScenarioTests {
         try await phone.sync()
         try await laptop.sync()
 
+        // A snapshot through the encryption: the fresh restore starts from it.
+        let compacted = try CLIJSON.object(await laptop.run(["compact", "--grace", "0", "--json"]))
+        #expect(compacted["removedSegments"] as? Int ?? 0 >= 1, "\(kind): \(compacted)")
         // A fresh restore on a new machine asks once and brings everything back.
         tablet.environment["AISYNC_PASSPHRASE"] = Self.passphrase
-        try await tablet.sync("pull")
+        let restored = try await tablet.sync("pull")
+        #expect(restored["pulled"] as? Int == compacted["versions"] as? Int, "\(kind): restored from the snapshot: \(restored) vs \(compacted)")
         try await Converge.expectIdentical([laptop, phone, tablet], "\(kind): encrypted")
         for d in [laptop, phone, tablet] { try await d.ok(["fsck"]) }
         let remoteList = try await phone.ok(["remote", "list"])
