@@ -76,7 +76,7 @@ extension Store {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> SHA256Digest in
             let state = try liveState(id, in: snapshot)
             guard case .image(let image) = try visibleBody(state) else {
-                throw AISyncError.usage("\(id) is a \(state.kind.rawValue), not an image", hint: "See `aisync list --kind image`")
+                throw AISyncError.usage("\(id) is \(state.kind.withArticle), not an image", hint: "See `aisync list --kind image`")
             }
             return image.sha256
         }
@@ -138,6 +138,7 @@ extension Store {
     /// Every record in conflict, with each field in conflict and its values.
     public func conflicts(_ only: RecordID? = nil) throws(AISyncError) -> [Conflict] {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [Conflict] in
+            if let only, snapshot.summaries[only] == nil { throw AISyncError.noRecord(only) }
             var result: [Conflict] = []
             for summary in snapshot.summaries.values where summary.conflict && (only == nil || summary.id == only) {
                 guard let state = try stateOf(summary.id, in: snapshot), state.isConflict else { continue }

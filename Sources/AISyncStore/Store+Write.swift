@@ -75,6 +75,14 @@ extension Store {
         }
     }
 
+    /// A title or message typed by a person: blank ones are refused, since they would show as
+    /// empty rows everywhere the record syncs (imports keep what the export had).
+    static func checkNotBlank(_ text: String, _ what: String) throws(AISyncError) {
+        guard text.contains(where: { !$0.isWhitespace }) else {
+            throw AISyncError.usage("the \(what) is empty", hint: "Give a \(what) with at least one visible character")
+        }
+    }
+
     /// Creates many records with one journal append and one fsync (bulk import, benchmarks).
     public func createMany(_ bodies: [RecordBody]) throws(AISyncError) -> [RecordID] {
         for body in bodies { try Self.checkTitle(body.title) }
@@ -115,15 +123,17 @@ extension Store {
     /// `model` names the AI model (e.g. `gpt-4o`), nil when unknown.
     public func createChat(title: String, model: String?) throws(AISyncError) -> RecordID {
         try Self.checkTitle(title)
+        try Self.checkNotBlank(title, "title")
         return try create(.chat) { now in .chat(ChatBody(title: title, model: model, created: now, updated: now)) }
     }
 
     /// Adds a message: one `add` operation carrying just that message.
     @discardableResult
     public func appendMessage(to id: RecordID, role: ChatBody.Role, text: String) throws(AISyncError) -> Version {
+        try Self.checkNotBlank(text, "message")
         let messageID = "m-\(environment.makeID())"
         return try edit(id) { (state: RecordState, _, now: Timestamp) throws(AISyncError) -> RecordBody.OperationList in
-            guard state.kind == .chat else { throw AISyncError.usage("\(id) is a \(state.kind.rawValue), not a chat", hint: "Messages can only be added to chats") }
+            guard state.kind == .chat else { throw AISyncError.usage("\(id) is \(state.kind.withArticle), not a chat", hint: "Messages can only be added to chats") }
             var list = RecordBody.OperationList()
             list.add("messages", messageID, ChatBody.Message(id: messageID, role: role, text: text, time: now).elementJSON)
             return list
@@ -134,7 +144,8 @@ extension Store {
     /// device is a conflict on that message, not a loss.
     @discardableResult
     public func editMessage(_ id: RecordID, message prefix: String, text: String) throws(AISyncError) -> Version {
-        try edit(id) { (_, body: () throws(AISyncError) -> RecordBody, _) throws(AISyncError) -> RecordBody.OperationList in
+        try Self.checkNotBlank(text, "message")
+        return try edit(id) { (_, body: () throws(AISyncError) -> RecordBody, _) throws(AISyncError) -> RecordBody.OperationList in
             let message = try Self.message(prefix, in: body(), record: id)
             var list = RecordBody.OperationList()
             list.edit("messages", message.id, ChatBody.Message(id: message.id, role: message.role, text: text, time: message.time).elementJSON)
@@ -156,7 +167,7 @@ extension Store {
 
     /// A visible message by id or unique id prefix.
     static func message(_ prefix: String, in body: RecordBody, record: RecordID) throws(AISyncError) -> ChatBody.Message {
-        guard case .chat(let chat) = body else { throw AISyncError.usage("\(record) is a \(body.kind.rawValue), not a chat", hint: "Messages belong to chats") }
+        guard case .chat(let chat) = body else { throw AISyncError.usage("\(record) is \(body.kind.withArticle), not a chat", hint: "Messages belong to chats") }
         if let exact = chat.messages.first(where: { $0.id == prefix }) { return exact }
         let matches = chat.messages.filter { $0.id.hasPrefix(prefix) || $0.id.hasPrefix("m-" + prefix) }
         guard let first = matches.first, !prefix.isEmpty else {
@@ -203,6 +214,7 @@ extension Store {
     /// Creates a story; the n-th image illustrates the n-th page.
     public func createStory(title: String, moral: String?, pages: [String], images: [RecordID]) throws(AISyncError) -> RecordID {
         try Self.checkTitle(title)
+        try Self.checkNotBlank(title, "title")
         guard !pages.isEmpty else { throw AISyncError.usage("a story needs at least one --page") }
         guard images.count <= pages.count else {
             throw AISyncError.usage("\(images.count) images for \(pages.count) pages", hint: "Give at most one --image per --page")
@@ -214,7 +226,7 @@ extension Store {
                 for imageID in images {
                     let state = try liveState(imageID, in: snapshot)
                     guard case .image(let image) = try visibleBody(state) else {
-                        throw AISyncError.usage("\(imageID) is a \(state.kind.rawValue), not an image", hint: "Pass image ids to --image (see `aisync list --kind image`)")
+                        throw AISyncError.usage("\(imageID) is \(state.kind.withArticle), not an image", hint: "Pass image ids to --image (see `aisync list --kind image`)")
                     }
                     found.append(image)
                 }
@@ -236,6 +248,7 @@ extension Store {
     @discardableResult
     public func rename(_ id: RecordID, to title: String) throws(AISyncError) -> Version {
         try Self.checkTitle(title)
+        try Self.checkNotBlank(title, "title")
         return try edit(id) { _, _, _ in
             var list = RecordBody.OperationList()
             list.set("title", .string(title))

@@ -34,8 +34,17 @@ enum CLIPlatform {
         }
     }
 
-    static func out(_ text: String) { write(text, to: 1) }
-    static func err(_ text: String) { write(text, to: 2) }
+    /// Human text on stdout, control characters shown visibly (``TerminalText``).
+    static func out(_ text: String) { write(TerminalText.escaped(text), to: 1) }
+    /// JSON and other exact output on stdout.
+    static func outExact(_ text: String) { write(text, to: 1) }
+    /// Human text on stderr, control characters shown visibly.
+    static func err(_ text: String) { write(TerminalText.escaped(text), to: 2) }
+    /// Redraws the one progress line on stderr (a terminal only): the line is cleared with
+    /// an escape sequence of ours, the text itself is escaped.
+    static func progress(_ text: String) { write("\r\u{1B}[K" + TerminalText.escaped(text), to: 2) }
+    /// Clears the progress line.
+    static func clearProgress() { write("\r\u{1B}[K", to: 2) }
 
     static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
 

@@ -27,7 +27,7 @@ enum ImportCommands {
         let summary = try await Context.call { () async throws(AISyncError) in
             try await Import.run(source, path: path, into: store, options: options)
         }
-        if CLIPlatform.stderrIsInteractive { CLIPlatform.err("\r\u{1B}[K") }
+        if CLIPlatform.stderrIsInteractive { CLIPlatform.clearProgress() }
         if inv.flag("json") { summary.json.printLine() } else { CLIPlatform.out(text(summary)) }
         return ExitCode.success
     }
@@ -97,7 +97,7 @@ enum ImportCommands {
             let rate = Double(progress.bytesDone) / seconds
             let left = rate > 0 ? Double(progress.totalBytes - progress.bytesDone) / rate : 0
             let mb = { (b: Int64) in String(format: "%.0f", Double(b) / 1e6) }
-            CLIPlatform.err("\r\u{1B}[Kimporting \(Int(progress.fraction * 100))% · \(mb(progress.bytesDone))/\(mb(progress.totalBytes)) MB · "
+            CLIPlatform.progress("importing \(Int(progress.fraction * 100))% · \(mb(progress.bytesDone))/\(mb(progress.totalBytes)) MB · "
                             + "\(String(format: "%.0f", rate / 1e6)) MB/s · \(Int(left.rounded())) s left · \(progress.records) records")
         }
     }

@@ -21,7 +21,7 @@ enum InspectCommands {
             CLIPlatform.err("warning: the body of \(r.id) is missing or damaged; run `aisync fsck`\n")
         }
         if inv.flag("json") {
-            CLIPlatform.out(Output.listJSON(records))
+            CLIPlatform.outExact(Output.listJSON(records))
         } else {
             CLIPlatform.out(records.map(Output.listLine).joined())
         }

@@ -45,7 +45,7 @@ enum SyncCommands {
 
     /// Progress on stderr only when it is a terminal (and TERM is not dumb): one line, redrawn.
     static let progressLine: @Sendable (SyncProgress) -> Void = { progress in
-        if CLIPlatform.stderrIsInteractive { CLIPlatform.err("\r\u{1B}[K" + progress.description) }
+        if CLIPlatform.stderrIsInteractive { CLIPlatform.progress(progress.description) }
     }
 
     static let remember = OptionSpec(name: "remember", help: "Keep an encrypted remote's key in a file only you can read, so later syncs need no passphrase.")
@@ -71,7 +71,7 @@ enum SyncCommands {
     }
 
     static func report(_ r: SyncReport, verb: String, _ inv: Invocation) {
-        if CLIPlatform.stderrIsInteractive { CLIPlatform.err("\r\u{1B}[K") }
+        if CLIPlatform.stderrIsInteractive { CLIPlatform.clearProgress() }
         if inv.flag("json") {
             JSONValue.object([
                 "pushed": .int(Int64(r.pushed)), "pulled": .int(Int64(r.pulled)), "conflicts": .int(Int64(r.conflicts)),
@@ -134,7 +134,7 @@ enum SyncCommands {
         }
         let engine = try await engine(inv)
         let r = try await Context.call { () async throws(AISyncError) in try await engine.compact(graceMilliseconds: grace) }
-        if CLIPlatform.stderrIsInteractive { CLIPlatform.err("\r\u{1B}[K") }
+        if CLIPlatform.stderrIsInteractive { CLIPlatform.clearProgress() }
         if inv.flag("json") {
             JSONValue.object(["snapshot": .int(r.snapshot), "parts": .int(Int64(r.parts)), "versions": .int(Int64(r.versions)),
                               "dropped": .int(Int64(r.dropped)), "bytes": .int(r.bytes), "removedSegments": .int(Int64(r.removedSegments)),
@@ -197,7 +197,7 @@ enum SyncCommands {
             if inv.flag("remember") { try await store.rememberKeys(keys, for: remote.name) }
             return report
         }
-        if CLIPlatform.stderrIsInteractive { CLIPlatform.err("\r\u{1B}[K") }
+        if CLIPlatform.stderrIsInteractive { CLIPlatform.clearProgress() }
         CLIPlatform.out("encrypted: \(report.files) file(s) and \(report.objects) picture(s) sealed, \(report.alreadySealed) already sealed\n")
         return ExitCode.success
     }

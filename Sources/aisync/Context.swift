@@ -51,5 +51,5 @@ enum Context {
 
 extension JSONValue {
     /// One JSON document on stdout.
-    func printLine() { CLIPlatform.out(canonicalString + "\n") }
+    func printLine() { CLIPlatform.outExact(canonicalString + "\n") }
 }

@@ -45,13 +45,17 @@ func run() async -> Int32 {
     guard let first = args.first else {
         return fail(CLIError(usage: "no command given", hint: "See `aisync help` for the commands"))
     }
-    if first == "--version" { CLIPlatform.out("aisync \(Help.version)\n"); return ExitCode.success }
+    if first == "--version" || first == "-v" || first == "-V" { CLIPlatform.out("aisync \(Help.version)\n"); return ExitCode.success }
     if first == "help" || first == "--help" || first == "-h" { return helpCommand(Array(args.dropFirst()).filter { !$0.hasPrefix("-") }) }
     // The longest command path that matches the leading words.
     let match = commands.filter { args.starts(with: $0.path) }.max { $0.path.count < $1.path.count }
     guard let command = match else {
         if commands.contains(where: { $0.path.count > 1 && $0.path[0] == first }) {
             if args.count > 1, args[1] == "--help" || args[1] == "-h" { CLIPlatform.out(Help.group(first, commands)); return ExitCode.success }
+            // `aisync remote` alone lists the remotes, as `git remote` does.
+            if first == "remote", args.count == 1 || args[1].hasPrefix("-"), let list = commands.first(where: { $0.path == ["remote", "list"] }) {
+                do { return try await list.run(try parse(leading + Array(args.dropFirst()), for: list)) } catch { return fail(error) }
+            }
             if args.count == 1 {
                 let subs = commands.filter { $0.path.first == first && $0.path.count > 1 }.map { $0.path[1] }
                 return fail(CLIError(usage: "'aisync \(first)' needs a subcommand (\(subs.joined(separator: ", ")))", hint: "See `aisync help \(first)`"))

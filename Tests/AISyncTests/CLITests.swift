@@ -455,10 +455,21 @@ struct CLITests {
         }
     }
 
-    @Test func version() {
-        let r = CLIHarness.run(["--version"])
+    @Test(arguments: ["--version", "-v", "-V"])
+    func version(_ flag: String) {
+        let r = CLIHarness.run([flag])
         CLIExpect.success(r)
         #expect(CLIExpect.matches(r.stdout, "^aisync [0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.]+)?\n$"), "\(r)")
+    }
+
+    @Test("`aisync remote` alone lists the remotes, like `remote list`")
+    func remoteAloneLists() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        CLIExpect.success(store.run(["remote", "add", "usb", "file:///media/usb/aisync"]))
+        let alone = store.run(["remote"])
+        CLIExpect.success(alone)
+        #expect(alone.stdout == store.run(["remote", "list"]).stdout && alone.stdout.contains("usb"), "\(alone)")
     }
 
     @Test(arguments: [(["lst"], "list"), (["statsu"], "status"), (["chat", "nwe"], "chat new"), (["fsk"], "fsck"),
@@ -537,7 +548,7 @@ struct CLITests {
     @Test func titlesSurviveTheIndex() throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
-        let titles = ["tab\there", "new\nline", "cr\r", "back\\slash \\t \\n", "“quotes” ünïcødé 🦊", "\\", " "]
+        let titles = ["tab\there", "new\nline", "cr\r", "back\\slash \\t \\n", "“quotes” ünïcødé 🦊", "\\", " padded "]
         var ids: [String: String] = [:]
         for t in titles { ids[try store.ok(["chat", "new", "--title", t])] = t }
         try? FileManager.default.removeItem(atPath: store.indexPath)

@@ -50,6 +50,8 @@ public enum RecordKind: String, Sendable, CaseIterable, Codable, Comparable {
     case chat, story, image
     /// Orders kinds by name (`chat` < `image` < `story`).
     public static func < (a: RecordKind, b: RecordKind) -> Bool { a.rawValue < b.rawValue }
+    /// The kind with its article, for messages: "a chat", "a story", "an image".
+    package var withArticle: String { self == .image ? "an image" : "a \(rawValue)" }
 }
 
 package func isLowerHex(_ b: UInt8) -> Bool { (b >= 48 && b <= 57) || (b >= 97 && b <= 102) }
