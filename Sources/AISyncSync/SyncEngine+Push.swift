@@ -35,6 +35,8 @@ extension SyncEngine {
         var imageRecords: Set<RecordID> = []
         /// This device's deletes of records that may hold pictures (Imgur copies to delete).
         var deletions: [Version] = []
+        /// Records this device deletes in this push (the mass-delete safeguard counts them).
+        var deletedRecords: Set<RecordID> = []
         /// How many lines were journaled since the checkpoint, and where they end.
         var journaled = 0
         var end: Int64
@@ -49,6 +51,7 @@ extension SyncEngine {
         var imgurRefused: AISyncError?
         if uploadsToImgur, !dryRun, let imgur { imgurRefused = try await imgur.uploadPending(into: &report) }
         var outgoing = try await self.outgoing(checkpoint)
+        if !allowMassDelete { try await refuseMassDelete(outgoing.deletedRecords) }
         if case .nothingToSend(let advanceTo) = PushPlanner.start(outgoing: outgoing.entries.count, journaled: outgoing.journaled,
                                                                    end: outgoing.end, checkpoint: checkpoint) {
             if let advanceTo, !dryRun {
@@ -230,8 +233,22 @@ extension SyncEngine {
                 result.entries.append(Outgoing.Entry(offset: offset, length: raw.count, size: size))
                 if v.kind == .image { result.imageRecords.insert(v.record) }
                 if v.device == store.deviceID, v.isDeleted, v.kind != .chat { result.deletions.append(v) }
+                if v.device == store.deviceID, v.isDeleted { result.deletedRecords.insert(v.record) }
             }
         }
+    }
+
+    /// A wiped or half-restored store must never empty every other device: a push that would
+    /// delete more than max(50 records, a quarter of the store) stops before it sends
+    /// anything, naming what it would delete, unless ``allowMassDelete`` (rclone's
+    /// `--max-delete`, Joplin's fail-safe).
+    func refuseMassDelete(_ deleted: Set<RecordID>) async throws(AISyncError) {
+        guard deleted.count > 50 else { return }
+        let all = try await store.list(includeDeleted: true)
+        guard deleted.count > Swift.max(50, all.count / 4) else { return }
+        let named = all.filter { deleted.contains($0.id) }.prefix(5).map { r in r.title.isEmpty ? r.id.rawValue : "\(r.id) “\(r.title.prefix(40))”" }
+        throw AISyncError(.usage, "this push would delete \(deleted.count) of the \(all.count) records on every device (\(named.joined(separator: ", "))\(deleted.count > named.count ? ", …" : ""))",
+                          hint: "If you meant to, push again allowing mass deletes (--allow-mass-delete); if not, pull from another device's remote before pushing")
     }
 
     /// After a push was cut off around its head write: did the head land? Either way the

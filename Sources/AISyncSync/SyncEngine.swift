@@ -29,7 +29,10 @@ public struct SyncEngine: Sendable {
     /// than that snapshot's size, so restoring costs about the store's size, never its whole
     /// history. Nil: only `compact` writes snapshots.
     public var autoCompactBytes: Int64? = SyncEngine.defaultAutoCompactBytes
-    /// 64 MiB: about 80,000 chat versions.
+    /// Lets a push send deletes of more than max(50 records, a quarter of the store); off by
+    /// default, so a wiped or half-restored store cannot empty every other device.
+    public var allowMassDelete = false
+        /// 64 MiB: about 80,000 chat versions.
     public static let defaultAutoCompactBytes: Int64 = 64 << 20
 
     /// An engine for `store` and `remote`. `progress` is called from the syncing task, often:

@@ -49,13 +49,15 @@ enum SyncCommands {
     }
 
     static let remember = OptionSpec(name: "remember", help: "Keep an encrypted remote's key in a file only you can read, so later syncs need no passphrase.")
+    static let allowMassDelete = OptionSpec(name: "allow-mass-delete", help: "Send deletes of more than 50 records and a quarter of the store (refused otherwise).")
     static let syncOptions = [OptionSpec(name: "dry-run", help: "Say what would move, without moving it."), InspectCommands.json, remember]
+    static let pushOptions = syncOptions + [allowMassDelete]
 
     /// The engine for the remote named on the command line, set up by the library from the
     /// store's config and the environment; its warnings are printed here.
     static func engine(_ inv: Invocation) async throws(CLIError) -> SyncEngine {
         let store = try Context.open(inv)
-        let (engine, warnings) = try await Context.call { () async throws(AISyncError) in
+        var (engine, warnings) = try await Context.call { () async throws(AISyncError) in
             try await SyncEngine.configured(store: store, remote: inv.positionals.first, environment: CLIPlatform.environmentDictionary(),
                                             passphrase: PassphrasePrompt.source, rememberKey: inv.flag("remember"), progress: progressLine)
         }
@@ -67,6 +69,7 @@ enum SyncCommands {
                 CLIPlatform.err("warning: this remote is encrypted, so pictures are not uploaded to Imgur, where they would be public; run `aisync imgur enable --public-images` to upload them anyway\n")
             }
         }
+        engine.allowMassDelete = inv.flag("allow-mass-delete")
         return engine
     }
 
@@ -104,7 +107,7 @@ enum SyncCommands {
 
     static let remoteArgument = [ArgumentSpec(name: "NAME", help: "The remote (optional when there is only one).", optional: true)]
 
-    static let push = CommandSpec(path: ["push"], abstract: "Send local changes to a remote.", arguments: remoteArgument, options: syncOptions) { inv throws(CLIError) in
+    static let push = CommandSpec(path: ["push"], abstract: "Send local changes to a remote.", arguments: remoteArgument, options: pushOptions) { inv throws(CLIError) in
         let engine = try await engine(inv)
         let r = try await Context.call { () async throws(AISyncError) in try await engine.push(dryRun: inv.flag("dry-run")) }
         report(r, verb: "push", inv)
@@ -123,7 +126,7 @@ enum SyncCommands {
         discussion: "Syncs first. This device's segments and older snapshots that a snapshot covers are removed once that snapshot is older than the grace period, so a device offline for less than that still syncs.",
         arguments: remoteArgument,
         options: [OptionSpec(name: "grace", valueName: "DAYS", help: "Keep what a snapshot covers this many days (default 30; 0 removes it now)."),
-                  InspectCommands.json, remember]
+                  InspectCommands.json, remember, allowMassDelete]
     ) { inv throws(CLIError) in
         var grace = SyncEngine.defaultGraceMilliseconds
         if let text = inv.option("grace") {
@@ -145,7 +148,7 @@ enum SyncCommands {
         return ExitCode.success
     }
 
-    static let sync = CommandSpec(path: ["sync"], abstract: "Pull, merge, then push.", arguments: remoteArgument, options: syncOptions) { inv throws(CLIError) in
+    static let sync = CommandSpec(path: ["sync"], abstract: "Pull, merge, then push.", arguments: remoteArgument, options: pushOptions) { inv throws(CLIError) in
         let engine = try await engine(inv)
         let r = try await Context.call { () async throws(AISyncError) in try await engine.sync(dryRun: inv.flag("dry-run")) }
         report(r, verb: "sync", inv)

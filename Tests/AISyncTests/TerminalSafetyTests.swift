@@ -57,3 +57,38 @@ struct TerminalSafetyTests {
         await remote.remove()
     }
 }
+
+/// A wiped or half-restored store must never empty every other device (issue 13): a push
+/// deleting more than max(50, a quarter of the store) stops before sending anything.
+@Suite("Mass-delete safeguard")
+struct MassDeleteTests {
+    @Test("deleting 70 of 80 records in one push is refused and names them; nothing reaches the other device; --allow-mass-delete sends it")
+    func refusedUntilAllowed() async throws {
+        let remote = try await TestServer.require(.folder).freshRemote("mass-delete")
+        let laptop = try await Device.make("laptop", remote: remote)
+        let phone = try await Device.make("phone", remote: remote)
+        defer { laptop.remove(); phone.remove() }
+        try await laptop.ok(["debug-generate", "80"])
+        try await laptop.sync("push")
+        let ids = try CLIJSON.array(await laptop.run(["list", "--json"])).compactMap { $0["id"] as? String }
+        try #require(ids.count == 80)
+        // 10 deletes: under 50, sent as usual.
+        for id in ids.prefix(10) { try await laptop.ok(["rm", id]) }
+        try await laptop.sync("push")
+        try await phone.sync("pull")
+        // 70 more in one push: refused, before anything is sent, for push and sync alike.
+        for id in ids.dropFirst(10) { try await laptop.ok(["rm", id]) }
+        for verb in ["push", "sync"] {
+            let refused = await laptop.run([verb])
+            #expect(refused.exitCode == 64 && refused.stderr.contains("would delete 70 of the 80 records"), "\(verb): \(refused)")
+            #expect(refused.stderr.contains("--allow-mass-delete") && refused.stderr.contains("Generated chat"), "\(verb): \(refused)")
+        }
+        try await phone.sync("pull")
+        #expect(try CLIJSON.array(await phone.run(["list", "--json"])).count == 70, "the phone lost records it should keep")
+        let allowed = await laptop.run(["push", "--allow-mass-delete"])
+        #expect(allowed.succeeded, "\(allowed)")
+        try await phone.sync("pull")
+        #expect(try CLIJSON.array(await phone.run(["list", "--json"])).isEmpty)
+        await remote.remove()
+    }
+}
