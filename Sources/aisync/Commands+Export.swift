@@ -26,7 +26,7 @@ enum ExportCommands {
             guard format == nil else { throw CLIError(usage: "--format cannot be used with --all", hint: "--all writes each kind in its own formats", command: inv.command) }
             return try await exportAll(inv)
         case (let text?, false):
-            return try await exportOne(try Context.recordID(text, inv), format: format, inv)
+            return try await exportOne(try await Context.recordID(text, inv), format: format, inv)
         case (nil, false):
             throw CLIError(usage: "give a record ID or --all", hint: "Usage: aisync export ID|--all [--format md|html|epub|json] [--output PATH] [--force]", command: inv.command)
         case (_?, true):

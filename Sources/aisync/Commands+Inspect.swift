@@ -38,7 +38,7 @@ enum InspectCommands {
         options: [json, OptionSpec(name: "version", valueName: "VERSION", help: "Show the record as of this version (6+ characters, from `aisync log ID`)."),
                   OptionSpec(name: "show-secrets", help: "Include secrets such as an Imgur deletehash.")]
     ) { inv throws(CLIError) in
-        let id = try Context.recordID(inv.positionals[0], inv)
+        let id = try await Context.recordID(inv.positionals[0], inv)
         let store = try Context.open(inv)
         let (state, shown, asOf) = try await Context.call { () async throws(AISyncError) in
             try await store.visibleRecord(id, asOf: inv.option("version"))
@@ -53,7 +53,8 @@ enum InspectCommands {
         arguments: [ArgumentSpec(name: "ID", help: "Only this record.", optional: true)],
         options: [json]
     ) { inv throws(CLIError) in
-        let id = try inv.positionals.first.map { (text: String) throws(CLIError) -> RecordID in try Context.recordID(text, inv) }
+        var id: RecordID?
+        if let text = inv.positionals.first { id = try await Context.recordID(text, inv) }
         let store = try Context.open(inv)
         let versions = try await Context.call { () async throws(AISyncError) in try await store.history(id) }
         let names = store.deviceNames()
@@ -77,7 +78,8 @@ enum InspectCommands {
         arguments: [ArgumentSpec(name: "ID", help: "Only this record.", optional: true)],
         options: [json]
     ) { inv throws(CLIError) in
-        let id = try inv.positionals.first.map { (text: String) throws(CLIError) -> RecordID in try Context.recordID(text, inv) }
+        var id: RecordID?
+        if let text = inv.positionals.first { id = try await Context.recordID(text, inv) }
         let store = try Context.open(inv)
         let list = try await Context.call { () async throws(AISyncError) in try await store.conflicts(id) }
         let names = store.deviceNames()
@@ -103,7 +105,7 @@ enum InspectCommands {
                   OptionSpec(name: "field", valueName: "F", help: "Only this field (with --value-of)."),
                   OptionSpec(name: "value-of", valueName: "VERSION", help: "The version whose value of --field to keep.")]
     ) { inv throws(CLIError) in
-        let id = try Context.recordID(inv.positionals[0], inv)
+        let id = try await Context.recordID(inv.positionals[0], inv)
         let store = try Context.open(inv)
         let version: Version
         switch (inv.option("keep"), inv.option("field"), inv.option("value-of")) {
@@ -122,7 +124,7 @@ enum InspectCommands {
         path: ["restore"], abstract: "Bring a deleted record back, with everything it held.",
         arguments: [ArgumentSpec(name: "ID", help: "The deleted record (see `aisync list --deleted`).")]
     ) { inv throws(CLIError) in
-        let id = try Context.recordID(inv.positionals[0], inv)
+        let id = try await Context.recordID(inv.positionals[0], inv)
         let store = try Context.open(inv)
         let version = try await Context.call { () async throws(AISyncError) in try await store.restore(id) }
         CLIPlatform.out("Restored \(id): new version \(version.shortID)\n")

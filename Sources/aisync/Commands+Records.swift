@@ -32,7 +32,7 @@ enum RecordCommands {
         arguments: [ArgumentSpec(name: "ID", help: "The chat."), ArgumentSpec(name: "TEXT", help: "The message text, or - for standard input.")],
         options: [OptionSpec(name: "role", valueName: "user|assistant|system", help: "Who said it.", required: true)]
     ) { inv throws(CLIError) in
-        let id = try Context.recordID(inv.positionals[0], inv)
+        let id = try await Context.recordID(inv.positionals[0], inv)
         guard let roleText = inv.option("role") else { throw CLIError(usage: "missing --role", hint: "Give --role user, assistant or system", command: inv.command) }
         guard let role = ChatBody.Role(rawValue: roleText) else {
             throw CLIError(usage: "unknown role '\(roleText)'", hint: "Use user, assistant or system", command: inv.command)
@@ -50,7 +50,7 @@ enum RecordCommands {
         arguments: [ArgumentSpec(name: "ID", help: "The chat."), ArgumentSpec(name: "MESSAGE_ID", help: "The message (or a unique prefix)."),
                     ArgumentSpec(name: "TEXT", help: "The new text, or - for standard input.")]
     ) { inv throws(CLIError) in
-        let id = try Context.recordID(inv.positionals[0], inv)
+        let id = try await Context.recordID(inv.positionals[0], inv)
         let text = try Context.text(inv.positionals[2], inv)
         let store = try Context.open(inv)
         let version = try await Context.call { () async throws(AISyncError) in try await store.editMessage(id, message: inv.positionals[1], text: text) }
@@ -62,7 +62,7 @@ enum RecordCommands {
         path: ["chat", "rm"], abstract: "Remove a message from a chat.",
         arguments: [ArgumentSpec(name: "ID", help: "The chat."), ArgumentSpec(name: "MESSAGE_ID", help: "The message (or a unique prefix).")]
     ) { inv throws(CLIError) in
-        let id = try Context.recordID(inv.positionals[0], inv)
+        let id = try await Context.recordID(inv.positionals[0], inv)
         let store = try Context.open(inv)
         let version = try await Context.call { () async throws(AISyncError) in try await store.removeMessage(id, message: inv.positionals[1]) }
         CLIPlatform.out("\(version.shortID)\n")
@@ -91,7 +91,7 @@ enum RecordCommands {
                     ArgumentSpec(name: "PATH", help: "Where to write it (a directory keeps the id as name; - is standard output).")],
         options: [OptionSpec(name: "force", help: "Replace an existing file.")]
     ) { inv throws(CLIError) in
-        let id = try Context.recordID(inv.positionals[0], inv)
+        let id = try await Context.recordID(inv.positionals[0], inv)
         let store = try Context.open(inv)
         let path = inv.positionals[1]
         if path == "-" {
@@ -115,7 +115,7 @@ enum RecordCommands {
         let pages = inv.options("page")
         guard !pages.isEmpty else { throw CLIError(usage: "missing --page", hint: "Give --page TEXT once per page", command: inv.command) }
         var images: [RecordID] = []
-        for text in inv.options("image") { images.append(try Context.recordID(text, inv)) }
+        for text in inv.options("image") { images.append(try await Context.recordID(text, inv)) }
         let store = try Context.open(inv)
         let imageIDs = images
         let id = try await Context.call { () async throws(AISyncError) in
@@ -129,7 +129,7 @@ enum RecordCommands {
         path: ["rename"], abstract: "Change a record's title.",
         arguments: [ArgumentSpec(name: "ID", help: "The record."), ArgumentSpec(name: "TITLE", help: "The new title.")]
     ) { inv throws(CLIError) in
-        let id = try Context.recordID(inv.positionals[0], inv)
+        let id = try await Context.recordID(inv.positionals[0], inv)
         let store = try Context.open(inv)
         try await Context.call { () async throws(AISyncError) in try await store.rename(id, to: inv.positionals[1]) }
         return ExitCode.success
@@ -140,7 +140,7 @@ enum RecordCommands {
         arguments: [ArgumentSpec(name: "ID", help: "The record.")],
         options: [OptionSpec(name: "off", help: "Remove the favorite mark.")]
     ) { inv throws(CLIError) in
-        let id = try Context.recordID(inv.positionals[0], inv)
+        let id = try await Context.recordID(inv.positionals[0], inv)
         let store = try Context.open(inv)
         try await Context.call { () async throws(AISyncError) in try await store.setFavorite(id, !inv.flag("off")) }
         return ExitCode.success
@@ -150,7 +150,7 @@ enum RecordCommands {
         path: ["rm"], abstract: "Delete a record (a tombstone that syncs; other devices' concurrent edits are kept as a conflict).",
         arguments: [ArgumentSpec(name: "ID", help: "The record.")]
     ) { inv throws(CLIError) in
-        let id = try Context.recordID(inv.positionals[0], inv)
+        let id = try await Context.recordID(inv.positionals[0], inv)
         let store = try Context.open(inv)
         try await Context.call { () async throws(AISyncError) in try await store.delete(id) }
         return ExitCode.success

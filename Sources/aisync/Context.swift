@@ -28,11 +28,17 @@ enum Context {
     /// before exiting would only add time to every command.
     private static let openStores = Mutex<[Store]>([])
 
-    static func recordID(_ text: String, _ inv: Invocation) throws(CLIError) -> RecordID {
-        guard let id = RecordID(text) else {
-            throw CLIError(usage: "'\(text.prefix(80))' is not a record id", hint: "Ids look like chat-3f9a1c2b4d5e6f70; see `aisync list`", command: inv.command)
+    /// A record id argument: a whole id or a unique prefix of one (the library resolves it).
+    static func recordID(_ text: String, _ inv: Invocation) async throws(CLIError) -> RecordID {
+        if let id = RecordID(text), text.utf8.count >= 21 { return id }
+        let store = try open(inv)
+        do {
+            return try await store.resolveRecordID(text)
+        } catch where error.code == .usage {
+            throw CLIError(usage: error.message, hint: error.hint.map { $0.replacingOccurrences(of: "the list of records", with: "`aisync list`") }, command: inv.command)
+        } catch {
+            throw CLIError(error)
         }
-        return id
     }
 
     /// A message text argument; `-` reads it from standard input.

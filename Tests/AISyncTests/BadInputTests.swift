@@ -85,6 +85,8 @@ struct BadInputTests {
         Case(args: ["show", "{deleted}"], code: 66, mentioning: ["deleted"]),
         Case(args: ["rm", "chat-0000000000000000"], code: 66),
         Case(args: ["conflicts", "chat-0000000000000000"], code: 66, mentioning: ["no record chat-0000000000000000"]),
+        Case(args: ["show", "chat-"], code: 64, mentioning: ["matches", "records", "more characters"]),
+        Case(args: ["show", "zzzz"], code: 66, mentioning: ["no record zzzz"]),
         Case(args: ["rm", "{deleted}"], code: 66, mentioning: ["deleted"]),
         Case(args: ["rename", "chat-0000000000000000", "x"], code: 66),
         Case(args: ["rename", "{deleted}", "x"], code: 66),

@@ -462,6 +462,23 @@ struct CLITests {
         #expect(CLIExpect.matches(r.stdout, "^aisync [0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.]+)?\n$"), "\(r)")
     }
 
+    @Test("a unique prefix of a record id works wherever an id does, with or without its kind")
+    func recordIDPrefixes() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let id = try store.ok(["chat", "new", "--title", "prefixed"])
+        let full = store.run(["show", id])
+        CLIExpect.success(full)
+        let hex = String(id.dropFirst("chat-".count))
+        for prefix in [String(id.prefix(9)), String(hex.prefix(6))] {
+            let r = store.run(["show", prefix])
+            CLIExpect.success(r)
+            #expect(r.stdout == full.stdout, "\(prefix): \(r)")
+        }
+        CLIExpect.success(store.run(["rename", String(hex.prefix(6)), "renamed by prefix"]))
+        #expect(store.run(["show", id]).stdout.contains("renamed by prefix"))
+    }
+
     @Test("`aisync remote` alone lists the remotes, like `remote list`")
     func remoteAloneLists() throws {
         let store = try CLIHarness.makeStore()
