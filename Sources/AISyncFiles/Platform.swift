@@ -150,6 +150,8 @@ package enum Platform {
     }
 
     package static func access(_ path: String, writable: Bool) -> Bool { sysAccess(path, writable ? W_OK : R_OK) == 0 }
+    /// Whether the last failed call was refused for permissions (EACCES), not a missing file.
+    package static var lastErrorIsPermission: Bool { errno == EACCES }
 
     /// Lists a directory's entries (without `.` and `..`), or nil when it cannot be read.
     package static func listDirectory(_ path: String) -> [String]? {

@@ -195,11 +195,23 @@ extension Store {
     /// Adds an image file: its bytes are streamed into `objects/` and described by a record.
     public func addImage(fileAt path: String, title: String?, prompt: String?, model: String?) throws(AISyncError) -> RecordID {
         guard let st = Platform.stat(path) else {
+            if Platform.lastErrorIsPermission {
+                throw AISyncError(.permission, "cannot read \(path): a folder on its path may not be opened", hint: "Check the permissions of its folders")
+            }
             throw AISyncError(.notFound, "no such file: \(path)", hint: "Check the path of the image")
         }
         guard st.isRegular else { throw AISyncError(.usage, "\(path) is not a regular file", hint: "Give the path of an image file") }
+        guard Platform.access(path, writable: false) else {
+            throw AISyncError(.permission, "cannot read \(path): permission denied", hint: "Check the file's permissions (it must be readable by you)")
+        }
         guard let info = ImageSniffer.sniff(fileAt: path) else {
             throw AISyncError(.damagedData, "\(path) is not an image aisync recognizes", hint: "Supported: PNG, JPEG, GIF, WebP, BMP, TIFF, HEIC, AVIF")
+        }
+        let kind = info.mediaType.split(separator: "/").last.map { $0.uppercased() } ?? "image"
+        if let problem = ImageSniffer.incompleteness(mediaType: info.mediaType, size: st.size, read: { offset, count in
+            (try? FileIO.readRange(path, from: offset, count: count)) ?? []
+        }) {
+            throw AISyncError(.damagedData, "\(path) is not a whole \(kind): \(problem)", hint: "Save or download the picture again")
         }
         if let title { try Self.checkTitle(title) }
         let stored = try objects.put(fileAt: path)

@@ -333,6 +333,8 @@ extension ImageSniffer {
     /// Only regular files are opened, so a FIFO or device in a synced folder cannot
     /// block or stream forever; the read loops because a single read may return short.
     public static func sniff(fileAt path: String) -> ImageInfo? {
+        // A symbolic link is followed, as the copy into the store follows it.
+        let path = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
               attributes[.type] as? FileAttributeType == .typeRegular,
               let handle = FileHandle(forReadingAtPath: path)
