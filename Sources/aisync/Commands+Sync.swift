@@ -84,8 +84,7 @@ enum SyncCommands {
                                   "failed": .int(Int64(r.imgurFailed)), "deleted": .int(Int64(r.imgurDeleted))]),
             ]).printLine()
         } else {
-            let prefix = r.dryRun ? "Would have: " : ""
-            CLIPlatform.out("\(prefix)\(verb): pushed \(r.pushed), pulled \(r.pulled) version(s), \(r.blobs) image(s), \(r.bytes) bytes; \(r.conflicts) conflict(s)\n")
+            CLIPlatform.out(Output.syncSummary(r, verb: verb))
         }
         if r.imgurUploaded + r.imgurFailed + r.imgurDeleted > 0 || r.imgurPending > 0, !inv.flag("json") {
             CLIPlatform.out("imgur: \(r.imgurUploaded) uploaded, \(r.imgurPending) pending, \(r.imgurFailed) refused, \(r.imgurDeleted) deleted\n")

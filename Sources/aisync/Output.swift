@@ -166,6 +166,41 @@ enum Output {
         let line = oneLine(text)
         return line.count > 70 ? String(line.prefix(69)) + "…" : line
     }
+
+    /// `1 version`, `3 versions`.
+    static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
+    /// Bytes for people: `823 B`, `35.2 KB`, `1.4 MB` (decimal units, as file managers show).
+    static func bytes(_ n: Int64) -> String {
+        if n < 1000 { return "\(n) B" }
+        let units = ["KB", "MB", "GB", "TB"]
+        var value = Double(n) / 1000
+        var unit = 0
+        while value >= 1000, unit < units.count - 1 { value /= 1000; unit += 1 }
+        return String(format: value < 10 ? "%.1f %@" : "%.0f %@", value, units[unit])
+    }
+
+    /// What a push, pull or sync did, in a sentence, and what to run next when it left
+    /// conflicts: `Pushed 3 versions and 1 picture (1.2 MB).`
+    static func syncSummary(_ r: SyncReport, verb: String) -> String {
+        var moved: [String] = []
+        if r.pulled > 0 { moved.append("\(r.dryRun ? "would pull" : "pulled") \(count(r.pulled, "version"))") }
+        if r.pushed > 0 { moved.append("\(r.dryRun ? "would push" : "pushed") \(count(r.pushed, "version"))") }
+        var line: String
+        if moved.isEmpty && r.blobs == 0 {
+            line = r.dryRun ? "Nothing would move." : (verb == "push" ? "Nothing to push." : "Already up to date.")
+        } else {
+            line = moved.joined(separator: " and ")
+            if r.blobs > 0 { line += (moved.isEmpty ? "\(r.dryRun ? "would move" : "moved") " : " with ") + count(r.blobs, "picture") }
+            line = line.prefix(1).uppercased() + line.dropFirst() + " (\(bytes(r.bytes)))."
+        }
+        var out = line + "\n"
+        if r.conflicts > 0 {
+            out += "\(count(r.conflicts, "record")) \(r.conflicts == 1 ? "has" : "have") conflicting changes: see them with `aisync conflicts`, "
+                + "then keep one side with `aisync resolve ID --keep VERSION`.\n"
+        }
+        return out
+    }
 }
 
 extension String {

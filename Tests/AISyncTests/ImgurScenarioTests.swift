@@ -347,7 +347,7 @@ struct ImgurScenarioTests {
         let push = ImgurScenario.run(a, ["push"], env: imgur.clientEnv)
         #expect(push.exitCode == 0, "\(push)")
         CLIExpect.noCrash(push)
-        #expect(push.stdout.contains("pushed 3,"), "every record should be pushed: \(push)")
+        #expect(push.stdout.contains("Pushed 3 versions"), "every record should be pushed: \(push)")
         #expect(push.stdout.contains("0 uploaded, 2 pending"), "\(push)")
         #expect(push.stderr.contains("warning: Imgur rate limit reached; uploads resume after "), "\(push)")
         let state = try imgur.state()
@@ -420,7 +420,7 @@ struct ImgurScenarioTests {
         let push = ImgurScenario.run(a, ["push"], env: imgur.clientEnv)
         #expect(push.exitCode == 0, "\(push)")
         CLIExpect.noCrash(push)
-        #expect(push.stdout.contains("pushed 5,") && push.stdout.contains("imgur: 2 uploaded, 0 pending, 1 refused"), "\(push)")
+        #expect(push.stdout.contains("Pushed 5 versions") && push.stdout.contains("imgur: 2 uploaded, 0 pending, 1 refused"), "\(push)")
         #expect(try imgur.state().uploads == 2)
 
         var refused: [String] = []
@@ -520,7 +520,7 @@ struct ImgurScenarioTests {
         try b.ok(["remote", "add", "origin", "file://\(remote)"])
         let pull = ImgurScenario.run(b, ["pull"], env: ["AISYNC_IMGUR_API": imgur.url])
         #expect(pull.exitCode == 0, "\(pull)")
-        #expect(pull.stdout.contains("pulled 2 version(s)"), "the records should have been pushed despite the refused credential: \(pull)")
+        #expect(pull.stdout.contains("Pulled 2 versions"), "the records should have been pushed despite the refused credential: \(pull)")
         #expect(b.run(["show", chat]).exitCode == 0 && b.run(["image", "save", id, "\(b.directory)/x"]).exitCode == 0)
 
         // With the right credential the next push uploads.
@@ -562,7 +562,7 @@ struct ImgurScenarioTests {
         let failing = ImgurScenario.run(a, ["push"], env: imgur.clientEnv)
         #expect(failing.exitCode == 0, "\(failing)")
         CLIExpect.noCrash(failing)
-        #expect(failing.stdout.contains("pushed 1,") && failing.stdout.contains("0 uploaded, 1 pending"), "\(failing)")
+        #expect(failing.stdout.contains("Pushed 1 version ") && failing.stdout.contains("0 uploaded, 1 pending"), "\(failing)")
         #expect(failing.stderr.contains("warning: Imgur: ") && failing.stderr.contains("stays pending"), "\(failing)")
         let s2 = try imgur.state()
         let attempts = s2.requests - s1.requests

@@ -76,7 +76,7 @@ struct PassphrasePromptTests {
         _ = try terminal.waitFor("EXIT=0")
         _ = try terminal.waitFor("Passphrase for remote origin:")
         terminal.type(secret)
-        _ = try terminal.waitFor("pulled 1 version")
+        _ = try terminal.waitFor("Pulled 1 version")
         // Typed only once the third command asks: typed earlier, the terminal itself would echo it.
         _ = try terminal.waitFor("Passphrase for remote origin:", times: 2)
         terminal.type("not-the-passphrase")
