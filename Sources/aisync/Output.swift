@@ -106,11 +106,11 @@ enum Output {
         return """
             store      \(s.root)
             device     \(s.deviceName) (\(s.device))
-            records    \(counts)\(s.deleted > 0 ? " (\(s.deleted) deleted)" : "")
+            records    \(counts)\(s.deleted > 0 ? "; \(s.deleted) more deleted (restorable)" : "")
             conflicts  \(s.conflicts)
-            objects    \(s.objects) (\(s.bytes) bytes)\(s.imagesNotDownloaded > 0 ? "; \(s.imagesNotDownloaded) image(s) not yet downloaded" : "")
+            objects    \(count(s.objects, "file")), \(bytes(s.bytes))\(s.imagesNotDownloaded > 0 ? "; \(count(s.imagesNotDownloaded, "picture")) not downloaded yet" : "")
             journal    \(s.journalLines) lines
-            remotes    \(s.remotes.isEmpty ? "none" : s.remotes.map { "\($0.name) \($0.url)" }.joined(separator: ", "))
+            remotes    \(s.remotes.isEmpty ? "none" : s.remotes.map { "\($0.name) \($0.url)\($0.encrypted ? " (encrypted)" : "")" }.joined(separator: ", "))
 
             """
     }

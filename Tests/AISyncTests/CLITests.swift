@@ -388,6 +388,8 @@ struct CLITests {
         for needle in [store.path, "desk", "2 chats", "3 images", "1 stor", "conflicts"] {
             #expect(text.stdout.contains(needle), "status should show \(needle): \(text)")
         }
+        // Sizes for people, not raw byte counts.
+        #expect(CLIExpect.matches(text.stdout, "objects    [0-9]+ files?, [0-9.]+ (B|KB|MB)\n"), "\(text)")
     }
 
     @Test func fsckPassesOnASoundStore() throws {
