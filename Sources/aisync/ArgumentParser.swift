@@ -45,6 +45,7 @@ func parse(_ args: [String], for command: CommandSpec) throws(CLIError) -> Invoc
         index += 1
         // `-o FILE` is `--output FILE` wherever a command writes a file.
         if arg == "-o", !onlyPositionals, options.contains(where: { $0.name == "output" }) { arg = "--output" }
+        if arg == "-n", !onlyPositionals, options.contains(where: { $0.name == "limit" }) { arg = "--limit" }
         if onlyPositionals || !arg.hasPrefix("-") || arg == "-" {
             result.positionals.append(arg)
             continue

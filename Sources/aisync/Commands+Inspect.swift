@@ -51,12 +51,19 @@ enum InspectCommands {
     static let log = CommandSpec(
         path: ["log"], abstract: "Show the history of versions, newest first.",
         arguments: [ArgumentSpec(name: "ID", help: "Only this record.", optional: true)],
-        options: [json]
+        options: [json, OptionSpec(name: "limit", valueName: "N", help: "Only the N newest versions (also -n N).")]
     ) { inv throws(CLIError) in
         var id: RecordID?
         if let text = inv.positionals.first { id = try await Context.recordID(text, inv) }
+        var limit = Int.max
+        if let text = inv.option("limit") {
+            guard let n = Int(text), n >= 0 else {
+                throw CLIError(usage: "--limit must be a whole number of versions, not '\(text.prefix(40))'", hint: "e.g. -n 20", command: inv.command)
+            }
+            limit = n
+        }
         let store = try Context.open(inv)
-        let versions = try await Context.call { () async throws(AISyncError) in try await store.history(id) }
+        let versions = Array(try await Context.call { () async throws(AISyncError) in try await store.history(id) }.suffix(limit))
         let names = store.deviceNames()
         if inv.flag("json") {
             JSONValue.array(versions.reversed().map { Output.versionJSON($0, names: names) }).printLine()

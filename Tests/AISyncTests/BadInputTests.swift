@@ -87,6 +87,8 @@ struct BadInputTests {
         Case(args: ["conflicts", "chat-0000000000000000"], code: 66, mentioning: ["no record chat-0000000000000000"]),
         Case(args: ["show", "chat-"], code: 64, mentioning: ["matches", "records", "more characters"]),
         Case(args: ["show", "zzzz"], code: 66, mentioning: ["no record zzzz"]),
+        Case(args: ["log", "-n", "x"], code: 64, mentioning: ["--limit", "whole number"]),
+        Case(args: ["log", "--limit", "-3"], code: 64),
         Case(args: ["rm", "{deleted}"], code: 66, mentioning: ["deleted"]),
         Case(args: ["rename", "chat-0000000000000000", "x"], code: 66),
         Case(args: ["rename", "{deleted}", "x"], code: 66),

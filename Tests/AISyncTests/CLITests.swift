@@ -481,6 +481,20 @@ struct CLITests {
         #expect(store.run(["show", id]).stdout.contains("renamed by prefix"))
     }
 
+    @Test("log -n N and --limit N show only the N newest versions")
+    func logLimit() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let id = try store.ok(["chat", "new", "--title", "limited"])
+        for n in 1...4 { CLIExpect.success(store.run(["chat", "say", id, "--role", "user", "message \(n)"])) }
+        let all = store.run(["log"]).stdoutLines
+        #expect(all.count == 5)
+        #expect(store.run(["log", "-n", "2"]).stdoutLines == Array(all.prefix(2)))
+        #expect(store.run(["log", id, "--limit", "3"]).stdoutLines == Array(all.prefix(3)))
+        let json = try CLIJSON.array(store.run(["log", "-n", "1", "--json"]))
+        #expect(json.count == 1)
+    }
+
     @Test("`aisync remote` alone lists the remotes, like `remote list`")
     func remoteAloneLists() throws {
         let store = try CLIHarness.makeStore()
