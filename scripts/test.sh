@@ -22,6 +22,8 @@ need_apt python3 python3
 need_apt setpriv util-linux
 # The passphrase prompt is tested on a real terminal.
 need_apt tmux tmux
+# The man page is checked by rendering it.
+need_apt groff groff-base
 # The schemas are checked with Python's jsonschema (>= 4.18 for the referencing registry).
 if ! python3 -c 'import jsonschema, referencing' 2>/dev/null; then
   python3 -m pip install --quiet 'jsonschema>=4.18' 2>/dev/null \

@@ -2,7 +2,7 @@ import AISync
 
 /// `aisync`: parse, call the library, print, exit. No logic lives here.
 let commands: [CommandSpec] = RecordCommands.all + InspectCommands.all + SyncCommands.all + ImgurCommands.all + ExportCommands.all + ImportCommands.all
-    + CryptoCommands.all + CompletionCommands.all
+    + CryptoCommands.all + CompletionCommands.all + [ManPage.command]
 
 func helpCommand(_ words: [String]) -> Int32 {
     if words.isEmpty { CLIPlatform.out(Help.root(commands)); return ExitCode.success }
