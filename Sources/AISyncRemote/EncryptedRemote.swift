@@ -69,25 +69,25 @@ public struct EncryptedRemote: RemoteStorage {
     /// Downloads and opens a file into `localPath`, chunk by chunk.
     public func download(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> Bool {
         if Self.isPlain(path) { return try await inner.download(path, to: localPath, maxBytes: maxBytes) }
-        return try await downloadOpening(path, to: localPath, maxBytes: maxBytes, hashing: false) != nil
+        return try await downloadOpening(path, to: localPath, maxBytes: maxBytes, hashing: false).found
     }
 
     /// Downloads and opens a file, hashing the plaintext as it is written.
     public func downloadHashed(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> SHA256Digest? {
         if Self.isPlain(path) { return try await inner.downloadHashed(path, to: localPath, maxBytes: maxBytes) }
-        return try await downloadOpening(path, to: localPath, maxBytes: maxBytes, hashing: true)?.digest
+        return try await downloadOpening(path, to: localPath, maxBytes: maxBytes, hashing: true).digest
     }
 
     /// Downloads the sealed file to the scratch folder, then opens it a chunk at a time into
     /// `localPath` (hashing the plaintext on the way when asked); nil when the remote does not
     /// have it. On any failure `localPath` is removed: no unauthenticated byte stays behind.
-    private func downloadOpening(_ path: String, to localPath: String, maxBytes: Int64, hashing: Bool) async throws(AISyncError) -> (digest: SHA256Digest?, path: String)? {
+    private func downloadOpening(_ path: String, to localPath: String, maxBytes: Int64, hashing: Bool) async throws(AISyncError)
+        -> (found: Bool, digest: SHA256Digest?) {
         let sealedPath = scratchPath()
         defer { _ = Platform.unlink(sealedPath) }
-        guard try await inner.download(storedPath(path), to: sealedPath, maxBytes: storedSize(path, plainSize: maxBytes)) else { return nil }
+        guard try await inner.download(storedPath(path), to: sealedPath, maxBytes: storedSize(path, plainSize: maxBytes)) else { return (false, nil) }
         do {
-            let digest = try SealedFileIO.open(sealedPath, to: localPath, keys: keys, binding: binding(path), shown: shown(path), hashing: hashing)
-            return (digest, localPath)
+            return (true, try SealedFileIO.open(sealedPath, to: localPath, keys: keys, binding: binding(path), shown: shown(path), hashing: hashing))
         } catch {
             _ = Platform.unlink(localPath)
             throw error

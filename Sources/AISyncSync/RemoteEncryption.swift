@@ -63,15 +63,25 @@ public enum RemoteEncryption {
             throw AISyncError(.configuration, "\(storage.displayName) already holds unencrypted aisync data",
                               hint: "Encrypt it in place with `aisync encrypt \(name)`, or use an empty folder")
         }
-        let environment = store.environment
-        let new = try checkNew(try await passphrase(.create(remote: name)))
-        let (file, keys) = KeyFile.create(remoteID: environment.randomHex(bytes: 16), passphrase: new,
-                                          created: Timestamp(milliseconds: environment.now()), random: environment.secureRandom)
-        if try await storage.write(KeyFile.path, file.json.canonicalBytes + [10], condition: .createOnly) == .preconditionFailed {
+        guard let keys = try await createKeyFile(storage, remoteID: store.environment.randomHex(bytes: 16), name: name, store: store,
+                                                 passphrase: passphrase) else {
             // Another device set up encryption at the same moment: use its key.
             return try await openOrCreate(name, storage: storage, store: store, passphrase: passphrase)
         }
-        guard let stored = try await readKeyFile(storage)?.value, stored == file else {
+        return keys
+    }
+
+    /// Makes a new master key for `remoteID` and writes `keys.json` create-only, then reads it
+    /// back; nil when one was there already (412), `.temporary` when another device's write
+    /// replaced ours (a server ignoring If-None-Match).
+    private static func createKeyFile(_ storage: any RemoteStorage, remoteID: String, name: String, store: Store,
+                                      passphrase: PassphraseSource) async throws(AISyncError) -> RemoteKeys? {
+        let environment = store.environment
+        let new = try checkNew(try await passphrase(.create(remote: name)))
+        let (file, keys) = KeyFile.create(remoteID: remoteID, passphrase: new, created: Timestamp(milliseconds: environment.now()),
+                                          random: environment.secureRandom)
+        if try await storage.write(KeyFile.path, file.json.canonicalBytes + [10], condition: .createOnly) == .preconditionFailed { return nil }
+        guard try await readKeyFile(storage)?.value == file else {
             throw AISyncError(.temporary, "another device set up encryption on \(storage.displayName) at the same moment",
                               hint: "Run the command again to use its key")
         }
@@ -88,11 +98,7 @@ public enum RemoteEncryption {
             }
             return try file.value.unlock(passphrase: try await passphrase(.unlock(remote: name))).keys
         }
-        let environment = store.environment
-        let new = try checkNew(try await passphrase(.create(remote: name)))
-        let (file, keys) = KeyFile.create(remoteID: remoteID, passphrase: new, created: Timestamp(milliseconds: environment.now()), random: environment.secureRandom)
-        _ = try await storage.write(KeyFile.path, file.json.canonicalBytes + [10], condition: .createOnly)
-        guard try await readKeyFile(storage)?.value == file else {
+        guard let keys = try await createKeyFile(storage, remoteID: remoteID, name: name, store: store, passphrase: passphrase) else {
             throw AISyncError(.temporary, "another device set up encryption on \(name) at the same moment", hint: "Run the command again to use its key")
         }
         return keys

@@ -66,8 +66,9 @@ extension SyncEngine {
         var pending = Array(devices)
         while let device = pending.popLast() {
             let path = RemotePath.headPath(device)
-            guard let bytes = try await plainOrOpened(path, raw, sealed) else { continue }
-            let head = try DeviceHead(bytes: bytes, path: path, expected: device)
+            // Read once: parsed now, sealed last (after the segments it names).
+            guard let headFile = try await readForSealing(path, raw, sealed) else { continue }
+            let head = try DeviceHead(bytes: headFile.plain, path: path, expected: device)
             for other in head.devices where devices.insert(other).inserted { pending.append(other) }
             guard head.seq <= 10_000_000 else {
                 throw AISyncError(.damagedData, "\(raw.displayName)/\(path) claims \(head.seq) segments", hint: "The device that wrote it should push again")
@@ -79,27 +80,35 @@ extension SyncEngine {
             if let info = head.snapshot, info.parts > 0 {
                 for part in 1...info.parts { _ = try await sealFile(RemotePath.snapshotPath(device, info.seq, part: part), raw, sealed, report: &report) }
             }
-            _ = try await sealFile(path, raw, sealed, report: &report)
+            try await seal(path, headFile, sealed, report: &report)
         }
     }
 
-    /// A file's plaintext, read plain or opened when it is sealed already; nil when missing.
-    private func plainOrOpened(_ path: String, _ raw: any RemoteStorage, _ sealed: EncryptedRemote) async throws(AISyncError) -> [UInt8]? {
+    /// A file as stored and its plaintext (read plain, or opened when it is sealed already);
+    /// nil when missing.
+    private func readForSealing(_ path: String, _ raw: any RemoteStorage, _ sealed: EncryptedRemote) async throws(AISyncError)
+        -> (stored: RemoteFile, plain: [UInt8])? {
+        try AISyncError.checkCancellation()
         guard let file = try await raw.read(path, maxBytes: Int(sealed.storedSize(path, plainSize: Int64(RemoteLimits.segment)))) else { return nil }
-        guard file.bytes.starts(with: SealedFile.magic) else { return file.bytes }
-        return try sealed.open(file.bytes, at: path)
+        return (file, file.bytes.starts(with: SealedFile.magic) ? try sealed.open(file.bytes, at: path) : file.bytes)
     }
 
     /// Seals one file where it is (unless it is already); returns its plaintext, nil when missing.
     private func sealFile(_ path: String, _ raw: any RemoteStorage, _ sealed: EncryptedRemote,
                           report: inout EncryptionReport) async throws(AISyncError) -> [UInt8]? {
-        try AISyncError.checkCancellation()
-        guard let file = try await raw.read(path, maxBytes: Int(sealed.storedSize(path, plainSize: Int64(RemoteLimits.segment)))) else { return nil }
-        if file.bytes.starts(with: SealedFile.magic) {
+        guard let read = try await readForSealing(path, raw, sealed) else { return nil }
+        try await seal(path, read, sealed, report: &report)
+        return read.plain
+    }
+
+    /// Writes a file read by ``readForSealing(_:_:_:)`` back sealed, unless it was already.
+    private func seal(_ path: String, _ read: (stored: RemoteFile, plain: [UInt8]), _ sealed: EncryptedRemote,
+                      report: inout EncryptionReport) async throws(AISyncError) {
+        guard !read.stored.bytes.starts(with: SealedFile.magic) else {
             report.alreadySealed += 1
-            return try sealed.open(file.bytes, at: path)
+            return
         }
-        let written = try await sealed.write(path, file.bytes, condition: .always)
+        let written = try await sealed.write(path, read.plain, condition: .always)
         report.files += 1
         if path == RemotePath.headPath(store.deviceID), case .written(let etag) = written {
             // Our own head changed bytes, not content: the next push must not take it for a restore.
@@ -107,7 +116,6 @@ extension SyncEngine {
             checkpoint.headETag = etag ?? ""
             try await store.writeCheckpoint(checkpoint)
         }
-        return file.bytes
     }
 
     /// Seals every picture this store has that the remote holds in plain, under its keyed

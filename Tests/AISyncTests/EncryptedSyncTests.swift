@@ -23,7 +23,7 @@ struct EncryptedSyncTests {
         EncryptedRemote(raw, keys: keys, environment: T.environment())
     }
 
-    /// Every byte the server holds, as one string (binary kept as Latin-1 so nothing is lost).
+    /// Every path and byte the server holds, concatenated.
     static func everything(_ raw: InMemoryRemote) async -> [UInt8] {
         var all: [UInt8] = []
         for path in await raw.paths { all += Array(path.utf8) + (await raw.contents(path) ?? []) }

@@ -405,16 +405,7 @@ public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
     public static func == (a: SHA256Digest, b: SHA256Digest) -> Bool { a.bytes == b.bytes }
 
     /// 64 lowercase hex characters, as printed by `sha256sum`.
-    public var hex: String {
-        let digits: [UInt8] = Array("0123456789abcdef".utf8)
-        var chars = [UInt8]()
-        chars.reserveCapacity(64)
-        for byte in bytes {
-            chars.append(digits[Int(byte >> 4)])
-            chars.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: chars, as: UTF8.self)
-    }
+    public var hex: String { Hex.encode(bytes) }
 
     /// The digest as 64 lowercase hex characters (the same as ``hex``).
     public var description: String { hex }
