@@ -15,7 +15,7 @@ struct IndexFile: Sendable {
     /// Names the temp file a rewrite goes through (the store's environment).
     let environment: AISyncEnvironment
     static let magic = "aisync-index"
-    static let format = "2"
+    static let format = "3"
     static let anchorLength: Int64 = 256
 
     /// The hash of the journal bytes just before `offset`, tying the index to one journal.

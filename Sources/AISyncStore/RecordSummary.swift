@@ -9,7 +9,8 @@ public struct RecordSummary: Hashable, Sendable, Identifiable, Codable {
     public var title: String
     /// When the record was created.
     public var created: Timestamp
-    /// The time of the latest version.
+    /// The time of the latest change to its content, deletion included; marking it a
+    /// favorite does not count (lists sort by this, and a star must not reorder them).
     public var updated: Timestamp
     /// Whether it is marked as a favorite; always false for a deleted record.
     public var favorite: Bool
@@ -24,7 +25,7 @@ public struct RecordSummary: Hashable, Sendable, Identifiable, Codable {
 extension RecordSummary {
     static func make(id: RecordID, state: RecordState, reader: VersionReader) -> RecordSummary {
         let title = (try? state.title { (d: SHA256Digest) throws(AISyncError) -> JSONValue in try reader.resolve(d) }) ?? ""
-        return RecordSummary(id: id, kind: state.kind, title: title, created: state.created, updated: state.latestTime.timestamp,
+        return RecordSummary(id: id, kind: state.kind, title: title, created: state.created, updated: (state.contentTime == .zero ? state.latestTime : state.contentTime).timestamp,
                              favorite: !state.isDeleted && state.favorite, deleted: state.isDeleted, conflict: state.isConflict,
                              damaged: state.damaged)
     }

@@ -174,9 +174,10 @@ extension SyncEngine {
     /// remote, verified. Returns those that neither had.
     private func fetchImages(_ wanted: [Store.WantedImage], report: inout SyncReport) async throws(AISyncError) -> [Store.WantedImage] {
         var missing: [Store.WantedImage] = []
+        let before = report.bytes
         for (n, image) in wanted.enumerated() {
             try AISyncError.checkCancellation()
-            progress(SyncProgress(phase: .pullingImages, done: n, total: wanted.count, bytes: report.bytes))
+            progress(SyncProgress(phase: .pullingImages, done: n, total: wanted.count, bytes: report.bytes - before))
             let fromImgur = await imgur?.fetchOriginal(sha256: image.digest, imgur: image.imgur)
             if fromImgur == .fetched {
                 report.blobs += 1

@@ -138,9 +138,12 @@ extension SyncEngine {
     /// final checkpoint. Cancellation is honoured between writes, never inside the head write.
     private func execute(_ plan: PushPlanner.Plan, outgoing: Outgoing, report: inout SyncReport) async throws(AISyncError) {
         try await putBlobs(plan.blobs, report: &report)
-        for (n, write) in plan.segments.enumerated() {
+        let totalBytes = Int64(outgoing.entries.reduce(0) { $0 + $1.size })
+        var segmentBytes: Int64 = 0
+        for write in plan.segments {
             try AISyncError.checkCancellation()
-            progress(SyncProgress(phase: .pushingSegments, done: n, total: plan.segments.count, bytes: report.bytes))
+            progress(SyncProgress(phase: .pushingSegments, done: write.entries.lowerBound, total: outgoing.entries.count,
+                                  bytes: segmentBytes, totalBytes: totalBytes))
             let lines = try await store.journalLines(at: outgoing.entries[write.entries].map { ($0.offset, $0.length) })
             let entries = try await lines.asyncMap { (v, raw) async throws(AISyncError) in
                 Segment.Entry(version: v, objects: try await store.objectsOf(v), line: raw)
@@ -149,6 +152,11 @@ extension SyncEngine {
             report.bytes += sent
             report.segmentBytes += sent
             report.segments += 1
+            segmentBytes += sent
+        }
+        if !plan.segments.isEmpty {
+            progress(SyncProgress(phase: .pushingSegments, done: outgoing.entries.count, total: outgoing.entries.count,
+                                  bytes: segmentBytes, totalBytes: segmentBytes))
         }
         try AISyncError.checkCancellation()
         // The head, last: only now do other devices see the new segments. The checkpoint
@@ -169,17 +177,25 @@ extension SyncEngine {
     /// already there is the same bytes).
     private func putBlobs(_ digests: [SHA256Digest], report: inout SyncReport) async throws(AISyncError) {
         var sent: Int64 = 0
+        var locals: [(path: String, size: Int64)] = []
+        for digest in digests {
+            let local = await store.objectPath(digest)
+            locals.append((local, Platform.stat(local)?.size ?? 0))
+        }
+        var totalBytes = locals.reduce(0) { $0 + $1.size }
         for (n, digest) in digests.enumerated() {
             try AISyncError.checkCancellation()
             let path = RemotePath.objectPath(digest)
             // A HEAD on a kept-alive connection is the cheapest way not to send bytes the
             // remote has: the PUT's `If-None-Match: *` is refused before the body only by
             // servers that honour it (nginx overwrites) and answer `Expect: 100-continue`.
-            let local = await store.objectPath(digest)
-            let size = Platform.stat(local)?.size ?? 0
+            let (local, size) = locals[n]
             let presence = try await remote.presence(path)
-            if case .present(let remoteSize) = presence, remoteSize == nil || remoteSize == remote.storedSize(path, plainSize: size) { continue }
-            progress(SyncProgress(phase: .pushingImages, done: n, total: digests.count, bytes: sent))
+            if case .present(let remoteSize) = presence, remoteSize == nil || remoteSize == remote.storedSize(path, plainSize: size) {
+                totalBytes -= size
+                continue
+            }
+            progress(SyncProgress(phase: .pushingImages, done: n, total: digests.count, bytes: sent, totalBytes: totalBytes))
             // A file of another size under a content address is what a killed upload leaves on
             // a server that writes in place (rclone): it is replaced, not trusted.
             _ = try await remote.upload(path, from: local, condition: presence == .missing ? .createOnly : .always)

@@ -15,30 +15,44 @@ public struct SyncProgress: Hashable, Sendable, CustomStringConvertible {
 
     /// What is moving.
     public var phase: Phase
-    /// Items finished before this one (0-based), and the phase's total.
+    /// Items finished so far in this phase: versions when pushing them, segments when
+    /// pulling, images for pictures.
     public var done: Int
-    /// How many items (images or segments) this phase moves in all.
+    /// How many items this phase moves in all.
     public var total: Int
     /// Bytes moved in this phase so far.
     public var bytes: Int64
+    /// About how many bytes the phase moves in all; 0 when not known in advance (pulls learn
+    /// a segment's size only when they fetch it).
+    public var totalBytes: Int64
     /// A device name, for pulls from one device.
     public var from: String?
 
     /// A progress report; the engine makes these, tests and previews may too.
-    public init(phase: Phase, done: Int, total: Int, bytes: Int64 = 0, from: String? = nil) {
-        self.phase = phase; self.done = done; self.total = total; self.bytes = bytes; self.from = from
+    public init(phase: Phase, done: Int, total: Int, bytes: Int64 = 0, totalBytes: Int64 = 0, from: String? = nil) {
+        self.phase = phase; self.done = done; self.total = total; self.bytes = bytes; self.totalBytes = totalBytes; self.from = from
     }
 
-    /// "pushing segment 2/5", the line the command line shows on a terminal.
-    public var description: String {
-        let what = switch phase {
-        case .pushingImages: "pushing image"
-        case .pushingSegments: "pushing segment"
-        case .pullingSegments: "pulling segment"
-        case .pullingImages: "pulling image"
-        case .takingBackOwnSegments: "taking back own segment"
+    /// How far the phase is, from 0 to 1: by bytes when their total is known, else by items.
+    public var fraction: Double {
+        if totalBytes > 0 { return min(1, Double(bytes) / Double(totalBytes)) }
+        return total > 0 ? min(1, Double(done) / Double(total)) : 0
+    }
+
+    /// What is moving, as a label: "pushing versions", "pulling pictures".
+    public var label: String {
+        switch phase {
+        case .pushingImages: "pushing pictures"
+        case .pushingSegments: "pushing versions"
+        case .pullingSegments: "pulling segments" + (from.map { " of \($0.prefix(40))" } ?? "")
+        case .pullingImages: "pulling pictures"
+        case .takingBackOwnSegments: "taking back own segments"
         }
-        return "\(what) \(done + 1)/\(total)" + (from.map { " of \($0.prefix(40))" } ?? "") + (bytes > 0 ? ", \(bytes) bytes" : "")
+    }
+
+    /// "pushing versions 1200/2000, 3145728 bytes": a plain line for logs and previews.
+    public var description: String {
+        "\(label) \(done)/\(total)" + (bytes > 0 ? ", \(bytes) bytes" : "")
     }
 
     /// A stream of progress and the callback that feeds it, for `SyncEngine(progress:)`:

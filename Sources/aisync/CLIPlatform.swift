@@ -40,6 +40,12 @@ enum CLIPlatform {
     static func outExact(_ text: String) { write(text, to: 1) }
     /// Human text on stderr, control characters shown visibly.
     static func err(_ text: String) { write(TerminalText.escaped(text), to: 2) }
+    /// Human text with colours on stdout (colours only on a colour terminal).
+    static func out(_ text: Styled) { write(text.rendered(colour: colours(1)), to: 1) }
+    /// Human text with colours on stderr (colours only on a colour terminal).
+    static func err(_ text: Styled) { write(text.rendered(colour: colours(2)), to: 2) }
+    /// A warning on stderr: `warning:` in yellow on a colour terminal, then the text.
+    static func warn(_ text: String) { err("\("warning:", .yellow) \(text)\n" as Styled) }
     /// Redraws the one progress line on stderr (a terminal only): the line is cleared with
     /// an escape sequence of ours, the text itself is escaped.
     static func progress(_ text: String) { write("\r\u{1B}[K" + TerminalText.escaped(text), to: 2) }
@@ -60,8 +66,48 @@ enum CLIPlatform {
         return result
     }
 
-    /// Progress and colour only on a real terminal that is not `dumb`.
-    static var stderrIsInteractive: Bool { isatty(2) == 1 && environment("TERM") != "dumb" }
+    /// Progress only when a person watches: stderr and stdout both a terminal that is not
+    /// `dumb` (output piped to a script or a file means no one reads a redrawn line).
+    static var showsProgress: Bool { isatty(2) == 1 && isatty(1) == 1 && environment("TERM") != "dumb" }
+
+    /// Colour on `fd` only when it is a terminal that is not `dumb` and `NO_COLOR` is unset
+    /// or empty (https://no-color.org).
+    static func colours(_ fd: Int32) -> Bool {
+        isatty(fd) == 1 && environment("TERM") != "dumb" && (environment("NO_COLOR") ?? "").isEmpty
+    }
+
+    /// The width to lay text out for: the terminal's, else `$COLUMNS`, else 80.
+    static var columns: Int { columns(1) }
+
+    /// The width of the terminal on `fd`, else `$COLUMNS`, else 80.
+    static func columns(_ fd: Int32) -> Int {
+        var size = winsize()
+        if isatty(fd) == 1, ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col >= 20 { return Int(size.ws_col) }
+        if let text = environment("COLUMNS"), let n = Int(text), n >= 20 { return n }
+        return 80
+    }
+
+    /// Seconds since 1970 as local wall-clock fields, honouring `TZ` (POSIX rules included).
+    static func localTime(_ seconds: Int64) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int) {
+        var t = time_t(seconds)
+        var parts = tm()
+        localtime_r(&t, &parts)
+        return (Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min))
+    }
+
+    /// A clock that only goes forward, for rates and time left.
+    static func monotonicNanoseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    /// Now, in milliseconds since 1970, for "2 h ago".
+    static func nowMilliseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
 
     /// Reads all of standard input, or nil when it is not valid UTF-8.
     static func readStandardInput() -> String? {

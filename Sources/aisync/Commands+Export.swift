@@ -64,9 +64,9 @@ enum ExportCommands {
         let force = inv.flag("force")
         let report = try await Context.call { () async throws(AISyncError) in try await store.exportAll(to: output, force: force) }
         for id in report.missingImages {
-            CLIPlatform.err("warning: left out \(id): its bytes are not in this store yet (pull from a remote to download them)\n")
+            CLIPlatform.warn("left out \(id): its bytes are not in this store yet (pull from a remote to download them)")
         }
-        CLIPlatform.out("Exported \(report.files.count - 1) file(s) to \(report.directory); open \(report.directory)/index.html\n")
+        CLIPlatform.out("Exported \(Output.count(report.files.count - 1, "file")) to \(report.directory); open \(report.directory)/index.html\n")
         return ExitCode.success
     }
 }

@@ -23,11 +23,11 @@ enum ImgurCommands {
         let (retried, warnings) = try await Context.call { () async throws(AISyncError) in
             try await store.enableImgur(api: api, images: placement, publicImages: inv.flag("public-images"), environment: CLIPlatform.environmentDictionary())
         }
-        if retried > 0 { CLIPlatform.err("note: \(retried) image(s) Imgur refused before will be tried again on the next push\n") }
+        if retried > 0 { CLIPlatform.err("note: \(retried == 1 ? "1 picture" : "\(retried) pictures") Imgur refused before will be tried again on the next push\n") }
         for warning in warnings {
             switch warning {
             case .imgurEnabledWithoutCredential:
-                CLIPlatform.err("warning: set AISYNC_IMGUR_CLIENT_ID or AISYNC_IMGUR_TOKEN before pushing; until then images wait to be uploaded\n")
+                CLIPlatform.warn("set AISYNC_IMGUR_CLIENT_ID or AISYNC_IMGUR_TOKEN before pushing; until then images wait to be uploaded")
             case .imgurPausedForEncryptedRemote: break
             }
         }

@@ -23,11 +23,11 @@ enum ImportCommands {
         let (source, path) = try arguments(inv)
         let store = try Context.open(inv)
         let options = Import.Options(dryRun: inv.flag("dry-run"), prompt: inv.option("prompt"), model: inv.option("model"),
-                                     progress: progressLine(start: .now), fetch: inv.flag("fetch") ? fetchPicture : nil)
+                                     progress: progressLine, fetch: inv.flag("fetch") ? fetchPicture : nil)
         let summary = try await Context.call { () async throws(AISyncError) in
             try await Import.run(source, path: path, into: store, options: options)
         }
-        if CLIPlatform.stderrIsInteractive { CLIPlatform.clearProgress() }
+        SyncCommands.progressBar.clear()
         if inv.flag("json") { summary.json.printLine() } else { CLIPlatform.out(text(summary)) }
         return ExitCode.success
     }
@@ -65,7 +65,7 @@ enum ImportCommands {
     static func text(_ s: ImportSummary) -> String {
         let head = s.dryRun ? "Would import" : "Imported"
         var lines = ["\(head) from \(s.source.rawValue): \(s.created) created, \(s.extended) extended, \(s.unchanged) unchanged, "
-                     + "\(s.deleted) left alone (deleted here), \(s.skipped.count) skipped; \(s.elementsAdded) message(s)/page(s) added"]
+                     + "\(s.deleted) left alone (deleted here), \(s.skipped.count) skipped; \(s.elementsAdded) \(s.elementsAdded == 1 ? "message or page" : "messages and pages") added"]
         let changed = s.records.filter { $0.outcome != .unchanged }
         for r in changed.prefix(listed) {
             switch r.outcome {
@@ -88,18 +88,10 @@ enum ImportCommands {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// One line on a terminal's stderr after each batch of a big import: share done, MB,
-    /// speed, time left and records; nothing when stderr is not a terminal.
-    static func progressLine(start: ContinuousClock.Instant) -> @Sendable (ImportProgress) -> Void {
-        { progress in
-            guard CLIPlatform.stderrIsInteractive else { return }
-            let seconds = max(0.001, (ContinuousClock.now - start) / .seconds(1))
-            let rate = Double(progress.bytesDone) / seconds
-            let left = rate > 0 ? Double(progress.totalBytes - progress.bytesDone) / rate : 0
-            let mb = { (b: Int64) in String(format: "%.0f", Double(b) / 1e6) }
-            CLIPlatform.progress("importing \(Int(progress.fraction * 100))% · \(mb(progress.bytesDone))/\(mb(progress.totalBytes)) MB · "
-                            + "\(String(format: "%.0f", rate / 1e6)) MB/s · \(Int(left.rounded())) s left · \(progress.records) records")
-        }
+    /// The progress line on a terminal's stderr after each batch of a big import.
+    static let progressLine: @Sendable (ImportProgress) -> Void = { p in
+        SyncCommands.progressBar.draw(label: "Importing", fraction: p.fraction, counter: "\(p.records) records",
+                                      bytes: p.bytesDone, totalBytes: p.totalBytes, finished: p.fraction >= 1)
     }
 
     /// ` (3 messages)`, ` (+1 page)`; nothing for images.

@@ -18,12 +18,12 @@ enum InspectCommands {
         let store = try Context.open(inv)
         let records = try await Context.call { () async throws(AISyncError) in try await store.list(kind: kind, includeDeleted: inv.flag("deleted")) }
         for r in records where r.damaged {
-            CLIPlatform.err("warning: the body of \(r.id) is missing or damaged; run `aisync fsck`\n")
+            CLIPlatform.warn("the body of \(r.id) is missing or damaged; run `aisync fsck`")
         }
         if inv.flag("json") {
             CLIPlatform.outExact(Output.listJSON(records))
         } else {
-            CLIPlatform.out(records.map(Output.listLine).joined())
+            CLIPlatform.out(Output.list(records, columns: CLIPlatform.columns))
         }
         return ExitCode.success
     }
@@ -68,7 +68,8 @@ enum InspectCommands {
         if inv.flag("json") {
             JSONValue.array(versions.reversed().map { Output.versionJSON($0, names: names) }).printLine()
         } else {
-            CLIPlatform.out(versions.reversed().map { Output.logLine($0, names: names) }.joined())
+            let now = CLIPlatform.nowMilliseconds()
+            CLIPlatform.out(versions.reversed().map { Output.logLine($0, names: names, now: now) }.joined())
         }
         return ExitCode.success
     }
@@ -147,13 +148,13 @@ enum InspectCommands {
         for problem in report.problems { CLIPlatform.out("\(problem)\n") }
         var summary = "\(report.journalLines) journal lines, \(report.objectsChecked) objects checked"
         if !report.imagesNotDownloaded.isEmpty {
-            summary += "; \(report.imagesNotDownloaded.count) image(s) from other devices not yet downloaded (a pull fetches them when the remote has them)"
+            summary += "; \(Output.count(report.imagesNotDownloaded.count, "picture")) from other devices not yet downloaded (a pull fetches them when the remote has them)"
         }
         if report.isSound {
             CLIPlatform.out("ok: \(summary)\n")
             return ExitCode.success
         }
-        CLIPlatform.err("Error: the store has \(report.problems.count) problem(s) (\(summary)). Pull from a remote or restore the files named above\n")
+        CLIPlatform.err("Error: the store has \(Output.count(report.problems.count, "problem")) (\(summary)). Pull from a remote or restore the files named above\n")
         return ExitCode.damagedData
     }
 
@@ -169,7 +170,7 @@ enum InspectCommands {
                               "leftovers": .array(r.leftovers.map { .string($0) }), "dryRun": .bool(r.dryRun)]).printLine()
         } else {
             let verb = dryRun ? "would remove" : "removed"
-            CLIPlatform.out("gc: \(verb) \(r.objects.count) unused object(s) (\(r.bytes) bytes) and \(r.leftovers.count) leftover temp file(s)\n")
+            CLIPlatform.out("gc: \(verb) \(Output.count(r.objects.count, "unused object")) (\(Output.bytes(r.bytes))) and \(Output.count(r.leftovers.count, "leftover temp file"))\n")
         }
         return ExitCode.success
     }
@@ -193,10 +194,15 @@ enum InspectCommands {
     static let debugGenerate = CommandSpec(
         path: ["debug-generate"], abstract: "Add N generated chats in one batch.",
         arguments: [ArgumentSpec(name: "N", help: "How many chats.")],
-        options: [OptionSpec(name: "renames", valueName: "K", help: "Then rename every chat K times (a long history).")], hidden: true
+        options: [OptionSpec(name: "renames", valueName: "K", help: "Then rename every chat K times (a long history)."),
+                  OptionSpec(name: "answer-bytes", valueName: "B", help: "Make each answer about B bytes long (default: short).")], hidden: true
     ) { inv throws(CLIError) in
         guard let n = Int(inv.positionals[0]), n >= 0 else { throw CLIError(usage: "N must be a whole number", command: inv.command) }
         guard let renames = Int(inv.option("renames") ?? "0"), renames >= 0 else { throw CLIError(usage: "K must be a whole number", command: inv.command) }
+        guard let answerBytes = Int(inv.option("answer-bytes") ?? "0"), (0...1_000_000).contains(answerBytes) else {
+            throw CLIError(usage: "B must be a whole number up to 1000000", command: inv.command)
+        }
+        let padding = String(repeating: "lorem ipsum ", count: answerBytes / 12)
         let store = try Context.open(inv)
         let base = Timestamp(milliseconds: 1_764_417_600_000)
         var made = 0
@@ -204,7 +210,7 @@ enum InspectCommands {
             let batch = (made..<min(n, made + 10_000)).map { i in
                 RecordBody.chat(ChatBody(title: "Generated chat \(i)", model: "gpt-4o",
                                          messages: [.init(id: "m-\(i)", role: .user, text: "Question number \(i)?", time: base),
-                                                    .init(id: "m-\(i)-a", role: .assistant, text: "Answer number \(i).", time: base)],
+                                                    .init(id: "m-\(i)-a", role: .assistant, text: "Answer number \(i).\(padding)", time: base)],
                                          created: base, updated: base))
             }
             let ids = try await Context.call { () async throws(AISyncError) in try await store.createMany(batch) }

@@ -44,9 +44,8 @@ enum SyncCommands {
     }
 
     /// Progress on stderr only when it is a terminal (and TERM is not dumb): one line, redrawn.
-    static let progressLine: @Sendable (SyncProgress) -> Void = { progress in
-        if CLIPlatform.stderrIsInteractive { CLIPlatform.progress(progress.description) }
-    }
+    static let progressBar = ProgressBar()
+    static let progressLine: @Sendable (SyncProgress) -> Void = { progressBar.update($0) }
 
     static let remember = OptionSpec(name: "remember", help: "Keep an encrypted remote's key in a file only you can read, so later syncs need no passphrase.")
     static let allowMassDelete = OptionSpec(name: "allow-mass-delete", help: "Send deletes of more than 50 records and a quarter of the store (refused otherwise).")
@@ -64,9 +63,9 @@ enum SyncCommands {
         for warning in warnings {
             switch warning {
             case .imgurEnabledWithoutCredential:
-                CLIPlatform.err("warning: Imgur is enabled but AISYNC_IMGUR_CLIENT_ID / AISYNC_IMGUR_TOKEN is not set; images stay pending\n")
+                CLIPlatform.warn("Imgur is enabled but AISYNC_IMGUR_CLIENT_ID / AISYNC_IMGUR_TOKEN is not set; images stay pending")
             case .imgurPausedForEncryptedRemote:
-                CLIPlatform.err("warning: this remote is encrypted, so pictures are not uploaded to Imgur, where they would be public; run `aisync imgur enable --public-images` to upload them anyway\n")
+                CLIPlatform.warn("this remote is encrypted, so pictures are not uploaded to Imgur, where they would be public; run `aisync imgur enable --public-images` to upload them anyway")
             }
         }
         engine.allowMassDelete = inv.flag("allow-mass-delete")
@@ -74,7 +73,7 @@ enum SyncCommands {
     }
 
     static func report(_ r: SyncReport, verb: String, _ inv: Invocation) {
-        if CLIPlatform.stderrIsInteractive { CLIPlatform.clearProgress() }
+        progressBar.clear()
         if inv.flag("json") {
             JSONValue.object([
                 "pushed": .int(Int64(r.pushed)), "pulled": .int(Int64(r.pulled)), "conflicts": .int(Int64(r.conflicts)),
@@ -93,14 +92,14 @@ enum SyncCommands {
             CLIPlatform.err("note: this store is a copy of another that keeps syncing as device \(r.oldDeviceID?.short ?? "?"); it is now device \(new.short), its unsynced changes came along, and both copies keep syncing\n")
         }
         if let retryAt = r.imgurRetryAt {
-            CLIPlatform.err("warning: Imgur rate limit reached; uploads resume after \(Timestamp(milliseconds: retryAt * 1000).iso8601) (run push again then)\n")
+            CLIPlatform.warn("Imgur rate limit reached; uploads resume after \(Timestamp(milliseconds: retryAt * 1000).iso8601) (run push again then)")
         }
-        for problem in r.imgurErrors { CLIPlatform.err("warning: Imgur: \(problem); the upload stays pending\n") }
+        for problem in r.imgurErrors { CLIPlatform.warn("Imgur: \(problem); the upload stays pending") }
         for digest in r.missingBlobs where r.removedOnImgur.contains(digest) {
-            CLIPlatform.err("warning: Imgur removed image \(digest.hex.prefix(12)) (its link shows removed.png) and the remote has no copy of the original; it stays missing until a device that has it pushes\n")
+            CLIPlatform.warn("Imgur removed image \(digest.hex.prefix(12)) (its link shows removed.png) and the remote has no copy of the original; it stays missing until a device that has it pushes")
         }
         for digest in r.missingBlobs where !r.removedOnImgur.contains(digest) {
-            CLIPlatform.err("warning: the remote does not have the bytes of image \(digest.hex.prefix(12)); they stay missing until the device that has them pushes\n")
+            CLIPlatform.warn("the remote does not have the bytes of image \(digest.hex.prefix(12)); they stay missing until the device that has them pushes")
         }
     }
 
@@ -136,13 +135,13 @@ enum SyncCommands {
         }
         let engine = try await engine(inv)
         let r = try await Context.call { () async throws(AISyncError) in try await engine.compact(graceMilliseconds: grace) }
-        if CLIPlatform.stderrIsInteractive { CLIPlatform.clearProgress() }
+        progressBar.clear()
         if inv.flag("json") {
             JSONValue.object(["snapshot": .int(r.snapshot), "parts": .int(Int64(r.parts)), "versions": .int(Int64(r.versions)),
                               "dropped": .int(Int64(r.dropped)), "bytes": .int(r.bytes), "removedSegments": .int(Int64(r.removedSegments)),
                               "removedSnapshotParts": .int(Int64(r.removedSnapshotParts))]).printLine()
         } else {
-            CLIPlatform.out("compact: snapshot \(r.snapshot) (\(r.parts) part(s), \(r.bytes) bytes) keeps \(r.versions) version(s), leaves out \(r.dropped); removed \(r.removedSegments) segment(s) and \(r.removedSnapshotParts) old snapshot part(s)\n")
+            CLIPlatform.out("compact: snapshot \(r.snapshot) (\(Output.count(r.parts, "part")), \(Output.bytes(r.bytes))) keeps \(Output.count(r.versions, "version")), leaves out \(r.dropped); removed \(Output.count(r.removedSegments, "segment")) and \(Output.count(r.removedSnapshotParts, "old snapshot part"))\n")
         }
         return ExitCode.success
     }
@@ -199,8 +198,8 @@ enum SyncCommands {
             if inv.flag("remember") { try await store.rememberKeys(keys, for: remote.name) }
             return report
         }
-        if CLIPlatform.stderrIsInteractive { CLIPlatform.clearProgress() }
-        CLIPlatform.out("encrypted: \(report.files) file(s) and \(report.objects) picture(s) sealed, \(report.alreadySealed) already sealed\n")
+        progressBar.clear()
+        CLIPlatform.out("encrypted: \(Output.count(report.files, "file")) and \(Output.count(report.objects, "picture")) sealed, \(report.alreadySealed) already sealed\n")
         return ExitCode.success
     }
 }

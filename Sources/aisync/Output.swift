@@ -27,47 +27,71 @@ enum Output {
         return String(decoding: out, as: UTF8.self)
     }
 
-    static func listLine(_ r: RecordSummary) -> String {
-        let marks = (r.favorite ? "★" : " ") + (r.conflict ? "!" : " ") + (r.deleted ? "D" : " ")
-        return "\(r.id)\t\(marks)\t\(r.updated.iso8601)\t\(oneLine(r.title))\n"
+    /// The text list: a header, then one row per record, titles shortened to fit `columns`.
+    static func list(_ records: [RecordSummary], columns: Int, now: Int64 = CLIPlatform.nowMilliseconds()) -> Styled {
+        guard !records.isEmpty else { return "" }
+        let idWidth = records.reduce(2) { max($0, $1.id.rawValue.count) }
+        var out: Styled = "\("ID".padding(idWidth), .faint)  \("KIND ", .faint)  \("UPDATED".padding(TimeText.width), .faint)  \("TITLE", .faint)\n"
+        let room = max(columns - idWidth - 2 - 5 - 2 - TimeText.width - 2, 12)
+        for r in records {
+            var tail: Styled = ""
+            var left = room
+            if r.favorite { left -= 2 }
+            if r.conflict { tail += "  \("conflict", .red)"; left -= 10 }
+            if r.deleted { tail += "  \("deleted", .faint)"; left -= 9 }
+            let title = DisplayWidth.truncated(TerminalText.escaped(oneLine(r.title)), to: max(left, 8))
+            out += "\(r.id.rawValue.padding(idWidth))  \(r.kind.rawValue.padding(5))  \(TimeText.when(r.updated, now: now).padding(TimeText.width))  "
+            if r.favorite { out += "\("★", .yellow) " }
+            out += "\(title)\(tail)\n"
+        }
+        return out
     }
 
     static func oneLine(_ s: String) -> String {
         s.replacingAll("\n", with: " ").replacingAll("\t", with: " ")
     }
 
-    static func show(id: RecordID, body: RecordBody, state: RecordState, asOf: Version? = nil) -> String {
-        var lines = ["\(body.kind.rawValue) \(id)\(body.favorite ? " ★" : ""): \(body.title)"]
-        if let asOf { lines.append("as of version \(asOf.shortID) (\(asOf.time.timestamp.iso8601), device \(asOf.device.short))") }
+    static func show(id: RecordID, body: RecordBody, state: RecordState, asOf: Version? = nil) -> Styled {
+        var lines: [Styled] = ["\(body.kind.rawValue) \(id)\(body.favorite ? " ★" : "", .yellow): \(body.title, .bold)"]
+        if let asOf { lines.append("as of version \(asOf.shortID, .yellow) (\(TimeText.when(asOf.time.timestamp)), device \(asOf.device.short))") }
         switch body {
         case .chat(let chat):
             if let model = chat.model { lines.append("model: \(model)") }
-            lines.append("created \(chat.created), updated \(chat.updated), \(chat.messages.count) message(s)")
-            for m in chat.messages { lines.append("\n[\(m.role.rawValue) \(m.time) \(m.id)]\n\(m.text)") }
-            if !chat.alternatives.isEmpty { lines.append("\n\(chat.alternatives.count) alternative(s) on other branches (regenerations, edits):") }
+            lines.append("created \(TimeText.when(chat.created)), updated \(TimeText.when(chat.updated)), \(count(chat.messages.count, "message"))")
+            for m in chat.messages { lines.append("\n[\(m.role.rawValue, paint(m.role)) \(TimeText.when(m.time)) \(m.id, .faint)]\n\(m.text)") }
+            if !chat.alternatives.isEmpty { lines.append("\n\(count(chat.alternatives.count, "alternative")) on other branches (regenerations, edits):") }
             for m in chat.alternatives {
-                lines.append("\n[alternative \(m.role.rawValue) \(m.time) \(m.id), after \(m.branch?.after ?? "the start")]\n\(m.text)")
+                lines.append("\n[alternative \(m.role.rawValue, paint(m.role)) \(TimeText.when(m.time)) \(m.id, .faint), after \(m.branch?.after ?? "the start")]\n\(m.text)")
             }
         case .story(let story):
             if let moral = story.moral { lines.append("moral: \(moral)") }
-            lines.append("created \(story.created), updated \(story.updated), \(story.pages.count) page(s)")
+            lines.append("created \(TimeText.when(story.created)), updated \(TimeText.when(story.updated)), \(count(story.pages.count, "page"))")
             for (n, page) in story.pages.enumerated() {
-                lines.append("\n--- page \(n + 1)\(page.image.map { " (image \($0.hex.prefix(12)))" } ?? "") ---\n\(page.text)")
+                lines.append("\n\("--- page \(n + 1)\(page.image.map { " (image \($0.hex.prefix(12)))" } ?? "") ---", .cyan)\n\(page.text)")
             }
-            if !story.prompts.isEmpty { lines.append("\nprompts:\n" + story.prompts.map { "  \($0)" }.joined(separator: "\n")) }
+            if !story.prompts.isEmpty { lines.append("\nprompts:\n" + Styled(story.prompts.map { "  \($0)" }.joined(separator: "\n"))) }
         case .image(let image):
             let size = image.width.flatMap { w in image.height.map { h in ", \(w)x\(h)" } } ?? ""
-            lines.append("\(image.mediaType), \(image.size) bytes\(size), sha256 \(image.sha256)")
+            lines.append("\(image.mediaType), \(bytes(image.size))\(size), sha256 \(image.sha256)")
             if let prompt = image.prompt { lines.append("prompt: \(prompt)") }
             if let model = image.model { lines.append("model: \(model)") }
             if let imgur = image.imgur { lines.append("imgur: \(imgur.link)") }
-            lines.append("created \(image.created), updated \(image.updated)")
+            lines.append("created \(TimeText.when(image.created)), updated \(TimeText.when(image.updated))")
         }
         let conflicts = state.conflicts
         if asOf == nil, !conflicts.isEmpty {
-            lines.append("\n! conflict on \(conflicts.map(\.name).joined(separator: ", ")); see `aisync conflicts \(id)`")
+            lines.append("\n\("! conflict on \(conflicts.map(\.name).joined(separator: ", "))", .red); see `aisync conflicts \(id)`")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Roles in colour: the person green, the assistant cyan, the system prompt magenta.
+    static func paint(_ role: ChatBody.Role) -> Styled.Paint {
+        switch role {
+        case .user: .green
+        case .assistant: .cyan
+        case .system: .magenta
+        }
     }
 
     static func versionJSON(_ v: Version, names: [DeviceID: String]) -> JSONValue {
@@ -80,9 +104,9 @@ enum Output {
         return .object(o)
     }
 
-    static func logLine(_ v: Version, names: [DeviceID: String]) -> String {
+    static func logLine(_ v: Version, names: [DeviceID: String], now: Int64) -> Styled {
         let who = names[v.device].map { oneLine(String($0.prefix(20))) } ?? v.device.short
-        return "\(v.shortID)  \(v.time.timestamp.iso8601)  \(who.padding(10))  \(v.record)  \(oneLine(v.changeSummary))\n"
+        return "\(v.shortID, .yellow)  \(TimeText.when(v.time.timestamp, now: now).padding(TimeText.width))  \(who.padding(10))  \(v.record)  \(oneLine(v.changeSummary))\n"
     }
 
     static func statusJSON(_ s: Store.Status) -> JSONValue {
@@ -140,18 +164,20 @@ enum Output {
         ])
     }
 
-    static func conflict(_ c: Store.Conflict, names: [DeviceID: String]) -> String {
-        var lines = ["\(c.id) (\(c.kind.rawValue)) \(oneLine(c.title))"]
+    static func conflict(_ c: Store.Conflict, names: [DeviceID: String]) -> Styled {
+        var lines: [Styled] = ["\(c.id) (\(c.kind.rawValue)) \(oneLine(c.title), .bold)"]
+        let now = CLIPlatform.nowMilliseconds()
         for f in c.fields {
-            lines.append("  \(f.field):")
+            lines.append("  \(f.field, .red):")
+            let whoWidth = f.values.reduce(0) { max($0, (names[$1.version.device].map { oneLine(String($0.prefix(20))) } ?? $1.version.device.short).count) }
             for cv in f.values {
                 let v = cv.version
                 let who = names[v.device].map { oneLine(String($0.prefix(20))) } ?? v.device.short
                 let what = cv.value.map { preview($0) } ?? "(removed)"
-                lines.append("    \(cv.winner ? "*" : " ") \(v.shortID)  \(v.time.timestamp.iso8601)  \(who)  \(what)\(cv.winner ? "  (shown)" : "")")
+                lines.append("    \(cv.winner ? "*" : " ", .green) \(v.shortID, .yellow)  \(TimeText.when(v.time.timestamp, now: now).padding(TimeText.width))  \(who.padding(whoWidth))  \(what)\(cv.winner ? "  (shown)" : "", .green)")
             }
         }
-        lines.append("  keep one side with: aisync resolve \(c.id) --keep VERSION   (or --field FIELD --value-of VERSION)")
+        lines.append("  \("keep one side with: aisync resolve \(c.id) --keep VERSION   (or --field FIELD --value-of VERSION)", .faint)")
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -20,7 +20,7 @@ func suggestion(_ word: String) -> String {
 }
 
 func fail(_ error: CLIError) -> Int32 {
-    CLIPlatform.err("Error: \(ErrorText.line(error.error))\n")
+    CLIPlatform.err("\("Error:", .boldRed) \(ErrorText.line(error.error))\n" as Styled)
     return ExitCode.forCode(error.error.code)
 }
 

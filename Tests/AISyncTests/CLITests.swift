@@ -304,11 +304,11 @@ struct CLITests {
         }
         #expect(try store.list().first { $0["id"] as? String == session.renamed }?["title"] as? String == "Old completions (renamed)")
 
-        // The text list: one line per record, id first.
+        // The text list: a header, then one line per record, id first.
         let text = store.run(["list"])
         CLIExpect.success(text)
-        #expect(text.stdoutLines.count == all.count)
-        #expect(text.stdoutLines.compactMap { $0.split(separator: "\t").first.map(String.init) } == all.compactMap { $0["id"] as? String })
+        #expect(text.stdoutLines.count == all.count + 1)
+        #expect(text.stdoutLines.dropFirst().compactMap { $0.split(separator: " ").first.map(String.init) } == all.compactMap { $0["id"] as? String })
         let fresh = try CLIHarness.makeStore()
         defer { fresh.remove() }
         let empty = fresh.run(["list", "--json"])

@@ -445,7 +445,7 @@ struct ImgurScenarioTests {
         // Until the user asks: `imgur enable` again retries it (Imgur accepts it this time).
         let reenable = ImgurScenario.run(a, ["imgur", "enable", "--api", imgur.url], env: imgur.clientEnv)
         #expect(reenable.exitCode == 0, "\(reenable)")
-        #expect(reenable.stderr.contains("1 image(s) Imgur refused before will be tried again"), "\(reenable)")
+        #expect(reenable.stderr.contains("1 picture Imgur refused before will be tried again"), "\(reenable)")
         let retry = ImgurScenario.run(a, ["push"], env: imgur.clientEnv)
         CLIExpect.success(retry)
         #expect(retry.stdout.contains("imgur: 1 uploaded, 0 pending, 0 refused"), "\(retry)")

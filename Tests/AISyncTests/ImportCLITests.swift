@@ -11,7 +11,7 @@ struct ImportCLITests {
         defer { store.remove() }
         let first = store.run(["import", ImportFixture.path("chatgpt")])
         #expect(first.exitCode == 0 && first.stderr.isEmpty, "\(first)")
-        #expect(first.stdoutLines.first == "Imported from chatgpt: 4 created, 0 extended, 0 unchanged, 0 left alone (deleted here), 1 skipped; 18 message(s)/page(s) added", "\(first)")
+        #expect(first.stdoutLines.first == "Imported from chatgpt: 4 created, 0 extended, 0 unchanged, 0 left alone (deleted here), 1 skipped; 18 messages and pages added", "\(first)")
         #expect(first.stdout.contains("Lisbon trip (11 messages)"), "\(first)")
         #expect(first.stdout.contains("2 on other branches (regenerations, edits), kept as alternatives"), "\(first)")
         #expect(first.stdout.contains("skipped   damaged-1: its mapping is missing or not an object"), "\(first)")
@@ -38,7 +38,7 @@ struct ImportCLITests {
         let journal = SchemaValidator.validate("journal-line", files: [store.journalPath], canonical: true, jsonl: true)
         #expect(journal.passed, "\(journal)")
         let text = store.run(["show", lisbon])
-        #expect(text.stdout.contains("2 alternative(s) on other branches") && text.stdout.contains("An old answer that was regenerated."), "\(text)")
+        #expect(text.stdout.contains("2 alternatives on other branches") && text.stdout.contains("An old answer that was regenerated."), "\(text)")
         // The validator can fail: a record with an unknown outcome is refused.
         let bad = SchemaValidator.validate("import-output", stdin: Data(String(decoding: first.stdoutData, as: UTF8.self)
             .replacingOccurrences(of: "\"outcome\":\"created\"", with: "\"outcome\":\"made\"").utf8))

@@ -27,7 +27,7 @@ struct LibraryAPITests {
         #expect(lines.first.map { CLIExpect.matches($0, "^changed: \\[\"chat-[0-9a-f]{16}\"\\]$") } == true, "\(r)")
         #expect(lines.contains("Lisbon trip — updated just now"), "\(r)")
         #expect(lines.contains("push cancelled"), "a cancelled push says so: \(r)")
-        #expect(lines.contains("progress: pushing segment 1/1"), "progress reached the app: \(r)")
+        #expect(lines.contains("progress: pushing versions 0/2"), "progress reached the app: \(r)")
         #expect(lines.last == "pushed 2 version(s)", "\(r)")
         // What it pushed is a real remote another device can restore from.
         let other = CLIStore(directory: dir, path: "\(dir)/other")
@@ -167,10 +167,14 @@ extension LibraryAPITests {
         _ = try await SyncEngine(store: b, remote: remote, name: "mem", progress: { p in collect(p); report(p) }).pull()
         let all = seen.withLock { $0 }
         #expect(all.filter { $0.phase == .pushingImages }.map(\.done) == Array(0..<CLIFixtures.allImages.count), "\(all)")
-        #expect(all.map(\.phase) == Array(repeating: .pushingImages, count: CLIFixtures.allImages.count) + [.pushingSegments, .pullingSegments]
+        // Versions are counted one by one, and the push reports reaching the end (a bar at 100 %).
+        #expect(all.map(\.phase) == Array(repeating: .pushingImages, count: CLIFixtures.allImages.count) + [.pushingSegments, .pushingSegments, .pullingSegments]
                 + Array(repeating: .pullingImages, count: CLIFixtures.allImages.count), "\(all)")
-        for p in all { #expect(p.done < p.total, "\(p)") }
-        #expect(all.last?.description.hasPrefix("pulling image \(CLIFixtures.allImages.count)/\(CLIFixtures.allImages.count)") == true, "\(all)")
+        let versions = CLIFixtures.allImages.count + 1
+        #expect(all.filter { $0.phase == .pushingSegments }.map { [$0.done, $0.total] } == [[0, versions], [versions, versions]], "\(all)")
+        #expect(all.first { $0.phase == .pushingSegments && $0.done == versions }?.fraction == 1, "\(all)")
+        for p in all where p.phase != .pushingSegments { #expect(p.done < p.total, "\(p)") }
+        #expect(all.last?.description.hasPrefix("pulling pictures \(CLIFixtures.allImages.count - 1)/\(CLIFixtures.allImages.count)") == true, "\(all)")
         // The stream keeps the newest: the last pull step.
         var latest: SyncProgress?
         for await p in updates { latest = p; break }

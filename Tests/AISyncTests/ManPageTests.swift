@@ -22,7 +22,7 @@ struct ManPageTests {
         let help = CLIHarness.run(["help"]).stdoutLines
         let listed = help.drop { !$0.hasPrefix("SUBCOMMANDS:") }.dropFirst().compactMap { line -> String? in
             let words = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard line.hasPrefix("  "), let first = words.first, first.allSatisfy({ $0.isLowercase || $0 == "-" }) else { return nil }
+            guard line.hasPrefix("  "), line.dropFirst(2).first != " ", let first = words.first, first.allSatisfy({ $0.isLowercase || $0 == "-" }) else { return nil }
             return words.count > 1 && words[1].allSatisfy({ $0.isLowercase || $0 == "-" }) && !words[1].isEmpty ? "aisync \(first) \(words[1])" : "aisync \(first)"
         }
         #expect(listed.count > 20, "\(help)")

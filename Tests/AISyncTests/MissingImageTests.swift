@@ -29,7 +29,7 @@ struct MissingImageTests {
         #expect(pull.exitCode == 0, "\(pull)")
         #expect(try phone.show(image)["title"] as? String == "red")
         let fsck = phone.run(["fsck"])
-        #expect(fsck.exitCode == 0 && fsck.stdout.contains("1 image(s) from other devices not yet downloaded"), "\(fsck)")
+        #expect(fsck.exitCode == 0 && fsck.stdout.contains("1 picture from other devices not yet downloaded"), "\(fsck)")
         #expect(try CLIJSON.object(phone.run(["status", "--json"]))["imagesNotDownloaded"] as? Int == 1)
         // Recorded as missing, so later pulls try it again without scanning every image record.
         let missing = "\(phone.path)/sync/missing-images.json"

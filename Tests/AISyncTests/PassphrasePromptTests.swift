@@ -5,49 +5,7 @@ import Testing
 /// echoes what is typed, asks twice for a new passphrase, and a wrong one is exit 80.
 @Suite("Passphrase prompt on a terminal")
 struct PassphrasePromptTests {
-    /// One tmux server of its own (`-L`), so the test never touches the user's sessions.
-    struct Terminal {
-        let socket = "aisync-test-\(UUID().uuidString.prefix(8))"
-
-        func tmux(_ arguments: [String]) -> CLIResult {
-            CLIHarness.runProcess("/usr/bin/env", ["tmux", "-L", socket] + arguments, environment: CLIHarness.baseEnvironment())
-        }
-
-        /// The first command starts tmux's server, which keeps every fd it inherits, among
-        /// them the one Foundation's `Process` watches to see its child exit: it is started
-        /// through Python's subprocess with `close_fds`, or waiting for it never ends.
-        func start(_ command: String) throws {
-            let launcher = "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True).returncode)"
-            let r = CLIHarness.runProcess("/usr/bin/env", ["python3", "-c", launcher, "tmux", "-L", socket, "new-session", "-d", "-s", "t", "-x", "160", "-y", "40", command],
-                                          environment: CLIHarness.baseEnvironment())
-            try #require(r.succeeded, "tmux could not start (is Debian's tmux installed? scripts/test.sh installs it): \(r)")
-        }
-
-        func screen() -> String {
-            let r = tmux(["capture-pane", "-p", "-t", "t"])
-            return r.stdout
-        }
-
-        func type(_ text: String) { _ = tmux(["send-keys", "-t", "t", "-l", text]); _ = tmux(["send-keys", "-t", "t", "Enter"]) }
-
-        /// Waits until the screen shows `text` `times` times (polling, at most 60 s); returns the screen.
-        func waitFor(_ text: String, times: Int = 1, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
-            let deadline = Date().addingTimeInterval(60)
-            while Date() < deadline {
-                let shown = screen()
-                if shown.components(separatedBy: text).count > times { return shown }
-                usleep(50_000)
-            }
-            let shown = screen()
-            try #require(shown.components(separatedBy: text).count > times, "the terminal never showed \"\(text)\" \(times) time(s):\n\(shown)",
-                         sourceLocation: sourceLocation)
-            return shown
-        }
-
-        func stop() { _ = tmux(["kill-server"]) }
-    }
-
-    static func shellQuoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+    static func shellQuoted(_ s: String) -> String { Terminal.quoted(s) }
 
     @Test("a new passphrase is asked twice without echo; a restore asks once; a wrong one is exit 80")
     func promptsWithoutEcho() throws {

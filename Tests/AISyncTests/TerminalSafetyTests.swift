@@ -37,7 +37,8 @@ struct TerminalSafetyTests {
         try await reader.sync("pull")
 
         for arguments in [["list"], ["show", chat], ["log", chat]] {
-            let r = await reader.run(arguments)
+            // Wide enough that list does not shorten the title past its escapes.
+            let r = await reader.run(arguments, environment: ["COLUMNS": "4000"])
             #expect(r.succeeded, "\(r)")
             Self.expectSafe(r.stdout, arguments.joined(separator: " "), showsText: arguments[0] != "log")
         }

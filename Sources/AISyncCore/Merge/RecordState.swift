@@ -74,6 +74,9 @@ public struct RecordState: Hashable, Sendable {
     /// The greatest hybrid logical time of any version folded in (``HybridLogicalTime/zero`` when none);
     /// the record's "updated" time.
     public private(set) var latestTime: HybridLogicalTime = .zero
+    /// The greatest time of a version that changed more than the `favorite` mark: the time
+    /// lists sort by, so starring an old chat does not move it to the top.
+    public private(set) var contentTime: HybridLogicalTime = .zero
     /// Set when an aisync 1 body could not be read, so some fields may be missing.
     public package(set) var damaged = false
 
@@ -93,6 +96,7 @@ public struct RecordState: Hashable, Sendable {
         guard version.kind == kind, versionIDs.insert(version.id).inserted else { return false }
         clock = clock.joined(with: version.clock)
         if version.time > latestTime { latestTime = version.time }
+        if version.time > contentTime, !ops.allSatisfy(Self.marksFavorite) { contentTime = version.time }
         let stamp = Stamp(version)
         let deleted = ops.last { $0 == .delete || $0 == .restore } == .delete
         Self.insert(Entry(stamp: stamp, value: .inline(.bool(deleted))), into: &registers[RecordSchema.deletedField, default: []])
@@ -116,6 +120,11 @@ public struct RecordState: Hashable, Sendable {
             }
         }
         return true
+    }
+
+    static func marksFavorite(_ op: Operation) -> Bool {
+        if case .set("favorite", _) = op { return true }
+        return false
     }
 
     /// Keeps `list` the maximal entries (winner first) after adding `entry`. Two entries with
