@@ -57,18 +57,6 @@ public enum Export {
 
     /// The usual file extension for an image media type, without a dot; `bin` when unknown.
     public static func fileExtension(forMediaType mediaType: String) -> String {
-        switch mediaType {
-        case "image/png": "png"
-        case "image/jpeg": "jpg"
-        case "image/gif": "gif"
-        case "image/webp": "webp"
-        case "image/heic": "heic"
-        case "image/heif": "heif"
-        case "image/avif": "avif"
-        case "image/bmp": "bmp"
-        case "image/tiff": "tiff"
-        case "image/svg+xml": "svg"
-        default: "bin"
-        }
+        ImageSniffer.fileExtension(mediaType: mediaType) ?? "bin"
     }
 }

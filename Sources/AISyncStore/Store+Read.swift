@@ -72,13 +72,16 @@ extension Store {
 
 
     /// The sha256 of a live image record's original bytes.
-    func imageDigest(_ id: RecordID) throws(AISyncError) -> SHA256Digest {
-        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> SHA256Digest in
+    func imageDigest(_ id: RecordID) throws(AISyncError) -> SHA256Digest { try imageBody(id).sha256 }
+
+    /// A live image record's body (its sha256, media type, size…).
+    func imageBody(_ id: RecordID) throws(AISyncError) -> ImageBody {
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> ImageBody in
             let state = try liveState(id, in: snapshot)
             guard case .image(let image) = try visibleBody(state) else {
                 throw AISyncError.usage("\(id) is \(state.kind.withArticle), not an image", hint: "See `aisync list --kind image`")
             }
-            return image.sha256
+            return image
         }
     }
 

@@ -12,16 +12,18 @@ import AISyncFiles
 /// unless asked) or to an open descriptor such as standard output.
 extension Store {
     /// Writes an image record's original bytes to `path` (an existing directory gets a file
-    /// named by the id), verified against their hash, through a temp file renamed into place,
+    /// named by the id and its type's extension, `image-….png`), verified against their hash, through a temp file renamed into place,
     /// so a failure leaves nothing behind. An existing file is a usage error unless `force`.
     /// Errors name `path` and what to do about it, never the temp file. Returns the file written.
     @discardableResult
     public func saveImage(_ id: RecordID, to path: String, force: Bool = false) throws(AISyncError) -> String {
-        let digest = try imageDigest(id)
+        let image = try imageBody(id)
+        let digest = image.sha256
         var target = path
         if let existing = Platform.stat(path) {
             if existing.isDirectory {
-                target = "\(path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path)/\(id.rawValue)"
+                let ext = ImageSniffer.fileExtension(mediaType: image.mediaType).map { ".\($0)" } ?? ""
+                target = "\(path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path)/\(id.rawValue)\(ext)"
             }
             if target != path || !existing.isDirectory, Platform.stat(target) != nil, !force {
                 throw AISyncError(.usage, "\(target) already exists", hint: "Pass --force to replace it, or choose another path")

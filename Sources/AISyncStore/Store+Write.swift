@@ -78,8 +78,22 @@ extension Store {
     /// A title or message typed by a person: blank ones are refused, since they would show as
     /// empty rows everywhere the record syncs (imports keep what the export had).
     static func checkNotBlank(_ text: String, _ what: String) throws(AISyncError) {
-        guard text.contains(where: { !$0.isWhitespace }) else {
-            throw AISyncError.usage("the \(what) is empty", hint: "Give a \(what) with at least one visible character")
+        guard text.unicodeScalars.contains(where: isVisible) else {
+            throw AISyncError.usage("the \(what) is empty or shows nothing", hint: "Give a \(what) with at least one visible character")
+        }
+    }
+
+    /// An optional text (a model, a prompt, a moral) is left out or shows something.
+    static func checkNotBlank(_ text: String?, _ what: String) throws(AISyncError) {
+        if let text { try checkNotBlank(text, what) }
+    }
+
+    /// A character that puts ink on the screen: not a space, a control character, or an
+    /// invisible format character (zero-width space, joiners, direction marks).
+    static func isVisible(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .spaceSeparator, .lineSeparator, .paragraphSeparator, .unassigned, .surrogate: false
+        default: !scalar.properties.isWhitespace && !scalar.properties.isDefaultIgnorableCodePoint
         }
     }
 
@@ -124,6 +138,7 @@ extension Store {
     public func createChat(title: String, model: String?) throws(AISyncError) -> RecordID {
         try Self.checkTitle(title)
         try Self.checkNotBlank(title, "title")
+        try Self.checkNotBlank(model, "model")
         return try create(.chat) { now in .chat(ChatBody(title: title, model: model, created: now, updated: now)) }
     }
 
@@ -171,7 +186,7 @@ extension Store {
         if let exact = chat.messages.first(where: { $0.id == prefix }) { return exact }
         let matches = chat.messages.filter { $0.id.hasPrefix(prefix) || $0.id.hasPrefix("m-" + prefix) }
         guard let first = matches.first, !prefix.isEmpty else {
-            throw AISyncError.notFound("\(record) has no message \(prefix)", hint: "See `aisync show \(record) --json` for message ids")
+            throw AISyncError.notFound("\(record) has no message \(prefix)", hint: "Message ids start with m- and are shown by `aisync show \(record)` (`chat say` prints the version, not the message)")
         }
         guard matches.count == 1 else { throw AISyncError.usage("message id \(prefix) is ambiguous", hint: "Give more characters") }
         return first
@@ -184,6 +199,9 @@ extension Store {
             throw AISyncError(.damagedData, "the data is not an image aisync recognizes", hint: "Supported: PNG, JPEG, GIF, WebP, BMP, TIFF, HEIC, AVIF")
         }
         try Self.checkTitle(title)
+        try Self.checkNotBlank(title, "title")
+        try Self.checkNotBlank(prompt, "prompt")
+        try Self.checkNotBlank(model, "model")
         let digest = try objects.put(data)
         return try create(.image) { now in
             .image(ImageBody(title: title, sha256: digest, size: Int64(data.count), mediaType: info.mediaType,
@@ -194,6 +212,10 @@ extension Store {
 
     /// Adds an image file: its bytes are streamed into `objects/` and described by a record.
     public func addImage(fileAt path: String, title: String?, prompt: String?, model: String?) throws(AISyncError) -> RecordID {
+        if let title { try Self.checkTitle(title) }
+        try Self.checkNotBlank(title, "title")
+        try Self.checkNotBlank(prompt, "prompt")
+        try Self.checkNotBlank(model, "model")
         guard let st = Platform.stat(path) else {
             if Platform.lastErrorIsPermission {
                 throw AISyncError(.permission, "cannot read \(path): a folder on its path may not be opened", hint: "Check the permissions of its folders")
@@ -213,7 +235,6 @@ extension Store {
         }) {
             throw AISyncError(.damagedData, "\(path) is not a whole \(kind): \(problem)", hint: "Save or download the picture again")
         }
-        if let title { try Self.checkTitle(title) }
         let stored = try objects.put(fileAt: path)
         let name = title ?? String(path.split(separator: "/").last ?? "image")
         return try create(.image) { now in
@@ -228,6 +249,8 @@ extension Store {
         try Self.checkTitle(title)
         try Self.checkNotBlank(title, "title")
         guard !pages.isEmpty else { throw AISyncError.usage("a story needs at least one --page") }
+        try Self.checkNotBlank(moral, "moral")
+        for (n, page) in pages.enumerated() { try Self.checkNotBlank(page, "text of page \(n + 1)") }
         guard images.count <= pages.count else {
             throw AISyncError.usage("\(images.count) images for \(pages.count) pages", hint: "Give at most one --image per --page")
         }

@@ -51,7 +51,9 @@ extension SyncEngine {
         var imgurRefused: AISyncError?
         if uploadsToImgur, !dryRun, let imgur { imgurRefused = try await imgur.uploadPending(into: &report) }
         var outgoing = try await self.outgoing(checkpoint)
-        if !allowMassDelete { try await refuseMassDelete(outgoing.deletedRecords) }
+        if !allowMassDelete {
+            do { try await refuseMassDelete(outgoing.deletedRecords) } catch where dryRun { report.massDelete = try await stillDeleted(outgoing.deletedRecords).count }
+        }
         if case .nothingToSend(let advanceTo) = PushPlanner.start(outgoing: outgoing.entries.count, journaled: outgoing.journaled,
                                                                    end: outgoing.end, checkpoint: checkpoint) {
             if let advanceTo, !dryRun {
@@ -258,13 +260,20 @@ extension SyncEngine {
     /// delete more than max(50 records, a quarter of the store) stops before it sends
     /// anything, naming what it would delete, unless ``allowMassDelete`` (rclone's
     /// `--max-delete`, Joplin's fail-safe).
-    func refuseMassDelete(_ deleted: Set<RecordID>) async throws(AISyncError) {
-        guard deleted.count > 50 else { return }
+    func refuseMassDelete(_ outgoing: Set<RecordID>) async throws(AISyncError) {
+        guard outgoing.count > 50 else { return }
+        let deleted = try await stillDeleted(outgoing)
         let all = try await store.list(includeDeleted: true)
         guard deleted.count > Swift.max(50, all.count / 4) else { return }
         let named = all.filter { deleted.contains($0.id) }.prefix(5).map { r in r.title.isEmpty ? r.id.rawValue : "\(r.id) “\(r.title.prefix(40))”" }
-        throw AISyncError(.usage, "this push would delete \(deleted.count) of the \(all.count) records on every device (\(named.joined(separator: ", "))\(deleted.count > named.count ? ", …" : ""))",
+        throw AISyncError(.usage, "sending these changes would delete \(deleted.count) of the \(all.count) records on every device (\(named.joined(separator: ", "))\(deleted.count > named.count ? ", …" : ""))",
                           hint: "If you meant to, push again allowing mass deletes (--allow-mass-delete); if not, pull from another device's remote before pushing")
+    }
+
+    /// Of the records outgoing versions delete, those still deleted (a delete undone by a
+    /// restore before the push deletes nothing).
+    private func stillDeleted(_ outgoing: Set<RecordID>) async throws(AISyncError) -> Set<RecordID> {
+        Set(try await store.list(includeDeleted: true).lazy.filter { $0.deleted && outgoing.contains($0.id) }.map(\.id))
     }
 
     /// After a push was cut off around its head write: did the head land? Either way the

@@ -25,6 +25,9 @@ public struct SyncReport: Sendable, Equatable {
     public var removedOnImgur: [SHA256Digest] = []
     /// True when nothing was written: the counts say what the run would have moved.
     public var dryRun = false
+    /// A dry run's warning: a real push would stop (without `allowMassDelete`) because it
+    /// deletes this many records, more than max(50, a quarter of the store); 0 otherwise.
+    public var massDelete = 0
     /// Imgur: uploads done in this run, still pending, refused by Imgur, deleted.
     public var imgurUploaded = 0
     /// Images still waiting to go to Imgur after this run (rate limit, outage); the next push retries them.

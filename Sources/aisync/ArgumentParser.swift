@@ -35,6 +35,16 @@ let globalOptions = [
     OptionSpec(name: "help", help: "Show help for this command."),
 ]
 
+/// The long form of a short option: `-o FILE` is `--output FILE` wherever a command writes a
+/// file; `-n N` and `-n20` (as head and git log take it) are `--limit`.
+private func longForm(_ arg: String, _ options: [OptionSpec]) -> String {
+    if arg == "-o", options.contains(where: { $0.name == "output" }) { return "--output" }
+    guard options.contains(where: { $0.name == "limit" }) else { return arg }
+    if arg == "-n" { return "--limit" }
+    if arg.hasPrefix("-n"), arg.count > 2, arg.dropFirst(2).allSatisfy(\.isNumber) { return "--limit=" + arg.dropFirst(2) }
+    return arg
+}
+
 func parse(_ args: [String], for command: CommandSpec) throws(CLIError) -> Invocation {
     let options = command.options + globalOptions
     var result = Invocation(command: command.fullName)
@@ -43,9 +53,7 @@ func parse(_ args: [String], for command: CommandSpec) throws(CLIError) -> Invoc
     while index < args.count {
         var arg = args[index]
         index += 1
-        // `-o FILE` is `--output FILE` wherever a command writes a file.
-        if arg == "-o", !onlyPositionals, options.contains(where: { $0.name == "output" }) { arg = "--output" }
-        if arg == "-n", !onlyPositionals, options.contains(where: { $0.name == "limit" }) { arg = "--limit" }
+        if !onlyPositionals { arg = longForm(arg, options) }
         if onlyPositionals || !arg.hasPrefix("-") || arg == "-" {
             result.positionals.append(arg)
             continue

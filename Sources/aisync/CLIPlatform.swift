@@ -70,6 +70,9 @@ enum CLIPlatform {
     /// `dumb` (output piped to a script or a file means no one reads a redrawn line).
     static var showsProgress: Bool { isatty(2) == 1 && isatty(1) == 1 && environment("TERM") != "dumb" }
 
+    /// Whether stdout is a terminal (binary output is refused there: it would garble it).
+    static var stdoutIsTerminal: Bool { isatty(1) == 1 }
+
     /// Colour on `fd` only when it is a terminal that is not `dumb` and `NO_COLOR` is unset
     /// or empty (https://no-color.org).
     static func colours(_ fd: Int32) -> Bool {
@@ -78,6 +81,12 @@ enum CLIPlatform {
 
     /// The width to lay text out for: the terminal's, else `$COLUMNS`, else 80.
     static var columns: Int { columns(1) }
+
+    /// The width `list` fits its rows to: the terminal's or `$COLUMNS`; piped without
+    /// `$COLUMNS`, titles are kept whole (a script may look for them).
+    static var listColumns: Int {
+        isatty(1) == 1 || environment("COLUMNS") != nil ? columns : Int.max / 2
+    }
 
     /// The width of the terminal on `fd`, else `$COLUMNS`, else 80.
     static func columns(_ fd: Int32) -> Int {

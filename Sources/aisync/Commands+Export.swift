@@ -46,6 +46,14 @@ enum ExportCommands {
         let output = inv.option("output") ?? "."
         if output == "-" {
             let document = try await Context.call { () async throws(AISyncError) in try await store.export(id, format: format) }
+            if CLIPlatform.stdoutIsTerminal {
+                // Text is shown escaped, like every human output; a zip or an EPUB is refused.
+                guard let text = String(validating: document.bytes, as: UTF8.self), !text.contains("\u{0}") else {
+                    throw CLIError(usage: "standard output is a terminal, and this export is binary", hint: "Redirect it to a file, or pass --output FILE", command: inv.command)
+                }
+                CLIPlatform.out(text)
+                return ExitCode.success
+            }
             do { try FileHandle.standardOutput.write(contentsOf: Data(document.bytes)) } catch {
                 throw CLIError(AISyncError(.io, "cannot write to standard output", cause: "\(error.localizedDescription)"))
             }

@@ -23,7 +23,8 @@ enum InspectCommands {
         if inv.flag("json") {
             CLIPlatform.outExact(Output.listJSON(records))
         } else {
-            CLIPlatform.out(Output.list(records, columns: CLIPlatform.columns))
+            CLIPlatform.out(records.isEmpty ? "No records\(kind.map { " of kind \($0.rawValue)" } ?? "")\(inv.flag("deleted") ? "" : " (deleted ones show with --deleted)").\n"
+                            : Output.list(records, columns: CLIPlatform.listColumns))
         }
         return ExitCode.success
     }
@@ -58,7 +59,7 @@ enum InspectCommands {
         var limit = Int.max
         if let text = inv.option("limit") {
             guard let n = Int(text), n >= 0 else {
-                throw CLIError(usage: "--limit must be a whole number of versions, not '\(text.prefix(40))'", hint: "e.g. -n 20", command: inv.command)
+                throw CLIError(usage: "--limit must be a whole number of versions (0 or more), not '\(text.prefix(40))'", hint: "e.g. -n 20", command: inv.command)
             }
             limit = n
         }
@@ -69,7 +70,7 @@ enum InspectCommands {
             JSONValue.array(versions.reversed().map { Output.versionJSON($0, names: names) }).printLine()
         } else {
             let now = CLIPlatform.nowMilliseconds()
-            CLIPlatform.out(versions.reversed().map { Output.logLine($0, names: names, now: now) }.joined())
+            CLIPlatform.out(versions.isEmpty && limit > 0 ? "No versions yet.\n" : versions.reversed().map { Output.logLine($0, names: names, now: now) }.joined())
         }
         return ExitCode.success
     }

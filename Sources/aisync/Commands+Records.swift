@@ -27,8 +27,8 @@ enum RecordCommands {
     }
 
     static let chatSay = CommandSpec(
-        path: ["chat", "say"], abstract: "Add a message to a chat.",
-        discussion: "TEXT '-' reads the message from standard input.",
+        path: ["chat", "say"], abstract: "Add a message to a chat; prints the new version.",
+        discussion: "TEXT '-' reads the message from standard input. The message's own id (m-…, for `chat edit` and `chat rm`) is shown by `aisync show ID`.",
         arguments: [ArgumentSpec(name: "ID", help: "The chat."), ArgumentSpec(name: "TEXT", help: "The message text, or - for standard input.")],
         options: [OptionSpec(name: "role", valueName: "user|assistant|system", help: "Who said it.", required: true)]
     ) { inv throws(CLIError) in
@@ -95,6 +95,9 @@ enum RecordCommands {
         let store = try Context.open(inv)
         let path = inv.positionals[1]
         if path == "-" {
+            guard !CLIPlatform.stdoutIsTerminal else {
+                throw CLIError(usage: "standard output is a terminal, and a picture's bytes would garble it", hint: "Redirect it: aisync image save \(id) - > picture.png", command: inv.command)
+            }
             try await Context.call { () async throws(AISyncError) in try await store.writeImage(id, toFileDescriptor: 1) }
         } else {
             let force = inv.flag("force")

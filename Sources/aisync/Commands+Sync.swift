@@ -28,7 +28,8 @@ enum SyncCommands {
                 .object(["name": .string($0.name), "url": .string($0.url), "type": .string($0.type), "encrypted": .bool($0.encrypted)])
             }).printLine()
         } else {
-            CLIPlatform.out(config.remotes.map { "\($0.name)\t\($0.type)\t\($0.url)\($0.encrypted ? "\tencrypted" : "")\n" }.joined())
+            CLIPlatform.out(config.remotes.isEmpty ? "No remotes yet. Add one with `aisync remote add NAME URL` (e.g. file:///media/usb/aisync).\n"
+                            : config.remotes.map { "\($0.name)\t\($0.type)\t\($0.url)\($0.encrypted ? "\tencrypted" : "")\n" }.joined())
         }
         return ExitCode.success
     }
@@ -78,7 +79,7 @@ enum SyncCommands {
             JSONValue.object([
                 "pushed": .int(Int64(r.pushed)), "pulled": .int(Int64(r.pulled)), "conflicts": .int(Int64(r.conflicts)),
                 "bytes": .int(r.bytes), "segments": .int(Int64(r.segments)), "blobs": .int(Int64(r.blobs)),
-                "missingImages": .array(r.missingBlobs.map { .string($0.hex) }), "dryRun": .bool(r.dryRun),
+                "missingImages": .array(r.missingBlobs.map { .string($0.hex) }), "dryRun": .bool(r.dryRun), "massDelete": .int(Int64(r.massDelete)),
                 "imgur": .object(["uploaded": .int(Int64(r.imgurUploaded)), "pending": .int(Int64(r.imgurPending)),
                                   "failed": .int(Int64(r.imgurFailed)), "deleted": .int(Int64(r.imgurDeleted))]),
             ]).printLine()
@@ -87,6 +88,9 @@ enum SyncCommands {
         }
         if r.imgurUploaded + r.imgurFailed + r.imgurDeleted > 0 || r.imgurPending > 0, !inv.flag("json") {
             CLIPlatform.out("imgur: \(r.imgurUploaded) uploaded, \(r.imgurPending) pending, \(r.imgurFailed) refused, \(r.imgurDeleted) deleted\n")
+        }
+        if r.massDelete > 0 {
+            CLIPlatform.warn("without --dry-run this would stop: it deletes \(Output.count(r.massDelete, "record")) on every device; add --allow-mass-delete if you mean it")
         }
         if let new = r.newDeviceID {
             CLIPlatform.err("note: this store is a copy of another that keeps syncing as device \(r.oldDeviceID?.short ?? "?"); it is now device \(new.short), its unsynced changes came along, and both copies keep syncing\n")

@@ -52,7 +52,7 @@ enum Output {
     }
 
     static func show(id: RecordID, body: RecordBody, state: RecordState, asOf: Version? = nil) -> Styled {
-        var lines: [Styled] = ["\(body.kind.rawValue) \(id)\(body.favorite ? " ★" : "", .yellow): \(body.title, .bold)"]
+        var lines: [Styled] = ["\(body.kind.rawValue) \(id)\(body.favorite ? " ★" : "", .yellow): \(oneLine(body.title), .bold)"]
         if let asOf { lines.append("as of version \(asOf.shortID, .yellow) (\(TimeText.when(asOf.time.timestamp)), device \(asOf.device.short))") }
         switch body {
         case .chat(let chat):
@@ -105,7 +105,7 @@ enum Output {
     }
 
     static func logLine(_ v: Version, names: [DeviceID: String], now: Int64) -> Styled {
-        let who = names[v.device].map { oneLine(String($0.prefix(20))) } ?? v.device.short
+        let who = deviceName(v.device, names)
         return "\(v.shortID, .yellow)  \(TimeText.when(v.time.timestamp, now: now).padding(TimeText.width))  \(who.padding(10))  \(v.record)  \(oneLine(v.changeSummary))\n"
     }
 
@@ -169,16 +169,21 @@ enum Output {
         let now = CLIPlatform.nowMilliseconds()
         for f in c.fields {
             lines.append("  \(f.field, .red):")
-            let whoWidth = f.values.reduce(0) { max($0, (names[$1.version.device].map { oneLine(String($0.prefix(20))) } ?? $1.version.device.short).count) }
+            let whoWidth = f.values.reduce(0) { max($0, deviceName($1.version.device, names).count) }
             for cv in f.values {
                 let v = cv.version
-                let who = names[v.device].map { oneLine(String($0.prefix(20))) } ?? v.device.short
+                let who = deviceName(v.device, names)
                 let what = cv.value.map { preview($0) } ?? "(removed)"
                 lines.append("    \(cv.winner ? "*" : " ", .green) \(v.shortID, .yellow)  \(TimeText.when(v.time.timestamp, now: now).padding(TimeText.width))  \(who.padding(whoWidth))  \(what)\(cv.winner ? "  (shown)" : "", .green)")
             }
         }
         lines.append("  \("keep one side with: aisync resolve \(c.id) --keep VERSION   (or --field FIELD --value-of VERSION)", .faint)")
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A device's name as shown in columns: escaped first, so padding counts what is shown.
+    static func deviceName(_ device: DeviceID, _ names: [DeviceID: String]) -> String {
+        names[device].map { TerminalText.escaped(oneLine(String($0.prefix(20)))) } ?? device.short
     }
 
     /// A value in one short line: text as text, anything else as JSON.

@@ -38,11 +38,13 @@ final class ProgressBar: Sendable {
         if let line { CLIPlatform.progress(line) }
     }
 
-    /// Clears the line before the command prints its result.
-    func clear() {
-        guard enabled else { return }
+    /// Clears the line before the command prints its result; true when there was one.
+    @discardableResult
+    func clear() -> Bool {
+        guard enabled else { return false }
         let drawn = state.withLock { s in defer { s = State() }; return s.drawn }
         if drawn { CLIPlatform.clearProgress() }
+        return drawn
     }
 
     /// `Pushing versions [=======>      ] 1200/2000 · 3.1 MB/5.2 MB · 2.4 MB/s · 2 s left`,
@@ -52,7 +54,8 @@ final class ProgressBar: Sendable {
         let cells = 20
         let filled = Int((fraction * Double(cells)).rounded(.down))
         let bar = "[" + String(repeating: "=", count: filled) + (filled < cells ? ">" + String(repeating: " ", count: cells - filled - 1) : "") + "]"
-        var parts = ["\(label) \(bar) \(counter)"]
+        // A narrow terminal keeps the numbers and drops the bar.
+        var parts = [DisplayWidth.of(label) + cells + 4 + counter.count < width ? "\(label) \(bar) \(counter)" : "\(label) \(counter)"]
         if totalBytes > 0 { parts.append("\(Output.bytes(bytes))/\(Output.bytes(totalBytes))") } else if bytes > 0 { parts.append(Output.bytes(bytes)) }
         if elapsed >= 0.5, fraction > 0, fraction < 1 {
             if bytes > 0 { parts.append("\(Output.bytes(Int64(Double(bytes) / elapsed)))/s") }

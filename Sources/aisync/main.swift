@@ -20,6 +20,8 @@ func suggestion(_ word: String) -> String {
 }
 
 func fail(_ error: CLIError) -> Int32 {
+    // The error starts its own line: after a progress line (erased) or a typed ^C.
+    if !SyncCommands.progressBar.clear(), error.error.code == .cancelled, CLIPlatform.showsProgress { CLIPlatform.err("\n") }
     CLIPlatform.err("\("Error:", .boldRed) \(ErrorText.line(error.error))\n" as Styled)
     return ExitCode.forCode(error.error.code)
 }

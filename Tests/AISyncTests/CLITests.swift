@@ -159,7 +159,7 @@ struct CLITests {
         #expect(body["title"] as? String == image.name, "the title defaults to the file name")
         #expect(FileManager.default.fileExists(atPath: store.objectPath(expectedHash)), "the bytes are stored under objects/")
 
-        // save: byte-identical to a file path, and into a directory under the id.
+        // save: byte-identical to a file path, and into a directory under the id and its type's extension.
         let out = "\(store.directory)/saved-\(image.name)"
         let saved = store.run(["image", "save", id, out])
         CLIExpect.success(saved)
@@ -168,7 +168,8 @@ struct CLITests {
         let folder = "\(store.directory)/folder"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         CLIExpect.success(store.run(["image", "save", id, folder]))
-        #expect(FileManager.default.contents(atPath: "\(folder)/\(id)") == image.bytes)
+        let ext = ["image/png": "png", "image/jpeg": "jpg", "image/gif": "gif"][image.mediaType] ?? "?"
+        #expect(FileManager.default.contents(atPath: "\(folder)/\(id).\(ext)") == image.bytes, "saved into a folder as ID.\(ext)")
         // An existing file is never replaced without --force; `-` is standard output.
         FileManager.default.createFile(atPath: out, contents: Data("keep me".utf8))
         CLIExpect.cleanError(store.run(["image", "save", id, out]), code: 64, mentioning: ["already exists", "--force"])

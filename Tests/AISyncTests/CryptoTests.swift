@@ -46,21 +46,61 @@ struct CryptoTests {
         #expect(Self.hex(mac.finalize()) == "a8061dc1305136c6c22b8baf0c0127a9")
     }
 
-    @Test("RFC 8439 §2.8.2: ChaCha20-Poly1305 seals to the vector and opens only with the right key, nonce, aad and bytes")
-    func chachaPoly() {
+    @Test("RFC 8439 §2.8.2: ChaCha20-Poly1305 seals to the vector and opens only with the right key, nonce, aad and bytes",
+          arguments: CryptoBackend.allCases)
+    func chachaPoly(backend: CryptoBackend) {
         let key = Array(0x80..<0xa0).map(UInt8.init)
         let nonce = Self.hex("070000004041424344454647")
         let aad = Self.hex("50515253c0c1c2c3c4c5c6c7")
-        let sealed = ChaChaPoly.seal(Self.sunscreen, key: key, nonce: nonce, aad: aad)
+        let sealed = ChaChaPoly.seal(Self.sunscreen, key: key, nonce: nonce, aad: aad, backend: backend)
         #expect(Self.hex(Array(sealed.prefix(16))) == "d31a8d34648e60db7b86afbc53ef7ec2")
         #expect(Self.hex(Array(sealed.suffix(16))) == "1ae10b594f09e26a7e902ecbd0600691")
-        #expect(ChaChaPoly.open(sealed, key: key, nonce: nonce, aad: aad) == Self.sunscreen)
+        #expect(ChaChaPoly.open(sealed, key: key, nonce: nonce, aad: aad, backend: backend) == Self.sunscreen)
         var flipped = sealed
         flipped[5] ^= 1
-        #expect(ChaChaPoly.open(flipped, key: key, nonce: nonce, aad: aad) == nil)
-        #expect(ChaChaPoly.open(sealed, key: key, nonce: nonce, aad: aad + [0]) == nil)
-        #expect(ChaChaPoly.open(Array(sealed.dropLast()), key: key, nonce: nonce, aad: aad) == nil)
-        #expect(ChaChaPoly.open([1, 2, 3], key: key, nonce: nonce, aad: aad) == nil)
+        #expect(ChaChaPoly.open(flipped, key: key, nonce: nonce, aad: aad, backend: backend) == nil)
+        #expect(ChaChaPoly.open(sealed, key: key, nonce: nonce, aad: aad + [0], backend: backend) == nil)
+        #expect(ChaChaPoly.open(Array(sealed.dropLast()), key: key, nonce: nonce, aad: aad, backend: backend) == nil)
+        #expect(ChaChaPoly.open([1, 2, 3], key: key, nonce: nonce, aad: aad, backend: backend) == nil)
+        // Empty plaintext and empty aad: a tag alone.
+        let empty = ChaChaPoly.seal([], key: key, nonce: nonce, aad: [], backend: backend)
+        #expect(empty.count == 16 && ChaChaPoly.open(empty, key: key, nonce: nonce, aad: [], backend: backend) == [])
+    }
+
+    @Test("the system's libcrypto is found and used on Linux, where Foundation's networking already loads it")
+    func systemBackendIsUsed() {
+        #if os(Linux)
+        #expect(CryptoBackend.systemIsAvailable, "libcrypto.so.3 (Debian's libssl3) should be in the process")
+        #endif
+    }
+
+    @Test("the system's and the portable ChaCha20-Poly1305 and SHA-256 agree on thousands of random inputs, and each opens the other's")
+    func backendsAgree() {
+        var rng = SystemRandomNumberGenerator()
+        func bytes(_ n: Int) -> [UInt8] { (0..<n).map { _ in UInt8.random(in: 0...255, using: &rng) } }
+        for round in 0..<1500 {
+            let length = round < 300 ? round : Int.random(in: 0...70_000, using: &rng)
+            let key = bytes(32), nonce = bytes(12), xnonce = bytes(24), aad = bytes(Int.random(in: 0...80, using: &rng)), text = bytes(length)
+            let system = ChaChaPoly.seal(text, key: key, nonce: nonce, aad: aad, backend: .system)
+            let portable = ChaChaPoly.seal(text, key: key, nonce: nonce, aad: aad, backend: .portable)
+            #expect(system == portable, "length \(length)")
+            #expect(ChaChaPoly.open(portable, key: key, nonce: nonce, aad: aad, backend: .system) == text)
+            #expect(ChaChaPoly.open(system, key: key, nonce: nonce, aad: aad, backend: .portable) == text)
+            var tampered = system
+            tampered[Int.random(in: 0..<tampered.count, using: &rng)] ^= UInt8(1 << Int.random(in: 0..<8, using: &rng))
+            #expect(ChaChaPoly.open(tampered, key: key, nonce: nonce, aad: aad, backend: .system) == nil)
+            #expect(ChaChaPoly.open(tampered, key: key, nonce: nonce, aad: aad, backend: .portable) == nil)
+            if round % 10 == 0 {
+                let x = XChaChaPoly.seal(text, key: key, nonce: xnonce, aad: aad, backend: .system)
+                #expect(x == XChaChaPoly.seal(text, key: key, nonce: xnonce, aad: aad, backend: .portable))
+                #expect(XChaChaPoly.open(x, key: key, nonce: xnonce, aad: aad, backend: .portable) == text)
+            }
+            var a = SHA256(backend: .system), b = SHA256(backend: .portable)
+            let split = Int.random(in: 0...length, using: &rng)
+            a.update(text[..<split]); a.update(text[split...])
+            b.update(text)
+            #expect(a.finalize() == b.finalize(), "length \(length) split \(split)")
+        }
     }
 
     @Test("draft-irtf-cfrg-xchacha-03: HChaCha20 (§2.2.1) and XChaCha20-Poly1305 (§A.3.1)")

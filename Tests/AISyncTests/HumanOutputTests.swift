@@ -33,6 +33,8 @@ struct HumanOutputTests {
         let log = store.run(["log", id])
         #expect(log.stdoutLines.first?.contains("just now") == true, "\(log)")
         #expect(CLIExpect.matches(log.stdoutLines.first ?? "", "^[0-9a-f]{12}  just now +test-device +"), "the log names the device: \(log)")
+        #expect(store.run(["log", "-n1"]).stdoutLines.count == 1 && store.run(["log", "-n", "2"]).stdoutLines.count == 2, "-n1 and -n 2 as head takes them")
+        CLIExpect.cleanError(store.run(["log", "--limit", "-1"]), code: 64, mentioning: ["0 or more"])
         let json = try CLIJSON.array(store.run(["log", id, "--json"]))
         #expect((json.first?["time"] as? String).map { CLIExpect.matches($0, "^20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z$") } == true, "\(json)")
         let shown = try CLIJSON.object(store.run(["show", id, "--json"]))

@@ -79,17 +79,24 @@ struct MassDeleteTests {
         try await phone.sync("pull")
         // 70 more in one push: refused, before anything is sent, for push and sync alike.
         for id in ids.dropFirst(10) { try await laptop.ok(["rm", id]) }
+        // A delete undone before the push deletes nothing: 71 deleted, one restored, 70 counted.
+        let extra = try await laptop.ok(["chat", "new", "--title", "deleted then restored"])
+        try await laptop.ok(["rm", extra])
+        try await laptop.ok(["restore", extra])
+        let dry = await laptop.run(["push", "--dry-run"])
+        #expect(dry.exitCode == 0 && dry.stderr.contains("deletes 70 records") && dry.stderr.contains("--allow-mass-delete"), "a dry run shows and warns: \(dry)")
         for verb in ["push", "sync"] {
             let refused = await laptop.run([verb])
-            #expect(refused.exitCode == 64 && refused.stderr.contains("would delete 70 of the 80 records"), "\(verb): \(refused)")
-            #expect(refused.stderr.contains("--allow-mass-delete") && refused.stderr.contains("Generated chat"), "\(verb): \(refused)")
+            #expect(refused.exitCode == 64 && refused.stderr.contains("would delete 70 of the 81 records"), "\(verb): \(refused)")
+            #expect(refused.stderr.contains("--allow-mass-delete") && refused.stderr.contains("Generated chat") && !refused.stderr.contains("restored"), "\(verb): \(refused)")
         }
         try await phone.sync("pull")
         #expect(try CLIJSON.array(await phone.run(["list", "--json"])).count == 70, "the phone lost records it should keep")
+        #expect(try CLIJSON.object(await laptop.run(["push", "--dry-run", "--json"]))["massDelete"] as? Int == 70)
         let allowed = await laptop.run(["push", "--allow-mass-delete"])
         #expect(allowed.succeeded, "\(allowed)")
         try await phone.sync("pull")
-        #expect(try CLIJSON.array(await phone.run(["list", "--json"])).isEmpty)
+        #expect(try CLIJSON.array(await phone.run(["list", "--json"])).map { $0["title"] as? String } == ["deleted then restored"])
         await remote.remove()
     }
 }

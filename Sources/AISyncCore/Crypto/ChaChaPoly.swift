@@ -11,6 +11,15 @@ public enum ChaChaPoly {
     /// `plaintext` encrypted under `key` (32 bytes) and `nonce` (12 bytes), bound to `aad`;
     /// returns ciphertext followed by the 16-byte tag.
     public static func seal(_ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8] = []) -> [UInt8] {
+        seal(plaintext, key: key, nonce: nonce, aad: aad, backend: .system)
+    }
+
+    /// ``seal(_:key:nonce:aad:)`` on a chosen implementation (the tests compare them).
+    package static func seal(_ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8], backend: CryptoBackend) -> [UInt8] {
+        if backend == .system, fitsSystem(plaintext.count, key, nonce, aad), let crypto = SystemCrypto.shared,
+           let sealed = crypto.seal(plaintext, key: key, nonce: nonce, aad: aad) {
+            return sealed
+        }
         var out = plaintext
         ChaCha20.xor(&out, key: key, nonce: nonce, counter: 1)
         out += tag(ciphertext: out, key: key, nonce: nonce, aad: aad)
@@ -20,13 +29,26 @@ public enum ChaChaPoly {
     /// The plaintext of `sealed` (ciphertext and tag), or nil when the tag does not match:
     /// a wrong key, another `aad`, or any byte changed.
     public static func open(_ sealed: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8] = []) -> [UInt8]? {
+        open(sealed, key: key, nonce: nonce, aad: aad, backend: .system)
+    }
+
+    /// ``open(_:key:nonce:aad:)`` on a chosen implementation (the tests compare them).
+    package static func open(_ sealed: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8], backend: CryptoBackend) -> [UInt8]? {
         guard sealed.count >= tagBytes else { return nil }
+        if backend == .system, fitsSystem(sealed.count, key, nonce, aad), let crypto = SystemCrypto.shared {
+            return crypto.open(sealed, key: key, nonce: nonce, aad: aad)
+        }
         let ciphertext = Array(sealed.dropLast(tagBytes))
         let expected = tag(ciphertext: ciphertext, key: key, nonce: nonce, aad: aad)
         guard ConstantTime.equal(expected, Array(sealed.suffix(tagBytes))) else { return nil }
         var out = ciphertext
         ChaCha20.xor(&out, key: key, nonce: nonce, counter: 1)
         return out
+    }
+
+    /// The system's library takes 32-bit lengths and reads exactly 32 key and 12 nonce bytes.
+    private static func fitsSystem(_ count: Int, _ key: [UInt8], _ nonce: [UInt8], _ aad: [UInt8]) -> Bool {
+        key.count == 32 && nonce.count == 12 && count < Int(Int32.max) - 64 && aad.count < Int(Int32.max)
     }
 
     /// Poly1305 over aad, ciphertext and their lengths, keyed by block 0 of the key stream.
@@ -54,14 +76,24 @@ public enum XChaChaPoly {
 
     /// `plaintext` encrypted under `key` (32 bytes) and `nonce` (24 bytes), bound to `aad`.
     public static func seal(_ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8] = []) -> [UInt8] {
-        let (subkey, inner) = derive(key: key, nonce: nonce)
-        return ChaChaPoly.seal(plaintext, key: subkey, nonce: inner, aad: aad)
+        seal(plaintext, key: key, nonce: nonce, aad: aad, backend: .system)
     }
 
     /// The plaintext, or nil when `sealed` does not authenticate under `key`, `nonce` and `aad`.
     public static func open(_ sealed: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8] = []) -> [UInt8]? {
+        open(sealed, key: key, nonce: nonce, aad: aad, backend: .system)
+    }
+
+    /// ``seal(_:key:nonce:aad:)`` on a chosen implementation (the tests compare them).
+    package static func seal(_ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8], backend: CryptoBackend) -> [UInt8] {
         let (subkey, inner) = derive(key: key, nonce: nonce)
-        return ChaChaPoly.open(sealed, key: subkey, nonce: inner, aad: aad)
+        return ChaChaPoly.seal(plaintext, key: subkey, nonce: inner, aad: aad, backend: backend)
+    }
+
+    /// ``open(_:key:nonce:aad:)`` on a chosen implementation (the tests compare them).
+    package static func open(_ sealed: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8], backend: CryptoBackend) -> [UInt8]? {
+        let (subkey, inner) = derive(key: key, nonce: nonce)
+        return ChaChaPoly.open(sealed, key: subkey, nonce: inner, aad: aad, backend: backend)
     }
 
     static func derive(key: [UInt8], nonce: [UInt8]) -> (key: [UInt8], nonce: [UInt8]) {

@@ -41,8 +41,18 @@ public struct SHA256: Sendable {
     /// Total message length in bytes.
     private var length: UInt64 = 0
 
-    /// A hasher that has been fed nothing yet.
-    public init() {}
+    /// Whether the system's SHA-256 runs (``CryptoBackend``) rather than the portable code.
+    private let system: Bool
+
+    /// A hasher that has been fed nothing yet (the system's SHA-256 when there is one).
+    public init() { system = CryptoBackend.systemIsAvailable }
+
+    /// A hasher on a chosen implementation (the tests compare them).
+    package init(backend: CryptoBackend) { system = backend == .system && CryptoBackend.systemIsAvailable }
+
+    private func compress(_ h: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32), _ data: UnsafeRawPointer, blocks: Int) {
+        if system, let crypto = SystemCrypto.shared { crypto.sha256(&h, data, blocks: blocks) } else { Self.compress(&h, data, blocks: blocks) }
+    }
 
     /// Feeds `data` (e.g. `Data` or `[UInt8]`), region by region without copying.
     /// `@inlinable` so callers get it specialised for their concrete type.
@@ -69,12 +79,12 @@ public struct SHA256: Sendable {
             remaining -= take
             guard pendingCount == 64 else { return }
             let block = pending
-            withUnsafeBytes(of: block) { Self.compress(&h, $0.baseAddress!, blocks: 1) }
+            withUnsafeBytes(of: block) { compress(&h, $0.baseAddress!, blocks: 1) }
             pendingCount = 0
         }
         let blocks = remaining / 64
         if blocks > 0 {
-            Self.compress(&h, src, blocks: blocks)
+            compress(&h, src, blocks: blocks)
             src += blocks * 64
             remaining -= blocks * 64
         }

@@ -115,6 +115,10 @@ struct Exchange {
         defer { Platform.close(fd) }
         guard let size = Platform.size(of: fd) else { throw .local("cannot read \(path)") }
         try send(head(size), on: socket)
+        if let sent = try socket.sendFile(fd, offset: 0, count: size, limits: limits) {
+            guard sent == size else { throw .local("\(path) changed while it was being sent") }
+            return
+        }
         var buffer = [UInt8](repeating: 0, count: min(Int(size), 1 << 20))
         var sent: Int64 = 0
         while sent < size {
