@@ -2,7 +2,8 @@
 # aisync's hand-written cryptography in a release build (issue 12), one run, each figure beside
 # its reference measured in the same run:
 #  1. XChaCha20-Poly1305 sealing (`aisync debug-seal-speed`, 16 KiB messages) beside
-#     `openssl speed -evp chacha20-poly1305` at 16 KiB on one core (target >= 50 %, moonshot 80 %);
+#     `openssl speed -evp chacha20-poly1305` at 16 KiB on one core (target >= 50 %, moonshot 80 %),
+#     then aisync's portable Swift code alone (used where the system has no libcrypto);
 #  2. scrypt with the parameters aisync stores with a wrapped key (N=2^16, r=8, p=3: 64 MiB;
 #     target 0.5-1 s), its result checked against Python's hashlib.scrypt;
 #  3. RFC 7914's fourth vector (N=2^20, r=8, p=1: 1 GiB), too large for the debug test suite;
@@ -25,6 +26,9 @@ ours=$("$bin" debug-seal-speed "${SEAL_MB:-256}" | awk '{print $1}')
 ref=$(openssl speed -seconds 2 -evp chacha20-poly1305 2>/dev/null | awk 'tolower($1) == "chacha20-poly1305" {v=$NF} END {sub(/k$/, "", v); print v / 1000}')
 [[ -n "$ref" ]] || die "no figure from openssl speed"
 awk -v o="$ours" -v r="$ref" 'BEGIN { printf "aisync %.0f MB/s, openssl %.0f MB/s -> %.0f %% (target >= 50 %%, moonshot 80 %%)\n", o, r, 100 * o / r }'
+# The same with aisync's own Swift code (what runs where libcrypto is absent), for the record.
+portable=$("$bin" debug-seal-speed --portable "$(( ${SEAL_MB:-256} / 4 ))" | awk '{print $1}')
+awk -v o="$portable" -v r="$ref" 'BEGIN { printf "aisync portable Swift code %.0f MB/s -> %.0f %% of openssl\n", o, 100 * o / r }'
 
 echo "== scrypt N=2^16 r=8 p=3 (what keys.json stores)"
 read -r key seconds < <("$bin" debug-scrypt "correct horse" "aisync-salt" 65536 8 3)
