@@ -77,14 +77,19 @@ struct IndexFile: Sendable {
         let estimate = bytes.count / 64
         summaries.reserveCapacity(estimate)
         encoded.reserveCapacity(estimate)
-        var start = headerEnd + 1
-        while start < bytes.count {
-            guard let end = bytes[start...].firstIndex(of: 10) else { return nil }
-            guard let (summary, raw) = Self.parseSummary(bytes[start..<end]) else { return nil }
-            summaries[summary.id] = summary
-            encoded[summary.id] = raw
-            start = end + 1
+        // Scanned through a raw pointer: slicing the array itself would retain its buffer
+        // at every step, a third of the time of a 100,000-record listing.
+        let whole = bytes.withUnsafeBufferPointer { all -> Bool in
+            var start = headerEnd + 1
+            while start < all.count {
+                guard let end = all[start...].firstIndex(of: 10), let (summary, raw) = Self.parseSummary(all[start..<end]) else { return false }
+                summaries[summary.id] = summary
+                encoded[summary.id] = bytes[raw]
+                start = end + 1
+            }
+            return true
         }
+        guard whole else { return nil }
         var snapshot = StoreSnapshot(summaries: summaries, encoded: encoded)
         snapshot.journalOffset = offset
         snapshot.journalLines = count
@@ -119,7 +124,7 @@ struct IndexFile: Sendable {
     }
 
     /// Splits a line at tabs into exactly seven fields without allocating arrays.
-    private static func parseSummary(_ line: ArraySlice<UInt8>) -> (RecordSummary, ArraySlice<UInt8>)? {
+    private static func parseSummary<Line: Collection<UInt8>>(_ line: Line) -> (RecordSummary, Range<Int>)? where Line.Index == Int {
         var fields: [Range<Int>] = []
         fields.reserveCapacity(7)
         var fieldStart = line.startIndex
@@ -129,7 +134,7 @@ struct IndexFile: Sendable {
             if fields.count == 6 { break }
         }
         guard fields.count == 6 else { return nil }
-        let raw = line[fieldStart..<line.endIndex]
+        let raw = fieldStart..<line.endIndex
         guard let id = RecordID(String(decoding: line[fields[0]], as: UTF8.self)),
               let kind = kind(line[fields[1]]),
               let title = unescape(line[fields[2]]),
@@ -144,14 +149,14 @@ struct IndexFile: Sendable {
     }
 
     /// The kind from its bytes, without making a String (100,000 lines per listing).
-    private static func kind(_ bytes: ArraySlice<UInt8>) -> RecordKind? {
+    private static func kind(_ bytes: some Collection<UInt8>) -> RecordKind? {
         if bytes.elementsEqual("chat".utf8) { return .chat }
         if bytes.elementsEqual("image".utf8) { return .image }
         if bytes.elementsEqual("story".utf8) { return .story }
         return nil
     }
 
-    static func parseInt(_ bytes: ArraySlice<UInt8>) -> Int64? {
+    static func parseInt(_ bytes: some Collection<UInt8>) -> Int64? {
         var value: Int64 = 0
         var negative = false
         var any = false
@@ -190,7 +195,7 @@ struct IndexFile: Sendable {
         }
     }
 
-    static func unescape(_ bytes: ArraySlice<UInt8>) -> String? {
+    static func unescape(_ bytes: some Collection<UInt8>) -> String? {
         if !bytes.contains(92) { return String(validating: bytes, as: UTF8.self) }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)

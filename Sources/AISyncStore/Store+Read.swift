@@ -46,8 +46,9 @@ extension Store {
             let result = snapshot.summaries.values.filter { (includeDeleted || !$0.deleted) && (kind == nil || $0.kind == kind) }
             // Sorting positions, not the summaries themselves, spares 100,000 struct moves.
             let times = result.map(\.updated.milliseconds)
+            let ids = result.map(\.id.rawValue)
             let order = result.indices.sorted { a, b in
-                times[a] != times[b] ? times[a] > times[b] : result[a].id < result[b].id
+                times[a] != times[b] ? times[a] > times[b] : ids[a] < ids[b]
             }
             return order.map { result[$0] }
         }

@@ -24,11 +24,13 @@ enum CLIPlatform {
         return .success(out)
     }
 
-    static func write(_ text: String, to fd: Int32) {
-        var bytes = Array(text.utf8)
+    static func write(_ text: String, to fd: Int32) { writeBytes(Array(text.utf8), to: fd) }
+
+    /// Writes every byte (a broken pipe ends it quietly).
+    static func writeBytes(_ bytes: [UInt8], to fd: Int32) {
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { systemWrite(fd, $0.baseAddress! + done, $0.count - done) }
+            let n = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + done, $0.count - done) }
             if n < 0 { if errno == EINTR { continue }; return }
             done += n
         }

@@ -21,7 +21,7 @@ enum InspectCommands {
             CLIPlatform.warn("the body of \(r.id) is missing or damaged; run `aisync fsck`")
         }
         if inv.flag("json") {
-            CLIPlatform.outExact(Output.listJSON(records))
+            Output.listJSON(records) { CLIPlatform.writeBytes($0, to: 1) }
         } else {
             CLIPlatform.out(records.isEmpty ? "No records\(kind.map { " of kind \($0.rawValue)" } ?? "")\(inv.flag("deleted") ? "" : " (deleted ones show with --deleted)").\n"
                             : Output.list(records, columns: CLIPlatform.listColumns))

@@ -2,16 +2,18 @@ import AISync
 
 /// How results look: human text and JSON documents (presentation only, no logic).
 enum Output {
-    /// `list --json`, written directly as bytes: it must stay fast for 100,000 records.
-    static func listJSON(_ records: [RecordSummary]) -> String {
+    /// `list --json`, written directly as bytes and handed to `emit` every 256 KB: it must
+    /// stay fast, and small in memory, for 100,000 records.
+    static func listJSON(_ records: [RecordSummary], emit: ([UInt8]) -> Void) {
         let conflict = Array("{\"conflict\":".utf8), created = Array(",\"created\":\"".utf8)
         let deleted = Array("\",\"deleted\":".utf8), favorite = Array(",\"favorite\":".utf8)
         let id = Array(",\"id\":\"".utf8), kind = Array("\",\"kind\":\"".utf8), title = Array("\",\"title\":".utf8)
         let updated = Array(",\"updated\":\"".utf8), end = Array("\"}".utf8)
         let yes = Array("true".utf8), no = Array("false".utf8)
         var out: [UInt8] = [UInt8(ascii: "[")]
-        out.reserveCapacity(records.count * 200 + 2)
+        out.reserveCapacity(1 << 18 + 4096)
         for (n, r) in records.enumerated() {
+            if out.count >= 1 << 18 { emit(out); out.removeAll(keepingCapacity: true) }
             if n > 0 { out.append(UInt8(ascii: ",")) }
             out += conflict; out += r.conflict ? yes : no
             out += created; r.created.writeISO8601(into: &out)
@@ -24,7 +26,7 @@ enum Output {
             out += end
         }
         out.append(contentsOf: "]\n".utf8)
-        return String(decoding: out, as: UTF8.self)
+        emit(out)
     }
 
     /// The text list: a header, then one row per record, titles shortened to fit `columns`.
