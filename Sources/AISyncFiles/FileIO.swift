@@ -62,8 +62,12 @@ package enum FileIO {
         defer { Platform.close(fd) }
         var result: [[UInt8]] = []
         result.reserveCapacity(ranges.count)
-        for (offset, count) in ranges {
+        // A range past the end allocates only what is there (a journal caught up in 8 MB
+        // windows must not allocate 8 MB to find nothing new).
+        let size = Platform.size(of: fd)
+        for (offset, wanted) in ranges {
             guard Platform.lseek(fd, offset, SEEK_SET) == offset else { throw ioError("seek in", path, errno: Platform.errno) }
+            let count = size.map { Int(max(0, min(Int64(wanted), $0 - offset))) } ?? wanted
             var out = [UInt8](repeating: 0, count: count)
             var done = 0
             while done < count {

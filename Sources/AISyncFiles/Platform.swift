@@ -110,6 +110,42 @@ package enum Platform {
 
     package static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 
+    /// Maps a whole regular file read-only: its address and size, or nil when it is missing,
+    /// empty or cannot be mapped. The size comes from the open file, not the path, so a file
+    /// renamed over it meanwhile cannot make the mapping longer than its file.
+    package static func mapReadOnly(_ path: String) -> (address: UInt, count: Int)? {
+        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        guard let size = size(of: fd), size > 0, size < Int64(Int.max / 2) else { return nil }
+        guard let mapped = mmap(nil, Int(size), PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else { return nil }
+        return (UInt(bitPattern: mapped), Int(size))
+        #else
+        return nil
+        #endif
+    }
+
+    /// Undoes ``mapReadOnly(_:)``.
+    package static func unmap(_ address: UInt, _ count: Int) {
+        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+        _ = munmap(UnsafeMutableRawPointer(bitPattern: address), count)
+        #endif
+    }
+
+    /// Drops the whole pages inside `range` of a read-only mapping from this process's
+    /// memory (MADV_DONTNEED: they are read back from the page cache if touched again).
+    package static func dropPages(_ address: UInt, _ range: Range<Int>) {
+        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        guard page > 0 else { return }
+        let start = (range.lowerBound + page - 1) / page * page
+        let end = range.upperBound / page * page
+        guard start < end else { return }
+        _ = madvise(UnsafeMutableRawPointer(bitPattern: address + UInt(start)), end - start, MADV_DONTNEED)
+        #endif
+    }
+
     /// Gives the allocator's free pages back to the system (glibc keeps them, per thread
     /// arena, so a long pull's peak RSS would be every batch's garbage, not one batch's).
     /// A no-op where the allocator does this itself.

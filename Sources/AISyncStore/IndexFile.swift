@@ -7,7 +7,10 @@ import AISyncFiles
 /// journal". Not JSON on purpose: 100,000 records must list in a fraction of a second, so a
 /// line's summary fields come first and its sibling list is decoded only on demand.
 ///
-/// Line: `id TAB kind TAB title TAB created-ms TAB updated-ms TAB flags TAB lines`, flags
+/// Header: `aisync-index TAB 4 TAB journal-offset TAB journal-lines TAB anchor TAB hlc-wall TAB
+/// hlc-counter TAB conflicts TAB records TAB damaged`; then one line per record, sorted by id
+/// byte by byte (``IndexBase`` finds a record by binary search):
+/// `id TAB kind TAB title TAB created-ms TAB updated-ms TAB flags TAB lines`, flags
 /// being `f` (favorite), `d` (deleted), `c` (conflict), `x` (body unreadable) or `-`; lines
 /// the record's journal lines as `offset.length` separated by `,` (its state is their fold).
 struct IndexFile: Sendable {
@@ -15,7 +18,7 @@ struct IndexFile: Sendable {
     /// Names the temp file a rewrite goes through (the store's environment).
     let environment: AISyncEnvironment
     static let magic = "aisync-index"
-    static let format = "3"
+    static let format = "4"
     static let anchorLength: Int64 = 256
 
     /// The hash of the journal bytes just before `offset`, tying the index to one journal.
@@ -27,74 +30,67 @@ struct IndexFile: Sendable {
         return SHA256.hash(bytes).hex
     }
 
-    /// Written a megabyte at a time: the whole index is never in memory twice.
-    func write(_ snapshot: StoreSnapshot, anchor: String) throws(AISyncError) {
+    /// Written a megabyte at a time: the lines of records that did not change are copied
+    /// from the current index as they are, the changed ones encoded afresh, in id order.
+    /// Returns where each record line starts, for ``IndexBase`` to search without scanning.
+    @discardableResult
+    func write(_ snapshot: StoreSnapshot, anchor: String) throws(AISyncError) -> [UInt32] {
         try FileIO.makeDirectories(FileIO.parentDirectory(of: path))
+        var starts: [UInt32] = []
         // A cache need not be durable: a lost or stale index is rebuilt from the journal.
         try FileIO.writeAtomically(path, durable: false, temporarySuffix: environment.temporarySuffix()) { (emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) in
-            try encode(snapshot, anchor: anchor, emit: emit)
+            starts = try encode(snapshot, anchor: anchor, emit: emit)
         }
+        return starts
     }
 
-    private func encode(_ snapshot: StoreSnapshot, anchor: String, emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) {
+    private func encode(_ snapshot: StoreSnapshot, anchor: String, emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) -> [UInt32] {
+        var starts: [UInt32] = []
+        starts.reserveCapacity(snapshot.counts.records)
+        var emitted = 0
         var out: [UInt8] = []
         out.reserveCapacity((1 << 20) + 4096)
-        let conflicts = snapshot.summaries.values.reduce(0) { $0 + ($1.conflict ? 1 : 0) }
-        out.append(contentsOf: "\(Self.magic)\t\(Self.format)\t\(snapshot.journalOffset)\t\(snapshot.journalLines)\t\(anchor)\t\(snapshot.latestTime.wall)\t\(snapshot.latestTime.counter)\t\(conflicts)\n".utf8)
-        for id in snapshot.recordIDs.sorted() {
-            guard let s = snapshot.summaries[id] else { continue }
-            out.append(contentsOf: id.rawValue.utf8); out.append(9)
-            out.append(contentsOf: s.kind.rawValue.utf8); out.append(9)
-            Self.escape(s.title, into: &out); out.append(9)
-            out.append(contentsOf: "\(s.created.milliseconds)\t\(s.updated.milliseconds)\t".utf8)
-            let flags = (s.favorite ? "f" : "") + (s.deleted ? "d" : "") + (s.conflict ? "c" : "") + (s.damaged ? "x" : "")
-            out.append(contentsOf: (flags.isEmpty ? "-" : flags).utf8); out.append(9)
-            if let raw = snapshot.encodedLineRefs(id) {
-                out.append(contentsOf: raw)
-            } else if let refs = snapshot.lineRefs(id) {
-                for (n, r) in refs.enumerated() {
-                    if n > 0 { out.append(UInt8(ascii: ",")) }
-                    out.append(contentsOf: "\(r.offset).\(r.length)".utf8)
-                }
-            }
-            out.append(10)
-            if out.count >= 1 << 20 {
-                try emit(out)
-                out.removeAll(keepingCapacity: true)
-            }
+        let counts = snapshot.counts
+        out.append(contentsOf: "\(Self.magic)\t\(Self.format)\t\(snapshot.journalOffset)\t\(snapshot.journalLines)\t\(anchor)\t\(snapshot.latestTime.wall)\t\(snapshot.latestTime.counter)\t\(counts.conflicts)\t\(counts.records)\t\(counts.damaged)\n".utf8)
+        func flush() throws(AISyncError) {
+            guard out.count >= 1 << 20 else { return }
+            try emit(out)
+            emitted += out.count
+            out.removeAll(keepingCapacity: true)
         }
+        func start() {
+            let offset = emitted + out.count
+            if offset < Int(UInt32.max) { starts.append(UInt32(offset)) }
+        }
+        try snapshot.forEachLine(
+            unchanged: { (line: UnsafeRawBufferPointer) throws(AISyncError) in
+                start()
+                out.append(contentsOf: line)
+                out.append(10)
+                try flush()
+            },
+            changed: { (summary: RecordSummary, refs: [Journal.LineRef]) throws(AISyncError) in
+                start()
+                Self.encode(summary, refs: refs, into: &out)
+                try flush()
+            })
         try emit(out)
+        return starts
     }
 
-    /// Loads the cache; nil when it is missing, from another format, or malformed.
-    func read() -> (snapshot: StoreSnapshot, anchor: String)? {
-        guard let bytes = try? FileIO.read(path, limit: 1 << 36) else { return nil }
-        guard let headerEnd = bytes.firstIndex(of: 10), let header = Self.header(bytes[..<headerEnd]) else { return nil }
-        let (offset, count, anchor, wall, counter) = (header.journalOffset, header.journalLines, header.anchor, header.wall, header.counter)
-        var summaries: [RecordID: RecordSummary] = [:]
-        var encoded: [RecordID: ArraySlice<UInt8>] = [:]
-        // Lines run from about 80 bytes (a one-version record) up: never resize while reading.
-        let estimate = bytes.count / 64
-        summaries.reserveCapacity(estimate)
-        encoded.reserveCapacity(estimate)
-        // Scanned through a raw pointer: slicing the array itself would retain its buffer
-        // at every step, a third of the time of a 100,000-record listing.
-        let whole = bytes.withUnsafeBufferPointer { all -> Bool in
-            var start = headerEnd + 1
-            while start < all.count {
-                guard let end = all[start...].firstIndex(of: 10), let (summary, raw) = Self.parseSummary(all[start..<end]) else { return false }
-                summaries[summary.id] = summary
-                encoded[summary.id] = bytes[raw]
-                start = end + 1
-            }
-            return true
+    /// One record's line.
+    static func encode(_ s: RecordSummary, refs: [Journal.LineRef], into out: inout [UInt8]) {
+        out.append(contentsOf: s.id.rawValue.utf8); out.append(9)
+        out.append(contentsOf: s.kind.rawValue.utf8); out.append(9)
+        escape(s.title, into: &out); out.append(9)
+        out.append(contentsOf: "\(s.created.milliseconds)\t\(s.updated.milliseconds)\t".utf8)
+        let flags = (s.favorite ? "f" : "") + (s.deleted ? "d" : "") + (s.conflict ? "c" : "") + (s.damaged ? "x" : "")
+        out.append(contentsOf: (flags.isEmpty ? "-" : flags).utf8); out.append(9)
+        for (n, r) in refs.enumerated() {
+            if n > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: "\(r.offset).\(r.length)".utf8)
         }
-        guard whole else { return nil }
-        var snapshot = StoreSnapshot(summaries: summaries, encoded: encoded)
-        snapshot.journalOffset = offset
-        snapshot.journalLines = count
-        snapshot.latestTime = HybridLogicalTime(wall: wall, counter: counter)
-        return (snapshot, anchor)
+        out.append(10)
     }
 
     /// The first line: how far into the journal the index reaches, and facts about the whole
@@ -105,8 +101,11 @@ struct IndexFile: Sendable {
         var anchor: String
         var wall: Int64
         var counter: Int64
-        /// Nil in an index written before it was recorded.
+        /// How many records are in conflict; nil in a header that does not say.
         var conflicts: Int?
+        /// How many records there are, and how many could not be read in part (format 4).
+        var records: Int?
+        var damaged: Int?
     }
 
     /// Reads only the header line (a no-op sync must not read 100,000 summaries).
@@ -117,14 +116,15 @@ struct IndexFile: Sendable {
 
     static func header(_ line: ArraySlice<UInt8>) -> Header? {
         let h = line.split(separator: 9, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-        guard h.count == 7 || h.count == 8, h[0] == Self.magic, h[1] == Self.format, let offset = Int64(h[2]), let count = Int(h[3]),
-              let wall = Int64(h[5]), let counter = Int64(h[6]) else { return nil }
+        guard h.count == 10, h[0] == Self.magic, h[1] == Self.format, let offset = Int64(h[2]), let count = Int(h[3]),
+              let wall = Int64(h[5]), let counter = Int64(h[6]), let conflicts = Int(h[7]), let records = Int(h[8]),
+              let damaged = Int(h[9]), conflicts >= 0, records >= 0, damaged >= 0 else { return nil }
         return Header(journalOffset: offset, journalLines: count, anchor: h[4], wall: wall, counter: counter,
-                      conflicts: h.count == 8 ? Int(h[7]) : nil)
+                      conflicts: conflicts, records: records, damaged: damaged)
     }
 
     /// Splits a line at tabs into exactly seven fields without allocating arrays.
-    private static func parseSummary<Line: Collection<UInt8>>(_ line: Line) -> (RecordSummary, Range<Int>)? where Line.Index == Int {
+    static func parseSummary<Line: Collection<UInt8>>(_ line: Line) -> (RecordSummary, Range<Int>)? where Line.Index == Int {
         var fields: [Range<Int>] = []
         fields.reserveCapacity(7)
         var fieldStart = line.startIndex
@@ -173,11 +173,11 @@ struct IndexFile: Sendable {
     }
 
     /// Decodes a record's journal line list; nil when malformed (the index is then stale).
-    static func decodeRefs(_ raw: ArraySlice<UInt8>) -> [Journal.LineRef]? {
+    static func decodeRefs(_ raw: some Collection<UInt8>) -> [Journal.LineRef]? {
         var refs: [Journal.LineRef] = []
         for item in raw.split(separator: UInt8(ascii: ",")) {
             guard let dot = item.firstIndex(of: UInt8(ascii: ".")), let offset = parseInt(item[..<dot]),
-                  let length = parseInt(item[(dot + 1)...]), offset >= 0, length > 0 else { return nil }
+                  let length = parseInt(item[item.index(after: dot)...]), offset >= 0, length > 0 else { return nil }
             refs.append(Journal.LineRef(offset: offset, length: Int(length)))
         }
         return refs.isEmpty ? nil : refs

@@ -26,7 +26,7 @@ struct Journal: Sendable {
         var length: Int
     }
 
-    struct Chunk {
+    struct Chunk: Sendable {
         var versions: [(version: Version, line: Int, ref: LineRef, raw: ArraySlice<UInt8>)] = []
         /// Byte offset just past the last complete line read.
         var endOffset: Int64

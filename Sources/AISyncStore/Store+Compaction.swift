@@ -8,7 +8,7 @@ extension Store {
     /// Every record id, sorted: the order a snapshot is written in.
     package func allRecordIDs() throws(AISyncError) -> [RecordID] {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [RecordID] in
-            snapshot.recordIDs.sorted()
+            try snapshot.ids(where: { _ in true })
         }
     }
 
@@ -19,7 +19,7 @@ extension Store {
             var result: [(version: Version, raw: [UInt8])] = []
             var total = 0
             for id in records {
-                guard let state = try snapshot.state(id, reader: reader), let refs = snapshot.lineRefs(id) else { continue }
+                guard let state = try snapshot.state(id, reader: reader), let refs = try snapshot.lineRefs(id) else { continue }
                 let keep = state.essentialVersionIDs
                 let lines = try journal.lines(at: refs)
                 total += lines.count

@@ -80,7 +80,7 @@ extension Store {
     /// long pull) that deferred it.
     package func flushIndex() throws(AISyncError) {
         try locked(write: true) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) in
-            if snapshot.journalLines != indexedLines { try saveIndex(snapshot) }
+            if snapshot.journalLines != indexedLines { try saveIndex(&snapshot) }
         }
     }
 

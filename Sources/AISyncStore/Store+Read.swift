@@ -12,9 +12,8 @@ extension Store {
             dropIndex()
             throw error
         }
-        guard snapshot.summaries[id] != nil else { return nil }
-        dropIndex()
-        throw AISyncError(.temporary, "the store's index was damaged and has been removed", hint: "Run the command again; the index is rebuilt from the journal")
+        guard try snapshot.summary(id) != nil else { return nil }
+        throw IndexBase.damaged
     }
 
     /// Forgets a damaged or stale index: the next command rebuilds it from the journal.
@@ -42,8 +41,12 @@ extension Store {
 
     /// Live records (not deleted), newest first, optionally of one kind.
     public func list(kind: RecordKind? = nil, includeDeleted: Bool = false) throws(AISyncError) -> [RecordSummary] {
-        try locked(write: false) { snapshot, _ in
-            let result = snapshot.summaries.values.filter { (includeDeleted || !$0.deleted) && (kind == nil || $0.kind == kind) }
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [RecordSummary] in
+            var result: [RecordSummary] = []
+            result.reserveCapacity(snapshot.counts.records)
+            try snapshot.forEachSummary { (s: RecordSummary) throws(AISyncError) in
+                if (includeDeleted || !s.deleted) && (kind == nil || s.kind == kind) { result.append(s) }
+            }
             // Sorting positions, not the summaries themselves, spares 100,000 struct moves.
             let times = result.map(\.updated.milliseconds)
             let ids = result.map(\.id.rawValue)
@@ -142,9 +145,15 @@ extension Store {
     /// Every record in conflict, with each field in conflict and its values.
     public func conflicts(_ only: RecordID? = nil) throws(AISyncError) -> [Conflict] {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [Conflict] in
-            if let only, snapshot.summaries[only] == nil { throw AISyncError.noRecord(only) }
+            var inConflict: [RecordSummary] = []
+            if let only {
+                guard let summary = try snapshot.summary(only) else { throw AISyncError.noRecord(only) }
+                if summary.conflict { inConflict.append(summary) }
+            } else if snapshot.counts.conflicts > 0 {
+                try snapshot.forEachSummary { (s: RecordSummary) throws(AISyncError) in if s.conflict { inConflict.append(s) } }
+            }
             var result: [Conflict] = []
-            for summary in snapshot.summaries.values where summary.conflict && (only == nil || summary.id == only) {
+            for summary in inConflict {
                 guard let state = try stateOf(summary.id, in: snapshot), state.isConflict else { continue }
                 result.append(try conflict(summary, state, in: snapshot))
             }
@@ -199,9 +208,9 @@ extension Store {
         return try locked(write: false) { (snapshot: inout StoreSnapshot, canWrite: Bool) throws(AISyncError) -> Int in
             // Bring the index up to date, so the next sync with nothing new finds the count there.
             if canWrite, index.header().map({ $0.conflicts == nil || $0.journalOffset != snapshot.journalOffset }) ?? true {
-                try saveIndex(snapshot)
+                try saveIndex(&snapshot)
             }
-            return snapshot.summaries.values.filter(\.conflict).count
+            return snapshot.counts.conflicts
         }
     }
 
@@ -241,17 +250,19 @@ extension Store {
             var counts: [RecordKind: Int] = [:]
             for kind in RecordKind.allCases { counts[kind] = 0 }
             var deleted = 0
-            for s in snapshot.summaries.values {
+            var images: [RecordID] = []
+            try snapshot.forEachSummary { (s: RecordSummary) throws(AISyncError) in
                 if s.deleted { deleted += 1 } else { counts[s.kind, default: 0] += 1 }
+                if s.kind == .image && !s.deleted && !s.damaged { images.append(s.id) }
             }
             let all = objects.allObjects().objects
             let bytes = all.reduce(Int64(0)) { $0 + (Platform.stat(objects.path(of: $1))?.size ?? 0) }
             var status = Status(root: root, device: deviceID, deviceName: config.deviceName, records: counts, deleted: deleted,
-                                conflicts: snapshot.summaries.values.filter(\.conflict).count, objects: all.count, bytes: bytes,
+                                conflicts: snapshot.counts.conflicts, objects: all.count, bytes: bytes,
                                 journalLines: snapshot.journalLines, journalBytes: snapshot.journalOffset, remotes: config.remotes)
             let present = Set(all)
-            for summary in snapshot.summaries.values where summary.kind == .image && !summary.deleted && !summary.damaged {
-                guard let state = try stateOf(summary.id, in: snapshot), case .image(let image)? = try? visibleBody(state) else { continue }
+            for id in images {
+                guard let state = try stateOf(id, in: snapshot), case .image(let image)? = try? visibleBody(state) else { continue }
                 if !present.contains(image.sha256) { status.imagesNotDownloaded += 1 }
             }
             return status

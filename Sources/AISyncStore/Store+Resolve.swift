@@ -3,7 +3,7 @@ import AISyncCore
 extension Store {
     /// Every version of one record, in journal order.
     package func versions(of id: RecordID, in snapshot: StoreSnapshot) throws(AISyncError) -> [Version] {
-        guard let refs = snapshot.lineRefs(id) else { throw AISyncError.noRecord(id) }
+        guard let refs = try snapshot.lineRefs(id) else { throw AISyncError.noRecord(id) }
         return try journal.versions(at: refs)
     }
 

@@ -14,16 +14,15 @@ extension Store {
             throw AISyncError.usage("'\(text.prefix(80))' is not a record id", hint: "Ids look like chat-3f9a1c2b4d5e6f70; see the list of records")
         }
         return try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> RecordID in
-            if let id = RecordID(text), snapshot.summaries[id] != nil { return id }
+            if let id = RecordID(text), try snapshot.summary(id) != nil { return id }
             guard text.utf8.count >= 4 else {
                 if let id = RecordID(text) { return id }
                 throw AISyncError.usage("'\(text)' is too short to name a record", hint: "Give at least 4 characters of its id")
             }
-            var matches: [RecordID] = []
-            for id in snapshot.summaries.keys {
-                let raw = id.rawValue
+            let matches = try snapshot.ids { (s: RecordSummary) -> Bool in
+                let raw = s.id.rawValue
                 let hex = raw.firstIndex(of: "-").map { raw[raw.index(after: $0)...] } ?? Substring(raw)
-                if raw.hasPrefix(text) || hex.hasPrefix(text) { matches.append(id) }
+                return raw.hasPrefix(text) || hex.hasPrefix(text)
             }
             switch matches.count {
             case 1: return matches[0]

@@ -19,7 +19,8 @@ extension Store {
     }
 
     /// One journal line, where it sits, and its version.
-    package typealias JournalLine = (version: Version, raw: [UInt8], offset: Int64)
+    /// One journal line as a push plans with it: its version, where it is, and its size.
+    package typealias JournalLine = (version: Version, offset: Int64, length: Int)
 
     /// The complete lines in about `maxBytes` of the journal from `offset` (read as is, no
     /// snapshot loaded: a push of nothing new costs O(1)), and the offset just past them.
@@ -29,7 +30,7 @@ extension Store {
         let start = min(offset, size)
         guard start < size else { return ([], start) }
         let chunk = try journal.read(from: start, firstLine: 0, maxBytes: Int(min(Int64(maxBytes), size - start)))
-        return (chunk.versions.map { ($0.version, Array($0.raw), $0.ref.offset) }, chunk.endOffset)
+        return (chunk.versions.map { ($0.version, $0.ref.offset, $0.ref.length) }, chunk.endOffset)
     }
 
     /// The lines at the given places (found by ``journalWindow(from:maxBytes:)``), in order.
@@ -78,36 +79,60 @@ extension Store {
     /// end and folded states are dropped after the batch, so memory stays one batch.
     package func integrate(_ entries: [Segment.Entry], expectedEnd: Int64?, streaming: Bool = false) throws(AISyncError) -> (applied: [Version], wasAtEnd: Bool, end: Int64) {
         try locked(write: true, saveIndex: !streaming) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> ([Version], Bool, Int64) in
-            defer {
+            let wasAtEnd = expectedEnd == snapshot.journalOffset
+            try checkKinds(entries, in: snapshot)
+            var applied: [Version] = []
+            // A long pull appends a few thousand versions at a time: the states folded for
+            // one piece are dropped before the next, so memory stays a piece, not a segment.
+            let piece = streaming ? Self.integratePiece : max(entries.count, 1)
+            for start in stride(from: 0, to: entries.count, by: piece) {
+                let fresh = try newVersions(entries[start..<min(start + piece, entries.count)], in: snapshot)
+                if !fresh.isEmpty { try append(fresh, saveIndex: !streaming, to: &snapshot) }
+                applied += fresh
                 if streaming {
                     snapshot.dropDecodedStates()
                     Platform.releaseFreeMemory()
                 }
             }
-            let wasAtEnd = expectedEnd == snapshot.journalOffset
-            var known = [RecordID: (kind: RecordKind, ids: Set<SHA256Digest>)]()
-            var applied: [Version] = []
-            for e in entries {
-                let v = e.version
-                if known[v.record] == nil {
-                    if let state = try snapshot.state(v.record, reader: reader) {
-                        known[v.record] = (state.kind, state.versionIDs)
-                    } else {
-                        known[v.record] = (v.kind, [])
-                    }
-                }
-                guard known[v.record]?.kind == v.kind else {
-                    throw AISyncError(.damagedData, "a pulled version of \(v.record) would turn a \(known[v.record]!.kind.rawValue) into a \(v.kind.rawValue)",
-                                      hint: "Nothing was applied; the remote holds a forged or damaged version (from device \(v.device.short))")
-                }
-                guard known[v.record]?.ids.insert(v.id).inserted == true else { continue }
-                for (_, bytes) in e.objects { _ = try objects.put(bytes) }
-                applied.append(v)
-            }
-            guard !applied.isEmpty else { return ([], wasAtEnd, snapshot.journalOffset) }
-            try append(applied, saveIndex: !streaming, to: &snapshot)
             return (applied, wasAtEnd, snapshot.journalOffset)
         }
+    }
+
+    /// Refuses the whole batch, before anything is written, when a version would change its
+    /// record's kind (fixed when the record is created).
+    private func checkKinds(_ entries: [Segment.Entry], in snapshot: StoreSnapshot) throws(AISyncError) {
+        var kinds: [RecordID: RecordKind] = [:]
+        for e in entries {
+            let v = e.version
+            if kinds[v.record] == nil { kinds[v.record] = try snapshot.summary(v.record)?.kind ?? v.kind }
+            guard let kind = kinds[v.record], kind != v.kind else { continue }
+            throw AISyncError(.damagedData, "a pulled version of \(v.record) would turn a \(kind.rawValue) into a \(v.kind.rawValue)",
+                              hint: "Nothing was applied; the remote holds a forged or damaged version (from device \(v.device.short))")
+        }
+    }
+
+    /// How many pulled versions are appended at once.
+    static let integratePiece = 1_000
+
+    /// The versions of `entries` this store does not have yet, their objects stored.
+    private func newVersions(_ entries: ArraySlice<Segment.Entry>, in snapshot: StoreSnapshot) throws(AISyncError) -> [Version] {
+        var known = [RecordID: (kind: RecordKind, ids: Set<SHA256Digest>)]()
+        var fresh: [Version] = []
+        for e in entries {
+            let v = e.version
+            if known[v.record] == nil {
+                if let state = try snapshot.state(v.record, reader: reader) {
+                    known[v.record] = (state.kind, state.versionIDs)
+                } else {
+                    known[v.record] = (v.kind, [])
+                }
+            }
+            guard known[v.record]?.kind == v.kind else { continue }   // refused by `checkKinds` already
+            guard known[v.record]?.ids.insert(v.id).inserted == true else { continue }
+            for (_, bytes) in e.objects { _ = try objects.put(bytes) }
+            fresh.append(v)
+        }
+        return fresh
     }
 
     /// The objects a version needs on another device (large values, an aisync 1 body).

@@ -22,11 +22,23 @@ extension Store {
     /// the index for the caller to save once at the end of a bulk write.
     func append(_ versions: [Version], lines: [[UInt8]]? = nil, saveIndex: Bool = true, to snapshot: inout StoreSnapshot) throws(AISyncError) {
         let refs = try journal.append(versions, lines: lines)
-        try snapshot.apply(Array(zip(versions, refs)), reader: reader)
-        snapshot.journalOffset = journal.size()
-        snapshot.journalLines += versions.count
+        do {
+            try snapshot.apply(Array(zip(versions, refs)), reader: reader)
+            snapshot.journalOffset = journal.size()
+            snapshot.journalLines += versions.count
+        } catch where IndexBase.isDamage(error) {
+            // The lines are written: the snapshot is rebuilt from the journal, them included.
+            dropIndex()
+            indexedLines = -1
+            snapshot = StoreSnapshot()
+            try catchUp(&snapshot, canWrite: true)
+        }
         cachedAnchor = IndexFile.anchor(journal: journal, offset: snapshot.journalOffset)
-        if saveIndex, snapshot.journalLines - indexedLines >= Self.indexRewriteThreshold { try self.saveIndex(snapshot) }
+        if saveIndex, snapshot.journalLines - indexedLines >= Self.indexRewriteThreshold {
+            try self.saveIndex(&snapshot)
+        } else {
+            try saveIndexIfLarge(&snapshot)
+        }
         announce(Set(versions.map(\.record)))
     }
 

@@ -106,7 +106,17 @@ public actor Store {
             throw AISyncError(.permission, "the store \(root) is read-only", hint: "Check the directory's permissions; reading commands still work")
         }
         var snapshot = try refresh(canWrite: canWrite, saveIndex: saveIndex)
-        let result = try body(&snapshot, canWrite)
+        let result: T
+        do {
+            result = try body(&snapshot, canWrite)
+        } catch where IndexBase.isDamage(error) {
+            // The index failed a lookup: rebuilt from the journal, the body runs once more.
+            // Safe to repeat: `append` recovers by itself once its lines are written, so
+            // nothing was written when this is thrown.
+            dropIndex()
+            snapshot = try refresh(canWrite: canWrite, saveIndex: saveIndex)
+            result = try body(&snapshot, canWrite)
+        }
         cache = snapshot
         _ = consume lock
         return result
@@ -120,69 +130,96 @@ public actor Store {
         let size = journal.size()
         var snapshot: StoreSnapshot
         let fromBase: Bool
+        var fromIndex = false
         if let offset = cache?.journalOffset, offset <= size, IndexFile.anchor(journal: journal, offset: offset) == cachedAnchor {
             // Taken, not copied: while `cache` still held it, the first change would copy every
             // dictionary (O(records) per command, O(records²) over a big import's batches).
             // `locked` puts it back when its body succeeds.
             snapshot = cache.take()!
             fromBase = true
-        } else if let (read, anchor) = index.read(), read.journalOffset <= size,
-                  IndexFile.anchor(journal: journal, offset: read.journalOffset) == anchor {
-            indexedLines = read.journalLines
-            snapshot = read
-            snapshot.retryDamaged(reader: reader)
+        } else if let base = IndexBase(path: index.path), base.header.journalOffset <= size,
+                  IndexFile.anchor(journal: journal, offset: base.header.journalOffset) == base.header.anchor {
+            indexedLines = base.header.journalLines
+            snapshot = StoreSnapshot(base: base)
             fromBase = true
+            fromIndex = true
         } else {
             indexedLines = -1
             snapshot = StoreSnapshot()
             fromBase = false
         }
         do {
-            try catchUp(&snapshot)
+            if fromIndex { try snapshot.retryDamaged(reader: reader) }
+            try catchUp(&snapshot, canWrite: canWrite)
         } catch where error.code == .temporary && fromBase {
             // The index (or cached snapshot) does not match the journal: rebuild from it.
             dropIndex()
             indexedLines = -1
             snapshot = StoreSnapshot()
-            try catchUp(&snapshot)
+            try catchUp(&snapshot, canWrite: canWrite)
             cachedAnchor = IndexFile.anchor(journal: journal, offset: snapshot.journalOffset)
-            if canWrite { try self.saveIndex(snapshot) }
+            if canWrite { try self.saveIndex(&snapshot) }
             return snapshot
         }
         cachedAnchor = IndexFile.anchor(journal: journal, offset: snapshot.journalOffset)
         if canWrite, saveIndex, indexedLines < 0 || snapshot.journalLines - indexedLines >= Self.indexRewriteThreshold {
-            try self.saveIndex(snapshot)
+            try self.saveIndex(&snapshot)
         }
         return snapshot
     }
 
-    /// Folds the journal past the end of `snapshot` into it, a window of about 8 MB at a time.
-    /// A rebuild of a large store (index deleted or stale) then holds one window of versions,
-    /// not the whole journal parsed at once (551 MB for 100,000 chats); between windows the
-    /// decoded states are dropped (rebuilt from the journal if a later window needs one).
-    private func catchUp(_ snapshot: inout StoreSnapshot) throws(AISyncError) {
+    /// Folds the journal past the end of `snapshot` into it, a window of about 4 MB at a time.
+    /// A rebuild of a large store (index deleted or stale) then holds a window or two of
+    /// versions, not the whole journal parsed at once (551 MB for 100,000 chats); between
+    /// windows the decoded states are dropped (rebuilt from the journal if a later window
+    /// needs one). When there is more than one window, the next is read and parsed on other
+    /// threads while this one is applied.
+    func catchUp(_ snapshot: inout StoreSnapshot, canWrite: Bool) throws(AISyncError) {
         var windows = 0
-        while true {
-            let chunk = try journal.read(from: snapshot.journalOffset, firstLine: snapshot.journalLines, maxBytes: Self.catchUpWindow)
-            guard chunk.endOffset > snapshot.journalOffset else { return }
+        var chunk = try journal.read(from: snapshot.journalOffset, firstLine: snapshot.journalLines, maxBytes: Self.catchUpWindow)
+        while chunk.endOffset > snapshot.journalOffset {
+            let big = chunk.endOffset - snapshot.journalOffset >= Int64(Self.catchUpWindow / 2)
+            let next = big ? JournalPrefetch(journal, from: chunk.endOffset, firstLine: chunk.endLine, maxBytes: Self.catchUpWindow) : nil
             if windows > 0 { snapshot.dropDecodedStates() }
             try snapshot.apply(chunk.versions.map { ($0.version, $0.ref) }, reader: reader)
             snapshot.journalOffset = chunk.endOffset
             snapshot.journalLines = chunk.endLine
+            if canWrite { try saveIndexIfLarge(&snapshot) }
             windows += 1
+            if let next {
+                chunk = try next.chunk()
+            } else {
+                chunk = try journal.read(from: snapshot.journalOffset, firstLine: snapshot.journalLines, maxBytes: Self.catchUpWindow)
+            }
         }
     }
 
-    static let catchUpWindow = 8 << 20
+    static let catchUpWindow = 4 << 20
 
     /// The journal anchor of `cache`, to notice a journal replaced under us.
     var cachedAnchor: String?
     /// Journal lines covered by the index on disk; -1 when there is no usable index.
     var indexedLines = -1
 
-    func saveIndex(_ snapshot: StoreSnapshot) throws(AISyncError) {
+    /// Writes the index (the records changed since the last one merged into it) and takes
+    /// it as the snapshot's new base, so the changed records leave memory.
+    func saveIndex(_ snapshot: inout StoreSnapshot) throws(AISyncError) {
         guard let anchor = IndexFile.anchor(journal: journal, offset: snapshot.journalOffset) else { return }
-        try index.write(snapshot, anchor: anchor)
+        let starts = try index.write(snapshot, anchor: anchor)
         indexedLines = snapshot.journalLines
+        // Read back in place; should that fail (no mmap), the changes simply stay in memory.
+        if let written = IndexBase(path: index.path, lineStarts: starts), written.header.journalOffset == snapshot.journalOffset, written.header.anchor == anchor {
+            snapshot.rebase(written)
+        }
     }
+
+    /// Saves the index when the records changed since the last one are many: a pull, an
+    /// import or a rebuild of a large store then holds a batch of records, not all of them.
+    func saveIndexIfLarge(_ snapshot: inout StoreSnapshot) throws(AISyncError) {
+        if snapshot.changedCount >= Self.overlayLimit { try saveIndex(&snapshot) }
+    }
+
+    /// How many changed records a snapshot holds in memory before they go to the index
+    /// (about 250 bytes each; the index is rewritten once per this many).
+    static let overlayLimit = 5_000
 }

@@ -1,15 +1,23 @@
 import AISyncCore
-/// Everything the store knows, in memory: every record's summary and where its versions sit
-/// in the journal, the states decoded so far, and how far into the journal that reaches.
+/// Everything the store knows: the index as last written (``IndexBase``, read in place), the
+/// records changed since (summary and journal lines, in memory), the states decoded so far,
+/// and how far into the journal that reaches.
 ///
 /// States are a fold of a record's versions (design §3) and are made only when a command
-/// needs them: listing 100,000 records reads only their summaries.
+/// needs them: listing 100,000 records reads only their summaries. The changed records are
+/// written into a new index once they are many (``Store/overlayLimit``), so what is held in
+/// memory is bounded by a batch, not by the store.
 package struct StoreSnapshot: Sendable {
+    private var base: IndexBase?
+    /// A record changed since `base`: its summary and journal lines, and what `base` said
+    /// (to keep the counts right without reading `base` again).
+    struct Changed: Sendable {
+        var summary: RecordSummary
+        var refs: [Journal.LineRef]
+        var inBase = false, wasConflict = false, wasDamaged = false
+    }
+    private var changed: [RecordID: Changed] = [:]
     private var decoded: [RecordID: RecordState] = [:]
-    /// Journal lines of each record; from the index they stay encoded until used.
-    private var refs: [RecordID: [Journal.LineRef]] = [:]
-    private var encodedRefs: [RecordID: ArraySlice<UInt8>] = [:]
-    package var summaries: [RecordID: RecordSummary] = [:]
     /// Bytes and lines of the journal reflected here.
     var journalOffset: Int64 = 0
     var journalLines: Int = 0
@@ -18,61 +26,156 @@ package struct StoreSnapshot: Sendable {
 
     init() {}
 
-    /// A snapshot read from the index: summaries decoded, line lists still encoded.
-    init(summaries: [RecordID: RecordSummary], encoded: [RecordID: ArraySlice<UInt8>]) {
-        self.summaries = summaries
-        encodedRefs = encoded
+    /// A snapshot of the index on disk, nothing changed yet.
+    init(base: IndexBase) {
+        self.base = base
+        journalOffset = base.header.journalOffset
+        journalLines = base.header.journalLines
+        latestTime = HybridLogicalTime(wall: base.header.wall, counter: base.header.counter)
     }
 
-    var recordIDs: Dictionary<RecordID, RecordSummary>.Keys { summaries.keys }
+    /// How many records changed since the index was written (what ``Store`` bounds).
+    var changedCount: Int { changed.count }
 
-    /// The journal lines of one record; nil when the index's list is malformed.
-    func lineRefs(_ id: RecordID) -> [Journal.LineRef]? {
-        if let r = refs[id] { return r }
-        guard let raw = encodedRefs[id] else { return nil }
-        return IndexFile.decodeRefs(raw)
+    /// Takes a freshly written index as the base: the changed records are in it now.
+    mutating func rebase(_ written: IndexBase) {
+        base = written
+        changed.removeAll()
     }
 
-    /// The encoded line list when it was never decoded (the index writes it as is).
-    func encodedLineRefs(_ id: RecordID) -> ArraySlice<UInt8>? { refs[id] == nil ? encodedRefs[id] : nil }
+    /// Records, records in conflict, and records partly unreadable.
+    var counts: (records: Int, conflicts: Int, damaged: Int) {
+        var records = base?.header.records ?? 0, conflicts = base?.header.conflicts ?? 0, damaged = base?.header.damaged ?? 0
+        for c in changed.values {
+            if !c.inBase { records += 1 }
+            conflicts += (c.summary.conflict ? 1 : 0) - (c.wasConflict ? 1 : 0)
+            damaged += (c.summary.damaged ? 1 : 0) - (c.wasDamaged ? 1 : 0)
+        }
+        return (records, conflicts, damaged)
+    }
+
+    /// One record's summary; nil when there is no such record.
+    func summary(_ id: RecordID) throws(AISyncError) -> RecordSummary? {
+        if let c = changed[id] { return c.summary }
+        return try base?.find(id)?.summary
+    }
+
+    /// Every record's summary, in id order.
+    func forEachSummary(_ body: (RecordSummary) throws(AISyncError) -> Void) throws(AISyncError) {
+        try forEachLine(
+            unchanged: { (line: UnsafeRawBufferPointer) throws(AISyncError) in
+                guard let (summary, _) = IndexFile.parseSummary(line) else { throw IndexBase.damaged }
+                try body(summary)
+            },
+            changed: { (s: RecordSummary, _: [Journal.LineRef]) throws(AISyncError) in try body(s) })
+    }
+
+    /// The ids of the records whose summary passes `include`, in id order.
+    package func ids(where include: (RecordSummary) -> Bool) throws(AISyncError) -> [RecordID] {
+        var result: [RecordID] = []
+        try forEachSummary { (s: RecordSummary) throws(AISyncError) in if include(s) { result.append(s.id) } }
+        return result
+    }
+
+    /// Every record in id order: the index's own line when it did not change (`unchanged`),
+    /// else its summary and journal lines (`changed`).
+    func forEachLine(unchanged: (UnsafeRawBufferPointer) throws(AISyncError) -> Void,
+                     changed onChanged: (RecordSummary, [Journal.LineRef]) throws(AISyncError) -> Void) throws(AISyncError) {
+        let extra = changed.keys.sorted()
+        var next = 0
+        func emitChanged(before key: UnsafeRawBufferPointer?) throws(AISyncError) -> Bool {
+            while next < extra.count {
+                let id = extra[next]
+                let order = key.map { Self.compare(id, $0) } ?? -1
+                if order > 0 { return false }
+                try onChanged(changed[id]!.summary, changed[id]!.refs)
+                next += 1
+                if order == 0 { return true }
+            }
+            return false
+        }
+        try base?.forEachLine { (line: UnsafeRawBufferPointer, idLength: Int) throws(AISyncError) in
+            if try emitChanged(before: UnsafeRawBufferPointer(rebasing: line[..<idLength])) { return }
+            try unchanged(line)
+        }
+        _ = try emitChanged(before: nil)
+    }
+
+    /// Compares an id with the id bytes of an index line, byte by byte.
+    private static func compare(_ id: RecordID, _ key: UnsafeRawBufferPointer) -> Int {
+        var id = id.rawValue
+        return id.withUTF8 { a in
+            for n in 0..<min(a.count, key.count) where a[n] != key[n] { return a[n] < key[n] ? -1 : 1 }
+            return a.count == key.count ? 0 : (a.count < key.count ? -1 : 1)
+        }
+    }
+
+    /// The journal lines of one record; nil when there is no such record.
+    func lineRefs(_ id: RecordID) throws(AISyncError) -> [Journal.LineRef]? {
+        if let c = changed[id] { return c.refs }
+        guard let entry = try base?.find(id) else { return nil }
+        guard let refs = IndexFile.decodeRefs(entry.encodedRefs) else { throw IndexBase.damaged }
+        return refs
+    }
 
     /// The state of one record, folded from its journal lines when not decoded yet.
     func state(_ id: RecordID, reader: VersionReader) throws(AISyncError) -> RecordState? {
         if let state = decoded[id] { return state }
-        guard let kind = summaries[id]?.kind else { return nil }
-        guard let lines = lineRefs(id) else {
-            throw AISyncError(.temporary, "the store's index is damaged (the lines of \(id))", hint: "Run the command again; the index is rebuilt from the journal")
+        let kind: RecordKind, refs: [Journal.LineRef]
+        if let c = changed[id] {
+            (kind, refs) = (c.summary.kind, c.refs)
+        } else if let entry = try base?.find(id) {
+            guard let decodedRefs = IndexFile.decodeRefs(entry.encodedRefs) else { throw IndexBase.damaged }
+            (kind, refs) = (entry.summary.kind, decodedRefs)
+        } else {
+            return nil
         }
-        return try reader.state(kind: kind, refs: lines)
+        return try reader.state(kind: kind, refs: refs)
     }
 
     /// Summarizes again the records whose body could not be read last time: the object may
     /// have been restored since (a damaged summary must never stick in the index).
-    mutating func retryDamaged(reader: VersionReader) {
-        for (id, summary) in summaries where summary.damaged {
-            guard let state = try? state(id, reader: reader) else { continue }
-            summaries[id] = RecordSummary.make(id: id, state: state, reader: reader)
+    mutating func retryDamaged(reader: VersionReader) throws(AISyncError) {
+        guard let base, (base.header.damaged ?? 0) > 0 else { return }
+        var damaged: [RecordID] = []
+        try forEachSummary { (s: RecordSummary) throws(AISyncError) in if s.damaged { damaged.append(s.id) } }
+        for id in damaged {
+            guard let state = try? state(id, reader: reader), var c = try changedEntry(id) else { continue }
+            c.summary = RecordSummary.make(id: id, state: state, reader: reader)
+            changed[id] = c
         }
+    }
+
+    /// A record's entry to change: as changed already, or as the index has it.
+    private func changedEntry(_ id: RecordID) throws(AISyncError) -> Changed? {
+        if let c = changed[id] { return c }
+        guard let entry = try base?.find(id) else { return nil }
+        guard let refs = IndexFile.decodeRefs(entry.encodedRefs) else { throw IndexBase.damaged }
+        return Changed(summary: entry.summary, refs: refs, inBase: true, wasConflict: entry.summary.conflict, wasDamaged: entry.summary.damaged)
     }
 
     /// Folds versions (in journal order, each with its line) and refreshes the summaries of
     /// records that changed. A version of another kind than its record's first is ignored:
     /// a record's kind is fixed when it is created.
     mutating func apply(_ versions: [(version: Version, ref: Journal.LineRef)], reader: VersionReader) throws(AISyncError) {
-        var changed: Set<RecordID> = []
+        var touched: Set<RecordID> = []
         for (v, ref) in versions {
             var current = try state(v.record, reader: reader) ?? RecordState(kind: v.kind)
             if reader.merge(v, into: &current) {
-                if refs[v.record] == nil { refs[v.record] = lineRefs(v.record) ?? [] }
-                refs[v.record]?.append(ref)
-                encodedRefs[v.record] = nil
+                if changed[v.record] == nil {
+                    changed[v.record] = try changedEntry(v.record)
+                        ?? Changed(summary: RecordSummary(id: v.record, kind: v.kind, title: "", created: .init(milliseconds: 0), updated: .init(milliseconds: 0),
+                                                          favorite: false, deleted: false, conflict: false), refs: [])
+                }
+                changed[v.record]!.refs.append(ref)   // in place: a long history is not copied per version
                 decoded[v.record] = current
-                changed.insert(v.record)
+                touched.insert(v.record)
             }
             if v.time > latestTime { latestTime = v.time }
         }
-        for id in changed {
-            summaries[id] = decoded[id].map { RecordSummary.make(id: id, state: $0, reader: reader) }
+        for id in touched {
+            guard let state = decoded[id] else { continue }
+            changed[id]?.summary = RecordSummary.make(id: id, state: state, reader: reader)
         }
     }
 

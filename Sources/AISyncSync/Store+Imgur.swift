@@ -22,11 +22,11 @@ extension Store {
     func liveImages() throws(AISyncError) -> [(RecordID, ImageBody)] {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [(RecordID, ImageBody)] in
             var result: [(RecordID, ImageBody)] = []
-            for summary in snapshot.summaries.values where summary.kind == .image && !summary.deleted && !summary.damaged {
-                guard let state = try stateOf(summary.id, in: snapshot), case .image(let image)? = try? visibleBody(state) else { continue }
-                result.append((summary.id, image))
+            for id in try snapshot.ids(where: { $0.kind == .image && !$0.deleted && !$0.damaged }) {
+                guard let state = try stateOf(id, in: snapshot), case .image(let image)? = try? visibleBody(state) else { continue }
+                result.append((id, image))
             }
-            return result.sorted { $0.0 < $1.0 }
+            return result
         }
     }
 
@@ -34,8 +34,8 @@ extension Store {
     /// story page): deleting its last user is what deletes it on Imgur.
     func isImageInUse(_ digest: SHA256Digest) throws(AISyncError) -> Bool {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> Bool in
-            for summary in snapshot.summaries.values where !summary.deleted && summary.kind != .chat {
-                guard let state = try stateOf(summary.id, in: snapshot), let body = try? visibleBody(state) else { continue }
+            for id in try snapshot.ids(where: { !$0.deleted && $0.kind != .chat }) {
+                guard let state = try stateOf(id, in: snapshot), let body = try? visibleBody(state) else { continue }
                 if body.imageReferences.contains(digest) { return true }
             }
             return false
@@ -56,10 +56,10 @@ extension Store {
     func imgurCopies(of digests: Set<SHA256Digest>) throws(AISyncError) -> [ImageBody.ImgurLocation] {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [ImageBody.ImgurLocation] in
             var copies: [String: ImageBody.ImgurLocation] = [:]
-            for summary in snapshot.summaries.values where summary.kind == .image {
-                guard let state = try stateOf(summary.id, in: snapshot), case .inline(.string(let hex))? = state.value("sha256"),
+            for id in try snapshot.ids(where: { $0.kind == .image }) {
+                guard let state = try stateOf(id, in: snapshot), case .inline(.string(let hex))? = state.value("sha256"),
                       let sha = SHA256Digest(hex: hex), digests.contains(sha) else { continue }
-                for v in try versions(of: summary.id, in: snapshot) {
+                for v in try versions(of: id, in: snapshot) {
                     for case .set("imgur", .inline(let value)) in reader.operations(of: v) ?? [] {
                         guard value != .null, let imgur = try? ImageBody.ImgurLocation(json: value) else { continue }
                         if copies[imgur.id]?.deletehash == nil { copies[imgur.id] = imgur }

@@ -240,15 +240,16 @@ extension SyncEngine {
     func outgoing(_ checkpoint: SyncCheckpoint) async throws(AISyncError) -> Outgoing {
         var result = Outgoing(end: checkpoint.pushedOffset)
         while true {
-            let (lines, end) = try await store.journalWindow(from: result.end, maxBytes: 8 << 20)
+            // 2 MB at a time: a window's parsed versions are several times its size.
+            let (lines, end) = try await store.journalWindow(from: result.end, maxBytes: 2 << 20)
             try AISyncError.checkCancellation()
             result.end = end
             guard !lines.isEmpty else { return result }
             result.journaled += lines.count
             for i in PushPlanner.outgoing(lines.map(\.version), device: store.deviceID, checkpoint: checkpoint) {
-                let (v, raw, offset) = lines[i]
-                let size = PushPlanner.entrySize(lineBytes: raw.count, objectSizes: await store.objectSizes(of: v))
-                result.entries.append(Outgoing.Entry(offset: offset, length: raw.count, size: size))
+                let (v, offset, length) = lines[i]
+                let size = PushPlanner.entrySize(lineBytes: length, objectSizes: await store.objectSizes(of: v))
+                result.entries.append(Outgoing.Entry(offset: offset, length: length, size: size))
                 if v.kind == .image { result.imageRecords.insert(v.record) }
                 if v.device == store.deviceID, v.isDeleted, v.kind != .chat { result.deletions.append(v) }
                 if v.device == store.deviceID, v.isDeleted { result.deletedRecords.insert(v.record) }

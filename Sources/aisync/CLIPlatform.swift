@@ -149,6 +149,24 @@ enum CLIPlatform {
     /// Ignore SIGPIPE so `aisync list | head` ends quietly instead of dying mid-write.
     static func ignoreBrokenPipe() { signal(SIGPIPE, SIG_IGN) }
 
+    /// glibc's allocator, tuned for a process that works a batch at a time: one arena (every
+    /// request runs on a thread of its own, and each new thread's arena keeps the garbage
+    /// of its batch), and large blocks always mapped on their own, so a freed 4 MB segment
+    /// goes back to the system instead of fragmenting the heap. A pull of 100,000 chats
+    /// peaked at 89 MB without this and 72 MB with it (issue 11). A no-op elsewhere.
+    static func tuneAllocator() {
+        #if canImport(Glibc)
+        // Looked up at run time: Glibc's module map leaves out malloc.h.
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
+        typealias Option = @convention(c) (Int32, Int32) -> Int32
+        let mallopt = unsafeBitCast(symbol, to: Option.self)
+        let arenaMax: Int32 = -8, mmapThreshold: Int32 = -3, trimThreshold: Int32 = -1
+        _ = mallopt(arenaMax, 1)
+        _ = mallopt(mmapThreshold, 256 << 10)
+        _ = mallopt(trimThreshold, 1 << 20)
+        #endif
+    }
+
     /// Ctrl-C (SIGINT) or SIGTERM cancels `task` instead of killing the process, so a push or
     /// pull stops between two writes and says so (exit 130). A second signal exits at once:
     /// every write is crash-safe, so that loses nothing either. Keep the returned sources for

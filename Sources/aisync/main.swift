@@ -28,6 +28,7 @@ func fail(_ error: CLIError) -> Int32 {
 
 func run() async -> Int32 {
     CLIPlatform.ignoreBrokenPipe()
+    CLIPlatform.tuneAllocator()
     var args: [String]
     switch CLIPlatform.arguments() {
     case .success(let a): args = a

@@ -423,7 +423,7 @@ struct BadInputTests {
         try? FileManager.default.removeItem(atPath: "\(store.indexPath)/records.v2")
         CLIExpect.success(store.run(["list"]))
         let index = String(decoding: FileManager.default.contents(atPath: "\(store.indexPath)/records.v2") ?? Data(), as: UTF8.self)
-        #expect(index.hasPrefix("aisync-index\t3\t\(store.journalBytes().count)\t\(store.journalLines().count)\t"), "the index should cover the whole journal: \(index.prefix(80))")
+        #expect(index.hasPrefix("aisync-index\t4\t\(store.journalBytes().count)\t\(store.journalLines().count)\t"), "the index should cover the whole journal: \(index.prefix(80))")
         let size = store.journalBytes().count
         let line2 = store.journalLines()[1]
         let damaged = line2.replacingOccurrences(of: "\"op\":\"add\"", with: "\"op\":\"ad+\"")

@@ -560,20 +560,64 @@ struct CLITests {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
         _ = try CLIFixtures.realisticSession(store)
+        for title in ["one more", "and another"] { _ = try store.ok(["chat", "new", "--title", title]) }
         let list = store.run(["list", "--json", "--deleted"])
         let status = store.run(["status", "--json"])
         CLIExpect.success(list)
         CLIExpect.success(status)
-        let indexFile = "\(store.indexPath)/records.v1"
+        let indexFile = "\(store.indexPath)/records.v2"
+        // Rebuilt whole (a few writes leave the index behind the journal; it catches up later).
+        try? FileManager.default.removeItem(atPath: store.indexPath)
+        CLIExpect.success(store.run(["list"]))
+        let good = try #require(FileManager.default.contents(atPath: indexFile))
         try? FileManager.default.removeItem(atPath: store.indexPath)
         #expect(store.run(["list", "--json", "--deleted"]).stdout == list.stdout, "deleting index/ changed list")
         #expect(store.run(["status", "--json"]).stdout == status.stdout, "deleting index/ changed status")
-        for garbage in ["aisync-index\t1\t999999999\t5\t-\t0\t0\n", "not an index at all", "aisync-index\t1\t0\t0\t-\t0\t0\nchat-1\tchat\n"] {
+        // Whole-file garbage, and a current header over damaged lines (found only when read:
+        // lines out of order, a line cut short, a line list that is not one, a missing end).
+        let ids = try CLIJSON.array(store.run(["list", "--json"])).compactMap { $0["id"] as? String }
+        var lines = String(decoding: good, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        try #require(lines.count >= 4 && lines.last == "", "a header and at least two records: \(lines)")
+        lines.removeLast()
+        var swapped = lines; swapped.swapAt(1, 2)
+        var cut = lines; cut[2] = cut[2].split(separator: "\t").prefix(3).joined(separator: "\t")
+        var refs = lines; refs[1] = refs[1].split(separator: "\t").dropLast().joined(separator: "\t") + "\t12.x"
+        let damaged = [swapped, cut, refs].map { $0.joined(separator: "\n") + "\n" } + [lines.joined(separator: "\n")]
+        for garbage in ["aisync-index\t4\t999999999\t5\t-\t0\t0\t0\t1\t0\n", "not an index at all", "aisync-index\t4\t0\t0\t-\t0\t0\nchat-1\tchat\n"] + damaged {
+            FileManager.default.createFile(atPath: indexFile, contents: Data(garbage.utf8))
+            // One record looked up (by binary search), then everything listed.
+            for id in ids { CLIExpect.success(store.run(["show", id, "--json"])) }
             FileManager.default.createFile(atPath: indexFile, contents: Data(garbage.utf8))
             let r = store.run(["list", "--json", "--deleted"])
             CLIExpect.success(r)
-            #expect(r.stdout == list.stdout, "a damaged index must be rebuilt, not trusted: \(garbage.debugDescription)")
+            #expect(r.stdout == list.stdout, "a damaged index must be rebuilt, not trusted: \(garbage.prefix(300).debugDescription)")
+            #expect(store.run(["status", "--json"]).stdout == status.stdout)
         }
+        CLIExpect.success(store.run(["fsck"]))
+    }
+
+    /// A damaged line found while writing (a record's line list garbled in a current index):
+    /// the index is rebuilt from the journal and the edit saved exactly once.
+    @Test func aDamagedIndexLineFoundByAnEditIsRebuiltAndTheEditSavedOnce() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let first = try store.ok(["chat", "new", "--title", "First"])
+        let second = try store.ok(["chat", "new", "--title", "Second"])
+        try? FileManager.default.removeItem(atPath: store.indexPath)
+        CLIExpect.success(store.run(["list"]))
+        let indexFile = "\(store.indexPath)/records.v2"
+        let lines = try String(contentsOfFile: indexFile, encoding: .utf8).split(separator: "\n").map { line -> String in
+            guard line.hasPrefix(first + "\t") else { return String(line) }
+            return line.split(separator: "\t").dropLast().joined(separator: "\t") + "\t7.x"
+        }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: indexFile, atomically: true, encoding: .utf8)
+        CLIExpect.success(store.run(["chat", "say", first, "--role", "user", "said once"]))
+        #expect(store.journalLines().count == 3, "two creations and one message: \(store.journalLines().count)")
+        let messages = try #require(try store.show(first)["messages"] as? [[String: Any]])
+        #expect(messages.count == 1 && messages.first?["text"] as? String == "said once", "\(messages)")
+        #expect(try store.list().compactMap { $0["id"] as? String }.sorted() == [first, second].sorted())
+        let rebuilt = try String(contentsOfFile: indexFile, encoding: .utf8)
+        #expect(!rebuilt.contains("7.x"), "the damaged index was replaced")
         CLIExpect.success(store.run(["fsck"]))
     }
 

@@ -60,7 +60,8 @@ struct StreamingPullTests {
         #expect(schema.passed, "\(schema)")
         let index = "\(phone.path)/index/records.v2"
         let header = try String(contentsOfFile: index, encoding: .utf8).prefix { $0 != "\n" }
-        #expect(header.split(separator: "\t").last == "0", "conflict count in the header: \(header)")
+        let fields = header.split(separator: "\t")
+        #expect(fields.count == 10 && fields[7] == "0" && fields[8] == "7000", "conflicts, records in the header: \(header)")
         let before = try FileManager.default.attributesOfItem(atPath: index)[.modificationDate] as? Date
         let idle = try CLIJSON.object(phone.run(["sync", "--json"]))
         #expect(idle["pulled"] as? Int == 0 && idle["pushed"] as? Int == 0 && idle["conflicts"] as? Int == 0, "\(idle)")

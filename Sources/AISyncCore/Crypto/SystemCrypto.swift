@@ -17,13 +17,15 @@ package enum CryptoBackend: Sendable, CaseIterable {
     /// aisync's own Swift code.
     case portable
 
-    /// What ``system`` resolves to in this process.
+    /// Whether ``system`` resolves to the system's library in this process (both SHA-256
+    /// and the AEAD).
     package static var systemIsAvailable: Bool { SystemCrypto.shared != nil }
 }
 
 /// The few libcrypto functions aisync calls, looked up once with dlsym (no link-time
 /// dependency: a process without libcrypto simply uses the portable code).
 struct SystemCrypto: Sendable {
+    /// `SHA256_Transform`: one 64-byte block into the state at the start of a `SHA256_CTX`.
     typealias Transform = @convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer) -> Void
     typealias ContextNew = @convention(c) () -> OpaquePointer?
     typealias ContextFree = @convention(c) (OpaquePointer?) -> Void
@@ -33,8 +35,6 @@ struct SystemCrypto: Sendable {
     typealias CipherFinal = @convention(c) (OpaquePointer?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Int32>) -> Int32
     typealias CipherControl = @convention(c) (OpaquePointer?, Int32, Int32, UnsafeMutableRawPointer?) -> Int32
 
-    /// `SHA256_Transform`: one 64-byte block into the state at the start of a `SHA256_CTX`.
-    let sha256Transform: Transform
     let contextNew: ContextNew
     let contextFree: ContextFree
     let encryptInit: CipherInit
@@ -55,19 +55,39 @@ struct SystemCrypto: Sendable {
     /// The library's functions, or nil when it is not in the process or lacks one of them.
     static let shared: SystemCrypto? = load()
 
+    /// libcrypto's handle: the process itself when Foundation's networking already loaded
+    /// it, else the library opened here; nil when this system has none.
+    private static func library() -> UnsafeMutableRawPointer?? {
+        #if canImport(Glibc)
+        let process = UnsafeMutableRawPointer(bitPattern: 0)
+        if dlsym(process, "SHA256_Transform") != nil { return .some(process) }
+        guard let opened = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL) else { return nil }
+        return .some(opened)
+        #else
+        return nil
+        #endif
+    }
+
+    /// `SHA256_Transform` alone, trusted once it reproduces FIPS 180-4's SHA-256("abc").
+    /// Kept apart from the cipher: fetching a cipher loads OpenSSL's providers (2 MB of
+    /// memory), which hashing — all a sync with nothing new does — never needs.
+    static let sha256Transform: Transform? = {
+        #if canImport(Glibc)
+        guard case .some(let handle) = library(), let found = dlsym(handle, "SHA256_Transform") else { return nil }
+        let transform = unsafeBitCast(found, to: Transform.self)
+        return hashesABC(transform) ? transform : nil
+        #else
+        return nil
+        #endif
+    }()
+
     private static func load() -> SystemCrypto? {
         #if canImport(Glibc)
-        var handle = UnsafeMutableRawPointer(bitPattern: 0)
-        if dlsym(handle, "EVP_chacha20_poly1305") == nil {
-            // Not loaded yet (a process without Foundation's networking): open it ourselves.
-            guard let opened = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL) else { return nil }
-            handle = opened
-        }
+        guard case .some(let handle) = library(), sha256Transform != nil else { return nil }
         func symbol<T>(_ name: String, as type: T.Type) -> T? {
             dlsym(handle, name).map { unsafeBitCast($0, to: type) }
         }
-        guard let transform = symbol("SHA256_Transform", as: Transform.self),
-              let new = symbol("EVP_CIPHER_CTX_new", as: ContextNew.self),
+        guard let new = symbol("EVP_CIPHER_CTX_new", as: ContextNew.self),
               let free = symbol("EVP_CIPHER_CTX_free", as: ContextFree.self),
               let fetch = symbol("EVP_CIPHER_fetch", as: CipherFetch.self),
               let encryptInit = symbol("EVP_EncryptInit_ex", as: CipherInit.self),
@@ -78,24 +98,34 @@ struct SystemCrypto: Sendable {
               let decryptFinal = symbol("EVP_DecryptFinal_ex", as: CipherFinal.self),
               let control = symbol("EVP_CIPHER_CTX_ctrl", as: CipherControl.self),
               let cipher = fetch(nil, "ChaCha20-Poly1305", nil) else { return nil }
-        let crypto = SystemCrypto(sha256Transform: transform, contextNew: new, contextFree: free, encryptInit: encryptInit,
+        let crypto = SystemCrypto(contextNew: new, contextFree: free, encryptInit: encryptInit,
                                   encryptUpdate: encryptUpdate, encryptFinal: encryptFinal, decryptInit: decryptInit,
                                   decryptUpdate: decryptUpdate, decryptFinal: decryptFinal, control: control, cipherAddress: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(cipher))))
-        // Trusted only after it reproduces RFC 8439 §2.8.2 and a FIPS 180-4 digest.
+        // Trusted only after it reproduces RFC 8439 §2.8.2.
         return crypto.passesSelfTest() ? crypto : nil
         #else
         return nil
         #endif
     }
 
-    /// Compresses `blocks` 64-byte blocks at `data` into `h`.
-    func sha256(_ h: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32), _ data: UnsafeRawPointer, blocks: Int) {
-        withUnsafeTemporaryAllocation(byteCount: Self.sha256ContextBytes, alignment: 16) { context in
+    /// Compresses `blocks` 64-byte blocks at `data` into `h` with `transform`.
+    static func sha256(_ transform: Transform, _ h: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32), _ data: UnsafeRawPointer, blocks: Int) {
+        withUnsafeTemporaryAllocation(byteCount: sha256ContextBytes, alignment: 16) { context in
             context.initializeMemory(as: UInt8.self, repeating: 0)
             withUnsafeBytes(of: h) { context.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: 32) }
-            for i in 0..<blocks { sha256Transform(context.baseAddress!, data + 64 * i) }
+            for i in 0..<blocks { transform(context.baseAddress!, data + 64 * i) }
             withUnsafeMutableBytes(of: &h) { $0.baseAddress!.copyMemory(from: context.baseAddress!, byteCount: 32) }
         }
+    }
+
+    /// FIPS 180-4's first example: SHA-256("abc"), one block.
+    private static func hashesABC(_ transform: Transform) -> Bool {
+        var h: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
+            0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19)
+        var block = [UInt8](repeating: 0, count: 64)
+        block[0] = 0x61; block[1] = 0x62; block[2] = 0x63; block[3] = 0x80; block[63] = 24
+        block.withUnsafeBytes { sha256(transform, &h, $0.baseAddress!, blocks: 1) }
+        return h.0 == 0xba78_16bf && h.1 == 0x8f01_cfea && h.6 == 0xb410_ff61 && h.7 == 0xf200_15ad
     }
 
     /// ChaCha20-Poly1305 sealing: ciphertext then tag, or nil if the library refused.
@@ -137,7 +167,7 @@ struct SystemCrypto: Sendable {
         return Array(out.prefix(length))
     }
 
-    /// RFC 8439 §2.8.2's AEAD vector (sealed and opened) and SHA-256("abc").
+    /// RFC 8439 §2.8.2's AEAD vector: sealed, opened, and refused once tampered with.
     private func passesSelfTest() -> Bool {
         let key = (0x80...0x9F).map { UInt8($0) }
         let nonce: [UInt8] = [0x07, 0, 0, 0, 0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47]
@@ -149,11 +179,6 @@ struct SystemCrypto: Sendable {
         var tampered = sealed
         tampered[0] ^= 1
         guard open(tampered, key: key, nonce: nonce, aad: aad) == nil else { return false }
-        var h: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
-            0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19)
-        var block = [UInt8](repeating: 0, count: 64)
-        block[0] = 0x61; block[1] = 0x62; block[2] = 0x63; block[3] = 0x80; block[63] = 24
-        block.withUnsafeBytes { sha256(&h, $0.baseAddress!, blocks: 1) }
-        return h.0 == 0xba78_16bf && h.7 == 0xf200_15ad
+        return true
     }
 }

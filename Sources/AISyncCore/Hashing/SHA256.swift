@@ -41,17 +41,22 @@ public struct SHA256: Sendable {
     /// Total message length in bytes.
     private var length: UInt64 = 0
 
-    /// Whether the system's SHA-256 runs (``CryptoBackend``) rather than the portable code.
+    /// Whether the system's SHA-256 runs when present (``CryptoBackend``) rather than the
+    /// portable code.
     private let system: Bool
 
     /// A hasher that has been fed nothing yet (the system's SHA-256 when there is one).
-    public init() { system = CryptoBackend.systemIsAvailable }
+    public init() { system = true }
 
     /// A hasher on a chosen implementation (the tests compare them).
-    package init(backend: CryptoBackend) { system = backend == .system && CryptoBackend.systemIsAvailable }
+    package init(backend: CryptoBackend) { system = backend == .system }
 
     private func compress(_ h: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32), _ data: UnsafeRawPointer, blocks: Int) {
-        if system, let crypto = SystemCrypto.shared { crypto.sha256(&h, data, blocks: blocks) } else { Self.compress(&h, data, blocks: blocks) }
+        if system, let transform = SystemCrypto.sha256Transform {
+            SystemCrypto.sha256(transform, &h, data, blocks: blocks)
+        } else {
+            Self.compress(&h, data, blocks: blocks)
+        }
     }
 
     /// Feeds `data` (e.g. `Data` or `[UInt8]`), region by region without copying.

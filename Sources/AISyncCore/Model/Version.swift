@@ -166,18 +166,7 @@ public struct Version: Hashable, Sendable {
         } else {
             let items = try r.array("ops")
             guard !items.isEmpty, items.count <= Self.maxOperations else { throw .damaged("version must have 1 to \(Self.maxOperations) operations") }
-            var ops: [Operation] = []
-            ops.reserveCapacity(items.count)
-            var touched = Set<Touched>()
-            touched.reserveCapacity(items.count)
-            for item in items {
-                let op = try Operation(json: item, kind: kind)
-                guard touched.insert(Touched(field: op.field, element: op.element)).inserted else {
-                    throw .damaged("version changes \"\(op.element.map { "\(op.field)/\($0)" } ?? op.field)\" twice")
-                }
-                ops.append(op)
-            }
-            payload = .operations(ops)
+            payload = .operations(try Self.operations(items, kind: kind))
         }
         let claimed = try r.digest("id")
         try r.finish()
@@ -187,6 +176,32 @@ public struct Version: Hashable, Sendable {
         }
         self.init(record: record, kind: kind, clock: clock, time: time, device: device, payload: payload)
         guard id == claimed else { throw .damaged("version id does not match its content (the line was altered)") }
+    }
+
+    /// A version's operations, each field or element changed at most once.
+    private static func operations(_ items: [JSONValue], kind: RecordKind) throws(AISyncError) -> [Operation] {
+        var ops: [Operation] = []
+        ops.reserveCapacity(items.count)
+        // Most versions carry a few operations: a short array beats hashing each one.
+        var touched: [Touched] = []
+        var touchedSet = Set<Touched>()
+        touched.reserveCapacity(min(items.count, 16))
+        for item in items {
+            let op = try Operation(json: item, kind: kind)
+            let key = Touched(field: op.field, element: op.element)
+            let fresh: Bool
+            if items.count <= 16 {
+                fresh = !touched.contains(key)
+                touched.append(key)
+            } else {
+                fresh = touchedSet.insert(key).inserted
+            }
+            guard fresh else {
+                throw .damaged("version changes \"\(op.element.map { "\(op.field)/\($0)" } ?? op.field)\" twice")
+            }
+            ops.append(op)
+        }
+        return ops
     }
 
     /// Parses and verifies a journal line, `json` parsed from `line`. A line aisync wrote is canonical, so

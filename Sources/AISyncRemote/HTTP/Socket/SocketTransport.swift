@@ -23,7 +23,10 @@ import AISyncFiles
 public final class SocketTransport: HTTPTransport {
     private let timeout: TimeInterval
     private let redirects: RedirectPolicy
-    private let fallback: any HTTPTransport
+    /// Made on first use: creating a URLSession initializes libcurl and its TLS library
+    /// (about 1 MB of memory), which a sync over `http://` never needs.
+    private let fallbackBox: Mutex<(any HTTPTransport)?>
+    private let maxConnections: Int
     private let pool: ConnectionPool
 
     /// A transport with its own connection pool (`maxConnections` idle connections kept per
@@ -33,8 +36,19 @@ public final class SocketTransport: HTTPTransport {
                 fallback: (any HTTPTransport)? = nil) {
         timeout = timeoutSeconds
         self.redirects = redirects
-        self.fallback = fallback ?? URLSessionTransport(timeoutSeconds: timeoutSeconds, maxConnections: maxConnections, redirects: redirects)
+        fallbackBox = Mutex(fallback)
+        self.maxConnections = maxConnections
         pool = ConnectionPool(maxIdle: maxConnections)
+    }
+
+    /// The transport for `https://`, made the first time one is needed.
+    private var fallback: any HTTPTransport {
+        fallbackBox.withLock { made in
+            if let made { return made }
+            let transport = URLSessionTransport(timeoutSeconds: timeout, maxConnections: maxConnections, redirects: redirects)
+            made = transport
+            return transport
+        }
     }
 
     /// Sends `request`; see ``HTTPTransport``.

@@ -1,0 +1,156 @@
+import AISyncCore
+import AISyncFiles
+
+/// The index as last written, read in place rather than loaded: a command that needs one
+/// record finds its line by binary search (lines are sorted by id), a listing passes over
+/// the lines once, and nothing about the other records is held in memory. This is what
+/// keeps memory bounded whatever the store's size (issue 11): at 100,000 records the old
+/// in-memory dictionaries alone were 30 MB, at 1,000,000 they would be 300 MB.
+///
+/// The file is a cache (``IndexFile``): a line that does not parse, or ids out of order,
+/// mean it is damaged, reported as `.temporary` so the store drops it and rebuilds it from
+/// the journal.
+struct IndexBase: Sendable {
+    let file: MappedFile
+    let header: IndexFile.Header
+    /// Where the first record line starts (just past the header line).
+    let bodyStart: Int
+    /// Where every record line starts (from the writer, or from the pass that checked the
+    /// file): a lookup compares ids only, never scanning for line starts.
+    private var lineStarts: [UInt32] = []
+
+    /// Maps the index at `path`; nil when it is missing, of another format, or cut short.
+    /// `lineStarts` are the record lines' offsets, when known; they are checked (count, and
+    /// each one the start of a line) before they are trusted.
+    init?(path: String, lineStarts: [UInt32] = []) {
+        guard let file = MappedFile(path: path) else { return nil }
+        let parsed = file.withBytes { bytes -> (IndexFile.Header, Int)? in
+            guard bytes.last == 10, let end = Self.lineEnd(bytes, from: 0, limit: min(bytes.count, 4096)),
+                  let header = IndexFile.header(Array(bytes[..<end])[...]) else { return nil }
+            return (header, end + 1)
+        }
+        guard let (header, start) = parsed, header.records != nil else { return nil }
+        self.file = file
+        self.header = header
+        bodyStart = start
+        let usable = lineStarts.count == header.records && file.withBytes { bytes in
+            lineStarts.allSatisfy { Int($0) >= start && Int($0) < bytes.count && bytes[Int($0) - 1] == 10 }
+        }
+        if usable {
+            self.lineStarts = lineStarts
+        } else {
+            // Read from disk: one pass checks what a binary search relies on (every line
+            // whole, ids in order, as many lines as the header says) and notes where the
+            // lines start. A damaged cache is then rebuilt, never half trusted (a record
+            // out of place would look missing). About 10 ms per 100,000 records.
+            var starts: [UInt32] = []
+            starts.reserveCapacity(min(header.records ?? 0, file.count / 32))
+            let whole = try? forEachLine { (line: UnsafeRawBufferPointer, _: Int) throws(AISyncError) in
+                let offset = file.withBytes { line.baseAddress! - $0.baseAddress! }
+                guard offset < Int(UInt32.max) else { throw Self.damaged }
+                starts.append(UInt32(offset))
+            }
+            guard whole != nil, starts.count == header.records else { return nil }
+            self.lineStarts = starts
+        }
+    }
+
+    /// One record as the index has it: its summary and its journal lines, still encoded.
+    struct Entry: Sendable {
+        var summary: RecordSummary
+        var encodedRefs: ArraySlice<UInt8>
+    }
+
+    /// The line of `id`, found by binary search over the sorted lines.
+    func find(_ id: RecordID) throws(AISyncError) -> Entry? {
+        let key = Array(id.rawValue.utf8)
+        return try file.withBytes { (bytes: UnsafeRawBufferPointer) throws(AISyncError) -> Entry? in
+            var low = 0, high = lineStarts.count
+            while low < high {
+                let mid = low + (high - low) / 2
+                let start = Int(lineStarts[mid])
+                let end = mid + 1 < lineStarts.count ? Int(lineStarts[mid + 1]) - 1 : bytes.count - 1
+                let order = Self.compareID(bytes, start..<end, key)
+                if order == 0 {
+                    guard let (summary, refs) = IndexFile.parseSummary(bytes[start..<end]) else { throw Self.damaged }
+                    return Entry(summary: summary, encodedRefs: Array(bytes[refs])[...])
+                }
+                if order < 0 { low = mid + 1 } else { high = mid }
+            }
+            return nil
+        }
+    }
+
+    /// Calls `body` with every line in id order: the line's bytes (without its newline) and
+    /// where its id ends. Checks the order as it goes, and hands the pages it has passed
+    /// back to the system, so a pass over a large index holds a window of it.
+    func forEachLine(_ body: (UnsafeRawBufferPointer, Int) throws(AISyncError) -> Void) throws(AISyncError) {
+        try file.withBytes { (bytes: UnsafeRawBufferPointer) throws(AISyncError) in
+            var start = bodyStart
+            var previous: Range<Int>? = nil
+            var released = 0
+            while start < bytes.count {
+                guard let end = Self.lineEnd(bytes, from: start, limit: bytes.count) else { throw Self.damaged }
+                var idEnd = start
+                while idEnd < end, bytes[idEnd] != 9 { idEnd += 1 }
+                if let previous, !Self.precedes(bytes, previous, start..<idEnd) { throw Self.damaged }
+                try body(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), idEnd - start)
+                previous = start..<idEnd
+                start = end + 1
+                if start - released >= Self.window {
+                    file.release(released..<(start - 4096))
+                    released = start - 4096
+                }
+            }
+        }
+    }
+
+    /// Every record's summary and encoded line list, in id order.
+    func forEach(_ body: (RecordSummary, UnsafeRawBufferPointer) throws(AISyncError) -> Void) throws(AISyncError) {
+        try forEachLine { (line: UnsafeRawBufferPointer, _: Int) throws(AISyncError) in
+            guard let (summary, refs) = IndexFile.parseSummary(line) else { throw Self.damaged }
+            try body(summary, UnsafeRawBufferPointer(rebasing: line[refs]))
+        }
+    }
+
+    static let window = 2 << 20
+
+    static var damaged: AISyncError {
+        AISyncError(.temporary, damagedMessage, hint: "Run the command again; the index is rebuilt from the journal")
+    }
+    private static let damagedMessage = "the store's index is damaged"
+
+    /// Whether `error` is this cache found damaged (``Store`` then rebuilds it and retries).
+    static func isDamage(_ error: AISyncError) -> Bool { error.code == .temporary && error.message == damagedMessage }
+
+    /// Where the line starting at `from` ends (its newline), looking no further than `limit`.
+    static func lineEnd(_ bytes: UnsafeRawBufferPointer, from: Int, limit: Int) -> Int? {
+        var i = from
+        while i < limit {
+            if bytes[i] == 10 { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    /// Compares the id at the start of `line` (up to its first tab) with `key`, byte by byte.
+    static func compareID(_ bytes: UnsafeRawBufferPointer, _ line: Range<Int>, _ key: [UInt8]) -> Int {
+        var i = line.lowerBound, k = 0
+        while i < line.upperBound, bytes[i] != 9, k < key.count {
+            if bytes[i] != key[k] { return bytes[i] < key[k] ? -1 : 1 }
+            i += 1; k += 1
+        }
+        let lineDone = i == line.upperBound || bytes[i] == 9
+        if lineDone && k == key.count { return 0 }
+        return lineDone ? -1 : 1
+    }
+
+    /// Whether the id at `a` sorts strictly before the id at `b`.
+    static func precedes(_ bytes: UnsafeRawBufferPointer, _ a: Range<Int>, _ b: Range<Int>) -> Bool {
+        let common = min(a.count, b.count)
+        for n in 0..<common where bytes[a.lowerBound + n] != bytes[b.lowerBound + n] {
+            return bytes[a.lowerBound + n] < bytes[b.lowerBound + n]
+        }
+        return a.count < b.count
+    }
+}
