@@ -1,5 +1,5 @@
 /// Fuzz target `propfind`: a WebDAV PROPFIND `207 Multi-Status` body from a server, through
-/// `WebDAVMultistatus.parse` (Foundation's XMLParser with our delegate).
+/// `WebDAVMultistatus.parse` (aisync's own strict XML reader).
 @testable import AISyncRemote
 
 @_cdecl("LLVMFuzzerTestOneInput")
