@@ -25,8 +25,10 @@ package enum CryptoBackend: Sendable, CaseIterable {
 /// The few libcrypto functions aisync calls, looked up once with dlsym (no link-time
 /// dependency: a process without libcrypto simply uses the portable code).
 struct SystemCrypto: Sendable {
-    /// `SHA256_Transform`: one 64-byte block into the state at the start of a `SHA256_CTX`.
-    typealias Transform = @convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer) -> Void
+    /// `SHA256_Update`: bytes into a `SHA256_CTX`, whose state (h[8]) comes first. Given
+    /// whole blocks only, it compresses them all in one call to the CPU-specific code (one
+    /// `SHA256_Transform` call per block ran at 800 MB/s; this at the library's 1.4 GB/s).
+    typealias Transform = @convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer, Int) -> Int32
     typealias ContextNew = @convention(c) () -> OpaquePointer?
     typealias ContextFree = @convention(c) (OpaquePointer?) -> Void
     typealias CipherFetch = @convention(c) (OpaquePointer?, UnsafePointer<CChar>, UnsafePointer<CChar>?) -> OpaquePointer?
@@ -60,7 +62,7 @@ struct SystemCrypto: Sendable {
     private static func library() -> UnsafeMutableRawPointer?? {
         #if canImport(Glibc)
         let process = UnsafeMutableRawPointer(bitPattern: 0)
-        if dlsym(process, "SHA256_Transform") != nil { return .some(process) }
+        if dlsym(process, "SHA256_Update") != nil { return .some(process) }
         guard let opened = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL) else { return nil }
         return .some(opened)
         #else
@@ -68,12 +70,12 @@ struct SystemCrypto: Sendable {
         #endif
     }
 
-    /// `SHA256_Transform` alone, trusted once it reproduces FIPS 180-4's SHA-256("abc").
+    /// `SHA256_Update` alone, trusted once it reproduces FIPS 180-4's SHA-256("abc").
     /// Kept apart from the cipher: fetching a cipher loads OpenSSL's providers (2 MB of
     /// memory), which hashing — all a sync with nothing new does — never needs.
     static let sha256Transform: Transform? = {
         #if canImport(Glibc)
-        guard case .some(let handle) = library(), let found = dlsym(handle, "SHA256_Transform") else { return nil }
+        guard case .some(let handle) = library(), let found = dlsym(handle, "SHA256_Update") else { return nil }
         let transform = unsafeBitCast(found, to: Transform.self)
         return hashesABC(transform) ? transform : nil
         #else
@@ -111,9 +113,10 @@ struct SystemCrypto: Sendable {
     /// Compresses `blocks` 64-byte blocks at `data` into `h` with `transform`.
     static func sha256(_ transform: Transform, _ h: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32), _ data: UnsafeRawPointer, blocks: Int) {
         withUnsafeTemporaryAllocation(byteCount: sha256ContextBytes, alignment: 16) { context in
+            // h, then zeroed counters and an empty buffer: whole blocks go straight through.
             context.initializeMemory(as: UInt8.self, repeating: 0)
             withUnsafeBytes(of: h) { context.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: 32) }
-            for i in 0..<blocks { transform(context.baseAddress!, data + 64 * i) }
+            _ = transform(context.baseAddress!, data, 64 * blocks)
             withUnsafeMutableBytes(of: &h) { $0.baseAddress!.copyMemory(from: context.baseAddress!, byteCount: 32) }
         }
     }

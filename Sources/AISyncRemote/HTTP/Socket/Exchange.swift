@@ -108,17 +108,15 @@ struct Exchange {
     }
 
     /// Streams a file body from disk a MiB at a time; the length sent is the file's size
-    /// when it was opened.
+    /// when it was opened. Read and sent, not sendfile(2): measured to loopback Apache with
+    /// a 200 MB file, sendfile took 0.29–0.33 s and 1 MiB reads 0.22 s (the receiver gets
+    /// fewer, larger writes), so sendfile was taken out again.
     private func sendFile(_ path: String, on socket: Socket) throws(SocketFailure) {
         let fd = Platform.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .local("cannot read \(path): \(Platform.describe(Platform.errno))") }
         defer { Platform.close(fd) }
         guard let size = Platform.size(of: fd) else { throw .local("cannot read \(path)") }
         try send(head(size), on: socket)
-        if let sent = try socket.sendFile(fd, offset: 0, count: size, limits: limits) {
-            guard sent == size else { throw .local("\(path) changed while it was being sent") }
-            return
-        }
         var buffer = [UInt8](repeating: 0, count: min(Int(size), 1 << 20))
         var sent: Int64 = 0
         while sent < size {

@@ -120,30 +120,6 @@ final class Socket: Sendable {
         }
     }
 
-    /// Sends `count` bytes of the open file `file` from `offset` with sendfile(2): the kernel
-    /// moves them from the page cache to the socket, never through our memory. Returns how
-    /// many were sent, fewer only when the file ended early; nil when the system cannot
-    /// (the caller then reads and sends itself).
-    func sendFile(_ file: Int32, offset: Int64, count: Int64, limits: SocketLimits) throws(SocketFailure) -> Int64? {
-        var position = off_t(offset)
-        var done: Int64 = 0
-        while done < count {
-            let n = Glibc.sendfile(fd, file, &position, Int(min(count - done, 1 << 30)))
-            if n > 0 {
-                done += Int64(n)
-            } else if n == 0 {
-                return done
-            } else if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
-                try wait(for: Int16(POLLOUT), limits: limits)
-            } else if done == 0, errno == EINVAL || errno == ENOSYS {
-                return nil
-            } else {
-                throw .lost(describe(errno))
-            }
-        }
-        return done
-    }
-
     /// Reads what has arrived into `buffer`, waiting for something; 0 means the server
     /// closed the connection.
     func receive(into buffer: UnsafeMutableRawBufferPointer, limits: SocketLimits) throws(SocketFailure) -> Int {
