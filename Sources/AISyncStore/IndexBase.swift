@@ -18,11 +18,30 @@ struct IndexBase: Sendable {
     /// Where every record line starts (from the writer, or from the pass that checked the
     /// file): a lookup compares ids only, never scanning for line starts.
     private var lineStarts: [UInt32] = []
+    /// The id of every `sampleEvery`-th line, in memory: a lookup first searches these, then
+    /// only the lines of one sample's run, so it touches a page or two of the file instead
+    /// of one per step of a binary search over it all (at 1,000,000 records a pull's lookups
+    /// otherwise brought most of the 90 MB index into memory).
+    private var samples: [[UInt8]] = []
+    static let sampleEvery = 64
+
+    /// What the writer of an index knows about its lines: where each starts, and the ids of
+    /// every ``IndexBase/sampleEvery``-th one.
+    struct Layout: Sendable {
+        var starts: [UInt32] = []
+        var samples: [[UInt8]] = []
+
+        /// Notes a line starting at `offset` with id `id`.
+        mutating func add(offset: Int, id: some Collection<UInt8>) {
+            if starts.count % IndexBase.sampleEvery == 0 { samples.append(Array(id)) }
+            starts.append(offset < Int(UInt32.max) ? UInt32(offset) : .max)
+        }
+    }
 
     /// Maps the index at `path`; nil when it is missing, of another format, or cut short.
-    /// `lineStarts` are the record lines' offsets, when known; they are checked (count, and
-    /// each one the start of a line) before they are trusted.
-    init?(path: String, lineStarts: [UInt32] = []) {
+    /// `layout` is what the writer knows, trusted when it fits the header and the file (the
+    /// file was just written by this process); otherwise one pass over the file checks it.
+    init?(path: String, layout: Layout = Layout()) {
         guard let file = MappedFile(path: path) else { return nil }
         let parsed = file.withBytes { bytes -> (IndexFile.Header, Int)? in
             guard bytes.last == 10, let end = Self.lineEnd(bytes, from: 0, limit: min(bytes.count, 4096)),
@@ -33,27 +52,34 @@ struct IndexBase: Sendable {
         self.file = file
         self.header = header
         bodyStart = start
-        let usable = lineStarts.count == header.records && file.withBytes { bytes in
-            lineStarts.allSatisfy { Int($0) >= start && Int($0) < bytes.count && bytes[Int($0) - 1] == 10 }
-        }
+        let usable = layout.starts.count == header.records && layout.starts.first.map { Int($0) == start } != false
+            && layout.starts.last.map { Int($0) < file.count } != false
+            && layout.samples.count == (layout.starts.count + Self.sampleEvery - 1) / Self.sampleEvery
+            && zip(layout.starts, layout.starts.dropFirst()).allSatisfy { $0 < $1 }
         if usable {
-            self.lineStarts = lineStarts
+            lineStarts = layout.starts
+            samples = layout.samples
         } else {
             // Read from disk: one pass checks what a binary search relies on (every line
             // whole, ids in order, as many lines as the header says) and notes where the
             // lines start. A damaged cache is then rebuilt, never half trusted (a record
             // out of place would look missing). About 10 ms per 100,000 records.
-            var starts: [UInt32] = []
-            starts.reserveCapacity(min(header.records ?? 0, file.count / 32))
-            let whole = try? forEachLine { (line: UnsafeRawBufferPointer, _: Int) throws(AISyncError) in
+            var found = Layout()
+            found.starts.reserveCapacity(min(header.records ?? 0, file.count / 32))
+            let whole = try? forEachLine { (line: UnsafeRawBufferPointer, idLength: Int) throws(AISyncError) in
                 let offset = file.withBytes { line.baseAddress! - $0.baseAddress! }
                 guard offset < Int(UInt32.max) else { throw Self.damaged }
-                starts.append(UInt32(offset))
+                found.add(offset: offset, id: line[..<idLength])
             }
-            guard whole != nil, starts.count == header.records else { return nil }
-            self.lineStarts = starts
+            guard whole != nil, found.starts.count == header.records else { return nil }
+            lineStarts = found.starts
+            samples = found.samples
         }
     }
+
+    /// Hands the file's pages back to the system (they stay in the page cache): called
+    /// between batches, so a long pull's lookups do not accumulate the whole index.
+    func releasePages() { file.release(0..<file.count) }
 
     /// One record as the index has it: its summary and its journal lines, still encoded.
     struct Entry: Sendable {
@@ -64,8 +90,17 @@ struct IndexBase: Sendable {
     /// The line of `id`, found by binary search over the sorted lines.
     func find(_ id: RecordID) throws(AISyncError) -> Entry? {
         let key = Array(id.rawValue.utf8)
+        // The last sample not after the key: its run of lines is the only place it can be.
+        var first = 0, past = samples.count
+        while first < past {
+            let mid = first + (past - first) / 2
+            if samples[mid].lexicographicallyPrecedes(key) || samples[mid] == key { first = mid + 1 } else { past = mid }
+        }
+        guard first > 0 else { return nil }
+        defer { file.lookedUp() }
+        let run = (first - 1) * Self.sampleEvery..<min(first * Self.sampleEvery, lineStarts.count)
         return try file.withBytes { (bytes: UnsafeRawBufferPointer) throws(AISyncError) -> Entry? in
-            var low = 0, high = lineStarts.count
+            var low = run.lowerBound, high = run.upperBound
             while low < high {
                 let mid = low + (high - low) / 2
                 let start = Int(lineStarts[mid])

@@ -32,11 +32,12 @@ struct IndexFile: Sendable {
 
     /// Written a megabyte at a time: the lines of records that did not change are copied
     /// from the current index as they are, the changed ones encoded afresh, in id order.
-    /// Returns where each record line starts, for ``IndexBase`` to search without scanning.
+    /// Returns where each record line starts and sampled ids, for ``IndexBase`` to search
+    /// without reading the file.
     @discardableResult
-    func write(_ snapshot: StoreSnapshot, anchor: String) throws(AISyncError) -> [UInt32] {
+    func write(_ snapshot: StoreSnapshot, anchor: String) throws(AISyncError) -> IndexBase.Layout {
         try FileIO.makeDirectories(FileIO.parentDirectory(of: path))
-        var starts: [UInt32] = []
+        var starts = IndexBase.Layout()
         // A cache need not be durable: a lost or stale index is rebuilt from the journal.
         try FileIO.writeAtomically(path, durable: false, temporarySuffix: environment.temporarySuffix()) { (emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) in
             starts = try encode(snapshot, anchor: anchor, emit: emit)
@@ -44,9 +45,9 @@ struct IndexFile: Sendable {
         return starts
     }
 
-    private func encode(_ snapshot: StoreSnapshot, anchor: String, emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) -> [UInt32] {
-        var starts: [UInt32] = []
-        starts.reserveCapacity(snapshot.counts.records)
+    private func encode(_ snapshot: StoreSnapshot, anchor: String, emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) -> IndexBase.Layout {
+        var starts = IndexBase.Layout()
+        starts.starts.reserveCapacity(snapshot.counts.records)
         var emitted = 0
         var out: [UInt8] = []
         out.reserveCapacity((1 << 20) + 4096)
@@ -58,19 +59,16 @@ struct IndexFile: Sendable {
             emitted += out.count
             out.removeAll(keepingCapacity: true)
         }
-        func start() {
-            let offset = emitted + out.count
-            if offset < Int(UInt32.max) { starts.append(UInt32(offset)) }
-        }
+        func start(_ id: some Collection<UInt8>) { starts.add(offset: emitted + out.count, id: id) }
         try snapshot.forEachLine(
             unchanged: { (line: UnsafeRawBufferPointer) throws(AISyncError) in
-                start()
+                start(line.prefix { $0 != 9 })
                 out.append(contentsOf: line)
                 out.append(10)
                 try flush()
             },
             changed: { (summary: RecordSummary, refs: [Journal.LineRef]) throws(AISyncError) in
-                start()
+                start(summary.id.rawValue.utf8)
                 Self.encode(summary, refs: refs, into: &out)
                 try flush()
             })

@@ -205,10 +205,10 @@ public actor Store {
     /// it as the snapshot's new base, so the changed records leave memory.
     func saveIndex(_ snapshot: inout StoreSnapshot) throws(AISyncError) {
         guard let anchor = IndexFile.anchor(journal: journal, offset: snapshot.journalOffset) else { return }
-        let starts = try index.write(snapshot, anchor: anchor)
+        let layout = try index.write(snapshot, anchor: anchor)
         indexedLines = snapshot.journalLines
         // Read back in place; should that fail (no mmap), the changes simply stay in memory.
-        if let written = IndexBase(path: index.path, lineStarts: starts), written.header.journalOffset == snapshot.journalOffset, written.header.anchor == anchor {
+        if let written = IndexBase(path: index.path, layout: layout), written.header.journalOffset == snapshot.journalOffset, written.header.anchor == anchor {
             snapshot.rebase(written)
         }
     }

@@ -181,5 +181,9 @@ package struct StoreSnapshot: Sendable {
 
     /// Forgets decoded states (they are rebuilt from the journal on demand), keeping memory
     /// bounded after a large pull.
-    mutating func dropDecodedStates() { decoded.removeAll(keepingCapacity: false) }
+    /// The index's pages the lookups brought in are handed back too.
+    mutating func dropDecodedStates() {
+        decoded.removeAll(keepingCapacity: false)
+        base?.releasePages()
+    }
 }
