@@ -112,6 +112,8 @@ public struct EncryptedRemote: RemoteStorage {
 
     /// Names as stored: the same as written except under `objects/`, where they are keyed hashes.
     public func list(_ directory: String) async throws(AISyncError) -> [RemoteEntry]? { try await inner.list(directory) }
+    /// Folder names are not secret: they are the first two characters of stored names.
+    public func subfolders(_ directory: String) async throws(AISyncError) -> [String]? { try await inner.subfolders(directory) }
     /// Whether the stored file exists.
     public func exists(_ path: String) async throws(AISyncError) -> Bool { try await inner.exists(storedPath(path)) }
     /// The stored file's presence and sealed size (compare with ``storedSize(_:plainSize:)``).

@@ -167,6 +167,15 @@ public struct FolderRemote: RemoteStorage {
         }
     }
 
+    /// The directories inside `directory`, sorted; nil when it does not exist.
+    public func subfolders(_ directory: String) async throws(AISyncError) -> [String]? {
+        try checkRoot()
+        let d = try full(directory)
+        guard Platform.stat(d)?.isDirectory == true else { return nil }
+        guard let names = Platform.listDirectory(d) else { throw FileIO.ioError("list", d, errno: Platform.errno) }
+        return names.filter { !$0.hasPrefix(".") && Platform.stat("\(d)/\($0)")?.isDirectory == true }.sorted()
+    }
+
     /// Whether a regular file exists at `path`, and its size.
     public func presence(_ path: String) async throws(AISyncError) -> RemotePresence {
         try checkRoot()

@@ -64,6 +64,9 @@ public protocol RemoteStorage: Sendable {
     func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError) -> WriteResult
     /// Names and ETags of the files in a directory; nil when the directory does not exist.
     func list(_ directory: String) async throws(AISyncError) -> [RemoteEntry]?
+    /// Names of the folders directly inside a directory (`objects/` holds one per name
+    /// prefix), so a sweep lists only those that exist; nil when the remote cannot tell.
+    func subfolders(_ directory: String) async throws(AISyncError) -> [String]?
     /// Whether a file exists (cheap: HEAD, stat).
     func exists(_ path: String) async throws(AISyncError) -> Bool
     /// Whether a file exists and, when the remote says, its size (HEAD, stat).
@@ -98,6 +101,9 @@ extension RemoteStorage {
         guard try await download(path, to: localPath, maxBytes: maxBytes) else { return nil }
         return try hashFile(localPath)
     }
+
+    /// Unknown: a sweep tries every name it could be.
+    public func subfolders(_ directory: String) async throws(AISyncError) -> [String]? { nil }
 
     /// Reads a small file of at most ``RemoteLimits/smallFile`` bytes; nil when it does not exist.
     public func read(_ path: String) async throws(AISyncError) -> RemoteFile? {

@@ -54,6 +54,23 @@ extension Store {
         return report
     }
 
+    /// Every object a version in the journal names (bodies, large values, pictures, of
+    /// deleted records too): a remote object not among them is an orphan there. Refuses
+    /// (exit 65) a damaged journal, whose lines could name anything.
+    package func namedObjects() throws(AISyncError) -> Set<SHA256Digest> {
+        guard let lock = try StoreLock.acquire(root: root, timeoutMilliseconds: environment.lockTimeoutMilliseconds) else {
+            throw AISyncError(.permission, "the store \(root) is read-only", hint: "Check the directory's permissions")
+        }
+        var check = FsckReport()
+        let scan = try scanJournal(into: &check)
+        _ = consume lock
+        guard check.problems.isEmpty else {
+            throw AISyncError(.damagedData, "the journal is damaged (\(check.problems[0])), so no remote object can be judged an orphan",
+                              hint: "Run `aisync fsck` and repair the store first", remedy: .checkStore)
+        }
+        return Set(scan.referenced.keys).union(scan.imageBytes.keys)
+    }
+
     /// Temp files a killed write can leave: in `objects/` and its subfolders, and `sync/tmp/`.
     private func leftoverFiles() -> [String] {
         var found: [String] = []

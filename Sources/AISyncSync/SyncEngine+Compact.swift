@@ -25,6 +25,15 @@ extension SyncEngine {
         public var removedSegments = 0
         /// Part files of this device's older snapshots removed for the same reason.
         public var removedSnapshotParts = 0
+        /// Whether the remote's pictures were swept for orphans (not on a remote that cannot
+        /// list, nor by a push's compaction within a day of the last sweep).
+        public var sweptOrphans = false
+        /// Pictures no version names, removed because a sweep found them so at least the
+        /// grace period ago.
+        public var removedOrphans = 0
+        /// Pictures no version names, kept until the grace period has passed since they were
+        /// first found so.
+        public var waitingOrphans = 0
     }
 
     /// The default grace period: 30 days.
@@ -36,7 +45,7 @@ extension SyncEngine {
         try await withSyncLock { () async throws(AISyncError) -> CompactReport in
             _ = try await pullLocked(dryRun: false)
             _ = try await pushLocked(dryRun: false)
-            return try await snapshotLocked(grace: graceMilliseconds)
+            return try await snapshotLocked(grace: graceMilliseconds, sweep: true)
         }
     }
 
@@ -52,12 +61,13 @@ extension SyncEngine {
         checkpoint.sinceSnapshot += report.segmentBytes
         try await store.writeCheckpoint(checkpoint)
         guard !firstUpload, checkpoint.sinceSnapshot >= max(threshold, checkpoint.snapshotBytes) else { return }
-        _ = try await snapshotLocked(grace: Self.defaultGraceMilliseconds)
+        _ = try await snapshotLocked(grace: Self.defaultGraceMilliseconds, sweep: false)
     }
 
     /// Writes a snapshot of the store as it is (synced by the caller), then removes what an
-    /// older snapshot made unnecessary.
-    func snapshotLocked(grace graceMilliseconds: Int64) async throws(AISyncError) -> CompactReport {
+    /// older snapshot made unnecessary, and sweeps for orphan pictures when `sweep` is set or
+    /// the last sweep was a day ago.
+    func snapshotLocked(grace graceMilliseconds: Int64, sweep: Bool) async throws(AISyncError) -> CompactReport {
         var checkpoint = try await store.readCheckpoint(name)
         guard let remoteID = checkpoint.remoteID else { throw AISyncError(.other, "no remote id after a push") }
         var report = CompactReport()
@@ -72,6 +82,12 @@ extension SyncEngine {
         checkpoint.snapshotBytes = report.bytes
         try await store.writeCheckpoint(checkpoint)
         try await removeCovered(grace: graceMilliseconds, checkpoint: &checkpoint, report: &report)
+        if sweep {
+            try await sweepOrphans(grace: graceMilliseconds, checkpoint: &checkpoint, report: &report)
+        } else if store.environment.now() - checkpoint.orphanSweep >= Self.orphanSweepInterval {
+            // A push must not fail over a file it cannot remove (`aisync compact` says why).
+            do { try await sweepOrphans(grace: graceMilliseconds, checkpoint: &checkpoint, report: &report) } catch where error.code == .cancelled { throw error } catch {}
+        }
         return report
     }
 

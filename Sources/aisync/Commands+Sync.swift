@@ -143,9 +143,15 @@ enum SyncCommands {
         if inv.flag("json") {
             JSONValue.object(["snapshot": .int(r.snapshot), "parts": .int(Int64(r.parts)), "versions": .int(Int64(r.versions)),
                               "dropped": .int(Int64(r.dropped)), "bytes": .int(r.bytes), "removedSegments": .int(Int64(r.removedSegments)),
-                              "removedSnapshotParts": .int(Int64(r.removedSnapshotParts))]).printLine()
+                              "removedSnapshotParts": .int(Int64(r.removedSnapshotParts)), "sweptOrphans": .bool(r.sweptOrphans),
+                              "removedOrphans": .int(Int64(r.removedOrphans)), "waitingOrphans": .int(Int64(r.waitingOrphans))]).printLine()
         } else {
             CLIPlatform.out("compact: snapshot \(r.snapshot) (\(Output.count(r.parts, "part")), \(Output.bytes(r.bytes))) keeps \(Output.count(r.versions, "version")), leaves out \(r.dropped); removed \(Output.count(r.removedSegments, "segment")) and \(Output.count(r.removedSnapshotParts, "old snapshot part"))\n")
+            if r.sweptOrphans, r.removedOrphans + r.waitingOrphans > 0 {
+                CLIPlatform.out("compact: \(Output.count(r.removedOrphans, "orphan picture")) removed from the remote, \(r.waitingOrphans) kept until the grace period has passed\n")
+            } else if !r.sweptOrphans {
+                CLIPlatform.out("compact: orphan pictures not swept: this remote cannot list its files (plain HTTP)\n")
+            }
         }
         return ExitCode.success
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import AISyncCore
 
 /// Snapshots and compaction (issue 11, design §4) on every kind of remote: a new device
 /// restores from the newest snapshot plus what came after it; a device offline across a
@@ -178,5 +179,68 @@ struct CompactionTests {
         #expect(try await Scenario.show(tablet, chats[1])["title"] as? String == "renamed on the phone")
         for d in [laptop, phone, tablet] { try await d.ok(["fsck"]) }
         await remote.remove()
+    }
+
+    @Test("orphan pictures on the remote are removed only once a sweep found them so for the grace period; named ones and odd files stay",
+          arguments: RemoteKind.allCases)
+    func orphanPictures(_ kind: RemoteKind) async throws {
+        let remote = try await TestServer.require(kind).freshRemote("compact-orphans")
+        let laptop = try await Device.make("laptop", remote: remote)
+        let tablet = try await Device.make("tablet", remote: remote)
+        defer { laptop.remove(); tablet.remove() }
+        let png = CLIHarness.makeTemporaryDirectory() + "/kept.png"
+        try Data(SyncEngineTests.pngBytes).write(to: URL(fileURLWithPath: png))
+        try await laptop.ok(["image", "add", png, "--prompt", "a picture a record names"])
+        try await laptop.sync("push")
+        let kept = "objects/\(SHA256.hash(SyncEngineTests.pngBytes).hex.prefix(2))/\(SHA256.hash(SyncEngineTests.pngBytes).hex)"
+        #expect(try await remote.fileExists(kept), "\(kind): the picture was pushed")
+        // What a push killed between its picture and its segment leaves, and a file that is
+        // not an object at all.
+        let orphanBytes = Array("picture bytes no version names".utf8)
+        let orphanHex = SHA256.hash(orphanBytes).hex
+        let orphan = "objects/\(orphanHex.prefix(2))/\(orphanHex)"
+        let odd = "objects/\(orphanHex.prefix(2))/README.txt"
+        try await put(orphan, Data(orphanBytes), on: remote)
+        try await put(odd, Data("left by an admin".utf8), on: remote)
+
+        let first = try CLIJSON.object(await laptop.run(["compact", "--json"]))
+        guard kind != .nginx else {
+            #expect(first["sweptOrphans"] as? Bool == false && first["removedOrphans"] as? Int == 0, "plain HTTP cannot list: \(first)")
+            #expect(try await remote.fileExists(orphan))
+            await remote.remove()
+            return
+        }
+        #expect(first["sweptOrphans"] as? Bool == true && first["removedOrphans"] as? Int == 0 && first["waitingOrphans"] as? Int == 1,
+                "\(kind): found, kept for the grace period: \(first)")
+        #expect(try await remote.fileExists(orphan))
+        let second = try CLIJSON.object(await laptop.run(["compact", "--grace", "0", "--json"]))
+        #expect(second["removedOrphans"] as? Int == 1 && second["waitingOrphans"] as? Int == 0, "\(kind): \(second)")
+        #expect(try await !remote.fileExists(orphan), "\(kind): the orphan is gone")
+        #expect(try await remote.fileExists(kept), "\(kind): the named picture stays")
+        #expect(try await remote.fileExists(odd), "\(kind): a file that is not an object stays")
+        // Nothing the records need went with it.
+        try await tablet.sync()
+        try await Converge.expectIdentical([laptop, tablet], "\(kind): after the sweep")
+        try await tablet.ok(["fsck"])
+        await remote.remove()
+    }
+
+    /// Writes a file onto the remote without aisync, as the server's own user would.
+    private func put(_ path: String, _ bytes: Data, on remote: TestRemote) async throws {
+        guard remote.kind.isServer else {
+            let full = "\(try #require(remote.folderPath))/\(path)"
+            try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try bytes.write(to: URL(fileURLWithPath: full))
+            return
+        }
+        if !remote.kind.isPlain {
+            var folder = ""
+            for part in path.split(separator: "/").dropLast() {
+                folder += "/\(part)"
+                _ = try await RemoteHTTP.send("MKCOL", "\(remote.url)\(folder)/", server: remote.server)   // 405 when it exists
+            }
+        }
+        let r = try await RemoteHTTP.send("PUT", "\(remote.url)/\(path)", server: remote.server, body: bytes)
+        try #require((200..<300).contains(r.status), "PUT \(path) answered \(r.status): \(r.text)")
     }
 }

@@ -66,6 +66,8 @@ struct EncryptedRemoteScenarioTests {
         // A snapshot through the encryption: the fresh restore starts from it.
         let compacted = try CLIJSON.object(await laptop.run(["compact", "--grace", "0", "--json"]))
         #expect(compacted["removedSegments"] as? Int ?? 0 >= 1, "\(kind): \(compacted)")
+        // The sweep judges keyed names: the sealed picture is named, not an orphan.
+        #expect(compacted["sweptOrphans"] as? Bool == (kind != .nginx) && compacted["removedOrphans"] as? Int == 0, "\(kind): \(compacted)")
         // A fresh restore on a new machine asks once and brings everything back.
         tablet.environment["AISYNC_PASSPHRASE"] = Self.passphrase
         let restored = try await tablet.sync("pull")

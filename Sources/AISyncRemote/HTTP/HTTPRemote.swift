@@ -270,6 +270,29 @@ public struct HTTPRemote: RemoteStorage {
     /// does not exist, and always nil on a plain HTTP server. Entries the server names
     /// outside `directory` or with unsafe names are ignored.
     public func list(_ directory: String) async throws(AISyncError) -> [RemoteEntry]? {
+        guard let responses = try await propfind(directory) else { return nil }
+        var entries: [RemoteEntry] = []
+        for r in responses where !r.isCollection {
+            // Hrefs are untrusted: only a plain file name directly inside `directory` counts.
+            guard let name = Self.childName(href: r.href, directory: directory, base: location.base) else { continue }
+            entries.append(RemoteEntry(name: name, etag: r.etag))
+        }
+        return entries.sorted { $0.name < $1.name }
+    }
+
+    /// The collections directly in `directory`, by the same PROPFIND and the same checks as
+    /// ``list(_:)``; nil when it does not exist or the server cannot list.
+    public func subfolders(_ directory: String) async throws(AISyncError) -> [String]? {
+        guard let responses = try await propfind(directory) else { return nil }
+        return responses.filter(\.isCollection).compactMap { r in
+            var href = r.href
+            while href.hasSuffix("/") { href.removeLast() }
+            return Self.childName(href: href, directory: directory, base: location.base)
+        }.sorted()
+    }
+
+    /// A `Depth: 1` PROPFIND of `directory`: nil when it does not exist or this is plain HTTP.
+    private func propfind(_ directory: String) async throws(AISyncError) -> [WebDAVMultistatus.Response]? {
         guard location.kind == .webdav else { return nil }
         let response = try await send("PROPFIND", directory + "/", headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"],
                                       body: .bytes(Self.propfindBody), maxBytes: 64 << 20)
@@ -281,13 +304,7 @@ public struct HTTPRemote: RemoteStorage {
         guard let responses = WebDAVMultistatus.parse(response.body) else {
             throw AISyncError(.damagedData, "\(location.host) sent an unreadable PROPFIND answer for \(url(directory))/")
         }
-        var entries: [RemoteEntry] = []
-        for r in responses where !r.isCollection {
-            // Hrefs are untrusted: only a plain file name directly inside `directory` counts.
-            guard let name = Self.childName(href: r.href, directory: directory, base: location.base) else { continue }
-            entries.append(RemoteEntry(name: name, etag: r.etag))
-        }
-        return entries.sorted { $0.name < $1.name }
+        return responses
     }
 
     /// The file name `href` names if it is a safe name directly under `<base>/<directory>/`
