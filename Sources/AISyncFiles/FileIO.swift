@@ -57,11 +57,19 @@ package enum FileIO {
 
     /// Reads several ranges of one file with one open (fewer bytes at end of file).
     package static func readRanges(_ path: String, _ ranges: [(offset: Int64, count: Int)]) throws(AISyncError) -> [[UInt8]] {
+        var result: [[UInt8]] = []
+        result.reserveCapacity(ranges.count)
+        try forEachRange(path, ranges) { (bytes: [UInt8]) throws(AISyncError) in result.append(bytes) }
+        return result
+    }
+
+    /// Reads several ranges of one file with one open, handing each to `body` before the
+    /// next is read (so a caller holds one range at a time).
+    package static func forEachRange(_ path: String, _ ranges: [(offset: Int64, count: Int)],
+                                     _ body: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) {
         let fd = Platform.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ioError("read", path, errno: Platform.errno) }
         defer { Platform.close(fd) }
-        var result: [[UInt8]] = []
-        result.reserveCapacity(ranges.count)
         // A range past the end allocates only what is there (a journal caught up in 8 MB
         // windows must not allocate 8 MB to find nothing new).
         let size = Platform.size(of: fd)
@@ -77,9 +85,8 @@ package enum FileIO {
                 done += n
             }
             if done < count { out.removeLast(count - done) }
-            result.append(out)
+            try body(out)
         }
-        return result
     }
 
     /// Streams `input` to `output` in 1 MiB chunks, hashing as it goes, then fsyncs

@@ -61,7 +61,7 @@ struct IndexFile: Sendable {
         }
         func start(_ id: some Collection<UInt8>) { starts.add(offset: emitted + out.count, id: id) }
         try snapshot.forEachLine(
-            unchanged: { (line: UnsafeRawBufferPointer) throws(AISyncError) in
+            unchanged: { (line: UnsafeRawBufferPointer, _: Int) throws(AISyncError) in
                 start(line.prefix { $0 != 9 })
                 out.append(contentsOf: line)
                 out.append(10)
@@ -144,6 +144,27 @@ struct IndexFile: Sendable {
                                     deleted: flags.contains(UInt8(ascii: "d")), conflict: flags.contains(UInt8(ascii: "c")),
                                     damaged: flags.contains(UInt8(ascii: "x")))
         return (summary, raw)
+    }
+
+    /// What a listing filters and sorts by (kind, last change, deleted), read from a line
+    /// without making its id and title strings: a listing's first pass over 1,000,000 lines.
+    static func parseListKey(_ line: UnsafeRawBufferPointer) -> (kind: RecordKind, updated: Int64, deleted: Bool)? {
+        var tabs = (0, 0, 0, 0, 0, 0), found = 0
+        for i in line.indices where line[i] == 9 {
+            switch found {
+            case 0: tabs.0 = i
+            case 1: tabs.1 = i
+            case 2: tabs.2 = i
+            case 3: tabs.3 = i
+            case 4: tabs.4 = i
+            default: tabs.5 = i
+            }
+            found += 1
+            if found == 6 { break }
+        }
+        guard found == 6, let kind = kind(line[(tabs.0 + 1)..<tabs.1]),
+              let updated = parseInt(line[(tabs.3 + 1)..<tabs.4]) else { return nil }
+        return (kind, updated, line[(tabs.4 + 1)..<tabs.5].contains(UInt8(ascii: "d")))
     }
 
     /// The kind from its bytes, without making a String (100,000 lines per listing).

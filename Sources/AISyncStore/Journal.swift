@@ -140,24 +140,42 @@ struct Journal: Sendable {
 
     /// The versions at `refs` with their lines' bytes, in the order of `refs`.
     func lines(at refs: [LineRef]) throws(AISyncError) -> [(version: Version, raw: ArraySlice<UInt8>)] {
-        // Groups of refs whose span wastes little: one read each.
-        var groups: [(start: Int64, end: Int64, refs: ArraySlice<LineRef>)] = []
         let sorted = refs.sorted { $0.offset < $1.offset }
-        var i = 0
-        while i < sorted.count {
-            var j = i + 1
-            var end = sorted[i].offset + Int64(sorted[i].length)
-            while j < sorted.count, sorted[j].offset - end <= 4096 {
-                end = max(end, sorted[j].offset + Int64(sorted[j].length))
-                j += 1
-            }
-            groups.append((sorted[i].offset, end, sorted[i..<j]))
-            i = j
-        }
-        let chunks = try FileIO.readRanges(path, groups.map { ($0.start, Int($0.end - $0.start)) })
         var byOffset: [Int64: (version: Version, raw: ArraySlice<UInt8>)] = [:]
         byOffset.reserveCapacity(refs.count)
-        for (group, bytes) in zip(groups, chunks) {
+        var k = 0
+        try forEachLine(at: sorted) { (version: Version, raw: ArraySlice<UInt8>) throws(AISyncError) in
+            byOffset[sorted[k].offset] = (version, raw)
+            k += 1
+        }
+        return refs.compactMap { byOffset[$0.offset] }
+    }
+
+    /// The most read at once for lines close together.
+    static let readGroupBytes: Int64 = 1 << 20
+
+    /// The lines at `refs` (ascending offsets), each parsed and handed to `body` as it is
+    /// read, so a caller that encodes them as it goes holds one line's version at a time.
+    /// Lines close together are read in one go, up to ``readGroupBytes``.
+    func forEachLine(at refs: [LineRef], _ body: (Version, ArraySlice<UInt8>) throws(AISyncError) -> Void) throws(AISyncError) {
+        // Groups of refs whose span wastes little: one read each.
+        var groups: [(start: Int64, end: Int64, refs: ArraySlice<LineRef>)] = []
+        var i = 0
+        while i < refs.count {
+            var j = i + 1
+            var end = refs[i].offset + Int64(refs[i].length)
+            while j < refs.count, refs[j].offset - end <= 4096, end - refs[i].offset < Self.readGroupBytes {
+                end = max(end, refs[j].offset + Int64(refs[j].length))
+                j += 1
+            }
+            groups.append((refs[i].offset, end, refs[i..<j]))
+            i = j
+        }
+        // A group at a time: a push's 4 MB segment holds a MiB of journal, not all of it.
+        var n = 0
+        try FileIO.forEachRange(path, groups.map { ($0.start, Int($0.end - $0.start)) }) { (bytes: [UInt8]) throws(AISyncError) in
+            let group = groups[n]
+            n += 1
             guard bytes.count == Int(group.end - group.start) else {
                 throw AISyncError(.temporary, "the store's index points past the end of the journal", hint: "Run the command again; the index is rebuilt")
             }
@@ -167,10 +185,9 @@ struct Journal: Sendable {
                 guard bytes.count == from + ref.length || bytes[from + ref.length] == 0x0A else {
                     throw AISyncError(.temporary, "the store's index does not match the journal", hint: "Run the command again; the index is rebuilt")
                 }
-                byOffset[ref.offset] = (try parseLine(line, line: "@\(ref.offset)", verifyingID: false), line)
+                try body(try parseLine(line, line: "@\(ref.offset)", verifyingID: false), line)
             }
         }
-        return refs.compactMap { byOffset[$0.offset] }
     }
 
     /// Drops a torn final line (bytes after the last newline). Call with the store lock held.

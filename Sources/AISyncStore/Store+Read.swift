@@ -41,19 +41,43 @@ extension Store {
 
     /// Live records (not deleted), newest first, optionally of one kind.
     public func list(kind: RecordKind? = nil, includeDeleted: Bool = false) throws(AISyncError) -> [RecordSummary] {
-        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [RecordSummary] in
-            var result: [RecordSummary] = []
-            result.reserveCapacity(snapshot.counts.records)
-            try snapshot.forEachSummary { (s: RecordSummary) throws(AISyncError) in
-                if (includeDeleted || !s.deleted) && (kind == nil || s.kind == kind) { result.append(s) }
+        try listing(kind: kind, includeDeleted: includeDeleted).all
+    }
+
+    /// The same records as ``list(kind:includeDeleted:)`` in the same order, read from the
+    /// index one by one as they are asked for: what a large store's list streams and what an
+    /// app pages through (8 bytes a record held, not the summaries).
+    public func listing(kind: RecordKind? = nil, includeDeleted: Bool = false) throws(AISyncError) -> RecordListing {
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> RecordListing in
+            var times: [Int64] = [], positions: [RecordListing.Position] = [], changed: [RecordSummary] = []
+            times.reserveCapacity(snapshot.counts.records)
+            positions.reserveCapacity(snapshot.counts.records)
+            try snapshot.forEachListed { (k: RecordKind, updated: Int64, deleted: Bool, at: StoreSnapshot.Listed) throws(AISyncError) in
+                guard (includeDeleted || !deleted) && (kind == nil || k == kind) else { return }
+                times.append(updated)
+                switch at {
+                case .line(let n):
+                    positions.append(.line(Int32(n)))
+                case .changed(let s):
+                    positions.append(.changed(Int32(changed.count)))
+                    changed.append(s)
+                }
             }
-            // Sorting positions, not the summaries themselves, spares 100,000 struct moves.
-            let times = result.map(\.updated.milliseconds)
-            let ids = result.map(\.id.rawValue)
-            let order = result.indices.sorted { a, b in
-                times[a] != times[b] ? times[a] > times[b] : ids[a] < ids[b]
-            }
-            return order.map { result[$0] }
+            // Newest first; records visited in id order, so equal times keep id order.
+            var order = Array(Int32(0)..<Int32(times.count))
+            order.sort { a, b in times[Int(a)] != times[Int(b)] ? times[Int(a)] > times[Int(b)] : a < b }
+            return RecordListing(base: snapshot.indexBase, changed: changed, order: order.map { positions[Int($0)] })
+        }
+    }
+
+    /// The summaries of `ids` that exist, newest first, and how many records the store has:
+    /// a lookup each, not a listing of the store.
+    package func summaries(of ids: some Sequence<RecordID>) throws(AISyncError) -> (found: [RecordSummary], records: Int) {
+        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> ([RecordSummary], Int) in
+            var found: [RecordSummary] = []
+            for id in ids { if let s = try snapshot.summary(id) { found.append(s) } }
+            found.sort { $0.updated != $1.updated ? $0.updated > $1.updated : $0.id < $1.id }
+            return (found, snapshot.counts.records)
         }
     }
 

@@ -33,9 +33,17 @@ extension Store {
         return (chunk.versions.map { ($0.version, $0.ref.offset, $0.ref.length) }, chunk.endOffset)
     }
 
-    /// The lines at the given places (found by ``journalWindow(from:maxBytes:)``), in order.
-    package func journalLines(at places: [(offset: Int64, length: Int)]) throws(AISyncError) -> [(version: Version, raw: [UInt8])] {
-        try journal.lines(at: places.map { Journal.LineRef(offset: $0.offset, length: $0.length) }).map { ($0.version, Array($0.raw)) }
+    /// A segment of the journal lines at `places` (ascending, found by
+    /// ``journalWindow(from:maxBytes:)``): `header`, then each line parsed, its objects read,
+    /// and its entry appended before the next (a segment's parsed versions were most of a
+    /// push's memory, and building it in place spares a copy of it).
+    package func segment(header: [UInt8], lines places: [(offset: Int64, length: Int)]) throws(AISyncError) -> [UInt8] {
+        var out = header
+        out.reserveCapacity(header.count + places.reduce(0) { $0 + $1.length + 32 })
+        try journal.forEachLine(at: places.map { Journal.LineRef(offset: $0.offset, length: $0.length) }) { (v: Version, raw: ArraySlice<UInt8>) throws(AISyncError) in
+            Segment.appendEntry(objects: try objectsOf(v), line: raw, to: &out)
+        }
+        return out
     }
 
     /// The sizes of the objects a version needs on another device, without reading them.

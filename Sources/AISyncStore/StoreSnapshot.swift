@@ -63,12 +63,35 @@ package struct StoreSnapshot: Sendable {
     /// Every record's summary, in id order.
     func forEachSummary(_ body: (RecordSummary) throws(AISyncError) -> Void) throws(AISyncError) {
         try forEachLine(
-            unchanged: { (line: UnsafeRawBufferPointer) throws(AISyncError) in
+            unchanged: { (line: UnsafeRawBufferPointer, _: Int) throws(AISyncError) in
                 guard let (summary, _) = IndexFile.parseSummary(line) else { throw IndexBase.damaged }
                 try body(summary)
             },
             changed: { (s: RecordSummary, _: [Journal.LineRef]) throws(AISyncError) in try body(s) })
     }
+
+    /// Where a listed record is: a line of the base (read again by
+    /// ``IndexBase/summary(atLine:)``), or a record changed since, with its summary.
+    enum Listed {
+        case line(Int)
+        case changed(RecordSummary)
+    }
+
+    /// Every record in id order with what a listing filters and sorts by, and where it is:
+    /// lines of the base are not made into summaries (no id or title strings).
+    func forEachListed(_ body: (_ kind: RecordKind, _ updated: Int64, _ deleted: Bool, Listed) throws(AISyncError) -> Void) throws(AISyncError) {
+        try forEachLine(
+            unchanged: { (line: UnsafeRawBufferPointer, n: Int) throws(AISyncError) in
+                guard let key = IndexFile.parseListKey(line) else { throw IndexBase.damaged }
+                try body(key.kind, key.updated, key.deleted, .line(n))
+            },
+            changed: { (s: RecordSummary, _: [Journal.LineRef]) throws(AISyncError) in
+                try body(s.kind, s.updated.milliseconds, s.deleted, .changed(s))
+            })
+    }
+
+    /// The index this snapshot reads in place (what a ``RecordListing`` reads from).
+    var indexBase: IndexBase? { base }
 
     /// The ids of the records whose summary passes `include`, in id order.
     package func ids(where include: (RecordSummary) -> Bool) throws(AISyncError) -> [RecordID] {
@@ -77,9 +100,9 @@ package struct StoreSnapshot: Sendable {
         return result
     }
 
-    /// Every record in id order: the index's own line when it did not change (`unchanged`),
-    /// else its summary and journal lines (`changed`).
-    func forEachLine(unchanged: (UnsafeRawBufferPointer) throws(AISyncError) -> Void,
+    /// Every record in id order: the index's own line when it did not change (`unchanged`,
+    /// with its line number), else its summary and journal lines (`changed`).
+    func forEachLine(unchanged: (UnsafeRawBufferPointer, Int) throws(AISyncError) -> Void,
                      changed onChanged: (RecordSummary, [Journal.LineRef]) throws(AISyncError) -> Void) throws(AISyncError) {
         let extra = changed.keys.sorted()
         var next = 0
@@ -94,9 +117,11 @@ package struct StoreSnapshot: Sendable {
             }
             return false
         }
-        try base?.forEachLine { (line: UnsafeRawBufferPointer, idLength: Int) throws(AISyncError) in
-            if try emitChanged(before: UnsafeRawBufferPointer(rebasing: line[..<idLength])) { return }
-            try unchanged(line)
+        var line = 0
+        try base?.forEachLine { (bytes: UnsafeRawBufferPointer, idLength: Int) throws(AISyncError) in
+            defer { line += 1 }
+            if try emitChanged(before: UnsafeRawBufferPointer(rebasing: bytes[..<idLength])) { return }
+            try unchanged(bytes, line)
         }
         _ = try emitChanged(before: nil)
     }

@@ -24,13 +24,26 @@ extension SyncEngine {
     /// each line is and its size: the lines are read again one segment at a time, so memory
     /// stays one segment however much is unpushed.
     struct Outgoing {
-        /// One version to send: its journal line's place and its encoded size in a segment.
-        struct Entry {
-            var offset: Int64
-            var length: Int
-            var size: Int
+        /// Where each version to send is in the journal: its line's offset and length, in two
+        /// arrays (12 bytes a version: 12 MB for a first push of 1,000,000; their sizes are
+        /// not kept, the segments are cut as they are found).
+        struct Places {
+            private var offsets: [Int64] = []
+            private var lengths: [UInt32] = []
+            var count: Int { offsets.count }
+            mutating func append(offset: Int64, length: Int) {
+                offsets.append(offset)
+                lengths.append(UInt32(length))
+            }
+            subscript(range: Range<Int>) -> [(offset: Int64, length: Int)] {
+                range.map { (offsets[$0], Int(lengths[$0])) }
+            }
         }
-        var entries: [Entry] = []
+        var entries = Places()
+        /// The entries cut into segments as they were found.
+        var segments = PushPlanner.Cutter()
+        /// Their encoded bytes in all.
+        var bytes: Int64 = 0
         /// The image records among them (their bytes go first).
         var imageRecords: Set<RecordID> = []
         /// This device's deletes of records that may hold pictures (Imgur copies to delete).
@@ -93,10 +106,9 @@ extension SyncEngine {
     /// What a push would send, without sending it.
     private func dryRunReport(_ outgoing: Outgoing, _ report: SyncReport) async throws(AISyncError) -> SyncReport {
         var report = report
-        let sizes = outgoing.entries.map(\.size)
         report.pushed = outgoing.entries.count
-        report.segments = PushPlanner.chunks(sizes: sizes).count
-        report.bytes = Int64(sizes.reduce(0, +))
+        report.segments = outgoing.segments.finish().count
+        report.bytes = outgoing.bytes
         for digest in try await blobDigests(outgoing) {
             report.blobs += 1
             report.bytes += Platform.stat(await store.objectPath(digest))?.size ?? 0
@@ -133,24 +145,22 @@ extension SyncEngine {
         return PushPlanner.plan(PushPlanner.Input(
             checkpoint: checkpoint, ownHead: ownHead, remoteID: remoteID, device: store.deviceID,
             deviceName: store.config.deviceName, now: Timestamp(milliseconds: store.environment.now()),
-            entrySizes: outgoing.entries.map(\.size), end: outgoing.end, blobs: try await blobDigests(outgoing)))
+            chunks: outgoing.segments.finish(), end: outgoing.end, blobs: try await blobDigests(outgoing)))
     }
 
     /// Carries out a plan: blobs, segments, the pending mark, the head, registration, and the
     /// final checkpoint. Cancellation is honoured between writes, never inside the head write.
     private func execute(_ plan: PushPlanner.Plan, outgoing: Outgoing, report: inout SyncReport) async throws(AISyncError) {
         try await putBlobs(plan.blobs, report: &report)
-        let totalBytes = Int64(outgoing.entries.reduce(0) { $0 + $1.size })
+        let totalBytes = outgoing.bytes
         var segmentBytes: Int64 = 0
         for write in plan.segments {
             try AISyncError.checkCancellation()
             progress(SyncProgress(phase: .pushingSegments, done: write.entries.lowerBound, total: outgoing.entries.count,
                                   bytes: segmentBytes, totalBytes: totalBytes))
-            let lines = try await store.journalLines(at: outgoing.entries[write.entries].map { ($0.offset, $0.length) })
-            let entries = try await lines.asyncMap { (v, raw) async throws(AISyncError) in
-                Segment.Entry(version: v, objects: try await store.objectsOf(v), line: raw)
-            }
-            let sent = Int64(try await putSegment(write.seq, entries, remoteID: plan.head.remoteID))
+            let header = Segment.header(device: store.deviceID, seq: write.seq, remoteID: plan.head.remoteID, count: write.entries.count)
+            let bytes = try await store.segment(header: header, lines: outgoing.entries[write.entries])
+            let sent = Int64(try await putSegment(write.seq, bytes))
             report.bytes += sent
             report.segmentBytes += sent
             report.segments += 1
@@ -209,8 +219,7 @@ extension SyncEngine {
 
     /// Writes one segment create-only; a file already under that number is kept when it is
     /// the same bytes and replaced otherwise (`PushPlanner.collision`). Returns bytes sent.
-    private func putSegment(_ seq: Int64, _ entries: [Segment.Entry], remoteID: String) async throws(AISyncError) -> Int {
-        let bytes = Segment(device: store.deviceID, seq: seq, remoteID: remoteID, entries: entries).encoded()
+    private func putSegment(_ seq: Int64, _ bytes: [UInt8]) async throws(AISyncError) -> Int {
         let path = RemotePath.segmentPath(store.deviceID, seq)
         if try await remote.write(path, bytes, condition: .createOnly) == .preconditionFailed {
             let existing = try await remote.read(path, maxBytes: RemoteLimits.segment)?.bytes
@@ -249,7 +258,9 @@ extension SyncEngine {
             for i in PushPlanner.outgoing(lines.map(\.version), device: store.deviceID, checkpoint: checkpoint) {
                 let (v, offset, length) = lines[i]
                 let size = PushPlanner.entrySize(lineBytes: length, objectSizes: await store.objectSizes(of: v))
-                result.entries.append(Outgoing.Entry(offset: offset, length: length, size: size))
+                result.entries.append(offset: offset, length: length)
+                result.segments.add(size)
+                result.bytes += Int64(size)
                 if v.kind == .image { result.imageRecords.insert(v.record) }
                 if v.device == store.deviceID, v.isDeleted, v.kind != .chat { result.deletions.append(v) }
                 if v.device == store.deviceID, v.isDeleted { result.deletedRecords.insert(v.record) }
@@ -263,18 +274,18 @@ extension SyncEngine {
     /// `--max-delete`, Joplin's fail-safe).
     func refuseMassDelete(_ outgoing: Set<RecordID>) async throws(AISyncError) {
         guard outgoing.count > 50 else { return }
-        let deleted = try await stillDeleted(outgoing)
-        let all = try await store.list(includeDeleted: true)
-        guard deleted.count > Swift.max(50, all.count / 4) else { return }
-        let named = all.filter { deleted.contains($0.id) }.prefix(5).map { r in r.title.isEmpty ? r.id.rawValue : "\(r.id) “\(r.title.prefix(40))”" }
-        throw AISyncError(.usage, "sending these changes would delete \(deleted.count) of the \(all.count) records on every device (\(named.joined(separator: ", "))\(deleted.count > named.count ? ", …" : ""))",
+        let (found, records) = try await store.summaries(of: outgoing)
+        let deleted = found.filter(\.deleted)
+        guard deleted.count > Swift.max(50, records / 4) else { return }
+        let named = deleted.prefix(5).map { r in r.title.isEmpty ? r.id.rawValue : "\(r.id) “\(r.title.prefix(40))”" }
+        throw AISyncError(.usage, "sending these changes would delete \(deleted.count) of the \(records) records on every device (\(named.joined(separator: ", "))\(deleted.count > named.count ? ", …" : ""))",
                           hint: "If you meant to, push again allowing mass deletes (--allow-mass-delete); if not, pull from another device's remote before pushing")
     }
 
     /// Of the records outgoing versions delete, those still deleted (a delete undone by a
     /// restore before the push deletes nothing).
     private func stillDeleted(_ outgoing: Set<RecordID>) async throws(AISyncError) -> Set<RecordID> {
-        Set(try await store.list(includeDeleted: true).lazy.filter { $0.deleted && outgoing.contains($0.id) }.map(\.id))
+        Set(try await store.summaries(of: outgoing).found.lazy.filter(\.deleted).map(\.id))
     }
 
     /// After a push was cut off around its head write: did the head land? Either way the
@@ -320,19 +331,5 @@ extension SyncEngine {
         }
         throw AISyncError(.temporary, "could not register this device in \(remote.displayName)/\(path): other devices kept rewriting it",
                           hint: "Push again")
-    }
-}
-
-extension Collection {
-    /// `map` with an async, typed-throwing transform, in order; stops when the task is
-    /// cancelled (these loops run over every outgoing version).
-    func asyncMap<T>(_ transform: (Element) async throws(AISyncError) -> T) async throws(AISyncError) -> [T] {
-        var result: [T] = []
-        result.reserveCapacity(count)
-        for element in self {
-            try AISyncError.checkCancellation()
-            result.append(try await transform(element))
-        }
-        return result
     }
 }

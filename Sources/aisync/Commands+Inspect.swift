@@ -16,13 +16,18 @@ enum InspectCommands {
             kind = k
         }
         let store = try Context.open(inv)
-        let records = try await Context.call { () async throws(AISyncError) in try await store.list(kind: kind, includeDeleted: inv.flag("deleted")) }
-        for r in records where r.damaged {
-            CLIPlatform.warn("the body of \(r.id) is missing or damaged; run `aisync fsck`")
+        let listing = try await Context.call { () async throws(AISyncError) in try await store.listing(kind: kind, includeDeleted: inv.flag("deleted")) }
+        func warnIfDamaged(_ r: RecordSummary) {
+            if r.damaged { CLIPlatform.warn("the body of \(r.id) is missing or damaged; run `aisync fsck`") }
         }
         if inv.flag("json") {
-            Output.listJSON(records) { CLIPlatform.writeBytes($0, to: 1) }
+            // Streamed: a million records are never all in memory at once.
+            try await Context.call { () async throws(AISyncError) in
+                try Output.listJSON(listing, emit: { CLIPlatform.writeBytes($0, to: 1) }, each: warnIfDamaged)
+            }
         } else {
+            let records = try await Context.call { () async throws(AISyncError) in try listing.all }
+            records.forEach(warnIfDamaged)
             CLIPlatform.out(records.isEmpty ? "No records\(kind.map { " of kind \($0.rawValue)" } ?? "")\(inv.flag("deleted") ? "" : " (deleted ones show with --deleted)").\n"
                             : Output.list(records, columns: CLIPlatform.listColumns))
         }

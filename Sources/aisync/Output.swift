@@ -4,7 +4,7 @@ import AISync
 enum Output {
     /// `list --json`, written directly as bytes and handed to `emit` every 256 KB: it must
     /// stay fast, and small in memory, for 100,000 records.
-    static func listJSON(_ records: [RecordSummary], emit: ([UInt8]) -> Void) {
+    static func listJSON(_ records: RecordListing, emit: ([UInt8]) -> Void, each: (RecordSummary) -> Void) throws(AISyncError) {
         let conflict = Array("{\"conflict\":".utf8), created = Array(",\"created\":\"".utf8)
         let deleted = Array("\",\"deleted\":".utf8), favorite = Array(",\"favorite\":".utf8)
         let id = Array(",\"id\":\"".utf8), kind = Array("\",\"kind\":\"".utf8), title = Array("\",\"title\":".utf8)
@@ -12,9 +12,12 @@ enum Output {
         let yes = Array("true".utf8), no = Array("false".utf8)
         var out: [UInt8] = [UInt8(ascii: "[")]
         out.reserveCapacity(1 << 18 + 4096)
-        for (n, r) in records.enumerated() {
+        var first = true
+        try records.forEach { (r: RecordSummary) throws(AISyncError) in
+            each(r)
             if out.count >= 1 << 18 { emit(out); out.removeAll(keepingCapacity: true) }
-            if n > 0 { out.append(UInt8(ascii: ",")) }
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
             out += conflict; out += r.conflict ? yes : no
             out += created; r.created.writeISO8601(into: &out)
             out += deleted; out += r.deleted ? yes : no

@@ -44,4 +44,41 @@ struct IndexLookupTests {
         let header = try String(contentsOfFile: "\(writer.root)/index/records.v2", encoding: .utf8).prefix { $0 != "\n" }
         #expect(header.split(separator: "\t")[8] == "1000", "\(header)")
     }
+
+    /// A listing reads the index's lines again in list order and mixes in the records
+    /// changed since it was written: newest first, ties in id order, deleted ones only when
+    /// asked, every title current.
+    @Test func aListingMixesIndexLinesAndChangedRecordsNewestFirst() async throws {
+        let dir = SyncEngineTests.makeDirectory("index-listing")
+        defer { SyncEngineTests.removeDirectory(dir) }
+        let store = try SyncEngineTests.makeStore(in: dir, "a")
+        let base = Timestamp(milliseconds: 1_764_417_600_000)
+        let ids = try await store.createMany((0..<300).map { i in
+            .chat(ChatBody(title: "chat \(i)", model: nil, created: base, updated: Timestamp(milliseconds: base.milliseconds + Int64(i % 7))))
+        })
+        try await store.finishImport()
+        // Changed since the index was written: renamed, deleted (kept in memory, not merged).
+        _ = try await store.rename(ids[10], to: "renamed ten")
+        _ = try await store.rename(ids[200], to: "renamed two hundred")
+        _ = try await store.delete(ids[20])
+        var titles = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, "chat \($0)") })
+        titles[ids[10]] = "renamed ten"
+        titles[ids[200]] = "renamed two hundred"
+        for includeDeleted in [false, true] {
+            let listing = try await store.listing(includeDeleted: includeDeleted)
+            let listed = try listing.all
+            #expect(listed.count == (includeDeleted ? 300 : 299) && listing.count == listed.count)
+            #expect(Set(listed.map(\.id)).count == listed.count, "no record twice")
+            #expect(listed.contains { $0.id == ids[20] } == includeDeleted)
+            for (a, b) in zip(listed, listed.dropFirst()) {
+                #expect(a.updated > b.updated || (a.updated == b.updated && a.id < b.id), "\(a.id) before \(b.id)")
+            }
+            for s in listed { #expect(s.title == titles[s.id], "\(s.id)") }
+            let changed: Set<RecordID> = includeDeleted ? [ids[10], ids[200], ids[20]] : [ids[10], ids[200]]
+            #expect(Set(listed.prefix(changed.count).map(\.id)) == changed, "the records changed last come first")
+            #expect(throws: AISyncError.self) { _ = try listing.summary(at: listing.count) }
+        }
+        let images = try await store.listing(kind: .image)
+        #expect(images.count == 0)
+    }
 }

@@ -231,7 +231,7 @@ struct PushPlannerTests {
         var cp = c.checkpoint
         cp.pulled = [peer: .init(seq: 2, etag: "p", counter: 7)]
         let plan = PushPlanner.plan(.init(checkpoint: cp, ownHead: c.ownHead, remoteID: "r1", device: me, deviceName: "laptop",
-                                          now: Timestamp(milliseconds: 5_000), entrySizes: c.sizes, end: 900, blobs: [digest(1)]))
+                                          now: Timestamp(milliseconds: 5_000), chunks: PushPlanner.chunks(sizes: c.sizes), end: 900, blobs: [digest(1)]))
         #expect(plan.segments.map(\.seq) == c.seqs)
         #expect(plan.segments.flatMap { Array($0.entries) } == Array(c.sizes.indices))
         let lastSeq = c.seqs.last ?? c.checkpoint.pushedSeq

@@ -37,27 +37,37 @@ package struct Segment: Sendable {
     static let maxHeaderBytes = 4096
 
     package func encoded() -> [UInt8] {
-        var out = JSONValue.object([
-            "format": .int(Self.currentFormat), "device": .string(device.rawValue), "seq": .int(seq),
-            "remote": .string(remoteID), "count": .int(Int64(entries.count)),
-        ]).canonicalBytes
+        var out = Self.header(device: device, seq: seq, remoteID: remoteID, count: entries.count)
         // Sized once: appending into a growing array copied a 4 MB segment into 8 MB.
-        out.reserveCapacity(out.count + 1 + entries.reduce(0) { sum, e in
+        out.reserveCapacity(out.count + entries.reduce(0) { sum, e in
             sum + 32 + (e.line?.count ?? 512) + e.objects.values.reduce(0) { $0 + $1.count + 70 }
         })
-        out.append(10)
         for e in entries {
-            out.append(contentsOf: "{\"objects\":{".utf8)
-            for (n, (digest, bytes)) in e.objects.sorted(by: { $0.key.hex < $1.key.hex }).enumerated() {
-                if n > 0 { out.append(UInt8(ascii: ",")) }
-                out.append(contentsOf: "\"\(digest.hex)\":".utf8)
-                out.append(contentsOf: bytes)
-            }
-            out.append(contentsOf: "},\"version\":".utf8)
-            out.append(contentsOf: e.line ?? e.version.json.canonicalBytes)
-            out.append(contentsOf: "}\n".utf8)
+            Self.appendEntry(objects: e.objects, line: (e.line ?? e.version.json.canonicalBytes)[...], to: &out)
         }
         return out
+    }
+
+    /// A segment's header line (with its newline), for `count` entries: a push appends the
+    /// entry lines to it one version at a time.
+    package static func header(device: DeviceID, seq: Int64, remoteID: String, count: Int) -> [UInt8] {
+        JSONValue.object([
+            "format": .int(Self.currentFormat), "device": .string(device.rawValue), "seq": .int(seq),
+            "remote": .string(remoteID), "count": .int(Int64(count)),
+        ]).canonicalBytes + [10]
+    }
+
+    /// One entry line: the version's objects (sorted by digest) and its journal line as is.
+    package static func appendEntry(objects: [SHA256Digest: [UInt8]], line: ArraySlice<UInt8>, to out: inout [UInt8]) {
+        out.append(contentsOf: "{\"objects\":{".utf8)
+        for (n, (digest, bytes)) in objects.sorted(by: { $0.key.hex < $1.key.hex }).enumerated() {
+            if n > 0 { out.append(UInt8(ascii: ",")) }
+            out.append(contentsOf: "\"\(digest.hex)\":".utf8)
+            out.append(contentsOf: bytes)
+        }
+        out.append(contentsOf: "},\"version\":".utf8)
+        out.append(contentsOf: line)
+        out.append(contentsOf: "}\n".utf8)
     }
 
     /// Parses and verifies a whole segment held in memory; see ``decode(_:path:device:seq:remoteID:maxLineBytes:)``.

@@ -76,17 +76,36 @@ enum PushPlanner {
     /// Cuts entries of the given encoded sizes into segments of about `targetBytes` (a single
     /// larger entry gets a segment of its own) and at most `maxEntries` each.
     static func chunks(sizes: [Int], targetBytes: Int = Segment.targetBytes, maxEntries: Int = Segment.maxEntries) -> [Range<Int>] {
-        var result: [Range<Int>] = []
-        var start = 0, bytes = 0
-        for (i, size) in sizes.enumerated() {
-            if i > start, bytes + size > targetBytes || i - start >= maxEntries {
-                result.append(start..<i)
-                (start, bytes) = (i, 0)
+        var cutter = Cutter(targetBytes: targetBytes, maxEntries: maxEntries)
+        for size in sizes { cutter.add(size) }
+        return cutter.finish()
+    }
+
+    /// ``chunks(sizes:targetBytes:maxEntries:)`` one entry at a time, so a push cuts its
+    /// segments while it scans the journal instead of keeping every entry's size.
+    struct Cutter: Sendable {
+        var targetBytes = Segment.targetBytes
+        var maxEntries = Segment.maxEntries
+        private(set) var ranges: [Range<Int>] = []
+        private(set) var count = 0
+        private var start = 0, bytes = 0
+
+        init(targetBytes: Int = Segment.targetBytes, maxEntries: Int = Segment.maxEntries) {
+            self.targetBytes = targetBytes; self.maxEntries = maxEntries
+        }
+
+        /// The next entry, of `size` encoded bytes.
+        mutating func add(_ size: Int) {
+            if count > start, bytes + size > targetBytes || count - start >= maxEntries {
+                ranges.append(start..<count)
+                (start, bytes) = (count, 0)
             }
             bytes += size
+            count += 1
         }
-        if start < sizes.count { result.append(start..<sizes.count) }
-        return result
+
+        /// The segments, the last one included.
+        func finish() -> [Range<Int>] { start < count ? ranges + [start..<count] : ranges }
     }
 
     /// The bytes an entry adds to its segment: its line, its objects and their framing.
@@ -131,16 +150,16 @@ enum PushPlanner {
         var device: DeviceID
         var deviceName: String
         var now: Timestamp
-        /// Encoded size of each outgoing entry (see `entrySize`).
-        var entrySizes: [Int]
+        /// The outgoing entries cut into segments (``chunks(sizes:targetBytes:maxEntries:)``).
+        var chunks: [Range<Int>]
         /// Journal offset just past the last journaled version.
         var end: Int64
         var blobs: [SHA256Digest]
 
         init(checkpoint: SyncCheckpoint, ownHead: OwnHead, remoteID: String, device: DeviceID, deviceName: String,
-                     now: Timestamp, entrySizes: [Int], end: Int64, blobs: [SHA256Digest]) {
+                     now: Timestamp, chunks: [Range<Int>], end: Int64, blobs: [SHA256Digest]) {
             self.checkpoint = checkpoint; self.ownHead = ownHead; self.remoteID = remoteID; self.device = device
-            self.deviceName = deviceName; self.now = now; self.entrySizes = entrySizes; self.end = end; self.blobs = blobs
+            self.deviceName = deviceName; self.now = now; self.chunks = chunks; self.end = end; self.blobs = blobs
         }
     }
 
@@ -148,7 +167,7 @@ enum PushPlanner {
     /// head are not referenced, so a leftover from an interrupted push may be replaced.
     static func plan(_ input: Input) -> Plan {
         var seq = input.checkpoint.pushedSeq
-        let segments = chunks(sizes: input.entrySizes).map { range -> SegmentWrite in
+        let segments = input.chunks.map { range -> SegmentWrite in
             seq += 1
             return SegmentWrite(seq: seq, entries: range)
         }
