@@ -167,11 +167,11 @@ public struct FolderRemote: RemoteStorage {
         }
     }
 
-    /// The directories inside `directory`, sorted; nil when it does not exist.
+    /// The directories inside `directory`, sorted; empty when it does not exist.
     public func subfolders(_ directory: String) async throws(AISyncError) -> [String]? {
         try checkRoot()
         let d = try full(directory)
-        guard Platform.stat(d)?.isDirectory == true else { return nil }
+        guard Platform.stat(d)?.isDirectory == true else { return [] }
         guard let names = Platform.listDirectory(d) else { throw FileIO.ioError("list", d, errno: Platform.errno) }
         return names.filter { !$0.hasPrefix(".") && Platform.stat("\(d)/\($0)")?.isDirectory == true }.sorted()
     }

@@ -65,7 +65,8 @@ public protocol RemoteStorage: Sendable {
     /// Names and ETags of the files in a directory; nil when the directory does not exist.
     func list(_ directory: String) async throws(AISyncError) -> [RemoteEntry]?
     /// Names of the folders directly inside a directory (`objects/` holds one per name
-    /// prefix), so a sweep lists only those that exist; nil when the remote cannot tell.
+    /// prefix), so a sweep lists only those that exist; empty when the directory does not
+    /// exist, nil when the remote cannot tell.
     func subfolders(_ directory: String) async throws(AISyncError) -> [String]?
     /// Whether a file exists (cheap: HEAD, stat).
     func exists(_ path: String) async throws(AISyncError) -> Bool

@@ -54,15 +54,18 @@ extension Store {
         return report
     }
 
-    /// Every object a version in the journal names (bodies, large values, pictures, of
-    /// deleted records too): a remote object not among them is an orphan there. Refuses
-    /// (exit 65) a damaged journal, whose lines could name anything.
+    /// Every object a version in the journal names (bodies, large values, pictures, those
+    /// inside aisync 1 bodies, of deleted records too): a remote object not among them is an
+    /// orphan there. Refuses (exit 65) a damaged journal or a missing or damaged body, which
+    /// could name anything.
     package func namedObjects() throws(AISyncError) -> Set<SHA256Digest> {
         guard let lock = try StoreLock.acquire(root: root, timeoutMilliseconds: environment.lockTimeoutMilliseconds) else {
             throw AISyncError(.permission, "the store \(root) is read-only", hint: "Check the directory's permissions")
         }
         var check = FsckReport()
-        let scan = try scanJournal(into: &check)
+        var scan = try scanJournal(into: &check)
+        // aisync 1 bodies name their pictures inside the body object.
+        checkReferencedObjects(&scan, present: Set(objects.allObjects().objects), into: &check)
         _ = consume lock
         guard check.problems.isEmpty else {
             throw AISyncError(.damagedData, "the journal is damaged (\(check.problems[0])), so no remote object can be judged an orphan",

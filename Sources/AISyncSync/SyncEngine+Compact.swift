@@ -26,7 +26,7 @@ extension SyncEngine {
         /// Part files of this device's older snapshots removed for the same reason.
         public var removedSnapshotParts = 0
         /// Whether the remote's pictures were swept for orphans (not on a remote that cannot
-        /// list, nor by a push's compaction within a day of the last sweep).
+        /// list, and never by the compaction a push does by itself: it has not pulled).
         public var sweptOrphans = false
         /// Pictures no version names, removed because a sweep found them so at least the
         /// grace period ago.
@@ -65,8 +65,8 @@ extension SyncEngine {
     }
 
     /// Writes a snapshot of the store as it is (synced by the caller), then removes what an
-    /// older snapshot made unnecessary, and sweeps for orphan pictures when `sweep` is set or
-    /// the last sweep was a day ago.
+    /// older snapshot made unnecessary, and sweeps for orphan pictures when `sweep` is set
+    /// (the caller pulled first, in the same lock).
     func snapshotLocked(grace graceMilliseconds: Int64, sweep: Bool) async throws(AISyncError) -> CompactReport {
         var checkpoint = try await store.readCheckpoint(name)
         guard let remoteID = checkpoint.remoteID else { throw AISyncError(.other, "no remote id after a push") }
@@ -82,12 +82,9 @@ extension SyncEngine {
         checkpoint.snapshotBytes = report.bytes
         try await store.writeCheckpoint(checkpoint)
         try await removeCovered(grace: graceMilliseconds, checkpoint: &checkpoint, report: &report)
-        if sweep {
-            try await sweepOrphans(grace: graceMilliseconds, checkpoint: &checkpoint, report: &report)
-        } else if store.environment.now() - checkpoint.orphanSweep >= Self.orphanSweepInterval {
-            // A push must not fail over a file it cannot remove (`aisync compact` says why).
-            do { try await sweepOrphans(grace: graceMilliseconds, checkpoint: &checkpoint, report: &report) } catch where error.code == .cancelled { throw error } catch {}
-        }
+        // Only after a pull in the same lock: a push alone has not seen the versions other
+        // devices pushed since, and their pictures would look like orphans.
+        if sweep { try await sweepOrphans(grace: graceMilliseconds, checkpoint: &checkpoint, report: &report) }
         return report
     }
 

@@ -9,22 +9,26 @@ import AISyncRemote
 /// segment that names it, and its push (which checks the remote before trusting it) puts
 /// back anything it still needs.
 extension SyncEngine {
-    /// How often a compaction written by a push sweeps for orphans (`aisync compact` always does).
-    static let orphanSweepInterval: Int64 = 24 * 3600 * 1000
-
     /// Lists the remote's object folders and removes what no version in this store names and
-    /// was found so by a sweep at least `grace` ago. Only object-shaped names are judged
-    /// (64 lowercase hex characters under their 2-character folder); anything else stays.
-    /// A remote that cannot list (plain HTTP) is left as it is.
+    /// an earlier sweep already found so, at least `grace` ago. Never on the sweep that first
+    /// finds it, even with no grace: another device may be between uploading a picture and
+    /// the segment that names it, and nothing would put the picture back. Only object-shaped
+    /// names are judged (64 lowercase hex characters under their 2-character folder);
+    /// anything else stays. A remote that cannot list (plain HTTP) is left as it is. Call it
+    /// only right after a pull, in the same lock.
     func sweepOrphans(grace: Int64, checkpoint: inout SyncCheckpoint, report: inout CompactReport) async throws(AISyncError) {
         // Stored names: an encrypted remote keys them, and they must not be keyed again.
         let raw = (remote as? EncryptedRemote)?.inner ?? remote
         guard raw.canList else { return }
         let now = store.environment.now()
-        let named = Set(try await store.namedObjects().map { digest in
+        // Both names count on an encrypted remote: a plain copy `aisync encrypt` did not get
+        // to seal yet may be the only one.
+        var named = Set<String>()
+        for digest in try await store.namedObjects() {
             let path = RemotePath.objectPath(digest)
-            return (remote as? EncryptedRemote)?.storedPath(path) ?? path
-        })
+            named.insert(path)
+            if let sealed = remote as? EncryptedRemote { named.insert(sealed.storedPath(path)) }
+        }
         let folders = try await raw.subfolders("objects") ?? (0..<256).map { Self.hexByte($0) }
         var waiting: [String: Int64] = [:]
         for (n, folder) in folders.enumerated() where Self.isObjectName(folder, length: 2) {
@@ -34,12 +38,11 @@ extension SyncEngine {
             where Self.isObjectName(entry.name, length: 64) && entry.name.hasPrefix(folder) {
                 let path = "objects/\(folder)/\(entry.name)"
                 guard !named.contains(path) else { continue }
-                let firstSeen = checkpoint.orphans[path] ?? now
-                if now - firstSeen >= grace {
+                if let firstSeen = checkpoint.orphans[path], now - firstSeen >= grace {
                     try await raw.delete(path)
                     report.removedOrphans += 1
                 } else {
-                    waiting[path] = firstSeen
+                    waiting[path] = checkpoint.orphans[path] ?? now
                 }
             }
         }

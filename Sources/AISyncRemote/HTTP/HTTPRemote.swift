@@ -281,9 +281,10 @@ public struct HTTPRemote: RemoteStorage {
     }
 
     /// The collections directly in `directory`, by the same PROPFIND and the same checks as
-    /// ``list(_:)``; nil when it does not exist or the server cannot list.
+    /// ``list(_:)``; empty when it does not exist, nil when the server cannot list.
     public func subfolders(_ directory: String) async throws(AISyncError) -> [String]? {
-        guard let responses = try await propfind(directory) else { return nil }
+        guard location.kind == .webdav else { return nil }
+        guard let responses = try await propfind(directory) else { return [] }
         return responses.filter(\.isCollection).compactMap { r in
             var href = r.href
             while href.hasSuffix("/") { href.removeLast() }
