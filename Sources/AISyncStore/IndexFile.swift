@@ -162,9 +162,28 @@ struct IndexFile: Sendable {
             found += 1
             if found == 6 { break }
         }
-        guard found == 6, let kind = kind(line[(tabs.0 + 1)..<tabs.1]),
+        // Everything `parseSummary` would refuse is refused here too, while the store's lock
+        // is held and a damaged index can still be rebuilt: the listing reads the line again
+        // later, outside the lock.
+        guard found == 6, RecordID.isValid(utf8: line[..<tabs.0]), let kind = kind(line[(tabs.0 + 1)..<tabs.1]),
+              isEscapedText(line[(tabs.1 + 1)..<tabs.2]), parseInt(line[(tabs.2 + 1)..<tabs.3]) != nil,
               let updated = parseInt(line[(tabs.3 + 1)..<tabs.4]) else { return nil }
         return (kind, updated, line[(tabs.4 + 1)..<tabs.5].contains(UInt8(ascii: "d")))
+    }
+
+    /// Whether ``unescape(_:)`` accepts `bytes`, without making the String when they are ASCII.
+    private static func isEscapedText(_ bytes: Slice<UnsafeRawBufferPointer>) -> Bool {
+        var escaping = false
+        for b in bytes {
+            if b >= 0x80 { return unescape(bytes) != nil }
+            if escaping {
+                guard b == 92 || b == UInt8(ascii: "t") || b == UInt8(ascii: "n") || b == UInt8(ascii: "r") else { return false }
+                escaping = false
+            } else if b == 92 {
+                escaping = true
+            }
+        }
+        return !escaping
     }
 
     /// The kind from its bytes, without making a String (100,000 lines per listing).

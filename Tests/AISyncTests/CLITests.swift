@@ -582,7 +582,17 @@ struct CLITests {
         var swapped = lines; swapped.swapAt(1, 2)
         var cut = lines; cut[2] = cut[2].split(separator: "\t").prefix(3).joined(separator: "\t")
         var refs = lines; refs[1] = refs[1].split(separator: "\t").dropLast().joined(separator: "\t") + "\t12.x"
-        let damaged = [swapped, cut, refs].map { $0.joined(separator: "\n") + "\n" } + [lines.joined(separator: "\n")]
+        // Fields a listing reads only when it prints the line (after the store's lock is
+        // released): they must still be found damaged while the index can be rebuilt.
+        func field(_ n: Int, of line: Int, _ value: String) -> [String] {
+            var copy = lines
+            var fields = copy[line].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            fields[n] = value
+            copy[line] = fields.joined(separator: "\t")
+            return copy
+        }
+        let title = field(2, of: 1, "a bad \\q escape"), created = field(3, of: 2, "12x")
+        let damaged = [swapped, cut, refs, title, created].map { $0.joined(separator: "\n") + "\n" } + [lines.joined(separator: "\n")]
         for garbage in ["aisync-index\t4\t999999999\t5\t-\t0\t0\t0\t1\t0\n", "not an index at all", "aisync-index\t4\t0\t0\t-\t0\t0\nchat-1\tchat\n"] + damaged {
             FileManager.default.createFile(atPath: indexFile, contents: Data(garbage.utf8))
             // One record looked up (by binary search), then everything listed.

@@ -15,11 +15,14 @@ public struct RecordID: Hashable, Sendable, Comparable, CustomStringConvertible 
     /// Orders ids by their text, byte by byte.
     public static func < (a: RecordID, b: RecordID) -> Bool { a.rawValue < b.rawValue }
 
-    static func isValid(_ text: String) -> Bool {
-        let u = Array(text.utf8)
-        guard (1...64).contains(u.count) else { return false }
+    static func isValid(_ text: String) -> Bool { isValid(utf8: text.utf8) }
+
+    /// Whether these bytes make a valid id: 1 to 64 of `a-z0-9-`, not starting with `-`
+    /// (the index checks its lines with it, without making Strings).
+    package static func isValid(utf8 u: some Collection<UInt8>) -> Bool {
+        guard (1...64).contains(u.count), let first = u.first else { return false }
         func ok(_ b: UInt8) -> Bool { (b >= 97 && b <= 122) || (b >= 48 && b <= 57) }
-        guard ok(u[0]) else { return false }
+        guard ok(first) else { return false }
         return u.dropFirst().allSatisfy { ok($0) || $0 == UInt8(ascii: "-") }
     }
 }
