@@ -215,4 +215,36 @@ struct EncryptedRemoteScenarioTests {
         try await Converge.expectIdentical([laptop, phone, tablet], "\(kind): after the second run")
         await remote.remove()
     }
+
+    @Test("an orphan under a keyed name is removed by a later sweep; the sealed picture records name stays and restores")
+    func orphanSweepOnAnEncryptedRemote() async throws {
+        let remote = try await TestServer.require(.folder).freshRemote("encrypted-orphans")
+        let laptop = try await Self.encryptedDevice("laptop", remote: remote)
+        var tablet = try await Device.make("tablet", remote: remote)
+        tablet.environment["AISYNC_PASSPHRASE"] = Self.passphrase
+        defer { laptop.remove(); tablet.remove() }
+        let png = CLIHarness.makeTemporaryDirectory() + "/dragon.png"
+        try Data(SyncEngineTests.pngBytes).write(to: URL(fileURLWithPath: png))
+        try await laptop.ok(["image", "add", png, "--prompt", "a green dragon"])
+        try await laptop.sync("push")
+        let folder = try #require(remote.folderPath)
+        func objects() -> Set<String> {
+            Set((FileManager.default.subpaths(atPath: "\(folder)/objects") ?? []).filter { $0.count == 67 })
+        }
+        let sealed = objects()
+        #expect(sealed.count == 1, "the picture, under its keyed name: \(sealed)")
+        // Sealed bytes under a keyed-looking name no version names (a killed push's leftover).
+        let stray = String(repeating: "ab", count: 32)
+        try FileManager.default.createDirectory(atPath: "\(folder)/objects/ab", withIntermediateDirectories: true)
+        try Data("sealed bytes of a picture nobody kept".utf8).write(to: URL(fileURLWithPath: "\(folder)/objects/ab/\(stray)"))
+        let first = try CLIJSON.object(await laptop.run(["compact", "--grace", "0", "--json"]))
+        #expect(first["removedOrphans"] as? Int == 0 && first["waitingOrphans"] as? Int == 1, "\(first)")
+        let second = try CLIJSON.object(await laptop.run(["compact", "--grace", "0", "--json"]))
+        #expect(second["removedOrphans"] as? Int == 1 && second["waitingOrphans"] as? Int == 0, "\(second)")
+        #expect(objects() == sealed, "only the stray went: \(objects())")
+        try await tablet.sync("pull")
+        try await Converge.expectIdentical([laptop, tablet], "after the sweep")
+        try await tablet.ok(["fsck"])
+        await remote.remove()
+    }
 }
