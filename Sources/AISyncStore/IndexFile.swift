@@ -165,10 +165,19 @@ struct IndexFile: Sendable {
         // Everything `parseSummary` would refuse is refused here too, while the store's lock
         // is held and a damaged index can still be rebuilt: the listing reads the line again
         // later, outside the lock.
-        guard found == 6, RecordID.isValid(utf8: line[..<tabs.0]), let kind = kind(line[(tabs.0 + 1)..<tabs.1]),
+        guard found == 6, isID(line[..<tabs.0]), let kind = kind(line[(tabs.0 + 1)..<tabs.1]),
               isEscapedText(line[(tabs.1 + 1)..<tabs.2]), parseInt(line[(tabs.2 + 1)..<tabs.3]) != nil,
               let updated = parseInt(line[(tabs.3 + 1)..<tabs.4]) else { return nil }
         return (kind, updated, line[(tabs.4 + 1)..<tabs.5].contains(UInt8(ascii: "d")))
+    }
+
+    /// ``RecordID``'s rule on the id's bytes. Written here, not called across modules: the
+    /// generic `RecordID.isValid(utf8:)` is not specialized from another module, and calling
+    /// it made a listing of 100,000 records take 0.55 s instead of 0.23 s.
+    private static func isID(_ bytes: Slice<UnsafeRawBufferPointer>) -> Bool {
+        func ok(_ b: UInt8) -> Bool { (b >= 97 && b <= 122) || (b >= 48 && b <= 57) }
+        guard (1...64).contains(bytes.count), let first = bytes.first, ok(first) else { return false }
+        return bytes.dropFirst().allSatisfy { ok($0) || $0 == UInt8(ascii: "-") }
     }
 
     /// Whether ``unescape(_:)`` accepts `bytes`, without making the String when they are ASCII.
