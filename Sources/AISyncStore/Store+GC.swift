@@ -23,21 +23,13 @@ extension Store {
     public static let garbageMinimumAgeMilliseconds: Int64 = 3_600_000
 
     /// Removes objects no journal line names and leftovers of killed writes, older than
-    /// `minimumAgeMilliseconds`. Refuses (exit 65) when the journal is damaged: what a damaged
-    /// line names cannot be known, so nothing may be collected.
+    /// `minimumAgeMilliseconds`. Refuses (exit 65) when the journal or a body is damaged or
+    /// missing: what it names cannot be known, so nothing may be collected.
     public func collectGarbage(dryRun: Bool = false, minimumAgeMilliseconds: Int64 = Store.garbageMinimumAgeMilliseconds) throws(AISyncError) -> GarbageReport {
         guard let lock = try StoreLock.acquire(root: root, timeoutMilliseconds: environment.lockTimeoutMilliseconds) else {
             throw AISyncError(.permission, "the store \(root) is read-only", hint: "Check the directory's permissions")
         }
-        var check = FsckReport()
-        var scan = try scanJournal(into: &check)
-        guard check.problems.isEmpty else {
-            throw AISyncError(.damagedData, "the journal is damaged (\(check.problems[0])), so nothing can be collected safely",
-                              hint: "Run `aisync fsck` and repair the store first", remedy: .checkStore)
-        }
-        let (all, _) = objects.allObjects()
-        checkReferencedObjects(&scan, present: Set(all), into: &check)
-        let kept = Set(scan.referenced.keys).union(scan.imageBytes.keys)
+        let (kept, all) = try namesAndObjects(or: "nothing can be collected safely")
         let cutoff = environment.now() - minimumAgeMilliseconds
         func old(_ path: String) -> Bool { (Platform.statInfo(path)?.modifiedNanoseconds ?? .max) / 1_000_000 <= cutoff }
         var report = GarbageReport(dryRun: dryRun)
@@ -62,16 +54,25 @@ extension Store {
         guard let lock = try StoreLock.acquire(root: root, timeoutMilliseconds: environment.lockTimeoutMilliseconds) else {
             throw AISyncError(.permission, "the store \(root) is read-only", hint: "Check the directory's permissions")
         }
+        let (named, _) = try namesAndObjects(or: "no remote object can be judged an orphan")
+        _ = consume lock
+        return named
+    }
+
+    /// With the store locked: every object a version names (bodies, large values, pictures,
+    /// those inside aisync 1 bodies) and every object present. Refuses (exit 65) a damaged
+    /// journal or a missing or damaged body, saying `refused` cannot be done: what a damaged
+    /// line or body names cannot be known.
+    private func namesAndObjects(or refused: String) throws(AISyncError) -> (named: Set<SHA256Digest>, present: [SHA256Digest]) {
         var check = FsckReport()
         var scan = try scanJournal(into: &check)
-        // aisync 1 bodies name their pictures inside the body object.
-        checkReferencedObjects(&scan, present: Set(objects.allObjects().objects), into: &check)
-        _ = consume lock
+        let present = objects.allObjects().objects
+        if check.problems.isEmpty { checkReferencedObjects(&scan, present: Set(present), into: &check) }
         guard check.problems.isEmpty else {
-            throw AISyncError(.damagedData, "the journal is damaged (\(check.problems[0])), so no remote object can be judged an orphan",
+            throw AISyncError(.damagedData, "the store is damaged (\(check.problems[0])), so \(refused)",
                               hint: "Run `aisync fsck` and repair the store first", remedy: .checkStore)
         }
-        return Set(scan.referenced.keys).union(scan.imageBytes.keys)
+        return (Set(scan.referenced.keys).union(scan.imageBytes.keys), present)
     }
 
     /// Temp files a killed write can leave: in `objects/` and its subfolders, and `sync/tmp/`.

@@ -6,8 +6,7 @@ import AISyncRemote
 /// left by a push killed between its pictures and its segment, or by versions a snapshot
 /// left out. A sweep notes when it first finds each one and removes it only once that is
 /// older than the grace period: a device may have uploaded a picture and not yet the
-/// segment that names it, and its push (which checks the remote before trusting it) puts
-/// back anything it still needs.
+/// segment that names it, and nothing would upload that picture again.
 extension SyncEngine {
     /// Lists the remote's object folders and removes what no version in this store names and
     /// an earlier sweep already found so, at least `grace` ago. Never on the sweep that first
@@ -49,7 +48,6 @@ extension SyncEngine {
         report.waitingOrphans = waiting.count
         report.sweptOrphans = true
         checkpoint.orphans = waiting
-        checkpoint.orphanSweep = now
         try await store.writeCheckpoint(checkpoint)
     }
 

@@ -73,7 +73,22 @@ struct GarbageCollectionTests {
         try journal.write(contentsOf: Data("{\"not\":\"a version\"}\n".utf8))
         try journal.close()
         let r = store.run(["gc"])
-        #expect(r.exitCode == 65 && r.stderr.contains("the journal is damaged") && r.stderr.contains("aisync fsck"), "\(r)")
+        #expect(r.exitCode == 65 && r.stderr.contains("the store is damaged") && r.stderr.contains("aisync fsck"), "\(r)")
+        #expect(FileManager.default.fileExists(atPath: store.objectPath(orphan)))
+    }
+
+    /// A value over 4 KB lives in objects/; with it gone, what it named cannot be known.
+    @Test func aMissingValueObjectCollectsNothing() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let chat = try store.ok(["chat", "new", "--title", "a chat"])
+        let long = String(repeating: "a long answer ", count: 400)
+        try store.ok(["chat", "say", chat, "--role", "assistant", long])
+        let valuePath = try #require(FileManager.default.subpaths(atPath: "\(store.path)/objects")?.first { $0.count == 67 })
+        let orphan = try plantObject(store, "unnamed", age: 7200)
+        try FileManager.default.removeItem(atPath: "\(store.path)/objects/\(valuePath)")
+        let r = store.run(["gc"])
+        #expect(r.exitCode == 65 && r.stderr.contains("is missing") && r.stderr.contains("aisync fsck"), "\(r)")
         #expect(FileManager.default.fileExists(atPath: store.objectPath(orphan)))
     }
 }

@@ -11,15 +11,14 @@ public struct RecordID: Hashable, Sendable, Comparable, CustomStringConvertible 
 
     /// The id's text (``rawValue``), as the command line prints it.
     public var description: String { rawValue }
-        // Ids are ASCII, where String order is byte order; String's < has an ASCII fast path.
-    /// Orders ids by their text, byte by byte.
+    /// Orders ids by their text, byte by byte (ids are ASCII, where String order is byte
+    /// order, and String's < has an ASCII fast path).
     public static func < (a: RecordID, b: RecordID) -> Bool { a.rawValue < b.rawValue }
 
-    static func isValid(_ text: String) -> Bool { isValid(utf8: text.utf8) }
-
-    /// Whether these bytes make a valid id: 1 to 64 of `a-z0-9-`, not starting with `-`
-    /// (the index checks its lines with it, without making Strings).
-    package static func isValid(utf8 u: some Collection<UInt8>) -> Bool {
+    /// Whether `text` is a valid id: 1 to 64 of `a-z0-9-`, not starting with `-` (the index
+    /// checks its lines' bytes with a copy of this rule, `IndexFile.isID`).
+    static func isValid(_ text: String) -> Bool {
+        let u = text.utf8
         guard (1...64).contains(u.count), let first = u.first else { return false }
         func ok(_ b: UInt8) -> Bool { (b >= 97 && b <= 122) || (b >= 48 && b <= 57) }
         guard ok(first) else { return false }

@@ -39,8 +39,6 @@ package struct SyncCheckpoint: Sendable, Equatable {
     /// Remote objects (stored paths) no version in this store names, and when a sweep first
     /// found them so: removed once that is older than the grace period, forgotten when named.
     package var orphans: [String: Int64] = [:]
-    /// When the remote's objects were last swept for orphans (milliseconds since 1970).
-    package var orphanSweep: Int64 = 0
 
     init(remote: String) { self.remote = remote }
 
@@ -65,7 +63,6 @@ package struct SyncCheckpoint: Sendable, Equatable {
         if sinceSnapshot > 0 { o["sinceSnapshot"] = .int(sinceSnapshot) }
         if snapshotBytes > 0 { o["snapshotBytes"] = .int(snapshotBytes) }
         if !orphans.isEmpty { o["orphans"] = .object(orphans.mapValues(JSONValue.int)) }
-        if orphanSweep > 0 { o["orphanSweep"] = .int(orphanSweep) }
         return .object(o)
     }
 
@@ -87,7 +84,6 @@ package struct SyncCheckpoint: Sendable, Equatable {
         removedThrough = value["removedThrough"]?.intValue ?? 0
         sinceSnapshot = value["sinceSnapshot"]?.intValue ?? 0
         snapshotBytes = value["snapshotBytes"]?.intValue ?? 0
-        orphanSweep = value["orphanSweep"]?.intValue ?? 0
         for (path, seen) in value["orphans"]?.objectValue ?? [:] {
             guard let seen = seen.intValue else { throw bad }
             orphans[path] = seen
