@@ -27,7 +27,8 @@ struct Journal: Sendable {
     }
 
     struct Chunk: Sendable {
-        var versions: [(version: Version, line: Int, ref: LineRef, raw: ArraySlice<UInt8>)] = []
+        typealias Line = (version: Version, line: Int, ref: LineRef, raw: ArraySlice<UInt8>)
+        var versions: [Line] = []
         /// Byte offset just past the last complete line read.
         var endOffset: Int64
         /// Number of complete lines up to `endOffset`.
@@ -64,10 +65,11 @@ struct Journal: Sendable {
 
     /// Parses a window of whole lines on every core: parsing and verifying lines is most of
     /// rebuilding an index, and lines do not depend on each other. The window is cut at line
-    /// ends into one part per core; the versions come back in journal order.
+    /// ends into one part per core (from 256 KB: a catch-up window is 1 MB); the versions
+    /// come back in journal order.
     private func parseInParallel(_ bytes: ArraySlice<UInt8>, at offset: Int64, firstLine: Int) throws(AISyncError) -> Chunk {
         let parts = min(ProcessInfo.processInfo.activeProcessorCount, 8)
-        guard parts > 1, bytes.count >= 1 << 20 else { return try parse(bytes, at: offset, firstLine: firstLine) }
+        guard parts > 1, bytes.count >= 1 << 18 else { return try parse(bytes, at: offset, firstLine: firstLine) }
         var cuts = [bytes.startIndex]
         for n in 1..<parts {
             let guess = max(cuts[cuts.count - 1], bytes.startIndex + bytes.count * n / parts)

@@ -45,6 +45,33 @@ struct IndexLookupTests {
         #expect(header.split(separator: "\t")[8] == "1000", "\(header)")
     }
 
+    /// A rebuild keeps the decoded states of records with a long history from one window of
+    /// the journal to the next, across the index writes in between: a version of such a
+    /// record after 6,000 others must join its earlier lines, not replace them.
+    @Test func aRebuildKeepsEveryLineOfARecordWhoseStateOutlivesAnIndexWrite() async throws {
+        let dir = SyncEngineTests.makeDirectory("index-rebuild-history")
+        defer { SyncEngineTests.removeDirectory(dir) }
+        let store = try SyncEngineTests.makeStore(in: dir, "a")
+        let chat = try await store.createChat(title: "a long chat", model: nil)
+        for n in 0..<8 { _ = try await store.appendMessage(to: chat, role: .user, text: "early \(n)") }
+        let base = Timestamp(milliseconds: 1_764_417_600_000)
+        _ = try await store.createMany((0..<6_000).map { i in
+            .chat(ChatBody(title: "filler \(i) " + String(repeating: "x", count: 980), model: nil, created: base, updated: base))
+        })
+        _ = try await store.appendMessage(to: chat, role: .assistant, text: "late")
+        try await store.finishImport()
+        try FileManager.default.removeItem(atPath: "\(store.root)/index/records.v2")
+        let fresh = try Store.open(at: store.root)
+        guard case .chat(let body)? = try await fresh.record(chat).body else { Issue.record("not a chat"); return }
+        #expect(body.messages.map(\.text) == (0..<8).map { "early \($0)" } + ["late"])
+        #expect(try await fresh.list().count == 6_001)
+        // The rebuilt index lists all ten lines of the chat (created, 8 messages, 1 more). A
+        // read would mend an index that lost some (by rebuilding it again), hiding the loss.
+        let index = try String(contentsOfFile: "\(store.root)/index/records.v2", encoding: .utf8)
+        let line = try #require(index.split(separator: "\n").first { $0.hasPrefix("\(chat.rawValue)\t") })
+        #expect(line.split(separator: "\t").last?.split(separator: ",").count == 10, "\(line)")
+    }
+
     /// A listing reads the index's lines again in list order and mixes in the records
     /// changed since it was written: newest first, ties in id order, deleted ones only when
     /// asked, every title current.

@@ -157,6 +157,10 @@ public struct RecordState: Hashable, Sendable {
     /// and not restored since); its versions are all kept.
     public var isDeleted: Bool { value(RecordSchema.deletedField) == .inline(.bool(true)) }
 
+    /// A rough measure of the memory this state holds, in units of about 200 bytes (an
+    /// element or a field; four version ids), for a cache of states to stay within a budget.
+    package var footprint: Int { 4 + elements.count + registers.count + versionIDs.count / 4 }
+
     /// Element ids that are visible (not removed), unordered.
     public var visibleElements: [String] { elements.filter(\.value.isVisible).map(\.key) }
 
