@@ -24,11 +24,16 @@ package struct StoreSnapshot: Sendable {
     /// The latest HLC of any version seen, so the next local time is later.
     var latestTime: HybridLogicalTime = .zero
 
+    /// The ids in `base` when this process wrote all of it (from an empty store or a
+    /// rebuild); nil for an index read from disk, whose ids are not known.
+    private var baseIDs: IDFilter? = IDFilter()
+
     init() {}
 
     /// A snapshot of the index on disk, nothing changed yet.
     init(base: IndexBase) {
         self.base = base
+        baseIDs = nil
         journalOffset = base.header.journalOffset
         journalLines = base.header.journalLines
         latestTime = HybridLogicalTime(wall: base.header.wall, counter: base.header.counter)
@@ -48,7 +53,14 @@ package struct StoreSnapshot: Sendable {
     /// Takes a freshly written index as the base: the changed records are in it now.
     mutating func rebase(_ written: IndexBase) {
         base = written
+        if baseIDs != nil { for id in changed.keys { baseIDs!.insert(id) } }
         changed.removeAll()
+    }
+
+    /// The record's entry in `base`, without searching it for a record it surely lacks.
+    private func findInBase(_ id: RecordID) throws(AISyncError) -> IndexBase.Entry? {
+        if let baseIDs, !baseIDs.mayContain(id) { return nil }
+        return try base?.find(id)
     }
 
     /// Records, records in conflict, and records partly unreadable.
@@ -65,7 +77,7 @@ package struct StoreSnapshot: Sendable {
     /// One record's summary; nil when there is no such record.
     func summary(_ id: RecordID) throws(AISyncError) -> RecordSummary? {
         if let c = changed[id] { return c.summary }
-        return try base?.find(id)?.summary
+        return try findInBase(id)?.summary
     }
 
     /// Every record's summary, in id order.
@@ -146,7 +158,7 @@ package struct StoreSnapshot: Sendable {
     /// The journal lines of one record; nil when there is no such record.
     func lineRefs(_ id: RecordID) throws(AISyncError) -> [Journal.LineRef]? {
         if let c = changed[id] { return c.refs }
-        guard let entry = try base?.find(id) else { return nil }
+        guard let entry = try findInBase(id) else { return nil }
         guard let refs = IndexFile.decodeRefs(entry.encodedRefs) else { throw IndexBase.damaged }
         return refs
     }
@@ -157,7 +169,7 @@ package struct StoreSnapshot: Sendable {
         let kind: RecordKind, refs: [Journal.LineRef]
         if let c = changed[id] {
             (kind, refs) = (c.summary.kind, c.refs)
-        } else if let entry = try base?.find(id) {
+        } else if let entry = try findInBase(id) {
             guard let decodedRefs = IndexFile.decodeRefs(entry.encodedRefs) else { throw IndexBase.damaged }
             (kind, refs) = (entry.summary.kind, decodedRefs)
         } else {
@@ -187,7 +199,7 @@ package struct StoreSnapshot: Sendable {
 
     /// What the index on disk says of a record, as a change to make to it.
     private func baseEntry(_ id: RecordID) throws(AISyncError) -> Changed? {
-        guard let entry = try base?.find(id) else { return nil }
+        guard let entry = try findInBase(id) else { return nil }
         guard let refs = IndexFile.decodeRefs(entry.encodedRefs) else { throw IndexBase.damaged }
         return Changed(summary: entry.summary, refs: refs, inBase: true, wasConflict: entry.summary.conflict, wasDamaged: entry.summary.damaged)
     }

@@ -45,6 +45,19 @@ struct IndexLookupTests {
         #expect(header.split(separator: "\t")[8] == "1000", "\(header)")
     }
 
+    /// The filter that spares a search of the index for records it lacks never says "no" to
+    /// an id it holds, and seldom "maybe" to one it does not.
+    @Test func theIDFilterHoldsWhatWasAddedAndLittleElse() throws {
+        var filter = IDFilter()
+        let held = try (0..<20_000).map { try #require(RecordID("chat-held-\($0)")) }
+        let other = try (0..<20_000).map { try #require(RecordID("chat-other-\($0)")) }
+        #expect(!held.contains { filter.mayContain($0) }, "an empty filter holds nothing")
+        for id in held { filter.insert(id) }
+        #expect(held.allSatisfy { filter.mayContain($0) })
+        // About 1 in 3,000,000 at 20,000 ids: more than 2 means the bits are not spread.
+        #expect(other.count { filter.mayContain($0) } <= 2)
+    }
+
     /// A rebuild keeps the decoded states of records with a long history from one window of
     /// the journal to the next, across the index writes in between: a version of such a
     /// record after 6,000 others must join its earlier lines, not replace them.
