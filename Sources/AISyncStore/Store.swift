@@ -184,7 +184,7 @@ public actor Store {
             try snapshot.apply(chunk.versions.map { ($0.version, $0.ref) }, reader: reader)
             snapshot.journalOffset = chunk.endOffset
             snapshot.journalLines = chunk.endLine
-            if canWrite { try saveIndexIfLarge(&snapshot) }
+            if canWrite { try saveIndexIfLarge(&snapshot, growing: true) }
             windows += 1
             var applied: [Journal.Chunk.Line] = []
             swap(&applied, &chunk.versions)
@@ -221,15 +221,20 @@ public actor Store {
 
     /// Saves the index when the records changed since the last one are many: a pull, an
     /// import or a rebuild of a large store then holds a batch of records, not all of them.
-    func saveIndexIfLarge(_ snapshot: inout StoreSnapshot) throws(AISyncError) {
-        if snapshot.changedCount >= Self.overlayLimit(indexed: snapshot.baseCount) { try saveIndex(&snapshot) }
+    /// `growing`: the batch grows with the index (``overlayLimit(indexed:)``), for a rebuild.
+    func saveIndexIfLarge(_ snapshot: inout StoreSnapshot, growing: Bool = false) throws(AISyncError) {
+        let limit = growing ? Self.overlayLimit(indexed: snapshot.baseCount) : Self.overlayLimit
+        if snapshot.changedCount >= limit { try saveIndex(&snapshot) }
     }
 
     /// How many changed records a snapshot holds in memory before they go to the index
-    /// (about 400 bytes each): 5,000, or half the records already indexed, up to 12,500.
-    /// Each write copies the whole index, so a fixed batch made a rebuild or a pull of
-    /// 100,000 records write 20 indexes (1.05 million lines); growing with the index, 11
-    /// (542,500 lines), for 3 MB more memory (a pull of 1,000,000 records peaked 4 MB lower
-    /// with it in one run each, though: fewer copies of the index pass through memory).
-    static func overlayLimit(indexed: Int) -> Int { min(max(5_000, indexed / 2), 12_500) }
+    /// (about 400 bytes each; the index is rewritten once per this many).
+    static let overlayLimit = 5_000
+
+    /// The batch of a rebuild: 5,000, or half the records already indexed, up to 12,500.
+    /// Each write copies the whole index, so a fixed batch made a rebuild of 100,000 records
+    /// write 20 indexes (1.05 million lines); growing with the index, 11 (542,500 lines).
+    /// A pull keeps the fixed batch: it holds a segment's versions besides, and a pull of
+    /// 100,000 records peaked at 52-54 MB with it, 57-61 MB with the growing one.
+    static func overlayLimit(indexed: Int) -> Int { min(max(overlayLimit, indexed / 2), 12_500) }
 }

@@ -5,7 +5,7 @@ import AISyncCore
 ///
 /// States are a fold of a record's versions (design §3) and are made only when a command
 /// needs them: listing 100,000 records reads only their summaries. The changed records are
-/// written into a new index once they are many (``Store/overlayLimit(indexed:)``), so what is held in
+/// written into a new index once they are many (``Store/overlayLimit``), so what is held in
 /// memory is bounded by a batch, not by the store.
 package struct StoreSnapshot: Sendable {
     private var base: IndexBase?
@@ -273,8 +273,8 @@ package struct StoreSnapshot: Sendable {
                 kept[record.id] = decoded[record.id]
             }
         }
-        swap(&kept, &decoded)
-        releaseElsewhere(kept)
+        // Freed here, not on another thread: a pull trims the heap right after this.
+        decoded = kept
         base?.releasePages()
     }
 }
