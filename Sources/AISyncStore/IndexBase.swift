@@ -15,26 +15,29 @@ struct IndexBase: Sendable {
     let header: IndexFile.Header
     /// Where the first record line starts (just past the header line).
     let bodyStart: Int
-    /// Where every record line starts (from the writer, or from the pass that checked the
-    /// file): a lookup compares ids only, never scanning for line starts.
-    private var lineStarts: [UInt32] = []
-    /// The id of every `sampleEvery`-th line, in memory: a lookup first searches these, then
-    /// only the lines of one sample's run, so it touches a page or two of the file instead
-    /// of one per step of a binary search over it all (at 1,000,000 records a pull's lookups
-    /// otherwise brought most of the 90 MB index into memory).
-    private var samples: [[UInt8]] = []
+    /// Where every `sampleEvery`-th record line starts, and its id (from the writer, or from
+    /// the pass that checked the file). A lookup searches the ids in memory, then scans only
+    /// the lines of one run, so it touches a page or two of the file instead of one per step
+    /// of a binary search over it all (at 1,000,000 records a pull's lookups otherwise
+    /// brought most of the 90 MB index into memory). Only every 64th start is kept: all of
+    /// them were 4 MB at 1,000,000 records, twice over while an index was rewritten.
+    private var layout = Layout()
     static let sampleEvery = 64
 
-    /// What the writer of an index knows about its lines: where each starts, and the ids of
-    /// every ``IndexBase/sampleEvery``-th one.
+    /// What the writer of an index knows about its lines: how many there are, and where
+    /// every ``IndexBase/sampleEvery``-th one starts and its id.
     struct Layout: Sendable {
-        var starts: [UInt32] = []
+        var count = 0
+        var runStarts: [UInt32] = []
         var samples: [[UInt8]] = []
 
         /// Notes a line starting at `offset` with id `id`.
         mutating func add(offset: Int, id: some Collection<UInt8>) {
-            if starts.count % IndexBase.sampleEvery == 0 { samples.append(Array(id)) }
-            starts.append(offset < Int(UInt32.max) ? UInt32(offset) : .max)
+            if count % IndexBase.sampleEvery == 0 {
+                samples.append(Array(id))
+                runStarts.append(offset < Int(UInt32.max) ? UInt32(offset) : .max)
+            }
+            count += 1
         }
     }
 
@@ -52,28 +55,26 @@ struct IndexBase: Sendable {
         self.file = file
         self.header = header
         bodyStart = start
-        let usable = layout.starts.count == header.records && layout.starts.first.map { Int($0) == start } != false
-            && layout.starts.last.map { Int($0) < file.count } != false
-            && layout.samples.count == (layout.starts.count + Self.sampleEvery - 1) / Self.sampleEvery
-            && zip(layout.starts, layout.starts.dropFirst()).allSatisfy { $0 < $1 }
+        let runs = (layout.count + Self.sampleEvery - 1) / Self.sampleEvery
+        let usable = layout.count == header.records && layout.runStarts.first.map { Int($0) == start } != false
+            && layout.runStarts.last.map { Int($0) < file.count } != false
+            && layout.samples.count == runs && layout.runStarts.count == runs
+            && zip(layout.runStarts, layout.runStarts.dropFirst()).allSatisfy { $0 < $1 }
         if usable {
-            lineStarts = layout.starts
-            samples = layout.samples
+            self.layout = layout
         } else {
             // Read from disk: one pass checks what a binary search relies on (every line
             // whole, ids in order, as many lines as the header says) and notes where the
             // lines start. A damaged cache is then rebuilt, never half trusted (a record
             // out of place would look missing). About 10 ms per 100,000 records.
             var found = Layout()
-            found.starts.reserveCapacity(min(header.records ?? 0, file.count / 32))
             let whole = try? forEachLine { (line: UnsafeRawBufferPointer, idLength: Int) throws(AISyncError) in
                 let offset = file.withBytes { line.baseAddress! - $0.baseAddress! }
                 guard offset < Int(UInt32.max) else { throw Self.damaged }
                 found.add(offset: offset, id: line[..<idLength])
             }
-            guard whole != nil, found.starts.count == header.records else { return nil }
-            lineStarts = found.starts
-            samples = found.samples
+            guard whole != nil, found.count == header.records else { return nil }
+            self.layout = found
         }
     }
 
@@ -87,9 +88,10 @@ struct IndexBase: Sendable {
         var encodedRefs: ArraySlice<UInt8>
     }
 
-    /// The line of `id`, found by binary search over the sorted lines.
+    /// The line of `id`: a binary search over the sampled ids, then a scan of one run.
     func find(_ id: RecordID) throws(AISyncError) -> Entry? {
         let key = Array(id.rawValue.utf8)
+        let samples = layout.samples
         // The last sample not after the key: its run of lines is the only place it can be.
         var first = 0, past = samples.count
         while first < past {
@@ -98,18 +100,18 @@ struct IndexBase: Sendable {
         }
         guard first > 0 else { return nil }
         defer { file.lookedUp() }
-        let run = (first - 1) * Self.sampleEvery..<min(first * Self.sampleEvery, lineStarts.count)
+        let lines = min(Self.sampleEvery, layout.count - (first - 1) * Self.sampleEvery)
         return try file.withBytes { (bytes: UnsafeRawBufferPointer) throws(AISyncError) -> Entry? in
-            var low = run.lowerBound, high = run.upperBound
-            while low < high {
-                let mid = low + (high - low) / 2
-                guard let range = lineRange(mid, in: bytes) else { throw Self.damaged }
-                let order = Self.compareID(bytes, range, key)
+            var start = Int(layout.runStarts[first - 1])
+            for _ in 0..<lines {
+                guard start < bytes.count, let end = Self.lineEnd(bytes, from: start, limit: bytes.count) else { throw Self.damaged }
+                let order = Self.compareID(bytes, start..<end, key)
                 if order == 0 {
-                    guard let (summary, refs) = IndexFile.parseSummary(bytes[range]) else { throw Self.damaged }
+                    guard let (summary, refs) = IndexFile.parseSummary(bytes[start..<end]) else { throw Self.damaged }
                     return Entry(summary: summary, encodedRefs: Array(bytes[refs])[...])
                 }
-                if order < 0 { low = mid + 1 } else { high = mid }
+                if order > 0 { return nil }   // lines are in id order: it is not here
+                start = end + 1
             }
             return nil
         }
@@ -140,12 +142,19 @@ struct IndexBase: Sendable {
     }
 
     /// Where line `n` is in the file (without its newline); nil when there is no such line or
-    /// it lies outside the file.
-    private func lineRange(_ n: Int, in bytes: UnsafeRawBufferPointer) -> Range<Int>? {
-        guard n >= 0, n < lineStarts.count else { return nil }
-        let start = Int(lineStarts[n])
-        let end = n + 1 < lineStarts.count ? Int(lineStarts[n + 1]) - 1 : bytes.count - 1
-        return start <= end && end < bytes.count ? start..<end : nil
+    /// it runs past the file. Scans from the start of its run, or from `after` (a line
+    /// before it in the same run, and where that line starts) when given.
+    private func lineRange(_ n: Int, in bytes: UnsafeRawBufferPointer, after: (line: Int, start: Int)? = nil) -> Range<Int>? {
+        guard n >= 0, n < layout.count else { return nil }
+        let run = n / Self.sampleEvery
+        var line = run * Self.sampleEvery, start = Int(layout.runStarts[run])
+        if let after, after.line <= n, after.line >= line { (line, start) = after }
+        while true {
+            guard start < bytes.count, let end = Self.lineEnd(bytes, from: start, limit: bytes.count) else { return nil }
+            if line == n { return start..<end }
+            line += 1
+            start = end + 1
+        }
     }
 
     /// The summary on line `n` (counted from 0), for a listing that visits lines out of id
@@ -164,8 +173,11 @@ struct IndexBase: Sendable {
     func summaries(atLines lines: [Int32], _ body: (Int, RecordSummary) throws(AISyncError) -> Void) throws(AISyncError) {
         try file.withBytes { (bytes: UnsafeRawBufferPointer) throws(AISyncError) in
             var released = 0
+            var last: (line: Int, start: Int)? = nil
             for (k, line) in lines.enumerated() {
-                guard let range = lineRange(Int(line), in: bytes), let (summary, _) = IndexFile.parseSummary(bytes[range]) else { throw Self.damaged }
+                // Lines come in ascending order: each is scanned for from the one before.
+                guard let range = lineRange(Int(line), in: bytes, after: last), let (summary, _) = IndexFile.parseSummary(bytes[range]) else { throw Self.damaged }
+                last = (Int(line), range.lowerBound)
                 try body(k, summary)
                 if range.lowerBound - released >= Self.window {
                     file.release(released..<(range.lowerBound - 4096))
