@@ -16,8 +16,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 die() { echo "bench-crypto: $*" >&2; exit 2; }
 command -v openssl >/dev/null || die "openssl not found (apt-get install openssl)"
 if [[ -n "${AISYNC_BIN:-}" ]]; then bin=$AISYNC_BIN; else
-  (cd "$root" && swift build -c release --product aisync) >&2 || die "swift build failed"
-  bin="$(cd "$root" && swift build -c release --show-bin-path)/aisync"
+  bin=$(bash "$root/scripts/build-release.sh") || die "swift build failed"
 fi
 
 echo "== XChaCha20-Poly1305"

@@ -11,8 +11,7 @@ cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 MB=${BENCH_IMPORT_MB:-1000}
 if [ -z "${AISYNC_BIN:-}" ]; then
-  swift build -c release --product aisync >/dev/null
-  AISYNC_BIN=$(swift build -c release --show-bin-path)/aisync
+  AISYNC_BIN=$(bash scripts/build-release.sh)
 fi
 work=$(mktemp -d); [ -n "${BENCH_KEEP:-}" ] && echo "keeping $work" || trap 'rm -rf "$work"' EXIT
 python3 Tests/Fixtures/import/make-big-export.py "$work/conversations.json" "$MB"

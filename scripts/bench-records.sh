@@ -14,8 +14,7 @@ MESSAGES=${BENCH_MESSAGES:-1000}
 SIZE=${BENCH_MESSAGE_BYTES:-2048}
 LIST=${BENCH_LIST:-100000}
 if [ -z "${AISYNC_BIN:-}" ]; then
-  swift build -c release --product aisync >/dev/null
-  AISYNC_BIN=$(swift build -c release --show-bin-path)/aisync
+  AISYNC_BIN=$(bash scripts/build-release.sh)
 fi
 work=$(mktemp -d); [ -n "${BENCH_KEEP:-}" ] && echo "keeping $work" || trap 'rm -rf "$work"' EXIT
 A() { "$AISYNC_BIN" --store "$work/store" "$@"; }

@@ -22,8 +22,7 @@ N=${BENCH_CHATS:-10000}
 BIG=${BENCH_BIG:-100000}
 IMAGE_MB=${BENCH_IMAGE_MB:-200}
 if [ -z "${AISYNC_BIN:-}" ]; then
-  swift build -c release --product aisync >/dev/null
-  AISYNC_BIN=$(swift build -c release --show-bin-path)/aisync
+  AISYNC_BIN=$(bash scripts/build-release.sh)
 fi
 work=$(mktemp -d); chmod 755 "$work"
 export AISYNC_SERVERS_DIR=$work/servers

@@ -21,8 +21,7 @@ if [[ -n "${AISYNC_BIN:-}" ]]; then
     bin=$AISYNC_BIN
 else
     # Incremental: reuses an existing release build when nothing changed.
-    (cd "$root" && swift build -c release --product aisync) >&2 || die "swift build failed"
-    bin="$(cd "$root" && swift build -c release --show-bin-path)/aisync"
+    bin=$(bash "$root/scripts/build-release.sh") || die "swift build failed"
 fi
 [[ -x "$bin" ]] || die "not an executable: $bin"
 

@@ -12,8 +12,7 @@ CHATS=${BENCH_CHATS:-10000}
 LIST=${BENCH_LIST:-100000}
 SAMPLE=200
 if [ -z "${AISYNC_BIN:-}" ]; then
-  swift build -c release --product aisync >/dev/null
-  AISYNC_BIN=$(swift build -c release --show-bin-path)/aisync
+  AISYNC_BIN=$(bash scripts/build-release.sh)
 fi
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 now() { date +%s.%N; }

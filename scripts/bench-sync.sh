@@ -13,8 +13,7 @@ cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
 N=${BENCH_CHATS:-10000}
 if [ -z "${AISYNC_BIN:-}" ]; then
-  swift build -c release --product aisync >/dev/null
-  AISYNC_BIN=$(swift build -c release --show-bin-path)/aisync
+  AISYNC_BIN=$(bash scripts/build-release.sh)
 fi
 work=$(mktemp -d); chmod 755 "$work"
 export AISYNC_SERVERS_DIR=$work/servers

@@ -1,10 +1,9 @@
-import Synchronization
 import AISyncCore
 
 /// A file mapped read-only into memory, for a large cache read in place (the store's index):
 /// only the pages a command touches are read, and they belong to the page cache, not the
-/// heap, so a lookup in a 100 MB index costs a few pages and a listing can hand back what
-/// it has passed (``release(_:)``).
+/// heap, so a listing of a 100 MB index can hand back what it has passed (``release(_:)``);
+/// a lookup copies the few KB it needs instead (``copy(_:)``).
 ///
 /// The mapping keeps the file's bytes as they were when opened: files read this way are only
 /// ever replaced by rename, never rewritten in place.
@@ -14,33 +13,39 @@ package final class MappedFile: Sendable {
     private let address: UInt
     /// The file's size when mapped.
     package let count: Int
-    /// Lookups since the pages were last handed back (``lookedUp()``).
-    private let lookups = Atomic<Int>(0)
+    /// The file, open for ``copy(_:)``.
+    private let fd: Int32
 
     /// Maps `path`; nil when it is missing, empty, or cannot be mapped (the caller then reads
     /// without the cache).
     package init?(path: String) {
-        guard let (address, count) = Platform.mapReadOnly(path) else { return nil }
+        guard let (address, count, fd) = Platform.mapReadOnly(path) else { return nil }
         self.address = address
         self.count = count
+        self.fd = fd
     }
 
-    deinit { Platform.unmap(address, count) }
+    deinit {
+        Platform.unmap(address, count)
+        Platform.close(fd)
+    }
 
-    /// Runs `body` over the file's bytes (valid only inside `body`).
+    /// Runs `body` over the file's bytes (valid only inside `body`): for passes over much of
+    /// the file, which hand back what they passed with ``release(_:)``.
     package func withBytes<T, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> T) throws(E) -> T {
         try body(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: address), count: count))
     }
 
-    /// Notes one random-access read (an index lookup); every 16 of them the whole file's
-    /// pages are handed back, so lookups scattered over a large file hold a few pages, not
-    /// all it has (a pull of 1,000,000 records looks up every one of them). Often, because
-    /// Linux maps 64 KB around every page fault of a file ("fault-around"): 256 lookups
-    /// between releases still held 16 MB of a 27 MB index. `every` other than 16: callers
-    /// whose reads are closer together.
-    package func lookedUp(every: Int = 16) {
-        let (n, _) = lookups.add(1, ordering: .relaxed)
-        if n % every == every - 1 { release(0..<count) }
+    /// A copy of `range` of the file, read with `pread` instead of through the mapping: for
+    /// scattered small reads (an index lookup). Touching a mapped page maps the whole
+    /// page-cache folio around it (on Linux 6.18 with ext4, about 300 KB per touch), so
+    /// lookups through the mapping held megabytes of the index for a few KB read each
+    /// (3–6 MB of a pull's peak). Nil when the file cannot be read or is shorter.
+    package func copy(_ range: Range<Int>) -> [UInt8]? {
+        guard range.lowerBound >= 0, range.upperBound <= count else { return nil }
+        var bytes = [UInt8](repeating: 0, count: range.count)
+        let read = bytes.withUnsafeMutableBytes { Platform.pread(fd, into: $0, at: Int64(range.lowerBound)) }
+        return read == range.count ? bytes : nil
     }
 
     /// Tells the system the pages of `range` are not needed for now: they leave this

@@ -110,17 +110,40 @@ package enum Platform {
 
     package static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
 
-    /// Maps a whole regular file read-only: its address and size, or nil when it is missing,
-    /// empty or cannot be mapped. The size comes from the open file, not the path, so a file
-    /// renamed over it meanwhile cannot make the mapping longer than its file.
-    package static func mapReadOnly(_ path: String) -> (address: UInt, count: Int)? {
+    /// Maps a whole regular file read-only: its address and size, and the open file (for
+    /// ``pread(_:into:at:)``; the caller closes it), or nil when it is missing, empty or
+    /// cannot be mapped. The size comes from the open file, not the path, so a file renamed
+    /// over it meanwhile cannot make the mapping longer than its file.
+    package static func mapReadOnly(_ path: String) -> (address: UInt, count: Int, fd: Int32)? {
         #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        guard let size = size(of: fd), size > 0, size < Int64(Int.max / 2) else { return nil }
-        guard let mapped = mmap(nil, Int(size), PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else { return nil }
-        return (UInt(bitPattern: mapped), Int(size))
+        guard let size = size(of: fd), size > 0, size < Int64(Int.max / 2),
+              let mapped = mmap(nil, Int(size), PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else {
+            close(fd)
+            return nil
+        }
+        return (UInt(bitPattern: mapped), Int(size), fd)
+        #else
+        return nil
+        #endif
+    }
+
+    /// Reads up to `buffer.count` bytes at `offset` without moving the file position; nil on
+    /// error, fewer bytes only at the end of the file.
+    package static func pread(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int? {
+        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+        var done = 0
+        while done < buffer.count {
+            let n = sysPread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if n == 0 { break }
+            done += n
+        }
+        return done
         #else
         return nil
         #endif
@@ -250,6 +273,7 @@ private func sysClose(_ fd: Int32) -> Int32 { close(fd) }
 private func sysFsync(_ fd: Int32) -> Int32 { fsync(fd) }
 private func sysWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
 private func sysRead(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ n: Int) -> Int { read(fd, p, n) }
+private func sysPread(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ n: Int, _ o: off_t) -> Int { pread(fd, p, n, o) }
 private func sysLseek(_ fd: Int32, _ o: off_t, _ w: Int32) -> off_t { lseek(fd, o, w) }
 private func sysFtruncate(_ fd: Int32, _ s: off_t) -> Int32 { ftruncate(fd, s) }
 private func sysRename(_ a: String, _ b: String) -> Int32 { rename(a, b) }

@@ -47,8 +47,7 @@ struct IndexFile: Sendable {
 
     private func encode(_ snapshot: StoreSnapshot, anchor: String, emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) -> IndexBase.Layout {
         var starts = IndexBase.Layout()
-        starts.runStarts.reserveCapacity(snapshot.counts.records / IndexBase.sampleEvery + 1)
-        starts.samples.reserveCapacity(snapshot.counts.records / IndexBase.sampleEvery + 1)
+        starts.reserve(records: snapshot.counts.records)
         var emitted = 0
         var out: [UInt8] = []
         out.reserveCapacity((1 << 20) + 4096)

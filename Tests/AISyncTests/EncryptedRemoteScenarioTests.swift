@@ -18,6 +18,14 @@ struct EncryptedRemoteScenarioTests {
         return device
     }
 
+    /// A device on an already encrypted remote that knows the passphrase (from its
+    /// environment, as a user's shell would set it).
+    static func deviceWithPassphrase(_ label: String, remote: TestRemote) async throws -> Device {
+        var device = try await Device.make(label, remote: remote)
+        device.environment["AISYNC_PASSPHRASE"] = passphrase
+        return device
+    }
+
     /// Every file under `folder`, concatenated with its path.
     static func rawBytes(_ folder: String) throws -> Data {
         var all = Data()
@@ -94,8 +102,7 @@ struct EncryptedRemoteScenarioTests {
     func exitCodes() async throws {
         let remote = try await TestServer.require(.folder).freshRemote("encrypted-lies")
         let laptop = try await Self.encryptedDevice("laptop", remote: remote)
-        var phone = try await Device.make("phone", remote: remote)
-        phone.environment["AISYNC_PASSPHRASE"] = Self.passphrase
+        let phone = try await Self.deviceWithPassphrase("phone", remote: remote)
         defer { laptop.remove(); phone.remove() }
         let chat = try await laptop.ok(["chat", "new", "--title", "one"])
         try await laptop.sync("push")
@@ -223,8 +230,7 @@ struct EncryptedRemoteScenarioTests {
     func orphanSweepOnAnEncryptedRemote() async throws {
         let remote = try await TestServer.require(.folder).freshRemote("encrypted-orphans")
         let laptop = try await Self.encryptedDevice("laptop", remote: remote)
-        var tablet = try await Device.make("tablet", remote: remote)
-        tablet.environment["AISYNC_PASSPHRASE"] = Self.passphrase
+        let tablet = try await Self.deviceWithPassphrase("tablet", remote: remote)
         defer { laptop.remove(); tablet.remove() }
         let png = CLIHarness.makeTemporaryDirectory() + "/dragon.png"
         try Data(SyncEngineTests.pngBytes).write(to: URL(fileURLWithPath: png))
