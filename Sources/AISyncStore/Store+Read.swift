@@ -49,7 +49,7 @@ extension Store {
     /// app pages through (8 bytes a record held, not the summaries).
     public func listing(kind: RecordKind? = nil, includeDeleted: Bool = false) throws(AISyncError) -> RecordListing {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> RecordListing in
-            var times: [Int64] = [], positions: [RecordListing.Position] = [], changed: [RecordSummary] = []
+            var times: [Int64] = [], positions: [Int32] = [], changed: [RecordSummary] = []
             times.reserveCapacity(snapshot.counts.records)
             positions.reserveCapacity(snapshot.counts.records)
             try snapshot.forEachListed { (k: RecordKind, updated: Int64, deleted: Bool, at: StoreSnapshot.Listed) throws(AISyncError) in
@@ -57,16 +57,19 @@ extension Store {
                 times.append(updated)
                 switch at {
                 case .line(let n):
-                    positions.append(.line(Int32(n)))
+                    positions.append(RecordListing.Position.line(Int32(n)).packed)
                 case .changed(let s):
-                    positions.append(.changed(Int32(changed.count)))
+                    positions.append(RecordListing.Position.changed(Int32(changed.count)).packed)
                     changed.append(s)
                 }
             }
-            // Newest first; records visited in id order, so equal times keep id order.
+            // Newest first; records visited in id order, so equal times keep id order. The
+            // permutation is then turned into positions in place, the times freed first.
             var order = Array(Int32(0)..<Int32(times.count))
             order.sort { a, b in times[Int(a)] != times[Int(b)] ? times[Int(a)] > times[Int(b)] : a < b }
-            return RecordListing(base: snapshot.indexBase, changed: changed, order: order.map { positions[Int($0)] })
+            times = []
+            for i in order.indices { order[i] = positions[Int(order[i])] }
+            return RecordListing(base: snapshot.indexBase, changed: changed, order: order)
         }
     }
 
