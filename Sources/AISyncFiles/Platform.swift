@@ -149,6 +149,19 @@ package enum Platform {
         #endif
     }
 
+    /// Where the first `byte` in `buffer[from..<limit]` is, or nil: `memchr`, which looks
+    /// at many bytes per step where a Swift loop looks at one (finding the lines of an index
+    /// of 100,000 records).
+    package static func firstIndex(of byte: UInt8, in buffer: UnsafeRawBufferPointer, from: Int, limit: Int) -> Int? {
+        guard from < limit, let base = buffer.baseAddress else { return nil }
+        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
+        guard let found = memchr(base + from, Int32(byte), limit - from) else { return nil }
+        return UnsafeRawPointer(found) - base
+        #else
+        return buffer[from..<limit].firstIndex(of: byte)
+        #endif
+    }
+
     /// Undoes ``mapReadOnly(_:)``.
     package static func unmap(_ address: UInt, _ count: Int) {
         #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)

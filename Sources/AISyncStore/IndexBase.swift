@@ -121,14 +121,17 @@ struct IndexBase: Sendable {
             if layout.sample(mid, notAfter: key) { first = mid + 1 } else { past = mid }
         }
         guard first > 0 else { return nil }
-        return try withRun(first - 1) { (bytes: UnsafeRawBufferPointer, lines: Int) throws(AISyncError) -> Entry? in
+        let run = first - 1
+        let lines = min(Self.sampleEvery, layout.count - run * Self.sampleEvery)
+        return try withRun(run) { (bytes: UnsafeRawBufferPointer) throws(AISyncError) -> Entry? in
             var start = 0
             for _ in 0..<lines {
                 guard start < bytes.count, let end = Self.lineEnd(bytes, from: start, limit: bytes.count) else { throw Self.damaged }
                 let order = Self.compareID(bytes, start..<end, key)
                 if order == 0 {
-                    guard let (summary, refs) = IndexFile.parseSummary(bytes[start..<end]) else { throw Self.damaged }
-                    return Entry(summary: summary, encodedRefs: Array(bytes[refs])[...])
+                    let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+                    guard let (summary, refs) = IndexFile.parseSummary(line) else { throw Self.damaged }
+                    return Entry(summary: summary, encodedRefs: Array(line[refs])[...])
                 }
                 if order > 0 { return nil }   // lines are in id order: it is not here
                 start = end + 1
@@ -138,13 +141,12 @@ struct IndexBase: Sendable {
     }
 
     /// Runs `body` over a copy of run `run`'s lines (read with `pread`, not through the
-    /// mapping: see ``MappedFile/copy(_:)``) and how many lines it has.
-    private func withRun<T>(_ run: Int, _ body: (UnsafeRawBufferPointer, Int) throws(AISyncError) -> T) throws(AISyncError) -> T {
+    /// mapping: see ``MappedFile/copy(_:)``), the run's first line at offset 0.
+    private func withRun<T>(_ run: Int, _ body: (UnsafeRawBufferPointer) throws(AISyncError) -> T) throws(AISyncError) -> T {
         let lower = Int(layout.runStarts[run])
         let upper = run + 1 < layout.runStarts.count ? Int(layout.runStarts[run + 1]) : file.count
         guard lower < upper, let bytes = file.copy(lower..<upper) else { throw Self.damaged }
-        let lines = min(Self.sampleEvery, layout.count - run * Self.sampleEvery)
-        return try bytes.withUnsafeBytes { buffer in Result { () throws(AISyncError) -> T in try body(buffer, lines) } }.get()
+        return try bytes.withUnsafeBytes { buffer in Result { () throws(AISyncError) -> T in try body(buffer) } }.get()
     }
 
     /// Calls `body` with every line in id order: the line's bytes (without its newline) and
@@ -171,52 +173,49 @@ struct IndexBase: Sendable {
         }
     }
 
-    /// Where line `n` is in the file (without its newline); nil when there is no such line or
-    /// it runs past the file. Scans from the start of its run, or from `after` (a line
-    /// before it in the same run, and where that line starts) when given.
-    private func lineRange(_ n: Int, in bytes: UnsafeRawBufferPointer, after: (line: Int, start: Int)? = nil) -> Range<Int>? {
-        guard n >= 0, n < layout.count else { return nil }
-        let run = n / Self.sampleEvery
-        var line = run * Self.sampleEvery, start = Int(layout.runStarts[run])
-        if let after, after.line <= n, after.line >= line { (line, start) = after }
-        while true {
-            guard start < bytes.count, let end = Self.lineEnd(bytes, from: start, limit: bytes.count) else { return nil }
-            if line == n { return start..<end }
-            line += 1
+    /// Where line `skip` lines after the one starting at `start` is in `bytes` (without its
+    /// newline); nil when the bytes end first.
+    private static func line(_ skip: Int, in bytes: UnsafeRawBufferPointer, from start: Int) -> Range<Int>? {
+        var start = start
+        for _ in 0..<skip {
+            guard let end = lineEnd(bytes, from: start, limit: bytes.count) else { return nil }
             start = end + 1
         }
+        guard start < bytes.count, let end = lineEnd(bytes, from: start, limit: bytes.count) else { return nil }
+        return start..<end
     }
 
     /// The summary on line `n` (counted from 0), for a listing that visits lines out of id
     /// order: its run is copied, not mapped, so the listing holds no pages of the index.
     func summary(atLine n: Int) throws(AISyncError) -> RecordSummary {
         guard n >= 0, n < layout.count else { throw Self.damaged }
-        return try withRun(n / Self.sampleEvery) { (bytes: UnsafeRawBufferPointer, lines: Int) throws(AISyncError) -> RecordSummary in
-            var start = 0
-            for line in 0..<lines {
-                guard start < bytes.count, let end = Self.lineEnd(bytes, from: start, limit: bytes.count) else { throw Self.damaged }
-                if line == n % Self.sampleEvery {
-                    guard let (summary, _) = IndexFile.parseSummary(bytes[start..<end]) else { throw Self.damaged }
-                    return summary
-                }
-                start = end + 1
-            }
-            throw Self.damaged
+        return try withRun(n / Self.sampleEvery) { (bytes: UnsafeRawBufferPointer) throws(AISyncError) -> RecordSummary in
+            guard let range = Self.line(n % Self.sampleEvery, in: bytes, from: 0),
+                  let (summary, _) = IndexFile.parseSummary(UnsafeRawBufferPointer(rebasing: bytes[range])) else { throw Self.damaged }
+            return summary
         }
     }
 
-    /// The summaries on `lines` (ascending), read in file order: each page is faulted in once
-    /// for all the wanted lines on it, and the pages passed are handed back as the reading
-    /// moves on, so a listing of 1,000,000 records in another order holds a window of the index.
-    func summaries(atLines lines: [Int32], _ body: (Int, RecordSummary) throws(AISyncError) -> Void) throws(AISyncError) {
+    /// Appends the bytes of `lines` (ascending line numbers) to `out`, and tells `each` where
+    /// each one went. Read in file order, a line found from the one before it, and the pages
+    /// passed handed back as the reading moves on: a listing of 1,000,000 records in another
+    /// order holds a window of the index, and the lines it parses in list order are in `out`.
+    func copyLines(_ lines: [Int32], into out: inout [UInt8], _ each: (Int, Range<Int>) -> Void) throws(AISyncError) {
         try file.withBytes { (bytes: UnsafeRawBufferPointer) throws(AISyncError) in
             var released = 0
             var last: (line: Int, start: Int)? = nil
-            for (k, line) in lines.enumerated() {
-                // Lines come in ascending order: each is scanned for from the one before.
-                guard let range = lineRange(Int(line), in: bytes, after: last), let (summary, _) = IndexFile.parseSummary(bytes[range]) else { throw Self.damaged }
-                last = (Int(line), range.lowerBound)
-                try body(k, summary)
+            for (k, n) in lines.enumerated() {
+                let n = Int(n)
+                guard n >= 0, n < layout.count else { throw Self.damaged }
+                // From the line before when it is in the same run, else from the run's start.
+                let run = n / Self.sampleEvery
+                var from = (line: run * Self.sampleEvery, start: Int(layout.runStarts[run]))
+                if let last, last.line <= n, last.line >= from.line { from = last }
+                guard let range = Self.line(n - from.line, in: bytes, from: from.start) else { throw Self.damaged }
+                last = (n, range.lowerBound)
+                let at = out.count
+                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[range]))
+                each(k, at..<out.count)
                 if range.lowerBound - released >= Self.window {
                     file.release(released..<(range.lowerBound - 4096))
                     released = range.lowerBound - 4096
@@ -239,12 +238,7 @@ struct IndexBase: Sendable {
 
     /// Where the line starting at `from` ends (its newline), looking no further than `limit`.
     static func lineEnd(_ bytes: UnsafeRawBufferPointer, from: Int, limit: Int) -> Int? {
-        var i = from
-        while i < limit {
-            if bytes[i] == 10 { return i }
-            i += 1
-        }
-        return nil
+        Platform.firstIndex(of: 10, in: bytes, from: from, limit: limit)
     }
 
     /// Compares the id at the start of `line` (up to its first tab) with `key`, byte by byte.

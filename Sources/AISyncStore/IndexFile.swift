@@ -81,14 +81,28 @@ struct IndexFile: Sendable {
         out.append(contentsOf: s.id.rawValue.utf8); out.append(9)
         out.append(contentsOf: s.kind.rawValue.utf8); out.append(9)
         escape(s.title, into: &out); out.append(9)
-        out.append(contentsOf: "\(s.created.milliseconds)\t\(s.updated.milliseconds)\t".utf8)
+        decimal(s.created.milliseconds, into: &out); out.append(9)
+        decimal(s.updated.milliseconds, into: &out); out.append(9)
         let flags = (s.favorite ? "f" : "") + (s.deleted ? "d" : "") + (s.conflict ? "c" : "") + (s.damaged ? "x" : "")
         out.append(contentsOf: (flags.isEmpty ? "-" : flags).utf8); out.append(9)
         for (n, r) in refs.enumerated() {
             if n > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(contentsOf: "\(r.offset).\(r.length)".utf8)
+            decimal(r.offset, into: &out); out.append(UInt8(ascii: ".")); decimal(Int64(r.length), into: &out)
         }
         out.append(10)
+    }
+
+    /// Appends `value` in decimal without making a String (an index rewrite writes a few
+    /// numbers for each of thousands of records).
+    static func decimal(_ value: Int64, into out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var v = value.magnitude
+        let start = out.count
+        repeat {
+            out.append(48 + UInt8(v % 10))   // lowest digit first, then reversed
+            v /= 10
+        } while v > 0
+        out[start...].reverse()
     }
 
     /// The first line: how far into the journal the index reaches, and facts about the whole
@@ -121,34 +135,8 @@ struct IndexFile: Sendable {
                       conflicts: conflicts, records: records, damaged: damaged)
     }
 
-    /// Splits a line at tabs into exactly seven fields without allocating arrays.
-    static func parseSummary<Line: Collection<UInt8>>(_ line: Line) -> (RecordSummary, Range<Int>)? where Line.Index == Int {
-        var fields: [Range<Int>] = []
-        fields.reserveCapacity(7)
-        var fieldStart = line.startIndex
-        for i in line.indices where line[i] == 9 {
-            fields.append(fieldStart..<i)
-            fieldStart = i + 1
-            if fields.count == 6 { break }
-        }
-        guard fields.count == 6 else { return nil }
-        let raw = fieldStart..<line.endIndex
-        guard let id = RecordID(String(decoding: line[fields[0]], as: UTF8.self)),
-              let kind = kind(line[fields[1]]),
-              let title = unescape(line[fields[2]]),
-              let created = parseInt(line[fields[3]]),
-              let updated = parseInt(line[fields[4]]) else { return nil }
-        let flags = line[fields[5]]
-        let summary = RecordSummary(id: id, kind: kind, title: title, created: Timestamp(milliseconds: created),
-                                    updated: Timestamp(milliseconds: updated), favorite: flags.contains(UInt8(ascii: "f")),
-                                    deleted: flags.contains(UInt8(ascii: "d")), conflict: flags.contains(UInt8(ascii: "c")),
-                                    damaged: flags.contains(UInt8(ascii: "x")))
-        return (summary, raw)
-    }
-
-    /// What a listing filters and sorts by (kind, last change, deleted), read from a line
-    /// without making its id and title strings: a listing's first pass over 1,000,000 lines.
-    static func parseListKey(_ line: UnsafeRawBufferPointer) -> (kind: RecordKind, updated: Int64, deleted: Bool)? {
+    /// Where the first six tabs of a line are (its seven fields), without allocating.
+    private static func tabs(_ line: UnsafeRawBufferPointer) -> (Int, Int, Int, Int, Int, Int)? {
         var tabs = (0, 0, 0, 0, 0, 0), found = 0
         for i in line.indices where line[i] == 9 {
             switch found {
@@ -160,15 +148,42 @@ struct IndexFile: Sendable {
             default: tabs.5 = i
             }
             found += 1
-            if found == 6 { break }
+            if found == 6 { return tabs }
         }
+        return nil
+    }
+
+    /// A record line's summary, and where its journal line list is in `line`.
+    static func parseSummary(_ line: UnsafeRawBufferPointer) -> (RecordSummary, Range<Int>)? {
+        guard let t = tabs(line) else { return nil }
+        let idBytes = line[..<t.0]
+        guard isID(idBytes), let kind = kind(line[(t.0 + 1)..<t.1]),
+              let title = unescape(line[(t.1 + 1)..<t.2]),
+              let created = parseInt(line[(t.2 + 1)..<t.3]),
+              let updated = parseInt(line[(t.3 + 1)..<t.4]) else { return nil }
+        let flags = line[(t.4 + 1)..<t.5]
+        let summary = RecordSummary(id: RecordID(checked: ascii(idBytes)), kind: kind, title: title, created: Timestamp(milliseconds: created),
+                                    updated: Timestamp(milliseconds: updated), favorite: flags.contains(UInt8(ascii: "f")),
+                                    deleted: flags.contains(UInt8(ascii: "d")), conflict: flags.contains(UInt8(ascii: "c")),
+                                    damaged: flags.contains(UInt8(ascii: "x")))
+        return (summary, (t.5 + 1)..<line.count)
+    }
+
+    /// What a listing filters and sorts by (kind, last change, deleted), read from a line
+    /// without making its id and title strings: a listing's first pass over 1,000,000 lines.
+    static func parseListKey(_ line: UnsafeRawBufferPointer) -> (kind: RecordKind, updated: Int64, deleted: Bool)? {
         // Everything `parseSummary` would refuse is refused here too, while the store's lock
         // is held and a damaged index can still be rebuilt: the listing reads the line again
         // later, outside the lock.
-        guard found == 6, isID(line[..<tabs.0]), let kind = kind(line[(tabs.0 + 1)..<tabs.1]),
-              isEscapedText(line[(tabs.1 + 1)..<tabs.2]), parseInt(line[(tabs.2 + 1)..<tabs.3]) != nil,
-              let updated = parseInt(line[(tabs.3 + 1)..<tabs.4]) else { return nil }
-        return (kind, updated, line[(tabs.4 + 1)..<tabs.5].contains(UInt8(ascii: "d")))
+        guard let t = tabs(line), isID(line[..<t.0]), let kind = kind(line[(t.0 + 1)..<t.1]),
+              isEscapedText(line[(t.1 + 1)..<t.2]), parseInt(line[(t.2 + 1)..<t.3]) != nil,
+              let updated = parseInt(line[(t.3 + 1)..<t.4]) else { return nil }
+        return (kind, updated, line[(t.4 + 1)..<t.5].contains(UInt8(ascii: "d")))
+    }
+
+    /// Bytes known to be ASCII as a String (no validation to repeat).
+    private static func ascii(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
+        UnsafeRawBufferPointer(rebasing: bytes).withMemoryRebound(to: UInt8.self) { String(decoding: $0, as: UTF8.self) }
     }
 
     /// ``RecordID``'s rule on the id's bytes. Written here, not called across modules: a
@@ -253,8 +268,18 @@ struct IndexFile: Sendable {
         }
     }
 
-    static func unescape(_ bytes: some Collection<UInt8>) -> String? {
-        if !bytes.contains(92) { return String(validating: bytes, as: UTF8.self) }
+    /// The text of an escaped field; nil when it is not valid UTF-8 or ends in a lone backslash.
+    static func unescape(_ bytes: Slice<UnsafeRawBufferPointer>) -> String? {
+        var high: UInt8 = 0, escaped = false
+        for b in bytes {
+            high |= b
+            if b == 92 { escaped = true; break }
+        }
+        if !escaped {
+            // ASCII needs no validating (most titles); other text is validated as UTF-8.
+            if high < 0x80 { return ascii(bytes) }
+            return UnsafeRawBufferPointer(rebasing: bytes).withMemoryRebound(to: UInt8.self) { String(validating: $0, as: UTF8.self) }
+        }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var escaping = false

@@ -122,14 +122,11 @@ struct Journal: Sendable {
     }
 
     /// Parses and verifies one line; damage names the line.
-    func parseLine(_ slice: ArraySlice<UInt8>, line: String, verifyingID: Bool = true) throws(AISyncError) -> Version {
+    func parseLine(_ slice: ArraySlice<UInt8>, line: @autoclosure () -> String, verifyingID: Bool = true) throws(AISyncError) -> Version {
         do {
-            let json = try JSONParser.parse(slice)
-            return verifyingID ? try Version(json: json, line: slice) : try Version(json: json, verifyingID: false)
-        } catch let error as AISyncError {
-            throw AISyncError(.damagedData, "\(path):\(line): damaged journal line: \(error.message)", hint: "Check the store; a copy of this line may be on a remote", remedy: .checkStore)
+            return try Version(journalLine: slice, verifyingID: verifyingID)
         } catch {
-            throw AISyncError(.damagedData, "\(path):\(line): damaged journal line: \(error)", hint: "Check the store; a copy of this line may be on a remote", remedy: .checkStore)
+            throw AISyncError(.damagedData, "\(path):\(line()): damaged journal line: \(error.message)", hint: "Check the store; a copy of this line may be on a remote", remedy: .checkStore)
         }
     }
 

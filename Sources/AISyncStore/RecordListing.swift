@@ -3,7 +3,7 @@ import AISyncCore
 /// Records in list order (newest first), each read from the index when it is asked for.
 ///
 /// Why not an array of summaries: at 1,000,000 records the summaries with their titles were
-/// 300 MB. A listing holds where each record's line is (8 bytes a record) and reads the line
+/// 300 MB. A listing holds where each record's line is (4 bytes a record) and reads the line
 /// again from the index mapped in memory: `list --json` streams, and an app shows a window
 /// of rows (``summary(at:)``) without holding the rest. It is a snapshot: later edits to the
 /// store do not change it (the index file it reads is replaced, never rewritten).
@@ -37,6 +37,28 @@ public struct RecordListing: Sendable {
         self.base = base; self.changed = changed; self.order = order
     }
 
+    /// The positions in list order: newest first, equal times in the order given (id
+    /// order). `times` is used up. Where the times span few enough bits (any store whose
+    /// times lie within a few centuries of each other), each becomes one 64-bit key, the age
+    /// above the place, and the keys are sorted as numbers: a third of the time of sorting
+    /// places by comparing their times through two arrays.
+    static func newestFirst(_ times: inout [Int64], positions: [Int32]) -> [Int32] {
+        let count = times.count
+        guard count > 1, let newest = times.max(), let oldest = times.min() else { return positions }
+        let placeBits = Int.bitWidth - (count - 1).leadingZeroBitCount
+        let (span, overflow) = newest.subtractingReportingOverflow(oldest)
+        if !overflow, placeBits < 63, span < Int64(1) << (63 - placeBits) {
+            for i in times.indices { times[i] = (newest - times[i]) << placeBits | Int64(i) }
+            times.sort()
+            let mask = Int64(1) << placeBits - 1
+            return times.map { positions[Int($0 & mask)] }
+        }
+        var order = Array(Int32(0)..<Int32(count))
+        order.sort { a, b in times[Int(a)] != times[Int(b)] ? times[Int(a)] > times[Int(b)] : a < b }
+        for i in order.indices { order[i] = positions[Int(order[i])] }
+        return order
+    }
+
     /// How many records are listed.
     public var count: Int { order.count }
 
@@ -55,36 +77,48 @@ public struct RecordListing: Sendable {
         }
     }
 
-    /// Every listed record in order. Read a batch at a time: a batch's index lines are read
+    /// Every listed record in order. Read a batch at a time: a batch's index lines are copied
     /// in file order (a page faulted once for every line on it, not once per record, which
-    /// made a listing of 1,000,000 twice as slow), then handed over in list order.
+    /// made a listing of 1,000,000 twice as slow), then each is parsed and handed over in list
+    /// order, straight from the copy.
     public func forEach(_ body: (RecordSummary) throws(AISyncError) -> Void) throws(AISyncError) {
+        var lines: [UInt8] = []
         for start in stride(from: 0, to: order.count, by: Self.batch) {
             let range = start..<min(start + Self.batch, order.count)
-            var batch = [RecordSummary?](repeating: nil, count: range.count)
+            // Where each line of the batch is in `lines`: its start and end, packed.
+            var spans = [UInt64](repeating: 0, count: range.count)
             var wanted: [(line: Int32, slot: Int32)] = []
             wanted.reserveCapacity(range.count)
             for n in range {
-                switch Position(packed: order[n]) {
-                case .line(let line): wanted.append((line, Int32(n - start)))
-                case .changed(let k): batch[n - start] = changed[Int(k)]
-                }
+                if case .line(let line) = Position(packed: order[n]) { wanted.append((line, Int32(n - start))) }
             }
             if !wanted.isEmpty {
                 guard let base else { throw IndexBase.damaged }
                 wanted.sort { $0.line < $1.line }
-                try base.summaries(atLines: wanted.map(\.line)) { (k: Int, s: RecordSummary) throws(AISyncError) in
-                    batch[Int(wanted[k].slot)] = s
+                lines.removeAll(keepingCapacity: true)
+                try base.copyLines(wanted.map(\.line), into: &lines) { (k: Int, at: Range<Int>) in
+                    spans[Int(wanted[k].slot)] = UInt64(at.lowerBound) << 32 | UInt64(at.upperBound)
                 }
             }
-            for s in batch {
-                guard let s else { throw IndexBase.damaged }
-                try body(s)
-            }
+            try lines.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+                Result { () throws(AISyncError) in
+                    for n in range {
+                        switch Position(packed: order[n]) {
+                        case .line:
+                            let span = spans[n - start]
+                            let line = UnsafeRawBufferPointer(rebasing: bytes[Int(span >> 32)..<Int(span & 0xFFFF_FFFF)])
+                            guard let (summary, _) = IndexFile.parseSummary(line) else { throw IndexBase.damaged }
+                            try body(summary)
+                        case .changed(let k):
+                            try body(changed[Int(k)])
+                        }
+                    }
+                }
+            }.get()
         }
     }
 
-    /// Records read per batch by ``forEach(_:)``: a few MB of summaries.
+    /// Records read per batch by ``forEach(_:)``: a few MB of index lines.
     static let batch = 32_768
 
     /// All of them in an array (what a small store or a test wants).

@@ -46,7 +46,7 @@ extension Store {
 
     /// The same records as ``list(kind:includeDeleted:)`` in the same order, read from the
     /// index one by one as they are asked for: what a large store's list streams and what an
-    /// app pages through (8 bytes a record held, not the summaries).
+    /// app pages through (4 bytes a record held, not the summaries).
     public func listing(kind: RecordKind? = nil, includeDeleted: Bool = false) throws(AISyncError) -> RecordListing {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> RecordListing in
             var times: [Int64] = [], positions: [Int32] = [], changed: [RecordSummary] = []
@@ -63,12 +63,8 @@ extension Store {
                     changed.append(s)
                 }
             }
-            // Newest first; records visited in id order, so equal times keep id order. The
-            // permutation is then turned into positions in place, the times freed first.
-            var order = Array(Int32(0)..<Int32(times.count))
-            order.sort { a, b in times[Int(a)] != times[Int(b)] ? times[Int(a)] > times[Int(b)] : a < b }
-            times = []
-            for i in order.indices { order[i] = positions[Int(order[i])] }
+            // Newest first; records visited in id order, so equal times keep id order.
+            let order = RecordListing.newestFirst(&times, positions: positions)
             return RecordListing(base: snapshot.indexBase, changed: changed, order: order)
         }
     }

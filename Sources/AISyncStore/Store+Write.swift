@@ -23,7 +23,7 @@ extension Store {
     func append(_ versions: [Version], lines: [[UInt8]]? = nil, saveIndex: Bool = true, to snapshot: inout StoreSnapshot) throws(AISyncError) {
         let refs = try journal.append(versions, lines: lines)
         do {
-            try snapshot.apply(Array(zip(versions, refs)), reader: reader)
+            try snapshot.apply(zip(versions, refs).map { (version: $0, ref: $1) }, reader: reader)
             snapshot.journalOffset = journal.size()
             snapshot.journalLines += versions.count
         } catch where IndexBase.isDamage(error) {

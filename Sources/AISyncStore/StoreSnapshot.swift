@@ -209,8 +209,10 @@ package struct StoreSnapshot: Sendable {
     /// Folds versions (in journal order, each with its line) and refreshes the summaries of
     /// records that changed. A version of another kind than its record's first is ignored:
     /// a record's kind is fixed when it is created.
-    mutating func apply(_ versions: [(version: Version, ref: Journal.LineRef)], reader: VersionReader) throws(AISyncError) {
+    mutating func apply(_ versions: some Collection<(version: Version, ref: Journal.LineRef)>, reader: VersionReader) throws(AISyncError) {
         var touched: Set<RecordID> = []
+        touched.reserveCapacity(versions.count)
+        decoded.reserveCapacity(decoded.count + versions.count)
         for (v, ref) in versions {
             let record = v.record
             // The index on disk is searched once per record (most records of a rebuild are
@@ -232,14 +234,13 @@ package struct StoreSnapshot: Sendable {
             }
             let merged = reader.merge(v, into: &current)
             if merged {
-                if changed[record] == nil {
-                    // A state decoded before the index was last written has no change entry.
-                    if fromBase == nil, wasDecoded { fromBase = try baseEntry(record) }
-                    changed[record] = fromBase.take()
-                        ?? Changed(summary: RecordSummary(id: record, kind: v.kind, title: "", created: .init(milliseconds: 0), updated: .init(milliseconds: 0),
-                                                          favorite: false, deleted: false, conflict: false), refs: [])
-                }
-                changed[record]!.refs.append(ref)   // in place: a long history is not copied per version
+                // A state decoded before the index was last written has no change entry.
+                if fromBase == nil, wasDecoded, changed[record] == nil { fromBase = try baseEntry(record) }
+                // One lookup, the entry made only when missing; its lines appended in place
+                // (taken out of `fromBase`, so a long history is not copied per version).
+                changed[record, default: fromBase.take() ?? Changed(summary: RecordSummary(id: record, kind: v.kind, title: "", created: .init(milliseconds: 0),
+                                                                                         updated: .init(milliseconds: 0), favorite: false, deleted: false,
+                                                                                         conflict: false), refs: [])].refs.append(ref)
                 touched.insert(record)
             }
             if merged || wasDecoded { decoded[record] = current }
@@ -257,7 +258,8 @@ package struct StoreSnapshot: Sendable {
     /// ``keptStates``: rebuilding one reads every line of it, and a journal of 1,000 records
     /// edited 100 times each, read 2 MB at a time with every state dropped, took 8 s to
     /// index instead of 1.4 s. The index's pages the lookups brought in are handed back too.
-    mutating func dropDecodedStates() {
+    @discardableResult
+    mutating func dropDecodedStates() -> [RecordID: RecordState] {
         var long: [(id: RecordID, lines: Int, footprint: Int)] = []
         for (id, state) in decoded where state.versionIDs.count > Self.shortHistory {
             long.append((id, state.versionIDs.count, state.footprint))
@@ -272,8 +274,11 @@ package struct StoreSnapshot: Sendable {
                 kept[record.id] = decoded[record.id]
             }
         }
-        // Freed here, not on another thread: a pull trims the heap right after this.
-        decoded = kept
+        // Returned, for a caller to free where it chooses: a pull frees them here (it trims
+        // the heap right after this), an index rebuild on another thread.
+        var dropped = kept
+        swap(&dropped, &decoded)
         base?.releasePages()
+        return dropped
     }
 }

@@ -71,6 +71,10 @@ struct TimestampTests {
     func knownInstants(milliseconds: Int64, text: String) throws {
         #expect(Timestamp(milliseconds: milliseconds).iso8601 == text)
         #expect(Timestamp(milliseconds: milliseconds).description == text)
+        // The byte writer a listing uses appends the same text after what is there.
+        var out: [UInt8] = [1, 2]
+        Timestamp(milliseconds: milliseconds).writeISO8601(into: &out)
+        #expect(out == [1, 2] + Array(text.utf8))
         let parsed = try #require(Timestamp(iso8601: text))
         #expect(parsed.milliseconds == milliseconds)
     }
@@ -115,6 +119,9 @@ struct TimestampTests {
             let ms = Int64.random(in: -62_167_219_200_000...253_402_300_799_999, using: &rng)
             let text = Timestamp(milliseconds: ms).iso8601
             #expect(text.utf8.count == 24, "ms \(ms) → \(text)")
+            var out: [UInt8] = []
+            Timestamp(milliseconds: ms).writeISO8601(into: &out)
+            #expect(out == Array(text.utf8))
             let back = try #require(Timestamp(iso8601: text), "ms \(ms) → \(text) does not parse")
             #expect(back.milliseconds == ms, "ms \(ms) → \(text) → \(back.milliseconds)")
         }

@@ -121,4 +121,30 @@ struct IndexLookupTests {
         let images = try await store.listing(kind: .image)
         #expect(images.count == 0)
     }
+    @Test("List order is newest first, ties in the order given, whether times fit sort keys or not")
+    func listOrder() {
+        var rng = SeededGenerator(seed: 21)
+        for round in 0..<200 {
+            let count = Int.random(in: 0...300, using: &rng)
+            // Narrow spans (keys), some ties, and spans too wide for a key (compared instead).
+            let spread: ClosedRange<Int64> = switch round % 4 {
+            case 0: 0...5
+            case 1: 1_700_000_000_000...1_800_000_000_000
+            case 2: Int64.min...Int64.max
+            default: -1...Int64.max / 2
+            }
+            var times = (0..<count).map { _ in Int64.random(in: spread, using: &rng) }
+            let positions = (0..<count).map { _ in Int32.random(in: -50...Int32.max, using: &rng) }
+            let expected = times.indices.sorted { times[$0] != times[$1] ? times[$0] > times[$1] : $0 < $1 }.map { positions[$0] }
+            #expect(RecordListing.newestFirst(&times, positions: positions) == expected, "round \(round)")
+        }
+    }
+    @Test("Index numbers are written as Swift prints them", arguments: [Int64(0), 7, 10, -1, -10, 1_764_417_600_000, .max, .min])
+    func decimals(_ value: Int64) {
+        var out: [UInt8] = [9]
+        IndexFile.decimal(value, into: &out)
+        #expect(out == [9] + Array(String(value).utf8))
+    }
 }
+
+

@@ -9,6 +9,9 @@ public struct VectorClock: Hashable, Sendable {
     /// A clock with the given counters; entries of 0 or less are dropped.
     public init(_ counters: [DeviceID: Int64] = [:]) { self.counters = counters.filter { $0.value > 0 } }
 
+    /// A clock whose counters are all known to be ≥ 1 (a parsed line's).
+    init(positive counters: [DeviceID: Int64]) { self.counters = counters }
+
     /// The counter for `device`, 0 when it has not written this record.
     public subscript(device: DeviceID) -> Int64 { counters[device] ?? 0 }
 

@@ -1,11 +1,18 @@
 /// A record's stable id: lowercase, `^[a-z0-9][a-z0-9-]{0,63}$`, never reused.
 public struct RecordID: Hashable, Sendable, Comparable, CustomStringConvertible {
-    /// The id's text, e.g. `chat-…`; always valid (the only way in is the failable ``init(_:)``).
+    /// The id's text, e.g. `chat-…`; always valid (the way in is the failable ``init(_:)``).
     public let rawValue: String
 
     /// Validates untrusted text (argv, journal lines, remote files) as a record id.
     public init?(_ text: String) {
         guard Self.isValid(text) else { return nil }
+        rawValue = text
+    }
+
+    /// An id whose bytes the caller has just checked with this same rule (the index's
+    /// `IndexFile.isID`): a listing makes 100,000 of them and need not check each twice.
+    package init(checked text: String) {
+        assert(Self.isValid(text), "not a valid record id")
         rawValue = text
     }
 

@@ -44,6 +44,17 @@ public struct JSONParser {
         return value
     }
 
+    /// Parses the one value starting at `start`, nested `depth` deep in its document (no
+    /// whitespace around it), and where it ends; nil when it is not valid JSON. For a reader
+    /// of a document whose shape it knows (``Version``'s canonical line reader), which parses
+    /// with this only the values whose shape is open.
+    static func value(in buffer: UnsafeBufferPointer<UInt8>, at start: Int, depth: Int) -> (JSONValue, end: Int)? {
+        var parser = JSONParser(buffer)
+        parser.index = start
+        guard let value = try? parser.parseValue(depth: depth) else { return nil }
+        return (value, parser.index)
+    }
+
     /// Parses one complete JSON document from the UTF-8 of `text`; throws ``Failure`` like the byte form.
     public static func parse(_ text: String) throws(Failure) -> JSONValue { try parse(Array(text.utf8)) }
 

@@ -65,41 +65,62 @@ public enum Operation: Hashable, Sendable {
     init(json: JSONValue, kind: RecordKind) throws(AISyncError) {
         var r = try JSONObjectReader(json, context: "operation")
         let op = try r.string("op")
-        func value(_ r: inout JSONObjectReader, field: String, element: Bool) throws(AISyncError) -> FieldValue {
-            let inline = r.optionalValue("value") ?? (r.members["value"] == .null ? .null : nil)
-            let ref = try r.optionalDigest("ref")
-            switch (inline, ref) {
+        // A null "field" or "elem" is refused as before, not read as absent: one line, one reading.
+        func text(_ key: String) throws(AISyncError) -> String? {
+            guard r.members[key] != .null else { throw .damaged("operation: field \"\(key)\" must be a string") }
+            return try r.optionalString(key)
+        }
+        let field = try text("field"), element = try text("elem")
+        let ref = try r.optionalDigest("ref")
+        let value = r.optionalValue("value") ?? (r.members["value"] == .null ? .null : nil)
+        try r.finish()
+        try self.init(op: op, field: field, element: element, value: value, ref: ref, kind: kind)
+    }
+
+    /// An operation from its members (nil: absent; a `value` of JSON null is present), checked.
+    /// The one place that decides what an operation may be, for both readers of journal lines
+    /// (``init(json:kind:)`` and the canonical line reader), so they cannot disagree.
+    init(op: String, field: String?, element: String?, value: JSONValue?, ref: SHA256Digest?, kind: RecordKind) throws(AISyncError) {
+        func absent(_ name: String, _ present: Bool) throws(AISyncError) {
+            if present { throw .damaged("operation: unknown field \"\(name)\"", hint: "It may come from a newer aisync; upgrade aisync") }
+        }
+        func present(_ name: String, _ value: String?) throws(AISyncError) -> String {
+            guard let value else { throw .damaged("operation: field \"\(name)\" must be present") }
+            return value
+        }
+        func fieldValue(_ f: String, element: Bool) throws(AISyncError) -> FieldValue {
+            switch (value, ref) {
             case (let v?, nil):
-                try RecordSchema.validate(v, field: field, element: element, kind: kind)
+                try RecordSchema.validate(v, field: f, element: element, kind: kind)
                 return .inline(v)
             case (nil, let d?): return .object(d)
-            default: throw .damaged("operation on \"\(field)\" must have exactly one of \"value\" and \"ref\"")
+            default: throw .damaged("operation on \"\(f)\" must have exactly one of \"value\" and \"ref\"")
             }
         }
-        func element(_ r: inout JSONObjectReader) throws(AISyncError) -> String {
-            let e = try r.string("elem")
-            guard RecordID.isValid(e) else { throw .damaged("element id \"\(e.prefix(80))\" is not a valid id") }
-            return e
-        }
         switch op {
-        case "delete": self = .delete
-        case "restore": self = .restore
+        case "delete", "restore":
+            try absent("elem", element != nil); try absent("field", field != nil)
+            try absent("ref", ref != nil); try absent("value", value != nil)
+            self = op == "delete" ? .delete : .restore
         case "set":
-            let f = try r.string("field")
+            let f = try present("field", field)
             guard RecordSchema.registers(kind).contains(f) else { throw .damaged("a \(kind.rawValue) has no field \"\(f.prefix(40))\"") }
-            self = .set(field: f, value: try value(&r, field: f, element: false))
+            try absent("elem", element != nil)
+            self = .set(field: f, value: try fieldValue(f, element: false))
         case "add", "edit", "remove":
-            let f = try r.string("field")
+            let f = try present("field", field)
             guard RecordSchema.collection(kind) == f else { throw .damaged("a \(kind.rawValue) has no collection \"\(f.prefix(40))\"") }
-            let e = try element(&r)
+            let e = try present("elem", element)
+            guard RecordID.isValid(e) else { throw .damaged("element id \"\(e.prefix(80))\" is not a valid id") }
             switch op {
-            case "add": self = .add(field: f, element: e, value: try value(&r, field: f, element: true))
-            case "edit": self = .edit(field: f, element: e, value: try value(&r, field: f, element: true))
-            default: self = .remove(field: f, element: e)
+            case "add": self = .add(field: f, element: e, value: try fieldValue(f, element: true))
+            case "edit": self = .edit(field: f, element: e, value: try fieldValue(f, element: true))
+            default:
+                try absent("ref", ref != nil); try absent("value", value != nil)
+                self = .remove(field: f, element: e)
             }
         default:
             throw .damaged("unknown operation \"\(op.prefix(40))\"", hint: "It may come from a newer aisync; upgrade aisync")
         }
-        try r.finish()
     }
 }

@@ -182,15 +182,21 @@ public struct Version: Hashable, Sendable {
     private static func operations(_ items: [JSONValue], kind: RecordKind) throws(AISyncError) -> [Operation] {
         var ops: [Operation] = []
         ops.reserveCapacity(items.count)
+        for item in items { ops.append(try Operation(json: item, kind: kind)) }
+        try checkChangedOnce(ops)
+        return ops
+    }
+
+    /// Throws unless each field or element is changed by at most one of `ops`.
+    static func checkChangedOnce(_ ops: [Operation]) throws(AISyncError) {
         // Most versions carry a few operations: a short array beats hashing each one.
         var touched: [Touched] = []
         var touchedSet = Set<Touched>()
-        touched.reserveCapacity(min(items.count, 16))
-        for item in items {
-            let op = try Operation(json: item, kind: kind)
+        touched.reserveCapacity(min(ops.count, 16))
+        for op in ops {
             let key = Touched(field: op.field, element: op.element)
             let fresh: Bool
-            if items.count <= 16 {
+            if ops.count <= 16 {
                 fresh = !touched.contains(key)
                 touched.append(key)
             } else {
@@ -199,9 +205,7 @@ public struct Version: Hashable, Sendable {
             guard fresh else {
                 throw .damaged("version changes \"\(op.element.map { "\(op.field)/\($0)" } ?? op.field)\" twice")
             }
-            ops.append(op)
         }
-        return ops
     }
 
     /// Parses and verifies a journal line, `json` parsed from `line`. A line aisync wrote is canonical, so
@@ -243,7 +247,7 @@ public struct Version: Hashable, Sendable {
         }
     }
 
-    private init(id: SHA256Digest, record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime, device: DeviceID, payload: Payload) {
+    init(id: SHA256Digest, record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime, device: DeviceID, payload: Payload) {
         self.id = id; self.record = record; self.kind = kind; self.clock = clock; self.time = time; self.device = device; self.payload = payload
     }
 
