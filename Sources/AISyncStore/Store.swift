@@ -180,8 +180,7 @@ public actor Store {
         while chunk.endOffset > snapshot.journalOffset {
             let big = chunk.endOffset - snapshot.journalOffset >= Int64(Self.catchUpWindow / 2)
             let next = big ? JournalPrefetch(journal, from: chunk.endOffset, firstLine: chunk.endLine, maxBytes: Self.catchUpWindow) : nil
-            // Freed on another thread: a third of the time this thread spent outside merging.
-            if windows > 0 { releaseElsewhere(snapshot.dropDecodedStates()) }
+            if windows > 0 { snapshot.dropDecodedStates() }
             try snapshot.apply(chunk.versions.lazy.map { ($0.version, $0.ref) }, reader: reader)
             snapshot.journalOffset = chunk.endOffset
             snapshot.journalLines = chunk.endLine

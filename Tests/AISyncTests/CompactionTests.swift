@@ -157,7 +157,7 @@ struct CompactionTests {
         await remote.remove()
     }
 
-    @Test("two devices compacting at once: both snapshots are valid and every device converges", arguments: [RemoteKind.folder, .apache])
+    @Test("two devices compacting at once: both snapshots are valid and every device converges", arguments: RemoteKind.allCases)
     func twoDevicesCompactAtOnce(_ kind: RemoteKind) async throws {
         let remote = try await TestServer.require(kind).freshRemote("compact-race")
         let laptop = try await Device.make("laptop", remote: remote)
