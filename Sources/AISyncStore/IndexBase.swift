@@ -196,11 +196,13 @@ struct IndexBase: Sendable {
         }
     }
 
-    /// Appends the bytes of `lines` (ascending line numbers) to `out`, and tells `each` where
-    /// each one went. Read in file order, a line found from the one before it, and the pages
-    /// passed handed back as the reading moves on: a listing of 1,000,000 records in another
-    /// order holds a window of the index, and the lines it parses in list order are in `out`.
-    func copyLines(_ lines: [Int32], into out: inout [UInt8], _ each: (Int, Range<Int>) -> Void) throws(AISyncError) {
+    /// Appends the summary part of `lines` (ascending line numbers: each line up to its
+    /// journal line list, which can be long and a listing does not read) to `out`, and tells
+    /// `each` where each one went. Read in file order, a line found from the one before it,
+    /// and the pages passed handed back as the reading moves on: a listing of 1,000,000
+    /// records in another order holds a window of the index, and what it parses in list order
+    /// is in `out`.
+    func copySummaries(_ lines: [Int32], into out: inout [UInt8], _ each: (Int, Range<Int>) -> Void) throws(AISyncError) {
         try file.withBytes { (bytes: UnsafeRawBufferPointer) throws(AISyncError) in
             var released = 0
             var last: (line: Int, start: Int)? = nil
@@ -213,8 +215,15 @@ struct IndexBase: Sendable {
                 if let last, last.line <= n, last.line >= from.line { from = last }
                 guard let range = Self.line(n - from.line, in: bytes, from: from.start) else { throw Self.damaged }
                 last = (n, range.lowerBound)
+                // Through the sixth tab (the summary fields); a line without one is copied
+                // whole, for the parse to refuse.
+                var end = range.lowerBound, tabs = 0
+                while end < range.upperBound, tabs < 6 {
+                    if bytes[end] == 9 { tabs += 1 }
+                    end += 1
+                }
                 let at = out.count
-                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[range]))
+                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[range.lowerBound..<(tabs == 6 ? end : range.upperBound)]))
                 each(k, at..<out.count)
                 if range.lowerBound - released >= Self.window {
                     file.release(released..<(range.lowerBound - 4096))

@@ -79,8 +79,8 @@ public struct RecordListing: Sendable {
 
     /// Every listed record in order. Read a batch at a time: a batch's index lines are copied
     /// in file order (a page faulted once for every line on it, not once per record, which
-    /// made a listing of 1,000,000 twice as slow), then each is parsed and handed over in list
-    /// order, straight from the copy.
+    /// made a listing of 1,000,000 twice as slow), up to their journal line lists, then each is
+    /// parsed and handed over in list order, straight from the copy.
     public func forEach(_ body: (RecordSummary) throws(AISyncError) -> Void) throws(AISyncError) {
         var lines: [UInt8] = []
         for start in stride(from: 0, to: order.count, by: Self.batch) {
@@ -96,7 +96,9 @@ public struct RecordListing: Sendable {
                 guard let base else { throw IndexBase.damaged }
                 wanted.sort { $0.line < $1.line }
                 lines.removeAll(keepingCapacity: true)
-                try base.copyLines(wanted.map(\.line), into: &lines) { (k: Int, at: Range<Int>) in
+                try base.copySummaries(wanted.map(\.line), into: &lines) { (k: Int, at: Range<Int>) in
+                    // A batch's summaries are a few MB: far from what 32 bits hold.
+                    precondition(at.upperBound <= Int(UInt32.max), "a batch of summaries over 4 GB")
                     spans[Int(wanted[k].slot)] = UInt64(at.lowerBound) << 32 | UInt64(at.upperBound)
                 }
             }

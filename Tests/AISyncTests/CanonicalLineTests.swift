@@ -168,4 +168,19 @@ struct CanonicalLineTests {
         #expect(direct(legacy.json.canonicalBytes) == nil)
         #expect(try Version(journalLine: legacy.json.canonicalBytes[...], verifyingID: true) == legacy)
     }
+    @Test("A null member is read as before the readers shared their checks: absent only as a ref where a ref may be")
+    func nullMembers() throws {
+        func op(_ text: String) -> Operation? { try? Operation(json: JSONParser.parse(text), kind: .chat) }
+        #expect(op(#"{"op":"delete"}"#) == .delete)
+        #expect(op(#"{"op":"delete","ref":null}"#) == nil)
+        #expect(op(#"{"op":"restore","ref":null}"#) == nil)
+        #expect(op(#"{"op":"remove","field":"messages","elem":"m1"}"#) == .remove(field: "messages", element: "m1"))
+        #expect(op(#"{"op":"remove","field":"messages","elem":"m1","ref":null}"#) == nil)
+        #expect(op(#"{"op":"remove","field":"messages","elem":"m1","value":null}"#) == nil)
+        #expect(op(#"{"op":"delete","field":null}"#) == nil)
+        #expect(op(#"{"op":"set","field":"title","elem":null,"value":"x"}"#) == nil)
+        #expect(op(#"{"op":"set","field":"title","value":"x","ref":null}"#) == .set(field: "title", value: .inline(.string("x"))))
+        #expect(op(#"{"op":"set","field":"model","value":null}"#) == .set(field: "model", value: .inline(.null)))
+    }
 }
+

@@ -72,6 +72,11 @@ public enum Operation: Hashable, Sendable {
         }
         let field = try text("field"), element = try text("elem")
         let ref = try r.optionalDigest("ref")
+        // A null "ref" reads as absent only where a ref may be (set, add, edit), as it always
+        // has; on the others it is an unknown field, as it always was.
+        if ref == nil, r.members["ref"] == .null, !["set", "add", "edit"].contains(op) {
+            throw .damaged("operation: unknown field \"ref\"", hint: "It may come from a newer aisync; upgrade aisync")
+        }
         let value = r.optionalValue("value") ?? (r.members["value"] == .null ? .null : nil)
         try r.finish()
         try self.init(op: op, field: field, element: element, value: value, ref: ref, kind: kind)
