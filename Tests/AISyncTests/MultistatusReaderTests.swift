@@ -116,6 +116,10 @@ struct MultistatusReaderTests {
         "<d:multistatus xmlns:d=\"DAV:\"/><d:multistatus xmlns:d=\"DAV:\"/>",
         "text<d:multistatus xmlns:d=\"DAV:\"/>",
         "<d:multistatus xmlns:d=\"DAV:\"><d:response><d:href>&#0;</d:href></d:response></d:multistatus>",
+        // `]]>` in text (a CDATA section whose `<` was lost): seed 8028106214833973796 of the
+        // comparison with ElementTree found it read as text.
+        "<d:multistatus xmlns:d=\"DAV:\"><d:response><d:href>/a</d:href><d:propstat><d:prop><d:getetag>>![CDATA[\"3-abc\"]]></d:getetag></d:prop></d:propstat></d:response></d:multistatus>",
+        "<d:multistatus xmlns:d=\"DAV:\"><d:response><d:href>a]]>b</d:href></d:response></d:multistatus>",
     ])
     func malformedOrUnsafeDocumentsAreRefused(_ text: String) {
         #expect(WebDAVMultistatus.parse(Array(text.utf8)) == nil)

@@ -114,6 +114,9 @@ struct XMLReader {
                 text += decoded
                 at = semicolon + 1
             } else {
+                // `]]>` may only end a CDATA section, never appear in text (XML 1.0 §2.4):
+                // a parser that read it as text would read a document others refuse.
+                if b == UInt8(ascii: ">"), at >= 2, bytes[at - 1] == UInt8(ascii: "]"), bytes[at - 2] == UInt8(ascii: "]") { return false }
                 text.append(b)
                 at += 1
             }
