@@ -215,15 +215,9 @@ struct IndexBase: Sendable {
                 if let last, last.line <= n, last.line >= from.line { from = last }
                 guard let range = Self.line(n - from.line, in: bytes, from: from.start) else { throw Self.damaged }
                 last = (n, range.lowerBound)
-                // Through the sixth tab (the summary fields); a line without one is copied
-                // whole, for the parse to refuse.
-                var end = range.lowerBound, tabs = 0
-                while end < range.upperBound, tabs < 6 {
-                    if bytes[end] == 9 { tabs += 1 }
-                    end += 1
-                }
+                let line = UnsafeRawBufferPointer(rebasing: bytes[range])
                 let at = out.count
-                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[range.lowerBound..<(tabs == 6 ? end : range.upperBound)]))
+                out.append(contentsOf: line[..<IndexFile.summaryLength(line)])
                 each(k, at..<out.count)
                 if range.lowerBound - released >= Self.window {
                     file.release(released..<(range.lowerBound - 4096))

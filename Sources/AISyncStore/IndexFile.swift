@@ -153,6 +153,10 @@ struct IndexFile: Sendable {
         return nil
     }
 
+    /// How many bytes of a record line its summary takes: up to and with the tab before its
+    /// journal line list (the whole line when it has no such tab, for the parse to refuse).
+    static func summaryLength(_ line: UnsafeRawBufferPointer) -> Int { tabs(line).map { $0.5 + 1 } ?? line.count }
+
     /// A record line's summary, and where its journal line list is in `line`.
     static func parseSummary(_ line: UnsafeRawBufferPointer) -> (RecordSummary, Range<Int>)? {
         guard let t = tabs(line) else { return nil }

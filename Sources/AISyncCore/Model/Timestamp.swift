@@ -18,16 +18,9 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
     /// The instant as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC, always three fraction digits), the form
     /// aisync writes in every file; the same bytes on every platform.
     public var iso8601: String {
-        let ms = milliseconds
-        let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
-        let msOfDay = ms - days * 86_400_000
-        let (y, m, d) = Self.civil(fromDays: days)
-        guard (0...9999).contains(y) else {
-            return String(format4: y) + String(decoding: Self.format(m, d, msOfDay).dropFirst(4), as: UTF8.self)
-        }
-        var bytes = Self.format(m, d, msOfDay)
-        var year = y
-        for i in stride(from: 3, through: 0, by: -1) { bytes[i] = UInt8(48 + year % 10); year /= 10 }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        writeISO8601(into: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -37,33 +30,24 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
         let ms = milliseconds
         let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
         let (y, m, d) = Self.civil(fromDays: days)
-        guard (0...9999).contains(y) else { out += iso8601.utf8; return }
+        let msOfDay = ms - days * 86_400_000
+        let fits = (0...9999).contains(y)
         let at = out.count
         out += Self.template
-        let msOfDay = ms - days * 86_400_000
         out.withUnsafeMutableBufferPointer { b in
             func put(_ v: Int64, _ from: Int, _ width: Int) {
                 var v = v
                 for i in stride(from: at + from + width - 1, through: at + from, by: -1) { b[i] = UInt8(48 + v % 10); v /= 10 }
             }
-            put(y, 0, 4); put(m, 5, 2); put(d, 8, 2)
+            put(m, 5, 2); put(d, 8, 2)
             put(msOfDay / 3_600_000, 11, 2); put(msOfDay / 60_000 % 60, 14, 2); put(msOfDay / 1000 % 60, 17, 2); put(msOfDay % 1000, 20, 3)
+            if fits { put(y, 0, 4) }
         }
+        // A year outside 0000…9999 does not fit four digits: it replaces them, as printed.
+        if !fits { out.replaceSubrange(at..<(at + 4), with: String(format4: y).utf8) }
     }
 
     private static let template: [UInt8] = Array("0000-00-00T00:00:00.000Z".utf8)
-
-    /// `0000-MM-DDTHH:MM:SS.mmmZ` written into a fixed buffer.
-    private static func format(_ m: Int64, _ d: Int64, _ msOfDay: Int64) -> [UInt8] {
-        var b = template
-        func put(_ v: Int64, _ at: Int, _ width: Int) {
-            var v = v
-            for i in stride(from: at + width - 1, through: at, by: -1) { b[i] = UInt8(48 + v % 10); v /= 10 }
-        }
-        put(m, 5, 2); put(d, 8, 2)
-        put(msOfDay / 3_600_000, 11, 2); put(msOfDay / 60_000 % 60, 14, 2); put(msOfDay / 1000 % 60, 17, 2); put(msOfDay % 1000, 20, 3)
-        return b
-    }
 
     /// Parses exactly `YYYY-MM-DDTHH:MM:SS.mmmZ`.
     public init?(iso8601 text: String) {

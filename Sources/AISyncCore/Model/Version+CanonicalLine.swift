@@ -30,7 +30,7 @@ struct CanonicalLineReader {
         repeat {
             // Keys in strictly increasing order: canonical, and never a duplicate.
             guard let key = string(), let device = DeviceID(text(key)), expect(":"), let n = integer(), n >= 1 else { return nil }
-            if let previous, !precedes(previous, key) { return nil }
+            if let previous, !bytes[previous].lexicographicallyPrecedes(bytes[key]) { return nil }
             previous = key
             counters[device] = n
         } while expect(",")
@@ -129,15 +129,6 @@ struct CanonicalLineReader {
         if i < bytes.count, bytes[i] == UInt8(ascii: ".") || bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") { return nil }
         at = i
         return value
-    }
-
-    /// Whether the bytes at `a` sort strictly before those at `b`.
-    private func precedes(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
-        let common = min(a.count, b.count)
-        for n in 0..<common where bytes[a.lowerBound + n] != bytes[b.lowerBound + n] {
-            return bytes[a.lowerBound + n] < bytes[b.lowerBound + n]
-        }
-        return a.count < b.count
     }
 }
 
