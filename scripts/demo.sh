@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Builds aisync and walks through a real session in a throw-away store:
-# a chat with messages, a generated picture, a storybook illustrated with it, a conflict-free
-# history, and a store check. Usage: scripts/demo.sh [STORE_DIR]
+# a chat with messages, a generated picture, a storybook illustrated with it, a store check,
+# and a second device: edits on both merge, a title changed on both is a conflict, resolved.
+# Usage: scripts/demo.sh [STORE_DIR]. AISYNC_BIN=PATH runs that binary instead of building one
+# (scripts/test.sh runs the demo with its debug build, so the README's first command is tested).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
-swift build -c release --product aisync >/dev/null
-aisync() { "$(swift build -c release --show-bin-path)/aisync" "$@"; }
+if [ -z "${AISYNC_BIN:-}" ]; then
+  swift build -c release --product aisync >/dev/null
+  AISYNC_BIN="$(swift build -c release --show-bin-path)/aisync"
+fi
+aisync() { "$AISYNC_BIN" "$@"; }
+fail() { echo "demo.sh: $*" >&2; exit 1; }
 export AISYNC_HOME=${1:-$(mktemp -d)/store}
 step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
 
@@ -54,13 +60,31 @@ step aisync --store other-device pull; aisync --store "$other" pull
 step aisync --store other-device list; aisync --store "$other" list
 aisync --store "$other" image save "$image" "$png.phone"
 cmp "$png" "$png.phone" && echo "the picture arrived byte for byte"
-# Both devices edit the same chat while apart: a conflict, kept and resolved.
+# Both devices add a message to the same chat while apart: both messages are kept, no conflict.
 aisync chat say "$chat" --role user "Add a day trip?" >/dev/null
 aisync --store "$other" chat say "$chat" --role user "Where to eat?" >/dev/null
 step aisync sync "(both devices)"; aisync --store "$other" sync; aisync sync; aisync --store "$other" sync
+step aisync show "$chat"; aisync show "$chat"
+for text in "Add a day trip?" "Where to eat?"; do
+  aisync --store "$other" show "$chat" | grep -qF "$text" || fail "the other device lacks the message '$text'"
+done
+# Both rename it while apart: the same field changed on two devices is a conflict, and the losing
+# title is kept until someone chooses; here we keep the one that lost.
+aisync rename "$chat" "Lisbon, 3 days" >/dev/null
+aisync --store "$other" rename "$chat" "Lisbon in May" >/dev/null
+step aisync sync "(both devices, after renaming the chat on each)"
+aisync --store "$other" sync; aisync sync; aisync --store "$other" sync
 step aisync conflicts; aisync conflicts
-keep=$(aisync conflicts --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["versions"][0]["version"][:12])')
+keep=$(aisync conflicts --json | python3 -c '
+import json, sys
+conflicts = json.load(sys.stdin)
+if not conflicts: sys.exit("demo.sh: renaming the chat on both devices made no conflict")
+loser = next(v for v in conflicts[0]["fields"][0]["values"] if not v["winner"])
+print(loser["version"][:12], loser["value"])')
+kept=${keep#* }; keep=${keep%% *}
 step aisync resolve "$chat" --keep "$keep"; aisync resolve "$chat" --keep "$keep"
 aisync sync >/dev/null; aisync --store "$other" sync >/dev/null
 step "aisync --store other-device conflicts"; aisync --store "$other" conflicts
+[ "$(aisync --store "$other" conflicts --json)" = "[]" ] || fail "the conflict is still open on the other device"
+aisync --store "$other" show "$chat" | head -1 | grep -qF "$kept" || fail "the kept title did not reach the other device"
 echo; echo "The demo stores are in $(dirname "$AISYNC_HOME")"

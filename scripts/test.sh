@@ -76,6 +76,11 @@ python3 scripts/check-sources.py --docs .build/symbol-graphs
 # The sync suite runs against real servers (Apache + mod_dav, rclone serve webdav, nginx as a
 # plain HTTP remote) on free loopback ports; servers.sh installs them if needed, and they
 # are stopped when this script exits, however it exits.
+# The README's first command, run with the build above (no release build): it fails if a
+# step errors or the conflict it shows stops being one.
+echo "== demo"
+AISYNC_BIN="$(swift build --show-bin-path)/aisync" bash scripts/demo.sh >/dev/null
+
 echo "== servers"
 # A state directory per run, so two runs on one machine never share servers.
 export AISYNC_SERVERS_DIR=${AISYNC_SERVERS_DIR:-/tmp/aisync-servers-$$}
