@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "AISync", targets: ["AISync"]),
         .library(name: "AISyncTesting", targets: ["AISyncTesting"]),
         .executable(name: "aisync", targets: ["aisync"]),
+        .executable(name: "aisync-bench", targets: ["aisync-bench"]),
     ],
     targets: [
         // Layers, each depending only on the ones before it (see Sources/AISync/AISync.swift).
@@ -42,12 +43,18 @@ let package = Package(
         // Test doubles (an in-memory remote, seeded environments): for tests and SwiftUI previews,
         // never linked into the CLI.
         .target(name: "AISyncTesting", dependencies: ["AISync"], path: "Sources/AISyncTesting"),
-        .executableTarget(name: "aisync", dependencies: ["AISync"], path: "Sources/aisync"),
+        // The command line as a library (parser, commands, output), so its tests run commands
+        // in-process; `aisync` is only its main.swift.
+        .target(name: "AISyncCLI", dependencies: ["AISync"], path: "Sources/AISyncCLI"),
+        .executableTarget(name: "aisync", dependencies: ["AISyncCLI"], path: "Sources/aisync"),
+        // What the benchmark scripts need (generated stores, hashing and crypto timings),
+        // built beside aisync by scripts/build-release.sh and kept out of the user's binary.
+        .executableTarget(name: "aisync-bench", dependencies: ["AISync"], path: "Sources/aisync-bench"),
         // The README's library example, built with everything and run by ExampleTests.
         .executableTarget(name: "aisync-example", dependencies: ["AISync"], path: "Examples/SavedChats"),
         .testTarget(
             name: "AISyncTests",
-            dependencies: ["AISync", "AISyncTesting", "aisync", "aisync-example"],
+            dependencies: ["AISync", "AISyncTesting", "AISyncCLI", "aisync", "aisync-bench", "aisync-example"],
             path: "Tests/AISyncTests"
         ),
     ],

@@ -15,6 +15,7 @@ DELAY=${BENCH_CANCEL_AFTER:-0.5}
 if [ -z "${AISYNC_BIN:-}" ]; then
   AISYNC_BIN=$(bash scripts/build-release.sh)
 fi
+bench=${AISYNC_BENCH_BIN:-$(dirname "$AISYNC_BIN")/aisync-bench}  # built beside aisync by build-release.sh
 work=$(mktemp -d); chmod 755 "$work"
 export AISYNC_SERVERS_DIR=$work/servers
 trap 'bash scripts/servers.sh stop >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
@@ -28,7 +29,7 @@ count() { "$AISYNC_BIN" --store "$1" list --json | python3 -c 'import json,sys; 
 # The reference: the same push, not cancelled.
 ref=$work/ref
 "$AISYNC_BIN" --store "$ref" init --name ref >/dev/null
-"$AISYNC_BIN" --store "$ref" debug-generate "$N" >/dev/null
+"$bench" generate "$N" --store "$ref" >/dev/null
 mkcol "$AISYNC_TEST_APACHE_URL/ref"
 "$AISYNC_BIN" --store "$ref" remote add apache "$AISYNC_TEST_APACHE_URL/ref"
 t0=$(now); "$AISYNC_BIN" --store "$ref" push >/dev/null; t1=$(now)
@@ -36,7 +37,7 @@ full_s=$(python3 -c "print(f'{$t1-$t0:.3f}')")
 
 store=$work/store
 "$AISYNC_BIN" --store "$store" init --name laptop >/dev/null
-"$AISYNC_BIN" --store "$store" debug-generate "$N" >/dev/null
+"$bench" generate "$N" --store "$store" >/dev/null
 mkcol "$AISYNC_TEST_APACHE_URL/aisync"
 "$AISYNC_BIN" --store "$store" remote add apache "$AISYNC_TEST_APACHE_URL/aisync"
 "$AISYNC_BIN" --store "$store" push >"$work/push.out" 2>"$work/push.err" &

@@ -16,6 +16,7 @@ LIST=${BENCH_LIST:-100000}
 if [ -z "${AISYNC_BIN:-}" ]; then
   AISYNC_BIN=$(bash scripts/build-release.sh)
 fi
+bench=${AISYNC_BENCH_BIN:-$(dirname "$AISYNC_BIN")/aisync-bench}  # built beside aisync by build-release.sh
 work=$(mktemp -d); [ -n "${BENCH_KEEP:-}" ] && echo "keeping $work" || trap 'rm -rf "$work"' EXIT
 A() { "$AISYNC_BIN" --store "$work/store" "$@"; }
 best_ms() { # best_ms N COMMAND...: the best wall time of N runs, in ms
@@ -67,7 +68,7 @@ show=$(best_ms 5 "$AISYNC_BIN" --store "$work/store" show "$chat")
 echo "show of the ${MESSAGES}-message chat: ${show} ms, best of 5 (target <= 50; start-up ${startup} ms)"
 
 "$AISYNC_BIN" --store "$work/big" init --name bench >/dev/null
-"$AISYNC_BIN" --store "$work/big" debug-generate "$LIST" >/dev/null
+"$bench" generate --store "$work/big" "$LIST" >/dev/null
 "$AISYNC_BIN" --store "$work/big" list --json >/dev/null   # brings the index up to date
 list=$(best_ms 3 "$AISYNC_BIN" --store "$work/big" list --json)
 echo "list --json of ${LIST} records: ${list} ms, best of 3 (target <= 400)"

@@ -24,6 +24,7 @@ IMAGE_MB=${BENCH_IMAGE_MB:-200}
 if [ -z "${AISYNC_BIN:-}" ]; then
   AISYNC_BIN=$(bash scripts/build-release.sh)
 fi
+bench=${AISYNC_BENCH_BIN:-$(dirname "$AISYNC_BIN")/aisync-bench}  # built beside aisync by build-release.sh
 work=$(mktemp -d); chmod 755 "$work"
 export AISYNC_SERVERS_DIR=$work/servers
 trap 'bash scripts/servers.sh stop >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
@@ -44,7 +45,7 @@ report() { python3 -c "import sys; print(sys.argv[1] % tuple(float(x) for x in s
 # ---- 1. N chats (0 skips it) ----
 if [ "$N" -gt 0 ]; then
 a "$work/laptop" init --name laptop >/dev/null
-a "$work/laptop" debug-generate "$N" >/dev/null
+"$bench" generate --store "$work/laptop" "$N" >/dev/null
 mkcol "$url/small"
 a "$work/laptop" remote add apache "$url/small"
 a "$work/laptop" push >/dev/null
@@ -95,7 +96,7 @@ fi
 # ---- 3. BIG records ----
 if [ "$BIG" -gt 0 ]; then
   a "$work/big" init --name big >/dev/null
-  a "$work/big" debug-generate "$BIG" >/dev/null
+  "$bench" generate --store "$work/big" "$BIG" >/dev/null
   mkcol "$url/big"
   a "$work/big" remote add apache "$url/big"
   read -r bpush_s bpush_kb < <(timed "$AISYNC_BIN" --store "$work/big" push)
@@ -119,12 +120,12 @@ HIST=${BENCH_HISTORY:-1000}
 EDITS=${BENCH_EDITS:-100}
 if [ "$HIST" -gt 0 ]; then
   a "$work/final" init --name final >/dev/null
-  a "$work/final" debug-generate "$HIST" >/dev/null
+  "$bench" generate --store "$work/final" "$HIST" >/dev/null
   mkcol "$url/final"
   a "$work/final" remote add apache "$url/final"
   final_bytes=$(a "$work/final" push --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["bytes"])')
   a "$work/hist" init --name hist >/dev/null
-  a "$work/hist" debug-generate "$HIST" --renames "$EDITS" >/dev/null
+  "$bench" generate --store "$work/hist" "$HIST" --renames "$EDITS" >/dev/null
   mkcol "$url/hist"
   a "$work/hist" remote add apache "$url/hist"
   a "$work/hist" push >/dev/null

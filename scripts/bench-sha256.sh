@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compares the pure-Swift SHA-256 (`aisync debug-hash FILE`) with coreutils `sha256sum`
+# Compares the pure-Swift SHA-256 (`aisync-bench hash FILE`) with coreutils `sha256sum`
 # on the same random file: checks the digests match and reports best-of-N wall times.
 #
 # Usage: scripts/bench-sha256.sh
@@ -23,6 +23,7 @@ else
     # Incremental: reuses an existing release build when nothing changed.
     bin=$(bash "$root/scripts/build-release.sh") || die "swift build failed"
 fi
+bin=${AISYNC_BENCH_BIN:-$(dirname "$bin")/aisync-bench}  # built beside aisync by build-release.sh
 [[ -x "$bin" ]] || die "not an executable: $bin"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-sha256.XXXXXX")
@@ -47,7 +48,7 @@ best_sum="" best_ai=""
 for ((i = 1; i <= RUNS; i++)); do  # alternate the tools so background noise hits both
     timed "$tmp/sha256sum.out" sha256sum "$file"
     best_sum=$(min "$best_sum" "$elapsed")
-    timed "$tmp/aisync.out" "$bin" debug-hash "$file"
+    timed "$tmp/aisync.out" "$bin" hash "$file"
     best_ai=$(min "$best_ai" "$elapsed")
 done
 
@@ -55,7 +56,7 @@ read -r sum_hex _ < "$tmp/sha256sum.out"
 read -r ai_hex _ < "$tmp/aisync.out"
 echo "file:      $SIZE_MB MiB random, best of $RUNS"
 echo "sha256sum: ${best_sum}s  $sum_hex"
-echo "aisync:    ${best_ai}s  $ai_hex  ($bin debug-hash)"
+echo "aisync:    ${best_ai}s  $ai_hex  ($bin hash)"
 awk -v a="$best_ai" -v s="$best_sum" -v mb="$SIZE_MB" 'BEGIN {
     printf "ratio:     %.3f (aisync time / sha256sum time; < 1 means aisync is faster)\n", a / s
     printf "speed:     sha256sum %.0f MiB/s, aisync %.0f MiB/s\n", mb / s, mb / a

@@ -14,6 +14,7 @@ SAMPLE=200
 if [ -z "${AISYNC_BIN:-}" ]; then
   AISYNC_BIN=$(bash scripts/build-release.sh)
 fi
+bench=${AISYNC_BENCH_BIN:-$(dirname "$AISYNC_BIN")/aisync-bench}  # built beside aisync by build-release.sh
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 now() { date +%s.%N; }
 per() { python3 -c "print(f'{($2-$1)/$3*1000:.2f}')"; }   # per START END COUNT -> ms each
@@ -34,7 +35,7 @@ echo "chat new, one process each: start-up ${startup} ms; first ${SAMPLE}: ${fir
 
 big=$work/big
 "$AISYNC_BIN" --store "$big" init --name bench >/dev/null
-"$AISYNC_BIN" debug-generate --store "$big" "$LIST" >/dev/null
+"$bench" generate "$LIST" --store "$big" >/dev/null
 "$AISYNC_BIN" list --store "$big" --json >/dev/null   # brings the index up to date
 t0=$(now); n=$("$AISYNC_BIN" list --store "$big" --json | python3 -c 'import sys; print(sys.stdin.read().count("\"id\":"))'); t1=$(now)
 t0=$(now); for _ in 1 2 3; do "$AISYNC_BIN" list --store "$big" --json >/dev/null; done; t1=$(now)

@@ -15,6 +15,7 @@ N=${BENCH_CHATS:-10000}
 if [ -z "${AISYNC_BIN:-}" ]; then
   AISYNC_BIN=$(bash scripts/build-release.sh)
 fi
+bench=${AISYNC_BENCH_BIN:-$(dirname "$AISYNC_BIN")/aisync-bench}  # built beside aisync by build-release.sh
 work=$(mktemp -d); chmod 755 "$work"
 export AISYNC_SERVERS_DIR=$work/servers
 trap 'bash scripts/servers.sh stop >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
@@ -28,7 +29,7 @@ mkcol() { curl -sf -u "$AISYNC_USER:$AISYNC_PASSWORD" -X MKCOL "$1/" >/dev/null;
 
 store=$work/store
 "$AISYNC_BIN" --store "$store" init --name bench >/dev/null
-"$AISYNC_BIN" --store "$store" debug-generate "$N" >/dev/null
+"$bench" generate "$N" --store "$store" >/dev/null
 mkcol "$AISYNC_TEST_APACHE_URL/aisync"
 "$AISYNC_BIN" --store "$store" remote add apache "$AISYNC_TEST_APACHE_URL/aisync"
 

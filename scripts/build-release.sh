@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the aisync CLI the way the README installs it and prints the binary's path.
+# Builds the aisync CLI the way the README installs it and prints the binary's path;
+# aisync-bench (what the benchmark scripts need beside it) is built next to it.
 # On Linux the Swift runtime is linked in (--static-swift-stdlib): the binary runs without
 # the toolchain's libraries and maps fewer pages (a no-op sync at 24 MB RSS instead of 30;
 # the benchmarks' memory targets are measured on it). That link needs libcurl's development
@@ -18,4 +19,7 @@ if [ "$(uname -s)" = Linux ]; then
   flags+=(--static-swift-stdlib)
 fi
 swift build "${flags[@]}" >&2
+bench_flags=("${flags[@]}")
+bench_flags[2]=aisync-bench
+swift build "${bench_flags[@]}" >&2
 echo "$(swift build "${flags[@]}" --show-bin-path)/aisync"

@@ -73,7 +73,10 @@ LAYERS = {
     "AISync": PLATFORM | LIBRARIES,                    # the umbrella module
     "AISyncTesting": PLATFORM | LIBRARIES | {"AISync"},
     # The CLI: the library, plus what a terminal program needs (signals, isatty, a lock).
-    "aisync": {"AISync", "Foundation", "Glibc", "Musl", "Darwin", "Synchronization"},
+    "AISyncCLI": {"AISync", "AISyncFiles", "Foundation", "Glibc", "Musl", "Darwin", "Synchronization"},
+    "aisync": {"AISyncCLI"},
+    # Benchmark helpers: the library and Foundation's timing and formatting.
+    "aisync-bench": {"AISync", "AISyncFiles", "Foundation"},
 }
 
 # ---- Lexing: blank out comments and literals so only code braces remain. ----

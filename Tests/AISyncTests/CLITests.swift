@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// End-to-end tests of every `aisync` command, run against the built executable.
+/// Tests of every `aisync` command, run in-process (``CLIHarness/invoke``); the first one
+/// checks the built executable, which the other suites run end to end.
 @Suite("CLITests")
 struct CLITests {
     static let chatID = "^chat-[0-9a-f]{16}$"
@@ -22,11 +23,11 @@ struct CLITests {
 
     // MARK: init
 
-    @Test func initCreatesAStoreWithAName() throws {
+    @Test func initCreatesAStoreWithAName() async throws {
         let dir = CLIHarness.makeTemporaryDirectory()
         defer { CLIHarness.removeTree(dir) }
         let path = "\(dir)/store"
-        let r = CLIHarness.run(["init", "--name", "my laptop"], store: path)
+        let r = await CLIHarness.invoke(["init", "--name", "my laptop"], store: path)
         CLIExpect.success(r)
         #expect(r.stdout.contains(path) && r.stdout.contains("my laptop"), "\(r)")
         for file in ["config.json", "journal.jsonl"] {
@@ -41,15 +42,15 @@ struct CLITests {
         let check = SchemaValidator.validate("config", files: ["\(path)/config.json"], canonical: true)
         #expect(check.passed, "\(check)")
 
-        let status = try CLIJSON.object(CLIHarness.run(["status", "--json"], store: path))
+        let status = try CLIJSON.object(await CLIHarness.invoke(["status", "--json"], store: path))
         #expect((status["device"] as? [String: Any])?["name"] as? String == "my laptop")
         #expect((status["device"] as? [String: Any])?["id"] as? String == device?["id"] as? String)
         #expect((status["journal"] as? [String: Any])?["lines"] as? Int == 0)
 
         // Without --name, and through AISYNC_HOME: a fresh, different device id.
         let other = "\(dir)/other"
-        CLIExpect.success(CLIHarness.run(["init"], store: other, via: .environment))
-        let otherStatus = try CLIJSON.object(CLIHarness.run(["status", "--json"], store: other, via: .environment))
+        CLIExpect.success(await CLIHarness.invoke(["init"], store: other, via: .environment))
+        let otherStatus = try CLIJSON.object(await CLIHarness.invoke(["status", "--json"], store: other, via: .environment))
         let otherID = (otherStatus["device"] as? [String: Any])?["id"] as? String
         #expect(otherID != nil && otherID != device?["id"] as? String, "every store gets its own random device id")
         #expect(((otherStatus["device"] as? [String: Any])?["name"] as? String ?? "").isEmpty == false)
@@ -58,13 +59,13 @@ struct CLITests {
     // MARK: chat
 
     @Test(arguments: [nil, "gpt-4o", "davinci", "curie"] as [String?])
-    func chatNewPrintsOnlyTheID(model: String?) throws {
+    func chatNewPrintsOnlyTheID(model: String?) async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
         let title = "Trip ideas ✈️ \"2026\""
         var args = ["chat", "new", "--title", title]
         if let model { args += ["--model", model] }
-        let r = store.run(args)
+        let r = await store.invoke(args)
         CLIExpect.success(r)
         #expect(CLIExpect.matches(r.stdout, "^chat-[0-9a-f]{16}\n$"), "chat new must print only the id: \(r)")
         let id = r.trimmedStdout
@@ -80,7 +81,7 @@ struct CLITests {
         #expect(list.count == 1 && list.first?["id"] as? String == id && list.first?["title"] as? String == title)
     }
 
-    @Test func chatNewMakesDistinctIDs() throws {
+    @Test func chatNewMakesDistinctIDs() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
         let ids = try CLIFixtures.addChats(store, count: 6)
@@ -88,24 +89,24 @@ struct CLITests {
         for id in ids { #expect(CLIExpect.matches(id, Self.chatID), "\(id)") }
     }
 
-    @Test func chatSayAddsMessagesInOrderIncludingStandardInput() throws {
+    @Test func chatSayAddsMessagesInOrderIncludingStandardInput() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
-        let id = try store.ok(["chat", "new", "--title", "Roles"])
+        let id = try await store.invokeOK(["chat", "new", "--title", "Roles"])
         var versions: [String] = []
         for (role, text) in [("system", "Be brief."), ("user", "Hello, wörld 👋"), ("assistant", "  leading and trailing spaces  ")] {
-            let r = store.run(["chat", "say", id, "--role", role, text])
+            let r = await store.invoke(["chat", "say", id, "--role", role, text])
             CLIExpect.success(r)
             #expect(CLIExpect.matches(r.stdout, "^[0-9a-f]{12}\n$"), "chat say prints the new version id: \(r)")
             versions.append(r.trimmedStdout)
         }
         // TEXT "-" reads standard input, verbatim (multi-line, quotes, tabs, non-ASCII).
         let piped = "line one\n\tline \"two\"\nline three — ünïcødé"
-        let r = store.run(["chat", "say", id, "--role", "user", "-"], stdin: Data(piped.utf8))
+        let r = await store.invoke(["chat", "say", id, "--role", "user", "-"], stdin: Data(piped.utf8))
         CLIExpect.success(r)
         versions.append(r.trimmedStdout)
         // A text that merely looks like an option goes after `--`.
-        let dashed = store.run(["chat", "say", "--role", "assistant", id, "--", "--not-an-option"])
+        let dashed = await store.invoke(["chat", "say", "--role", "assistant", id, "--", "--not-an-option"])
         CLIExpect.success(dashed)
         versions.append(dashed.trimmedStdout)
 
@@ -121,13 +122,13 @@ struct CLITests {
         #expect((body["updated"] as? String ?? "") > (body["created"] as? String ?? ""))
 
         // Each printed version is a prefix of a version in the log, newest first.
-        let log = try CLIJSON.array(store.run(["log", id, "--json"]))
+        let log = try CLIJSON.array(await store.invoke(["log", id, "--json"]))
         let logged = log.compactMap { $0["version"] as? String }
         #expect(logged.count == 6)
         for (n, v) in versions.reversed().enumerated() { #expect(logged[n].hasPrefix(v), "log[\(n)] \(logged[n]) vs printed \(v)") }
 
         // The human view shows every message.
-        let text = store.run(["show", id])
+        let text = await store.invoke(["show", id])
         CLIExpect.success(text)
         for needle in ["Roles", "Be brief.", "Hello, wörld 👋", "line three — ünïcødé", "5 message"] {
             #expect(text.stdout.contains(needle), "show should contain \(needle): \(text)")
@@ -137,12 +138,12 @@ struct CLITests {
     // MARK: images
 
     @Test(arguments: CLIFixtures.allImages)
-    func imageAddAndSaveRoundTrip(image: CLIFixtures.ImageFile) throws {
+    func imageAddAndSaveRoundTrip(image: CLIFixtures.ImageFile) async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
         let path = CLIFixtures.write(image, in: store.directory)
         let expectedHash = try CLIFixtures.sha256(ofFile: path)
-        let r = store.run(["image", "add", path, "--prompt", "a tiny \(image.mediaType) square", "--model", "dall-e-3"])
+        let r = await store.invoke(["image", "add", path, "--prompt", "a tiny \(image.mediaType) square", "--model", "dall-e-3"])
         CLIExpect.success(r)
         #expect(CLIExpect.matches(r.stdout, "^image-[0-9a-f]{16}\n$"), "image add must print only the id: \(r)")
         let id = r.trimmedStdout
@@ -161,44 +162,44 @@ struct CLITests {
 
         // save: byte-identical to a file path, and into a directory under the id and its type's extension.
         let out = "\(store.directory)/saved-\(image.name)"
-        let saved = store.run(["image", "save", id, out])
+        let saved = await store.invoke(["image", "save", id, out])
         CLIExpect.success(saved)
         #expect(saved.stdoutData.isEmpty)
         #expect(FileManager.default.contents(atPath: out) == image.bytes, "image save must write the original bytes")
         let folder = "\(store.directory)/folder"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        CLIExpect.success(store.run(["image", "save", id, folder]))
+        CLIExpect.success(await store.invoke(["image", "save", id, folder]))
         let ext = ["image/png": "png", "image/jpeg": "jpg", "image/gif": "gif"][image.mediaType] ?? "?"
         #expect(FileManager.default.contents(atPath: "\(folder)/\(id).\(ext)") == image.bytes, "saved into a folder as ID.\(ext)")
         // An existing file is never replaced without --force; `-` is standard output.
         FileManager.default.createFile(atPath: out, contents: Data("keep me".utf8))
-        CLIExpect.cleanError(store.run(["image", "save", id, out]), code: 64, mentioning: ["already exists", "--force"])
-        CLIExpect.cleanError(store.run(["image", "save", id, folder]), code: 64, mentioning: ["already exists"])
+        CLIExpect.cleanError(await store.invoke(["image", "save", id, out]), code: 64, mentioning: ["already exists", "--force"])
+        CLIExpect.cleanError(await store.invoke(["image", "save", id, folder]), code: 64, mentioning: ["already exists"])
         #expect(FileManager.default.contents(atPath: out) == Data("keep me".utf8))
-        CLIExpect.success(store.run(["image", "save", id, out, "--force"]))
+        CLIExpect.success(await store.invoke(["image", "save", id, out, "--force"]))
         #expect(FileManager.default.contents(atPath: out) == image.bytes)
-        let piped = store.run(["image", "save", id, "-"])
+        let piped = await store.invoke(["image", "save", id, "-"])
         CLIExpect.success(piped)
         #expect(piped.stdoutData == image.bytes && !FileManager.default.fileExists(atPath: "\(store.directory)/-"))
         // A missing folder is named as such; the temp file the copy goes through never shows.
-        let missing = store.run(["image", "save", id, "\(store.directory)/nowhere/x.png"])
+        let missing = await store.invoke(["image", "save", id, "\(store.directory)/nowhere/x.png"])
         CLIExpect.cleanError(missing, code: 66, mentioning: ["nowhere", "does not exist"])
         #expect(!missing.stderr.contains("aisync-tmp"), "\(missing)")
 
         // The human view names the media type, size and hash.
-        let text = store.run(["show", id])
+        let text = await store.invoke(["show", id])
         CLIExpect.success(text)
         #expect(text.stdout.contains(image.mediaType) && text.stdout.contains(expectedHash) && text.stdout.contains("\(image.width)x\(image.height)"), "\(text)")
     }
 
-    @Test func imageAddWithoutPromptOrModelAndWithTitle() throws {
+    @Test func imageAddWithoutPromptOrModelAndWithTitle() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
         let path = CLIFixtures.write(CLIFixtures.png, in: store.directory)
-        let plain = try store.ok(["image", "add", path])
+        let plain = try await store.invokeOK(["image", "add", path])
         let body = try store.show(plain)
         #expect(body["prompt"] == nil && body["model"] == nil)
-        let titled = try store.ok(["image", "add", path, "--title", "My red square"])
+        let titled = try await store.invokeOK(["image", "add", path, "--title", "My red square"])
         #expect(titled != plain, "the same bytes added twice are two records")
         #expect(try store.show(titled)["title"] as? String == "My red square")
         #expect(try store.show(titled)["sha256"] as? String == body["sha256"] as? String)
@@ -206,17 +207,17 @@ struct CLITests {
 
     // MARK: stories
 
-    @Test func storyNewIllustratesTheNthPageWithTheNthImage() throws {
+    @Test func storyNewIllustratesTheNthPageWithTheNthImage() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
         var ids: [String] = []
         var hashes: [String] = []
         for image in [CLIFixtures.gif, CLIFixtures.png] {
             let path = CLIFixtures.write(image, in: store.directory)
-            ids.append(try store.ok(["image", "add", path, "--prompt", "prompt \(image.name)"]))
+            ids.append(try await store.invokeOK(["image", "add", path, "--prompt", "prompt \(image.name)"]))
             hashes.append(try CLIFixtures.sha256(ofFile: path))
         }
-        let r = store.run(["story", "new", "--title", "The Fox", "--moral", "Be kind",
+        let r = await store.invoke(["story", "new", "--title", "The Fox", "--moral", "Be kind",
                            "--page", "Page A", "--page", "Page B", "--page", "Page C",
                            "--image", ids[0], "--image", ids[1]])
         CLIExpect.success(r)
@@ -233,13 +234,13 @@ struct CLITests {
         #expect(story["prompts"] as? [String] == ["prompt green.gif", "prompt red.png"])
 
         // Without --moral and without images.
-        let plain = try store.ok(["story", "new", "--title", "Plain", "--page", "Only page"])
+        let plain = try await store.invokeOK(["story", "new", "--title", "Plain", "--page", "Only page"])
         let plainBody = try store.show(plain)
         #expect(plainBody["moral"] == nil)
         #expect((plainBody["pages"] as? [[String: Any]])?.count == 1)
         #expect((plainBody["prompts"] as? [Any])?.isEmpty == true)
 
-        let text = store.run(["show", r.trimmedStdout])
+        let text = await store.invoke(["show", r.trimmedStdout])
         CLIExpect.success(text)
         for needle in ["The Fox", "Be kind", "Page A", "Page C", "page 1", String(hashes[0].prefix(12))] {
             #expect(text.stdout.contains(needle), "story text should contain \(needle): \(text)")
@@ -248,34 +249,34 @@ struct CLITests {
 
     // MARK: rename, favorite, rm
 
-    @Test func renameFavoriteAndRemove() throws {
+    @Test func renameFavoriteAndRemove() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
-        let id = try store.ok(["chat", "new", "--title", "Before"])
-        let other = try store.ok(["chat", "new", "--title", "Other"])
+        let id = try await store.invokeOK(["chat", "new", "--title", "Before"])
+        let other = try await store.invokeOK(["chat", "new", "--title", "Other"])
 
-        let renamed = store.run(["rename", id, "After ★"])
+        let renamed = await store.invoke(["rename", id, "After ★"])
         CLIExpect.success(renamed)
         #expect(try store.show(id)["title"] as? String == "After ★")
         #expect(try store.list().first { $0["id"] as? String == id }?["title"] as? String == "After ★")
 
-        CLIExpect.success(store.run(["favorite", id]))
+        CLIExpect.success(await store.invoke(["favorite", id]))
         #expect(try store.show(id)["favorite"] as? Bool == true)
         #expect(try store.list().first { $0["id"] as? String == id }?["favorite"] as? Bool == true)
-        #expect(store.run(["list"]).stdout.contains("★"), "the text list marks favorites")
+        #expect(await store.invoke(["list"]).stdout.contains("★"), "the text list marks favorites")
 
-        CLIExpect.success(store.run(["favorite", id, "--off"]))
+        CLIExpect.success(await store.invoke(["favorite", id, "--off"]))
         #expect(try store.show(id)["favorite"] as? Bool == false)
         #expect(try store.list().first { $0["id"] as? String == id }?["favorite"] as? Bool == false)
 
-        let rm = store.run(["rm", id])
+        let rm = await store.invoke(["rm", id])
         CLIExpect.success(rm)
         #expect(rm.stdoutData.isEmpty)
         #expect(try store.list().map { $0["id"] as? String } == [other], "a deleted record leaves the list")
         let withDeleted = try store.list(["--deleted"])
         #expect(withDeleted.first { $0["id"] as? String == id }?["deleted"] as? Bool == true)
-        CLIExpect.cleanError(store.run(["show", id]), code: 66, mentioning: ["deleted"])
-        let log = try CLIJSON.array(store.run(["log", id, "--json"]))
+        CLIExpect.cleanError(await store.invoke(["show", id]), code: 66, mentioning: ["deleted"])
+        let log = try CLIJSON.array(await store.invoke(["log", id, "--json"]))
         #expect(log.first?["action"] as? String == "delete" && log.first?["deleted"] as? Bool == true, "\(log)")
         #expect(log.count == 5, "create, rename, favorite, favorite --off, rm: \(log)")
         #expect(try store.show(other)["title"] as? String == "Other", "other records are untouched")
@@ -283,7 +284,7 @@ struct CLITests {
 
     // MARK: list
 
-    @Test func listFiltersByKindAndSortsNewestFirst() throws {
+    @Test func listFiltersByKindAndSortsNewestFirst() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
         let session = try CLIFixtures.realisticSession(store)
@@ -306,13 +307,13 @@ struct CLITests {
         #expect(try store.list().first { $0["id"] as? String == session.renamed }?["title"] as? String == "Old completions (renamed)")
 
         // The text list: a header, then one line per record, id first.
-        let text = store.run(["list"])
+        let text = await store.invoke(["list"])
         CLIExpect.success(text)
         #expect(text.stdoutLines.count == all.count + 1)
         #expect(text.stdoutLines.dropFirst().compactMap { $0.split(separator: " ").first.map(String.init) } == all.compactMap { $0["id"] as? String })
         let fresh = try CLIHarness.makeStore()
         defer { fresh.remove() }
-        let empty = fresh.run(["list", "--json"])
+        let empty = await fresh.invoke(["list", "--json"])
         #expect(empty.stdout == "[]\n" && empty.exitCode == 0, "\(empty)")
     }
 
@@ -320,47 +321,47 @@ struct CLITests {
 
     /// `show --json` prints the record's state as canonical JSON: a pure function of the
     /// journal, so it is the same after the index (a cache) is rebuilt.
-    @Test func showPrintsTheRecordAsCanonicalJSON() throws {
+    @Test func showPrintsTheRecordAsCanonicalJSON() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
         let session = try CLIFixtures.realisticSession(store)
         var before: [String: String] = [:]
         for id in session.chats + session.images + [session.story] {
-            let r = store.run(["show", id, "--json"])
+            let r = await store.invoke(["show", id, "--json"])
             CLIExpect.success(r)
             _ = try CLIJSON.object(r)
             // (Canonical form and schema: filesAndOutputsMatchTheSchemas.)
             before[id] = r.stdout
-            let text = store.run(["show", id])
+            let text = await store.invoke(["show", id])
             CLIExpect.success(text)
             #expect(text.stdout.hasPrefix("\(id.split(separator: "-")[0]) \(id)"), "\(text)")
         }
         try? FileManager.default.removeItem(atPath: store.indexPath)
         for (id, output) in before {
-            #expect(store.run(["show", id, "--json"]).stdout == output, "show --json of \(id) changed when the index was rebuilt")
+            #expect(await store.invoke(["show", id, "--json"]).stdout == output, "show --json of \(id) changed when the index was rebuilt")
         }
     }
 
-    @Test func logListsEveryVersionNewestFirst() throws {
+    @Test func logListsEveryVersionNewestFirst() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
         let session = try CLIFixtures.realisticSession(store)
         let journal = store.journalLines()
-        let all = store.run(["log"])
+        let all = await store.invoke(["log"])
         CLIExpect.success(all)
         #expect(all.stdoutLines.count == journal.count, "one log line per journal line")
         let ids = journal.compactMap { try? CLIJSON.parseObject($0)["id"] as? String }
         for (line, version) in zip(all.stdoutLines, ids.reversed()) {
             #expect(line.hasPrefix(String(version.prefix(12))), "log line \(line) should start with \(version.prefix(12))")
         }
-        let json = try CLIJSON.array(store.run(["log", "--json"]))
+        let json = try CLIJSON.array(await store.invoke(["log", "--json"]))
         #expect(json.compactMap { $0["version"] as? String } == ids.reversed())
         for entry in json {
             #expect(CLIExpect.matches(entry["version"] as? String ?? "", "^[0-9a-f]{64}$"))
             #expect(CLIExpect.matches(entry["time"] as? String ?? "", Self.time))
             #expect(["create", "edit", "delete"].contains(entry["action"] as? String ?? ""))
         }
-        let one = store.run(["log", session.chats[0]])
+        let one = await store.invoke(["log", session.chats[0]])
         CLIExpect.success(one)
         #expect(one.stdoutLines.count == 5, "create + 3 messages + favorite: \(one)")
         #expect(one.stdoutLines.allSatisfy { $0.contains(session.chats[0]) })
@@ -369,11 +370,11 @@ struct CLITests {
         #expect(one.stdoutLines.contains { $0.hasSuffix("favorited") }, "\(one)")
     }
 
-    @Test func statusSummarizesTheStore() throws {
+    @Test func statusSummarizesTheStore() async throws {
         let store = try CLIHarness.makeStore(deviceName: "desk")
         defer { store.remove() }
         let session = try CLIFixtures.realisticSession(store)
-        let status = try CLIJSON.object(store.run(["status", "--json"]))
+        let status = try CLIJSON.object(await store.invoke(["status", "--json"]))
         let records = status["records"] as? [String: Any]
         #expect(records?["chat"] as? Int == session.chats.count)
         #expect(records?["image"] as? Int == session.images.count)
@@ -384,7 +385,7 @@ struct CLITests {
         #expect((status["objects"] as? Int ?? 0) >= 3, "3 image blobs (small values stay in the journal)")
         #expect((status["bytes"] as? Int ?? 0) > 0)
         #expect(status["store"] as? String == store.path)
-        let text = store.run(["status"])
+        let text = await store.invoke(["status"])
         CLIExpect.success(text)
         for needle in [store.path, "desk", "2 chats", "3 images", "1 stor", "conflicts"] {
             #expect(text.stdout.contains(needle), "status should show \(needle): \(text)")
@@ -393,26 +394,26 @@ struct CLITests {
         #expect(CLIExpect.matches(text.stdout, "objects    [0-9]+ files?, [0-9.]+ (B|KB|MB)\n"), "\(text)")
     }
 
-    @Test func fsckPassesOnASoundStore() throws {
+    @Test func fsckPassesOnASoundStore() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
-        let empty = store.run(["fsck"])
+        let empty = await store.invoke(["fsck"])
         CLIExpect.success(empty)
         _ = try CLIFixtures.realisticSession(store)
-        let r = store.run(["fsck"])
+        let r = await store.invoke(["fsck"])
         CLIExpect.success(r)
         #expect(r.stdout.hasPrefix("ok:") && r.stdout.contains("\(store.journalLines().count) journal lines"), "\(r)")
     }
 
-    @Test func conflictsOnAStoreWithoutConflicts() throws {
+    @Test func conflictsOnAStoreWithoutConflicts() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
         _ = try CLIFixtures.realisticSession(store)
-        let json = store.run(["conflicts", "--json"])
+        let json = await store.invoke(["conflicts", "--json"])
         CLIExpect.success(json)
         #expect(json.stdout == "[]\n", "\(json)")
         #expect(try CLIJSON.array(json).isEmpty)
-        let text = store.run(["conflicts"])
+        let text = await store.invoke(["conflicts"])
         CLIExpect.success(text)
         #expect(text.stdout == "No conflicts.\n", "\(text)")
     }
@@ -424,9 +425,9 @@ struct CLITests {
         ["rename"], ["favorite"], ["rm"], ["list"], ["show"], ["log"], ["status"], ["conflicts"], ["resolve"], ["fsck"],
     ]
 
-    @Test func rootHelpListsEveryCommand() {
+    @Test func rootHelpListsEveryCommand() async {
         for args in [["help"], ["--help"], ["-h"]] {
-            let r = CLIHarness.run(args)
+            let r = await CLIHarness.invoke(args)
             CLIExpect.success(r)
             for heading in ["OVERVIEW:", "USAGE:", "OPTIONS:", "SUBCOMMANDS:"] { #expect(r.stdout.contains(heading), "\(args): \(r)") }
             for path in Self.commandPaths {
@@ -436,22 +437,22 @@ struct CLITests {
     }
 
     @Test(arguments: commandPaths)
-    func commandHelp(path: [String]) {
-        let r = CLIHarness.run(path + ["--help"])
+    func commandHelp(path: [String]) async {
+        let r = await CLIHarness.invoke(path + ["--help"])
         CLIExpect.success(r)
         for heading in ["OVERVIEW:", "USAGE:", "OPTIONS:"] { #expect(r.stdout.contains(heading), "\(path) --help lacks \(heading): \(r)") }
         #expect(r.stdout.contains("USAGE: aisync \(path.joined(separator: " "))"), "\(r)")
         #expect(r.stdout.contains("--store"), "every command takes --store: \(r)")
-        let viaHelp = CLIHarness.run(["help"] + path)
+        let viaHelp = await CLIHarness.invoke(["help"] + path)
         CLIExpect.success(viaHelp)
         #expect(viaHelp.stdout == r.stdout, "`aisync help \(path.joined(separator: " "))` should equal `--help`")
-        let short = CLIHarness.run(path + ["-h"])
+        let short = await CLIHarness.invoke(path + ["-h"])
         #expect(short.stdout == r.stdout && short.exitCode == 0)
     }
 
-    @Test func groupHelp() {
+    @Test func groupHelp() async {
         for group in ["chat", "image", "story"] {
-            let r = CLIHarness.run([group, "--help"])
+            let r = await CLIHarness.invoke([group, "--help"])
             CLIExpect.success(r)
             #expect(r.stdout.contains("SUBCOMMANDS:"), "\(r)")
             #expect(r.stdout.contains("new") || r.stdout.contains("add"), "\(r)")
@@ -459,84 +460,85 @@ struct CLITests {
     }
 
     @Test(arguments: ["--version", "-v", "-V"])
-    func version(_ flag: String) {
-        let r = CLIHarness.run([flag])
+    func version(_ flag: String) async {
+        let r = await CLIHarness.invoke([flag])
         CLIExpect.success(r)
         #expect(CLIExpect.matches(r.stdout, "^aisync [0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.]+)?\n$"), "\(r)")
     }
 
     @Test("a unique prefix of a record id works wherever an id does, with or without its kind")
-    func recordIDPrefixes() throws {
+    func recordIDPrefixes() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
-        let id = try store.ok(["chat", "new", "--title", "prefixed"])
-        let full = store.run(["show", id])
+        let id = try await store.invokeOK(["chat", "new", "--title", "prefixed"])
+        let full = await store.invoke(["show", id])
         CLIExpect.success(full)
         let hex = String(id.dropFirst("chat-".count))
         for prefix in [String(id.prefix(9)), String(hex.prefix(6))] {
-            let r = store.run(["show", prefix])
+            let r = await store.invoke(["show", prefix])
             CLIExpect.success(r)
             #expect(r.stdout == full.stdout, "\(prefix): \(r)")
         }
-        CLIExpect.success(store.run(["rename", String(hex.prefix(6)), "renamed by prefix"]))
-        #expect(store.run(["show", id]).stdout.contains("renamed by prefix"))
+        CLIExpect.success(await store.invoke(["rename", String(hex.prefix(6)), "renamed by prefix"]))
+        #expect(await store.invoke(["show", id]).stdout.contains("renamed by prefix"))
     }
 
     @Test("log -n N and --limit N show only the N newest versions")
-    func logLimit() throws {
+    func logLimit() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
-        let id = try store.ok(["chat", "new", "--title", "limited"])
-        for n in 1...4 { CLIExpect.success(store.run(["chat", "say", id, "--role", "user", "message \(n)"])) }
-        let all = store.run(["log"]).stdoutLines
+        let id = try await store.invokeOK(["chat", "new", "--title", "limited"])
+        for n in 1...4 { CLIExpect.success(await store.invoke(["chat", "say", id, "--role", "user", "message \(n)"])) }
+        let all = await store.invoke(["log"]).stdoutLines
         #expect(all.count == 5)
-        #expect(store.run(["log", "-n", "2"]).stdoutLines == Array(all.prefix(2)))
-        #expect(store.run(["log", id, "--limit", "3"]).stdoutLines == Array(all.prefix(3)))
-        let json = try CLIJSON.array(store.run(["log", "-n", "1", "--json"]))
+        #expect(await store.invoke(["log", "-n", "2"]).stdoutLines == Array(all.prefix(2)))
+        #expect(await store.invoke(["log", id, "--limit", "3"]).stdoutLines == Array(all.prefix(3)))
+        let json = try CLIJSON.array(await store.invoke(["log", "-n", "1", "--json"]))
         #expect(json.count == 1)
     }
 
     @Test("`aisync remote` alone lists the remotes, like `remote list`")
-    func remoteAloneLists() throws {
+    func remoteAloneLists() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
-        CLIExpect.success(store.run(["remote", "add", "usb", "file:///media/usb/aisync"]))
-        let alone = store.run(["remote"])
+        CLIExpect.success(await store.invoke(["remote", "add", "usb", "file:///media/usb/aisync"]))
+        let alone = await store.invoke(["remote"])
         CLIExpect.success(alone)
-        #expect(alone.stdout == store.run(["remote", "list"]).stdout && alone.stdout.contains("usb"), "\(alone)")
+        let list = await store.invoke(["remote", "list"])
+        #expect(alone.stdout == list.stdout && alone.stdout.contains("usb"), "\(alone)")
     }
 
     @Test(arguments: [(["lst"], "list"), (["statsu"], "status"), (["chat", "nwe"], "chat new"), (["fsk"], "fsck"),
                       (["imgae"], "image"), (["shwo"], "show")])
-    func unknownCommandSuggestsTheClosest(args: [String], suggestion: String) {
-        let r = CLIHarness.run(args)
+    func unknownCommandSuggestsTheClosest(args: [String], suggestion: String) async {
+        let r = await CLIHarness.invoke(args)
         CLIExpect.cleanError(r, code: 64, mentioning: ["Did you mean '\(suggestion)'"])
     }
 
     // MARK: store location
 
-    @Test func storeLocationFromOptionEnvironmentAndInlineForm() throws {
+    @Test func storeLocationFromOptionEnvironmentAndInlineForm() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
-        let id = try store.ok(["chat", "new", "--title", "Where"])
-        let viaEnv = CLIHarness.run(["list", "--json"], store: store.path, via: .environment)
+        let id = try await store.invokeOK(["chat", "new", "--title", "Where"])
+        let viaEnv = await CLIHarness.invoke(["list", "--json"], store: store.path, via: .environment)
         CLIExpect.success(viaEnv)
         #expect(viaEnv.stdout.contains(id))
-        let inline = CLIHarness.run(["list", "--json", "--store=\(store.path)"])
+        let inline = await CLIHarness.invoke(["list", "--json", "--store=\(store.path)"])
         CLIExpect.success(inline)
         #expect(inline.stdout == viaEnv.stdout)
         // --store before the command, as the root help's OPTIONS suggest.
-        let leading = CLIHarness.run(["--store", store.path, "list", "--json"])
+        let leading = await CLIHarness.invoke(["--store", store.path, "list", "--json"])
         CLIExpect.success(leading)
         #expect(leading.stdout == viaEnv.stdout, "\(leading)")
         // --store wins over AISYNC_HOME.
-        let both = CLIHarness.run(["list", "--json", "--store", store.path], environment: ["AISYNC_HOME": "\(store.directory)/nowhere"])
+        let both = await CLIHarness.invoke(["list", "--json", "--store", store.path], environment: ["AISYNC_HOME": "\(store.directory)/nowhere"])
         #expect(both.stdout == viaEnv.stdout, "\(both)")
     }
 
     // MARK: JSON output
 
-    @Test func everyJSONOutputIsExactlyOneDocument() throws {
+    @Test func everyJSONOutputIsExactlyOneDocument() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
         let session = try CLIFixtures.realisticSession(store)
@@ -547,7 +549,7 @@ struct CLITests {
             commands.append(["log", id, "--json"])
         }
         for args in commands {
-            let r = store.run(args)
+            let r = await store.invoke(args)
             CLIExpect.success(r)
             #expect(throws: Never.self, "\(args) output is not one JSON document") { _ = try CLIJSON.document(r) }
         }
@@ -556,26 +558,26 @@ struct CLITests {
     // MARK: the index is a cache
 
     /// Design §2: "The index is a cache: deleting it loses nothing" — nor does garbling it.
-    @Test func theIndexIsOnlyACache() throws {
+    @Test func theIndexIsOnlyACache() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
         _ = try CLIFixtures.realisticSession(store)
-        for title in ["one more", "and another"] { _ = try store.ok(["chat", "new", "--title", title]) }
-        let list = store.run(["list", "--json", "--deleted"])
-        let status = store.run(["status", "--json"])
+        for title in ["one more", "and another"] { _ = try await store.invokeOK(["chat", "new", "--title", title]) }
+        let list = await store.invoke(["list", "--json", "--deleted"])
+        let status = await store.invoke(["status", "--json"])
         CLIExpect.success(list)
         CLIExpect.success(status)
         let indexFile = "\(store.indexPath)/records.v2"
         // Rebuilt whole (a few writes leave the index behind the journal; it catches up later).
         try? FileManager.default.removeItem(atPath: store.indexPath)
-        CLIExpect.success(store.run(["list"]))
+        CLIExpect.success(await store.invoke(["list"]))
         let good = try #require(FileManager.default.contents(atPath: indexFile))
         try? FileManager.default.removeItem(atPath: store.indexPath)
-        #expect(store.run(["list", "--json", "--deleted"]).stdout == list.stdout, "deleting index/ changed list")
-        #expect(store.run(["status", "--json"]).stdout == status.stdout, "deleting index/ changed status")
+        #expect(await store.invoke(["list", "--json", "--deleted"]).stdout == list.stdout, "deleting index/ changed list")
+        #expect(await store.invoke(["status", "--json"]).stdout == status.stdout, "deleting index/ changed status")
         // Whole-file garbage, and a current header over damaged lines (found only when read:
         // lines out of order, a line cut short, a line list that is not one, a missing end).
-        let ids = try CLIJSON.array(store.run(["list", "--json"])).compactMap { $0["id"] as? String }
+        let ids = try CLIJSON.array(await store.invoke(["list", "--json"])).compactMap { $0["id"] as? String }
         var lines = String(decoding: good, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         try #require(lines.count >= 4 && lines.last == "", "a header and at least two records: \(lines)")
         lines.removeLast()
@@ -596,49 +598,49 @@ struct CLITests {
         for garbage in ["aisync-index\t4\t999999999\t5\t-\t0\t0\t0\t1\t0\n", "not an index at all", "aisync-index\t4\t0\t0\t-\t0\t0\nchat-1\tchat\n"] + damaged {
             FileManager.default.createFile(atPath: indexFile, contents: Data(garbage.utf8))
             // One record looked up (by binary search), then everything listed.
-            for id in ids { CLIExpect.success(store.run(["show", id, "--json"])) }
+            for id in ids { CLIExpect.success(await store.invoke(["show", id, "--json"])) }
             FileManager.default.createFile(atPath: indexFile, contents: Data(garbage.utf8))
-            let r = store.run(["list", "--json", "--deleted"])
+            let r = await store.invoke(["list", "--json", "--deleted"])
             CLIExpect.success(r)
             #expect(r.stdout == list.stdout, "a damaged index must be rebuilt, not trusted: \(garbage.prefix(300).debugDescription)")
-            #expect(store.run(["status", "--json"]).stdout == status.stdout)
+            #expect(await store.invoke(["status", "--json"]).stdout == status.stdout)
         }
-        CLIExpect.success(store.run(["fsck"]))
+        CLIExpect.success(await store.invoke(["fsck"]))
     }
 
     /// A damaged line found while writing (a record's line list garbled in a current index):
     /// the index is rebuilt from the journal and the edit saved exactly once.
-    @Test func aDamagedIndexLineFoundByAnEditIsRebuiltAndTheEditSavedOnce() throws {
+    @Test func aDamagedIndexLineFoundByAnEditIsRebuiltAndTheEditSavedOnce() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
-        let first = try store.ok(["chat", "new", "--title", "First"])
-        let second = try store.ok(["chat", "new", "--title", "Second"])
+        let first = try await store.invokeOK(["chat", "new", "--title", "First"])
+        let second = try await store.invokeOK(["chat", "new", "--title", "Second"])
         try? FileManager.default.removeItem(atPath: store.indexPath)
-        CLIExpect.success(store.run(["list"]))
+        CLIExpect.success(await store.invoke(["list"]))
         let indexFile = "\(store.indexPath)/records.v2"
         let lines = try String(contentsOfFile: indexFile, encoding: .utf8).split(separator: "\n").map { line -> String in
             guard line.hasPrefix(first + "\t") else { return String(line) }
             return line.split(separator: "\t").dropLast().joined(separator: "\t") + "\t7.x"
         }
         try (lines.joined(separator: "\n") + "\n").write(toFile: indexFile, atomically: true, encoding: .utf8)
-        CLIExpect.success(store.run(["chat", "say", first, "--role", "user", "said once"]))
+        CLIExpect.success(await store.invoke(["chat", "say", first, "--role", "user", "said once"]))
         #expect(store.journalLines().count == 3, "two creations and one message: \(store.journalLines().count)")
         let messages = try #require(try store.show(first)["messages"] as? [[String: Any]])
         #expect(messages.count == 1 && messages.first?["text"] as? String == "said once", "\(messages)")
         #expect(try store.list().compactMap { $0["id"] as? String }.sorted() == [first, second].sorted())
         let rebuilt = try String(contentsOfFile: indexFile, encoding: .utf8)
         #expect(!rebuilt.contains("7.x"), "the damaged index was replaced")
-        CLIExpect.success(store.run(["fsck"]))
+        CLIExpect.success(await store.invoke(["fsck"]))
     }
 
     /// Titles with characters the index escapes (tab, newline, CR, backslash) come back intact
     /// both from a rebuild and from the cached index.
-    @Test func titlesSurviveTheIndex() throws {
+    @Test func titlesSurviveTheIndex() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
         let titles = ["tab\there", "new\nline", "cr\r", "back\\slash \\t \\n", "“quotes” ünïcødé 🦊", "\\", " padded "]
         var ids: [String: String] = [:]
-        for t in titles { ids[try store.ok(["chat", "new", "--title", t])] = t }
+        for t in titles { ids[try await store.invokeOK(["chat", "new", "--title", t])] = t }
         try? FileManager.default.removeItem(atPath: store.indexPath)
         let rebuilt = try store.list()
         let cached = try store.list()
@@ -652,14 +654,14 @@ struct CLITests {
     // MARK: schemas
 
     /// A realistic session, then every file and JSON output validated with validate_json.py.
-    @Test func filesAndOutputsMatchTheSchemas() throws {
+    @Test func filesAndOutputsMatchTheSchemas() async throws {
         try SchemaValidator.requireAvailable()
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
         let session = try CLIFixtures.realisticSession(store)
         // One more chat with awkward text, to exercise escaping.
-        let odd = try store.ok(["chat", "new", "--title", "tab\there \"quotes\" \\ back\u{1}slash", "--model", "ada"])
-        try store.ok(["chat", "say", odd, "--role", "user", "-"], stdin: Data("new\nline\r\n\u{7f} and \u{1f}".utf8))
+        let odd = try await store.invokeOK(["chat", "new", "--title", "tab\there \"quotes\" \\ back\u{1}slash", "--model", "ada"])
+        try await store.invokeOK(["chat", "say", odd, "--role", "user", "-"], stdin: Data("new\nline\r\n\u{7f} and \u{1f}".utf8))
 
         var check = SchemaValidator.validate("config", files: [store.configPath], canonical: true)
         #expect(check.passed, "config.json: \(check)")
@@ -668,7 +670,7 @@ struct CLITests {
         #expect(store.journalBytes().last == 10, "the journal ends with a newline")
 
         for id in session.chats + session.images + [session.story, odd] {
-            let r = store.run(["show", id, "--json"])
+            let r = await store.invoke(["show", id, "--json"])
             CLIExpect.success(r)
             let kind = String(id.split(separator: "-")[0])
             for schema in [kind, "record"] {
@@ -686,14 +688,14 @@ struct CLITests {
         for (args, schema) in [(["list", "--json"], "list-output"), (["list", "--json", "--deleted"], "list-output"),
                                (["list", "--kind", "story", "--json"], "list-output"),
                                (["status", "--json"], "status-output"), (["conflicts", "--json"], "conflicts-output")] {
-            let r = store.run(args)
+            let r = await store.invoke(args)
             CLIExpect.success(r)
             let c = SchemaValidator.validate(schema, stdin: r.stdoutData, canonical: true)
             #expect(c.passed, "\(args) vs \(schema): \(c)")
         }
     }
 
-    @Test func theValidatorRejectsBadInput() throws {
+    @Test func theValidatorRejectsBadInput() async throws {
         // The validator itself must be able to fail, or the schema tests prove nothing.
         try SchemaValidator.requireAvailable()
         let bad = SchemaValidator.validate("list-output", stdin: Data(#"[{"id":"Not An Id","kind":"note"}]"#.utf8))

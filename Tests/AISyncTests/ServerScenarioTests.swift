@@ -279,7 +279,7 @@ struct ServerScenarioTests {
         for image in CLIFixtures.allImages {
             images[try await a.ok(["image", "add", CLIFixtures.write(image, in: a.store.directory)])] = image.bytes
         }
-        try await a.ok(["debug-generate", "3000"])
+        try await a.generate(3000)
         let last = try await a.ok(["chat", "new", "--title", "The last chat"])
         try await a.ok(["chat", "say", last, "--role", "user", "Still here after the kills?"])
         var total = CLIFixtures.allImages.count + 3001
@@ -325,7 +325,7 @@ struct ServerScenarioTests {
                 // round something to push.
                 try #require(r.succeeded, "\(kind), \(replay): push round \(round) failed: \(r)")
                 if marker == nil { estimate = min(estimate, took * 0.9) }
-                try await a.ok(["debug-generate", "500"])
+                try await a.generate(500)
                 total += 500
                 continue
             }
@@ -371,7 +371,7 @@ struct ServerScenarioTests {
             let remote = try await server.freshRemote("headkill")
             let a = try await Device.make("source", remote: remote)
             defer { a.remove() }
-            try await a.ok(["debug-generate", "300"])
+            try await a.generate(300)
             let head = "heads/\(try await Scenario.deviceID(a)).json"
             let push = try a.start(["push"])
             while push.isRunning, !(try await remote.fileExists(head)) {}

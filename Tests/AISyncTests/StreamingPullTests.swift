@@ -12,7 +12,7 @@ struct StreamingPullTests {
         let remote = "\(laptop.directory)/remote"
         try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
         // A generated chat is about 750 bytes: 7,000 of them fill more than one 4 MB segment.
-        try laptop.ok(["debug-generate", "7000"])
+        try laptop.generate(7000)
         try laptop.ok(["remote", "add", "usb", "file://\(remote)"])
         let push = try CLIJSON.object(laptop.run(["push", "--json"]))
         #expect(push["segments"] as? Int == 2, "\(push)")

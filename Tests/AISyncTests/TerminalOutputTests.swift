@@ -17,8 +17,8 @@ struct TerminalOutputTests {
         defer { CLIHarness.removeTree(dir) }
         for name in ["tty", "piped"] {
             let store = "\(dir)/\(name)"
-            for args in [["init"], ["debug-generate", "2000", "--answer-bytes", "6000"], ["remote", "add", "origin", "file://\(dir)/remote-\(name)"]] {
-                let r = CLIHarness.run(args, store: store)
+            for r in [CLIHarness.run(["init"], store: store), CLIHarness.generate(2000, store: store, ["--answer-bytes", "6000"]),
+                      CLIHarness.run(["remote", "add", "origin", "file://\(dir)/remote-\(name)"], store: store)] {
                 try #require(r.succeeded, "\(r)")
             }
             try FileManager.default.createDirectory(atPath: "\(dir)/remote-\(name)", withIntermediateDirectories: true)

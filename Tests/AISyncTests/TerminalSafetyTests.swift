@@ -69,7 +69,7 @@ struct MassDeleteTests {
         let laptop = try await Device.make("laptop", remote: remote)
         let phone = try await Device.make("phone", remote: remote)
         defer { laptop.remove(); phone.remove() }
-        try await laptop.ok(["debug-generate", "80"])
+        try await laptop.generate(80)
         try await laptop.sync("push")
         let ids = try CLIJSON.array(await laptop.run(["list", "--json"])).compactMap { $0["id"] as? String }
         try #require(ids.count == 80)

@@ -132,6 +132,17 @@ enum CLIHarness {
         return candidates.first ?? "\(packageRoot)/.build/debug/aisync"
     }()
 
+    /// `aisync-bench`, built beside the `aisync` under test: it fills stores for tests that
+    /// need many records.
+    static var benchExecutable: String { URL(fileURLWithPath: executable).deletingLastPathComponent().path + "/aisync-bench" }
+
+    /// Adds `count` generated chats to the store at `store` (`extra`: `--answer-bytes B`,
+    /// `--renames K`), as the benchmarks do.
+    static func generate(_ count: Int, store: String, _ extra: [String] = []) -> CLIResult {
+        let arguments = ["generate", String(count), "--store", store] + extra
+        return runProcess(benchExecutable, arguments, display: ["aisync-bench"] + arguments)
+    }
+
     static func isExecutableFile(_ path: String) -> Bool {
         var isDir: ObjCBool = false
         return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && !isDir.boolValue
@@ -337,6 +348,12 @@ struct CLIStore: Sendable {
         let r = run(arguments, stdin: stdin)
         try #require(r.exitCode == 0 && !r.signaled && !r.timedOut, "expected success: \(r)", sourceLocation: sourceLocation)
         return r.trimmedStdout
+    }
+
+    /// Adds `count` generated chats with `aisync-bench generate`.
+    func generate(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let r = CLIHarness.generate(count, store: path)
+        try #require(r.succeeded, "expected success: \(r)", sourceLocation: sourceLocation)
     }
 
     /// `list --json --deleted`, raw (for before/after comparisons).

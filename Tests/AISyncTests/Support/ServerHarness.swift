@@ -286,6 +286,15 @@ struct Device: Sendable {
         return r.trimmedStdout
     }
 
+    /// Adds `count` generated chats with `aisync-bench generate`.
+    func generate(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let path = store.path
+        let r = await withCheckedContinuation { (c: CheckedContinuation<CLIResult, Never>) in
+            DispatchQueue.global().async { c.resume(returning: CLIHarness.generate(count, store: path)) }
+        }
+        try #require(r.succeeded, "[\(label)] expected success: \(r)", sourceLocation: sourceLocation)
+    }
+
     /// `push`, `pull` or `sync` with `--json`; must succeed without warnings on stderr.
     @discardableResult
     func sync(_ verb: String = "sync", _ context: String = "", sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: Any] {

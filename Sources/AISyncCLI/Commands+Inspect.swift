@@ -2,7 +2,7 @@ import AISync
 
 /// Commands that read the store: list, show, log, status, conflicts, fsck, and resolve.
 enum InspectCommands {
-    static let all: [CommandSpec] = [list, show, log, status, conflicts, resolve, restore, fsck, gc, debugHash, debugGenerate]
+    static let all: [CommandSpec] = [list, show, log, status, conflicts, resolve, restore, fsck, gc]
     static let json = OptionSpec(name: "json", help: "Print one JSON document instead of text.")
 
     static let list = CommandSpec(
@@ -178,55 +178,6 @@ enum InspectCommands {
             let verb = dryRun ? "would remove" : "removed"
             CLIPlatform.out("gc: \(verb) \(Output.count(r.objects.count, "unused object")) (\(Output.bytes(r.bytes))) and \(Output.count(r.leftovers.count, "leftover temp file"))\n")
         }
-        return ExitCode.success
-    }
-
-    /// Hidden: hashes a file with aisync's SHA-256 (used by scripts/bench-sha256.sh).
-    static let debugHash = CommandSpec(
-        path: ["debug-hash"], abstract: "Print the sha256 of a file, like sha256sum.",
-        arguments: [ArgumentSpec(name: "FILE", help: "The file.")], hidden: true
-    ) { inv throws(CLIError) in
-        let path = inv.positionals[0]
-        do {
-            let result = try SHA256.hash(fileAt: path)
-            CLIPlatform.out("\(result.digest.hex)  \(path)\n")
-        } catch {
-            throw CLIError(AISyncError(.notFound, "cannot read \(path)", cause: "\(error)"))
-        }
-        return ExitCode.success
-    }
-
-    /// Hidden: fills a store with N generated chats in bulk (used by scripts/bench-store.sh).
-    static let debugGenerate = CommandSpec(
-        path: ["debug-generate"], abstract: "Add N generated chats in one batch.",
-        arguments: [ArgumentSpec(name: "N", help: "How many chats.")],
-        options: [OptionSpec(name: "renames", valueName: "K", help: "Then rename every chat K times (a long history)."),
-                  OptionSpec(name: "answer-bytes", valueName: "B", help: "Make each answer about B bytes long (default: short).")], hidden: true
-    ) { inv throws(CLIError) in
-        guard let n = Int(inv.positionals[0]), n >= 0 else { throw CLIError(usage: "N must be a whole number", command: inv.command) }
-        guard let renames = Int(inv.option("renames") ?? "0"), renames >= 0 else { throw CLIError(usage: "K must be a whole number", command: inv.command) }
-        guard let answerBytes = Int(inv.option("answer-bytes") ?? "0"), (0...1_000_000).contains(answerBytes) else {
-            throw CLIError(usage: "B must be a whole number up to 1000000", command: inv.command)
-        }
-        let padding = String(repeating: "lorem ipsum ", count: answerBytes / 12)
-        let store = try Context.open(inv)
-        let base = Timestamp(milliseconds: 1_764_417_600_000)
-        var made = 0
-        while made < n {
-            let batch = (made..<min(n, made + 10_000)).map { i in
-                RecordBody.chat(ChatBody(title: "Generated chat \(i)", model: "gpt-4o",
-                                         messages: [.init(id: "m-\(i)", role: .user, text: "Question number \(i)?", time: base),
-                                                    .init(id: "m-\(i)-a", role: .assistant, text: "Answer number \(i).\(padding)", time: base)],
-                                         created: base, updated: base))
-            }
-            let ids = try await Context.call { () async throws(AISyncError) in try await store.createMany(batch) }
-            made += batch.count
-            for round in 0..<renames {
-                let titles = ids.enumerated().map { ($0.element, "Generated chat \(made - batch.count + $0.offset), title \(round + 1)") }
-                try await Context.call { () async throws(AISyncError) in try await store.renameMany(titles) }
-            }
-        }
-        CLIPlatform.out("\(made)\n")
         return ExitCode.success
     }
 }

@@ -9,7 +9,52 @@ import Foundation
 import Synchronization
 
 /// Every libc call the command line makes: argv, output streams, terminals, exit.
-enum CLIPlatform {
+///
+/// Inside ``capturing(environment:standardInput:_:)`` a command runs in-process as it would in
+/// its own process with stdin, stdout and stderr redirected to files: what it prints is
+/// captured, it sees the environment given, and nothing is a terminal.
+public enum CLIPlatform {
+    /// What one in-process run of a command sees and prints.
+    public final class Session: Sendable {
+        /// The environment the command sees instead of the process's.
+        public let environment: [String: String]
+        /// What the command reads from standard input.
+        public let standardInput: [UInt8]
+        private let output = Mutex<(out: [UInt8], err: [UInt8])>(([], []))
+
+        init(environment: [String: String], standardInput: [UInt8]) {
+            self.environment = environment
+            self.standardInput = standardInput
+        }
+
+        /// What the command wrote to standard output.
+        public var standardOutput: [UInt8] { output.withLock { $0.out } }
+        /// What the command wrote to standard error.
+        public var standardError: [UInt8] { output.withLock { $0.err } }
+
+        fileprivate func append(_ bytes: [UInt8], to fd: Int32) -> Bool {
+            guard fd == 1 || fd == 2 else { return false }
+            output.withLock { if fd == 1 { $0.out += bytes } else { $0.err += bytes } }
+            return true
+        }
+    }
+
+    /// The session of the command running in this task, if it runs in-process.
+    @TaskLocal static var session: Session?
+
+    /// Runs `body` (usually ``CommandLineTool/run(_:)``) with its output captured, seeing
+    /// `environment` and reading `standardInput`; returns the session holding what it wrote.
+    public static func capturing(
+        environment: [String: String], standardInput: [UInt8] = [], _ body: () async -> Int32
+    ) async -> (status: Int32, session: Session) {
+        let session = Session(environment: environment, standardInput: standardInput)
+        let status = await $session.withValue(session) { await body() }
+        return (status, session)
+    }
+
+    /// Whether `fd` is a terminal (never inside a capturing session).
+    static func isTerminal(_ fd: Int32) -> Bool { session == nil && isatty(fd) == 1 }
+
     /// The raw arguments, rejecting any that are not valid UTF-8 instead of repairing them
     /// (which would silently change a title or a path).
     static func arguments() -> Result<[String], CLIError> {
@@ -28,6 +73,7 @@ enum CLIPlatform {
 
     /// Writes every byte (a broken pipe ends it quietly).
     static func writeBytes(_ bytes: [UInt8], to fd: Int32) {
+        if let session, session.append(bytes, to: fd) { return }
         var done = 0
         while done < bytes.count {
             let n = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + done, $0.count - done) }
@@ -54,10 +100,14 @@ enum CLIPlatform {
     /// Clears the progress line.
     static func clearProgress() { write("\r\u{1B}[K", to: 2) }
 
-    static func environment(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+    static func environment(_ name: String) -> String? {
+        if let session { return session.environment[name] }
+        return getenv(name).map { String(cString: $0) }
+    }
 
     /// The whole environment (credentials are looked up by the library, never printed).
     static func environmentDictionary() -> [String: String] {
+        if let session { return session.environment }
         var result: [String: String] = [:]
         var p = environ
         while let entry = p.pointee {
@@ -70,15 +120,15 @@ enum CLIPlatform {
 
     /// Progress only when a person watches: stderr and stdout both a terminal that is not
     /// `dumb` (output piped to a script or a file means no one reads a redrawn line).
-    static var showsProgress: Bool { isatty(2) == 1 && isatty(1) == 1 && environment("TERM") != "dumb" }
+    static var showsProgress: Bool { isTerminal(2) && isTerminal(1) && environment("TERM") != "dumb" }
 
     /// Whether stdout is a terminal (binary output is refused there: it would garble it).
-    static var stdoutIsTerminal: Bool { isatty(1) == 1 }
+    static var stdoutIsTerminal: Bool { isTerminal(1) }
 
     /// Colour on `fd` only when it is a terminal that is not `dumb` and `NO_COLOR` is unset
     /// or empty (https://no-color.org).
     static func colours(_ fd: Int32) -> Bool {
-        isatty(fd) == 1 && environment("TERM") != "dumb" && (environment("NO_COLOR") ?? "").isEmpty
+        isTerminal(fd) && environment("TERM") != "dumb" && (environment("NO_COLOR") ?? "").isEmpty
     }
 
     /// The width to lay text out for: the terminal's, else `$COLUMNS`, else 80.
@@ -87,13 +137,13 @@ enum CLIPlatform {
     /// The width `list` fits its rows to: the terminal's or `$COLUMNS`; piped without
     /// `$COLUMNS`, titles are kept whole (a script may look for them).
     static var listColumns: Int {
-        isatty(1) == 1 || environment("COLUMNS") != nil ? columns : Int.max / 2
+        isTerminal(1) || environment("COLUMNS") != nil ? columns : Int.max / 2
     }
 
     /// The width of the terminal on `fd`, else `$COLUMNS`, else 80.
     static func columns(_ fd: Int32) -> Int {
         var size = winsize()
-        if isatty(fd) == 1, ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col >= 20 { return Int(size.ws_col) }
+        if isTerminal(fd), ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col >= 20 { return Int(size.ws_col) }
         if let text = environment("COLUMNS"), let n = Int(text), n >= 20 { return n }
         return 80
     }
@@ -122,6 +172,7 @@ enum CLIPlatform {
 
     /// Reads all of standard input, or nil when it is not valid UTF-8.
     static func readStandardInput() -> String? {
+        if let session { return String(validating: session.standardInput, as: UTF8.self) }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -148,24 +199,6 @@ enum CLIPlatform {
 
     /// Ignore SIGPIPE so `aisync list | head` ends quietly instead of dying mid-write.
     static func ignoreBrokenPipe() { signal(SIGPIPE, SIG_IGN) }
-
-    /// glibc's allocator, tuned for a process that works a batch at a time: one arena (every
-    /// request runs on a thread of its own, and each new thread's arena keeps the garbage
-    /// of its batch), and large blocks always mapped on their own, so a freed 4 MB segment
-    /// goes back to the system instead of fragmenting the heap. A pull of 100,000 chats
-    /// peaked at 89 MB without this and 72 MB with it (issue 11). A no-op elsewhere.
-    static func tuneAllocator() {
-        #if canImport(Glibc)
-        // Looked up at run time: Glibc's module map leaves out malloc.h.
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
-        typealias Option = @convention(c) (Int32, Int32) -> Int32
-        let mallopt = unsafeBitCast(symbol, to: Option.self)
-        let arenaMax: Int32 = -8, mmapThreshold: Int32 = -3, trimThreshold: Int32 = -1
-        _ = mallopt(arenaMax, 1)
-        _ = mallopt(mmapThreshold, 256 << 10)
-        _ = mallopt(trimThreshold, 1 << 20)
-        #endif
-    }
 
     /// Ctrl-C (SIGINT) or SIGTERM cancels `task` instead of killing the process, so a push or
     /// pull stops between two writes and says so (exit 130). A second signal exits at once:

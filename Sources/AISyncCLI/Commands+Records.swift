@@ -98,7 +98,12 @@ enum RecordCommands {
             guard !CLIPlatform.stdoutIsTerminal else {
                 throw CLIError(usage: "standard output is a terminal, and a picture's bytes would garble it", hint: "Redirect it: aisync image save \(id) - > picture.png", command: inv.command)
             }
-            try await Context.call { () async throws(AISyncError) in try await store.writeImage(id, toFileDescriptor: 1) }
+            if CLIPlatform.session == nil {
+                try await Context.call { () async throws(AISyncError) in try await store.writeImage(id, toFileDescriptor: 1) }
+            } else {  // In-process (tests): the captured output stands for file descriptor 1.
+                let image = try await Context.call { () async throws(AISyncError) in try await store.export(id, format: .image) }
+                CLIPlatform.writeBytes(image.bytes, to: 1)
+            }
         } else {
             let force = inv.flag("force")
             try await Context.call { () async throws(AISyncError) in try await store.saveImage(id, to: path, force: force) }

@@ -25,7 +25,7 @@ enum PassphrasePrompt {
     private static func ask(_ prompt: String, remote: String) throws(AISyncError) -> String {
         // Only when a person is at the keyboard: a script with stdin redirected gets the error
         // naming AISYNC_PASSPHRASE instead of a prompt it cannot answer.
-        let fd = isatty(0) == 1 ? open("/dev/tty", O_RDWR | O_CLOEXEC) : -1
+        let fd = CLIPlatform.isTerminal(0) ? open("/dev/tty", O_RDWR | O_CLOEXEC) : -1
         guard fd >= 0 else {
             throw AISyncError(.configuration, "remote \(remote) is encrypted and there is no terminal to ask for its passphrase",
                               hint: "Set AISYNC_PASSPHRASE (and AISYNC_NEW_PASSPHRASE for a change)")

@@ -4,7 +4,7 @@ enum ManPage {
     static let command = CommandSpec(
         path: ["manpage"], abstract: "Print the man page (roff) made from the command table.", hidden: true
     ) { _ throws(CLIError) in
-        CLIPlatform.outExact(roff(commands.filter { !$0.hidden }))
+        CLIPlatform.outExact(roff(CommandLineTool.commands.filter { !$0.hidden }))
         return ExitCode.success
     }
 

@@ -11,7 +11,7 @@ enum CompletionCommands {
         discussion: "bash: `source <(aisync completion bash)` (or save it in /etc/bash_completion.d/aisync). zsh: `source <(aisync completion zsh)`. fish: `aisync completion fish > ~/.config/fish/completions/aisync.fish`.",
         arguments: [ArgumentSpec(name: "SHELL", help: "bash, zsh or fish.")]
     ) { inv throws(CLIError) in
-        let visible = commands.filter { !$0.hidden }
+        let visible = CommandLineTool.commands.filter { !$0.hidden }
         switch inv.positionals[0] {
         case "bash": CLIPlatform.outExact(bash(visible))
         case "zsh": CLIPlatform.outExact("#compdef aisync\nautoload -U +X bashcompinit && bashcompinit\n" + bash(visible))

@@ -19,7 +19,8 @@ enum Context {
         do {
             let store = try Store.open(at: path)
             CLIPlatform.keepFoundationFiles(in: "\(store.root)/sync/foundation")
-            openStores.withLock { $0.append(store) }
+            // In-process runs (tests) free their stores: the process outlives many commands.
+            if CLIPlatform.session == nil { openStores.withLock { $0.append(store) } }
             return store
         } catch { throw CLIError(error) }
     }
