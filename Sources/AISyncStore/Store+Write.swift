@@ -1,7 +1,7 @@
 import AISyncCore
 import AISyncFiles
 /// Local edits: each writes the objects its large values need, then one fsynced journal line
-/// carrying its operations (design §2, §3). Adding a message costs O(that message).
+/// carrying its operations (docs/DESIGN.md §4.2, §3.3). Adding a message costs O(that message).
 extension Store {
     /// Writes a new version of `id` carrying `change`, whose clock follows every version of
     /// the record (so it closes conflicts on the fields it sets).

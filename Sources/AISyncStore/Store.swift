@@ -6,7 +6,7 @@ import AISyncFiles
 ///
 /// Works with no network. Every operation takes the store's advisory lock, first catches up
 /// with whatever other processes appended to the journal, then reads or writes, so several
-/// processes (the CLI, an app) can share one store. See design §2.
+/// processes (the CLI, an app) can share one store. See docs/DESIGN.md §4.
 public actor Store {
     /// The store's directory (holding `config.json`, `journal.jsonl`, `objects/`, …).
     public nonisolated let root: String

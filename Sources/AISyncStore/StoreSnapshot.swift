@@ -3,7 +3,7 @@ import AISyncCore
 /// records changed since (summary and journal lines, in memory), the states decoded so far,
 /// and how far into the journal that reaches.
 ///
-/// States are a fold of a record's versions (design §3) and are made only when a command
+/// States are a fold of a record's versions (docs/DESIGN.md §3.5) and are made only when a command
 /// needs them: listing 100,000 records reads only their summaries. The changed records are
 /// written into a new index once they are many (``Store/overlayLimit``), so what is held in
 /// memory is bounded by a batch, not by the store.

@@ -3,7 +3,7 @@ import AISyncFiles
 import AISyncStore
 import AISyncRemote
 import AISyncImgur
-/// The image side of sync (design §5): uploads to Imgur on push, fetches from Imgur on pull,
+/// The image side of sync (docs/DESIGN.md §7): uploads to Imgur on push, fetches from Imgur on pull,
 /// deletes on Imgur when the last record using a picture is deleted.
 ///
 /// An original is never lost: it always goes to the WebDAV/HTTP/folder remote too (Imgur is
