@@ -123,8 +123,8 @@ extension Store {
                 versions.append(Version(record: id, kind: body.kind, clock: VectorClock().incremented(for: deviceID), time: time, device: deviceID, ops: change.ops))
             }
             try append(versions, to: &snapshot)
-            // The new records' states are not kept: a million made in batches held them all
-            // (`debug-generate 1000000` peaked at 2.9 GB); the index has their summaries.
+            // The new records' states are not kept (the index has their summaries): a
+            // million made in batches would hold them all (docs/PERFORMANCE.md).
             snapshot.dropDecodedStates()
             return versions.map(\.record)
         }

@@ -15,8 +15,8 @@ import AISyncImgur
 /// A push calls `uploadPending` before it sends the records and `flushDeletes` after (both
 /// only when uploads are on). A refused credential met while uploading does not stop the push:
 /// `uploadPending` returns it, and the push throws it once the records are on the remote
-/// (issue 4: "a push that could not upload every image still pushes all records"; 401/403 is
-/// still one clear error, exit 77).
+/// (a push that could not upload every image still pushes all records; 401/403 is still one
+/// clear error, `.permission`).
 public struct ImgurSync: Sendable {
     let store: Store
     let client: ImgurClient

@@ -152,8 +152,8 @@ enum CLIPlatform {
     /// glibc's allocator, tuned for a process that works a batch at a time: one arena (every
     /// request runs on a thread of its own, and each new thread's arena keeps the garbage
     /// of its batch), and large blocks always mapped on their own, so a freed 4 MB segment
-    /// goes back to the system instead of fragmenting the heap. A pull of 100,000 chats
-    /// peaked at 89 MB without this and 72 MB with it (issue 11). A no-op elsewhere.
+    /// goes back to the system instead of fragmenting the heap (docs/PERFORMANCE.md). A no-op
+    /// elsewhere.
     static func tuneAllocator() {
         #if canImport(Glibc)
         // Looked up at run time: Glibc's module map leaves out malloc.h.
