@@ -1,6 +1,6 @@
 import AISync
 
-/// `aisync imgur enable|disable|status`: images on Imgur (design §5).
+/// `aisync imgur enable|disable|status`: images on Imgur (docs/DESIGN.md §7).
 enum ImgurCommands {
     static let all: [CommandSpec] = [enable, disable, status]
 

@@ -1,7 +1,7 @@
 import AISync
 import Synchronization
 
-/// The one progress line on a terminal's stderr (issue 13): what is moving, a bar, done/total,
+/// The one progress line on a terminal's stderr: what is moving, a bar, done/total,
 /// bytes, rate and time left, redrawn in place at most ten times a second, shortened to the
 /// terminal's width. Nothing at all unless ``CLIPlatform/showsProgress``.
 final class ProgressBar: Sendable {

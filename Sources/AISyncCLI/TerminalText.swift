@@ -1,4 +1,4 @@
-/// Text from records and remotes made safe to print on a terminal (issue 13).
+/// Text from records and remotes made safe to print on a terminal.
 ///
 /// A title or message can hold escape sequences (colours, OSC 8 links, cursor moves, a clear
 /// screen), and it syncs from every other device and every imported export: printed raw, it

@@ -1,6 +1,6 @@
 import AISync
 
-/// Times for people (issue 13): recent ones relative ("5 min ago"), older ones in the local
+/// Times for people: recent ones relative ("5 min ago"), older ones in the local
 /// time zone (`TZ` honoured), to the minute. `--json` keeps exact UTC ISO 8601.
 enum TimeText {
     /// The widest text ``when(_:now:)`` returns, for aligned columns.

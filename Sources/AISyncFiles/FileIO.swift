@@ -70,8 +70,8 @@ package enum FileIO {
         let fd = Platform.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ioError("read", path, errno: Platform.errno) }
         defer { Platform.close(fd) }
-        // A range past the end allocates only what is there (a journal caught up in 8 MB
-        // windows must not allocate 8 MB to find nothing new).
+        // A range past the end allocates only what is there (a journal caught up a window at
+        // a time must not allocate a whole window to find nothing new).
         let size = Platform.size(of: fd)
         for (offset, wanted) in ranges {
             guard Platform.lseek(fd, offset, SEEK_SET) == offset else { throw ioError("seek in", path, errno: Platform.errno) }

@@ -5,11 +5,11 @@ import AISyncCore
 /// Writes a download to its file as it arrives and hashes it on a thread of its own, reading
 /// the file back just behind the writer, so a pulled blob is verified without a second pass.
 ///
-/// Why not hash the chunks in the delegate that writes them: SHA-256 here runs at about
-/// 300 MB/s, slower than URLSession delivers a loopback answer, and corelibs queues chunks for
-/// the delegate with no back-pressure, so the difference would pile up in memory (about 70 MB
-/// for a 200 MB image). Reading back from the page cache keeps memory constant, and the hash
-/// runs beside the transfer instead of after it. The writer never blocks on the hasher.
+/// Why not hash the chunks in the delegate that writes them: hashing can be slower than
+/// URLSession delivers a loopback answer, and corelibs queues chunks for the delegate with no
+/// back-pressure, so the difference would pile up in memory. Reading back from the page cache
+/// keeps memory constant, and the hash runs beside the transfer instead of after it. The
+/// writer never blocks on the hasher.
 package final class HashingFileWriter: Sendable {
     private struct State {
         var output: Int32

@@ -37,10 +37,9 @@ package final class MappedFile: Sendable {
     }
 
     /// A copy of `range` of the file, read with `pread` instead of through the mapping: for
-    /// scattered small reads (an index lookup). Touching a mapped page maps the whole
-    /// page-cache folio around it (on Linux 6.18 with ext4, about 300 KB per touch), so
-    /// lookups through the mapping held megabytes of the index for a few KB read each
-    /// (3–6 MB of a pull's peak). Nil when the file cannot be read or is shorter.
+    /// scattered small reads (an index lookup). Touching a mapped page can map the whole
+    /// page-cache folio around it, so lookups through the mapping held megabytes of the index
+    /// for a few KB read each (docs/PERFORMANCE.md). Nil when the file cannot be read or is shorter.
     package func copy(_ range: Range<Int>) -> [UInt8]? {
         guard range.lowerBound >= 0, range.upperBound <= count else { return nil }
         var bytes = [UInt8](repeating: 0, count: range.count)

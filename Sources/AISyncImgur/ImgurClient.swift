@@ -4,7 +4,7 @@ import AISyncFiles
 import AISyncRemote
 
 /// Talks to the Imgur API v3 (https://apidocs.imgur.com): uploads an image, deletes one, and
-/// downloads what a link serves (design §5).
+/// downloads what a link serves (docs/DESIGN.md §7).
 ///
 /// - Upload: `POST {api}/3/image`, `multipart/form-data` with the parts `image` (the file's bytes,
 ///   with a filename and media type), `type=file`, and `title` / `description` when given. The

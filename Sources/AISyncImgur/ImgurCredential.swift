@@ -1,6 +1,6 @@
 import AISyncCore
 import AISyncRemote
-/// How aisync authenticates to Imgur (design §5): an application's client id for anonymous
+/// How aisync authenticates to Imgur (docs/DESIGN.md §7): an application's client id for anonymous
 /// uploads (`Authorization: Client-ID …`) or an account's OAuth access token
 /// (`Authorization: Bearer …`). Both come from the environment only, never from argv or config.
 ///

@@ -3,7 +3,7 @@ import AISyncRemote
 /// What Imgur answered to an upload, checked: every field comes from a server and is validated
 /// before aisync records it (ids and links end up in records other machines fetch).
 ///
-/// `description` hides the deletehash, which is a secret (design §5).
+/// `description` hides the deletehash, which is a secret (docs/DESIGN.md §7).
 public struct ImgurUpload: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible {
     /// 5-10 letters and digits (`^[A-Za-z0-9]{5,10}$`).
     public var id: String

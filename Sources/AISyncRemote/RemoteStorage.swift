@@ -21,7 +21,7 @@ public struct RemoteEntry: Sendable, Equatable {
     public init(name: String, etag: String?) { self.name = name; self.etag = etag }
 }
 
-/// When a write may happen (design §4: create with `If-None-Match: *`, replace with `If-Match`).
+/// When a write may happen (docs/DESIGN.md §5.2: create with `If-None-Match: *`, replace with `If-Match`).
 public enum WriteCondition: Sendable, Equatable {
     /// Unconditionally: create or overwrite.
     case always

@@ -4,8 +4,7 @@ import AISyncFiles
 /// The index as last written, read in place rather than loaded: a command that needs one
 /// record finds its line by binary search (lines are sorted by id), a listing passes over
 /// the lines once, and nothing about the other records is held in memory. This is what
-/// keeps memory bounded whatever the store's size (issue 11): at 100,000 records the old
-/// in-memory dictionaries alone were 30 MB, at 1,000,000 they would be 300 MB.
+/// keeps memory bounded whatever the store's size (docs/PERFORMANCE.md).
 ///
 /// The file is a cache (``IndexFile``): a line that does not parse, or ids out of order,
 /// mean it is damaged, reported as `.temporary` so the store drops it and rebuilds it from
@@ -18,9 +17,9 @@ struct IndexBase: Sendable {
     /// Where every `sampleEvery`-th record line starts, and its id (from the writer, or from
     /// the pass that checked the file). A lookup searches the ids in memory, then scans only
     /// the lines of one run, so it touches a page or two of the file instead of one per step
-    /// of a binary search over it all (at 1,000,000 records a pull's lookups otherwise
-    /// brought most of the 90 MB index into memory). Only every 64th start is kept: all of
-    /// them were 4 MB at 1,000,000 records, twice over while an index was rewritten.
+    /// of a binary search over it all (which brings most of a large index into memory).
+    /// Only every 64th start is kept: every start costs 4 bytes a record, twice over while
+    /// an index is rewritten.
     private var layout = Layout()
     static let sampleEvery = 64
 
@@ -30,8 +29,7 @@ struct IndexBase: Sendable {
         var count = 0
         var runStarts: [UInt32] = []
         /// The sampled ids back to back, and where each ends: one allocation instead of one
-        /// array per id (at 1,000,000 records those were 1.6 MB of a 17 MB heap peak, twice
-        /// over while an index was rewritten, for 0.3 MB of ids).
+        /// array per id, which cost several times the ids' own bytes.
         private var sampleBytes: [UInt8] = []
         private var sampleEnds: [UInt32] = []
 
@@ -89,7 +87,7 @@ struct IndexBase: Sendable {
             // Read from disk: one pass checks what a binary search relies on (every line
             // whole, ids in order, as many lines as the header says) and notes where the
             // lines start. A damaged cache is then rebuilt, never half trusted (a record
-            // out of place would look missing). About 10 ms per 100,000 records.
+            // out of place would look missing). The pass is cheap beside a rebuild.
             var found = Layout()
             let whole = try? forEachLine { (line: UnsafeRawBufferPointer, idLength: Int) throws(AISyncError) in
                 let offset = file.withBytes { line.baseAddress! - $0.baseAddress! }

@@ -191,8 +191,8 @@ struct IndexFile: Sendable {
     }
 
     /// ``RecordID``'s rule on the id's bytes. Written here, not called across modules: a
-    /// generic `RecordID` check on bytes is not specialized from another module, and calling
-    /// one made a listing of 100,000 records take 0.55 s instead of 0.23 s.
+    /// generic `RecordID` check on bytes is not specialized from another module, and a
+    /// listing calls this for every record (docs/PERFORMANCE.md).
     private static func isID(_ bytes: Slice<UnsafeRawBufferPointer>) -> Bool {
         func ok(_ b: UInt8) -> Bool { (b >= 97 && b <= 122) || (b >= 48 && b <= 57) }
         guard (1...64).contains(bytes.count), let first = bytes.first, ok(first) else { return false }

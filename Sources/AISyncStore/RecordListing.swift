@@ -11,9 +11,8 @@ public struct RecordListing: Sendable {
     private let base: IndexBase?
     /// Summaries of records changed since the index was written, which the positions name.
     private let changed: [RecordSummary]
-    /// Where each listed record is (``Position/packed``): 4 bytes a record. As an array of
-    /// enums it was 8, and making the order held three such arrays at once: 28 MB at
-    /// 1,000,000 records, the peak of a `list` that had rebuilt the index.
+    /// Where each listed record is (``Position/packed``): 4 bytes a record, not an enum's 8,
+    /// since making the order holds such arrays at the peak of a `list` (docs/PERFORMANCE.md).
     private let order: [Int32]
 
     /// Where one listed record is: a line of the index, or one of `changed`.

@@ -1,7 +1,7 @@
 import AISyncCore
 import AISyncFiles
 
-/// What a snapshot holds (design §4, compaction): for each record, only the versions its state
+/// What a snapshot holds (docs/DESIGN.md §5.7): for each record, only the versions its state
 /// still names (``RecordState/essentialVersionIDs``), read a few records at a time so a store
 /// of any size is written out in bounded memory.
 extension Store {

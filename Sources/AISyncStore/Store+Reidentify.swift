@@ -2,7 +2,7 @@ import AISyncCore
 import AISyncFiles
 /// A store directory copied and used in two places has diverged: both copies wrote versions
 /// as one device, with the same clocks. The copy that finds out takes a new device id and
-/// re-stamps its unpushed versions with it (design §4), so both keep syncing, nothing lost.
+/// re-stamps its unpushed versions with it (docs/DESIGN.md §5.6), so both keep syncing, nothing lost.
 extension Store {
     /// Rewrites the journal with `diverged` (this device's versions the remote does not have)
     /// re-stamped under a new device id, updates every checkpoint so the old identity reads

@@ -1,5 +1,5 @@
 import AISyncCore
-/// Closing conflicts and looking at any version: nothing is hidden (design §3).
+/// Closing conflicts and looking at any version: nothing is hidden (docs/DESIGN.md §3.6).
 extension Store {
     /// Every version of one record, in journal order.
     package func versions(of id: RecordID, in snapshot: StoreSnapshot) throws(AISyncError) -> [Version] {

@@ -1,7 +1,7 @@
 import AISyncCore
 import AISyncFiles
 /// Local edits: each writes the objects its large values need, then one fsynced journal line
-/// carrying its operations (design §2, §3). Adding a message costs O(that message).
+/// carrying its operations (docs/DESIGN.md §4.2, §3.3). Adding a message costs O(that message).
 extension Store {
     /// Writes a new version of `id` carrying `change`, whose clock follows every version of
     /// the record (so it closes conflicts on the fields it sets).
@@ -123,8 +123,8 @@ extension Store {
                 versions.append(Version(record: id, kind: body.kind, clock: VectorClock().incremented(for: deviceID), time: time, device: deviceID, ops: change.ops))
             }
             try append(versions, to: &snapshot)
-            // The new records' states are not kept: a million made in batches held them all
-            // (`debug-generate 1000000` peaked at 2.9 GB); the index has their summaries.
+            // The new records' states are not kept (the index has their summaries): a
+            // million made in batches would hold them all (docs/PERFORMANCE.md).
             snapshot.dropDecodedStates()
             return versions.map(\.record)
         }

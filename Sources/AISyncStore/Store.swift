@@ -6,7 +6,7 @@ import AISyncFiles
 ///
 /// Works with no network. Every operation takes the store's advisory lock, first catches up
 /// with whatever other processes appended to the journal, then reads or writes, so several
-/// processes (the CLI, an app) can share one store. See design §2.
+/// processes (the CLI, an app) can share one store. See docs/DESIGN.md §4.
 public actor Store {
     /// The store's directory (holding `config.json`, `journal.jsonl`, `objects/`, …).
     public nonisolated let root: String
@@ -168,9 +168,9 @@ public actor Store {
         return snapshot
     }
 
-    /// Folds the journal past the end of `snapshot` into it, a window of about 2 MB at a time.
-    /// A rebuild of a large store (index deleted or stale) then holds a window or two of
-    /// versions, not the whole journal parsed at once (551 MB for 100,000 chats); between
+    /// Folds the journal past the end of `snapshot` into it, a window (``catchUpWindow``) at a
+    /// time. A rebuild of a large store (index deleted or stale) then holds a window or two of
+    /// versions, not the whole journal parsed at once; between
     /// windows the decoded states are dropped (rebuilt from the journal if a later window
     /// needs one). When there is more than one window, the next is read and parsed on other
     /// threads while this one is applied.
@@ -197,9 +197,8 @@ public actor Store {
         }
     }
 
-    /// 1 MB: a window parsed is several times its size, and two are alive at once (a rebuild
-    /// of 100,000 records peaked at 85 MB with 4 MB windows, 61 MB with 2 MB and 56 MB with
-    /// 1 MB, in the same time or less).
+    /// 1 MB: a window parsed is several times its size, and two are alive at once; smaller
+    /// windows lowered a rebuild's peak in the same time (docs/PERFORMANCE.md).
     static let catchUpWindow = 1 << 20
 
     /// The journal anchor of `cache`, to notice a journal replaced under us.
@@ -232,9 +231,8 @@ public actor Store {
     static let overlayLimit = 5_000
 
     /// The batch of a rebuild: 5,000, or half the records already indexed, up to 12,500.
-    /// Each write copies the whole index, so a fixed batch made a rebuild of 100,000 records
-    /// write 20 indexes (1.05 million lines); growing with the index, 11 (542,500 lines).
-    /// A pull keeps the fixed batch: it holds a segment's versions besides, and a pull of
-    /// 100,000 records peaked at 52-54 MB with it, 57-61 MB with the growing one.
+    /// Each write copies the whole index, so a batch that grows with it about halves the
+    /// lines a rebuild writes. A pull keeps the fixed batch: it holds a segment's versions
+    /// besides, and peaks lower with it (docs/PERFORMANCE.md).
     static func overlayLimit(indexed: Int) -> Int { min(max(overlayLimit, indexed / 2), 12_500) }
 }

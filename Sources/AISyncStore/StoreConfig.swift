@@ -33,7 +33,7 @@ public struct StoreConfig: Hashable, Sendable {
         }
     }
 
-    /// Where image bytes go (design §5), chosen with `aisync imgur enable --images`.
+    /// Where image bytes go (docs/DESIGN.md §7), chosen with `aisync imgur enable --images`.
     public enum ImagePlacement: String, Sendable, CaseIterable {
         /// On Imgur as a shareable copy, the original on the remote too (the default).
         case imgur

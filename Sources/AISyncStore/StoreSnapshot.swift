@@ -3,7 +3,7 @@ import AISyncCore
 /// records changed since (summary and journal lines, in memory), the states decoded so far,
 /// and how far into the journal that reaches.
 ///
-/// States are a fold of a record's versions (design §3) and are made only when a command
+/// States are a fold of a record's versions (docs/DESIGN.md §3.5) and are made only when a command
 /// needs them: listing 100,000 records reads only their summaries. The changed records are
 /// written into a new index once they are many (``Store/overlayLimit``), so what is held in
 /// memory is bounded by a batch, not by the store.
@@ -26,9 +26,8 @@ package struct StoreSnapshot: Sendable {
 
     /// The ids in `base` when this process wrote all of it (from an empty store or a
     /// rebuild) or it was empty when read; nil for an index read from disk with records,
-    /// whose ids are not known. (A new store has an empty index: restoring 1,000,000
-    /// records into it searched the index three times per record without this, and the
-    /// pages it touched were 3–6 MB of the pull's peak.)
+    /// whose ids are not known. (A new store has an empty index: without this, a restore
+    /// into it searches that index three times per record; docs/PERFORMANCE.md.)
     private var baseIDs: IDFilter? = IDFilter()
 
     init() {}
@@ -255,9 +254,8 @@ package struct StoreSnapshot: Sendable {
     /// Forgets decoded states between the batches of a long catch-up, pull or import, so
     /// memory stays about a batch: a state is rebuilt from the journal when a later batch
     /// needs it. States of records with a long history are kept, the longest first, up to
-    /// ``keptStates``: rebuilding one reads every line of it, and a journal of 1,000 records
-    /// edited 100 times each, read 2 MB at a time with every state dropped, took 8 s to
-    /// index instead of 1.4 s. The index's pages the lookups brought in are handed back too.
+    /// ``keptStates``: rebuilding one reads every line of it, in every window that touches
+    /// it (docs/PERFORMANCE.md). The index's pages the lookups brought in are handed back too.
     mutating func dropDecodedStates() {
         var long: [(id: RecordID, lines: Int, footprint: Int)] = []
         for (id, state) in decoded where state.versionIDs.count > Self.shortHistory {
@@ -273,9 +271,8 @@ package struct StoreSnapshot: Sendable {
                 kept[record.id] = decoded[record.id]
             }
         }
-        // Freed here, not on another thread: a pull trims the heap right after this, and an
-        // index rebuild of 1,000,000 records that freed them on another thread peaked 4 MB
-        // higher (62 MB, not 58) for no time gained on two busy cores.
+        // Freed here, not on another thread: a pull trims the heap right after this, and
+        // frees still queued then raise the peak for no time gained (docs/PERFORMANCE.md).
         decoded = kept
         base?.releasePages()
     }

@@ -3,7 +3,7 @@ import AISyncFiles
 import AISyncStore
 import AISyncRemote
 import AISyncImgur
-/// The image side of sync (design §5): uploads to Imgur on push, fetches from Imgur on pull,
+/// The image side of sync (docs/DESIGN.md §7): uploads to Imgur on push, fetches from Imgur on pull,
 /// deletes on Imgur when the last record using a picture is deleted.
 ///
 /// An original is never lost: it always goes to the WebDAV/HTTP/folder remote too (Imgur is
@@ -15,8 +15,8 @@ import AISyncImgur
 /// A push calls `uploadPending` before it sends the records and `flushDeletes` after (both
 /// only when uploads are on). A refused credential met while uploading does not stop the push:
 /// `uploadPending` returns it, and the push throws it once the records are on the remote
-/// (issue 4: "a push that could not upload every image still pushes all records"; 401/403 is
-/// still one clear error, exit 77).
+/// (a push that could not upload every image still pushes all records; 401/403 is still one
+/// clear error, `.permission`).
 public struct ImgurSync: Sendable {
     let store: Store
     let client: ImgurClient

@@ -1,7 +1,7 @@
 import AISyncCore
 import AISyncStore
 import AISyncImgur
-/// Turning Imgur uploads on and off (design §5).
+/// Turning Imgur uploads on and off (docs/DESIGN.md §7).
 extension Store {
     /// Turns Imgur uploads on: `api` replaces https://api.imgur.com (tests, proxies),
     /// `images` says where image bytes go. Also forgets which images Imgur refused, so the

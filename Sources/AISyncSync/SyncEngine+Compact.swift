@@ -3,7 +3,7 @@ import AISyncFiles
 import AISyncStore
 import AISyncRemote
 
-/// Compaction (design §4): a device writes a snapshot of what its store needs, its head names
+/// Compaction (docs/DESIGN.md §5.7): a device writes a snapshot of what its store needs, its head names
 /// it, and a fresh store restores from it plus the segments past it instead of replaying
 /// every version ever pushed. This device's own segments and older snapshots are removed only
 /// once a snapshot covering them is older than the grace period, so a device offline for

@@ -2,7 +2,7 @@ import AISyncCore
 import AISyncStore
 import AISyncRemote
 
-/// Orphan pictures on the remote (design §4): bytes under `objects/` that no version names,
+/// Orphan pictures on the remote (docs/DESIGN.md §5.8): bytes under `objects/` that no version names,
 /// left by a push killed between its pictures and its segment, or by versions a snapshot
 /// left out. A sweep notes when it first finds each one and removes it only once that is
 /// older than the grace period: a device may have uploaded a picture and not yet the

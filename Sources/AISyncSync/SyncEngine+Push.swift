@@ -326,7 +326,7 @@ extension SyncEngine {
             _ = try await remote.write(path, index.json.canonicalBytes + [10], condition: condition)
             // Give a concurrent writer time to land, then verify on the next loop. A remote
             // that lists finds devices by their heads (the index only names them), so it is
-            // read back at once: the first push of a 200 MB picture spent 12 % here.
+            // read back at once: the wait protected nothing there and slowed every first push.
             if !remote.canList { await store.environment.sleep(50 * (attempt + 1)) }
         }
         throw AISyncError(.temporary, "could not register this device in \(remote.displayName)/\(path): other devices kept rewriting it",

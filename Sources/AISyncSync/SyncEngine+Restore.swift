@@ -6,7 +6,7 @@ import AISyncImgur
 /// behind its own history on the remote: its head there names segments this store never
 /// saw as pushed, or this store has no checkpoint at all. If everything this device wrote
 /// locally since its last push is already in those segments, the journal is a prefix of
-/// the remote's history: the store takes its own segments back and carries on (design §4).
+/// the remote's history: the store takes its own segments back and carries on (docs/DESIGN.md §5.6).
 /// If it wrote something the remote does not have, the two copies diverged: pushing as the
 /// same device would make two different versions with one clock. A push then gives this store
 /// a new device id, re-stamping what the remote lacks (`Store.reidentify`), and starts again.

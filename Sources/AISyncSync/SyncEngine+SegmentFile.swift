@@ -7,7 +7,7 @@ extension SyncEngine {
     /// Downloads a segment (or snapshot part) to a scratch file, hashing it on the way, and
     /// parses it from there a line at a time: a segment never sits whole in memory next to
     /// its parsed entries, and a hostile one (a 63 MB line of one string) is refused after a
-    /// few KiB are read (issue 10). Nil when the remote does not have it.
+    /// few KiB are read. Nil when the remote does not have it.
     ///
     /// Like ``readParsed(_:maxBytes:_:)``, a segment that does not parse is read again after
     /// a short wait (a server writing it in place, an answer cut short), until a read of the

@@ -2,7 +2,7 @@ import AISyncCore
 import AISyncStore
 import AISyncRemote
 
-/// Restoring from a snapshot (design §4): a fresh store merges the newest snapshot and then
+/// Restoring from a snapshot (docs/DESIGN.md §5.7): a fresh store merges the newest snapshot and then
 /// only the segments past what it covers; a store that finds a segment removed after
 /// compaction merges the snapshot that covers it and carries on after it.
 extension SyncEngine {

@@ -3,7 +3,7 @@ import AISyncFiles
 import AISyncStore
 import AISyncRemote
 import AISyncImgur
-/// Push and pull between a store and one remote (design §4).
+/// Push and pull between a store and one remote (docs/DESIGN.md §5.3, §5.4).
 ///
 /// Push writes blobs, then segments, then the head: a crash at any point leaves the remote
 /// valid (a head never names a missing segment) and the next push finishes the job. Pull

@@ -557,7 +557,7 @@ struct CLITests {
 
     // MARK: the index is a cache
 
-    /// Design §2: "The index is a cache: deleting it loses nothing" — nor does garbling it.
+    /// docs/DESIGN.md §4.4: "Deleting or garbling the index loses nothing: it is rebuilt."
     @Test func theIndexIsOnlyACache() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }

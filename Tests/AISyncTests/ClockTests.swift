@@ -8,7 +8,7 @@ import Testing
 @testable import AISyncTesting
 import AISync
 
-// Timestamps, vector clocks, hybrid logical clocks, versions and ids (design §3, Schemas/README.md).
+// Timestamps, vector clocks, hybrid logical clocks, versions and ids (docs/DESIGN.md §3.4, Schemas/README.md).
 
 /// Seeded, so the random round-trips are the same on every run and platform.
 private typealias ClockRNG = SeededGenerator

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import AISyncCore
 
-/// Snapshots and compaction (issue 11, design §4) on every kind of remote: a new device
+/// Snapshots and compaction (docs/DESIGN.md §5.7) on every kind of remote: a new device
 /// restores from the newest snapshot plus what came after it; a device offline across a
 /// compaction finds its next segment removed and falls back to the snapshot; two devices
 /// compacting at once; nothing lost anywhere (identical stores, fsck clean).

@@ -4,7 +4,7 @@ import Testing
 @testable import AISyncStore
 import AISync
 
-/// The index is searched in place (design §2 keeps it a cache): by sampled ids in memory, then
+/// The index is searched in place (docs/DESIGN.md §4.4 keeps it a cache): by sampled ids in memory, then
 /// within one run of lines. Every record must be found and no other, whether the index was
 /// just written by this process (its layout handed over) or read back from disk by another
 /// (its layout rebuilt by the checking pass), and across merges of changed records into it.

@@ -9,7 +9,7 @@ import Testing
 @testable import AISyncTesting
 import AISync
 
-// Property tests for records v2 (design §3): a version carries operations and every field
+// Property tests for records v2 (docs/DESIGN.md §3.5): a version carries operations and every field
 // merges on its own (multi-value registers, an add-wins observed-remove set of elements, and
 // the `deleted` register every version writes).
 //
@@ -102,7 +102,7 @@ private func clockLE(_ a: VectorClock, _ b: VectorClock) -> Bool {
 
 private func clockConcurrent(_ a: VectorClock, _ b: VectorClock) -> Bool { !clockLE(a, b) && !clockLE(b, a) }
 
-/// Last-writer-wins key: HLC, then device id, then version id (design §3).
+/// Last-writer-wins key: HLC, then device id, then version id (docs/DESIGN.md §3.5).
 private func lwwKey(_ v: Version) -> (Int64, Int64, String, String) {
     (v.time.wall, v.time.counter, v.device.rawValue, v.id.hex)
 }
@@ -505,7 +505,7 @@ private struct Observed: Equatable {
     }
 }
 
-/// What design §3 says a set of versions of a `kind` record shows, computed the slow, obvious
+/// What docs/DESIGN.md §3.5 says a set of versions of a `kind` record shows, computed the slow, obvious
 /// way from the definitions: no RecordState, no VectorClock order helpers.
 private func reference(_ kind: RecordKind, _ input: [Version], objects: [SHA256Digest: JSONValue], names: Namer) -> Observed {
     var seen = Set<SHA256Digest>()
@@ -641,7 +641,7 @@ private func makeVersion(on state: RecordState, record: RecordID, by device: Dev
     Version(record: record, kind: state.kind, clock: state.clock.incremented(for: device), time: time, device: device, ops: ops)
 }
 
-/// A version on the join of everything `state` has (design §3 "resolve") that sets every
+/// A version on the join of everything `state` has (docs/DESIGN.md §3.6, "resolve") that sets every
 /// conflicting field and element to what is visible, and keeps the record deleted if it is.
 private func resolution(of state: RecordState, record: RecordID, by device: DeviceID, at time: HybridLogicalTime) -> Version {
     var ops: [Operation] = []
@@ -661,7 +661,7 @@ private func resolution(of state: RecordState, record: RecordID, by device: Devi
 // MARK: - Concurrent edits on top of a random history
 
 /// Two devices that have both seen a whole random history each write one version, without
-/// seeing each other's: what design §3 says must (not) be a conflict.
+/// seeing each other's: what docs/DESIGN.md §3.6 says must (not) be a conflict.
 private enum Fork: CaseIterable {
     case concurrentAdds, renameVersusFavorite, sameFieldDistinctValues, sameFieldSameValue, editVersusRemove, editVersusDelete
 
@@ -1195,7 +1195,7 @@ struct MergeScenarioTests {
         // Then every order gives the same state
         #expect(Set(states).count == 1)
         let s = states[0]
-        // and exactly the expected conflicts, with what design §3 shows
+        // and exactly the expected conflicts, with what docs/DESIGN.md §3.6 shows
         #expect(s.conflicts.map(\.name) == t.conflicts)
         #expect(s.isConflict == !t.conflicts.isEmpty)
         #expect(try s.title(Self.resolve) == t.title)

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-// Records v2 (design §3) end to end, through the built `aisync`: message operations, conflicts
+// Records v2 (docs/DESIGN.md §3) end to end, through the built `aisync`: message operations, conflicts
 // that name their field, looking at any version, restoring deletes, migrating an aisync 1
 // store and remote (a real fixture made by aisync 1, Tests/Fixtures/v1), and two devices
 // editing one chat at once through every kind of remote.

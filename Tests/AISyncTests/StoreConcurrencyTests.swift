@@ -9,7 +9,7 @@ import Darwin
 #endif
 
 /// Several `aisync` processes on one store at once, and processes killed mid-write: nothing
-/// reported as saved may be lost, and the store must stay sound (design §2).
+/// reported as saved may be lost, and the store must stay sound (docs/DESIGN.md §4.2).
 @Suite("StoreConcurrencyTests")
 struct StoreConcurrencyTests {
     static let busy: Int32 = 75

@@ -10,7 +10,7 @@ import Synchronization
 @testable import AISyncTesting
 import AISync
 
-/// Push, pull and sync between real temp stores through an `InMemoryRemote` (design §3-4).
+/// Push, pull and sync between real temp stores through an `InMemoryRemote` (docs/DESIGN.md §3, §5).
 ///
 /// Note (Swift 6.3.1 miscompile): no closures inside `#expect` nested in other closures; test
 /// bodies stay at the top level, errors are caught with do/catch, values go into `let`s first.
@@ -743,8 +743,8 @@ struct SyncEngineTests {
     }
 
     /// A push that fails after the head was written (while registering in devices.json, or a
-    /// lost reply to the head PUT) must also be resumable by pushing again (design §4: "a
-    /// crash at any point leaves the remote valid; re-running push finishes the job").
+    /// lost reply to the head PUT) must also be resumable by pushing again (docs/DESIGN.md §5.3: "a
+    /// crash or cancel anywhere leaves the remote valid, and the next push finishes").
     @Test func pushInterruptedAfterTheHeadWasWrittenResumes() async throws {
         let dir = Self.makeDirectory("resume-after-head")
         defer { Self.removeDirectory(dir) }

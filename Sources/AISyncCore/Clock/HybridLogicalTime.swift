@@ -2,7 +2,7 @@
 ///
 /// HLC orders writers for last-writer-wins. Unlike the raw wall clock it never goes backwards
 /// on a device and always moves past every time the device has seen, so a machine whose clock
-/// is wrong cannot keep winning with stale edits once others have seen them (design §3).
+/// is wrong cannot keep winning with stale edits once others have seen them (docs/DESIGN.md §3.4).
 public struct HybridLogicalTime: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// Physical time in milliseconds since 1970-01-01T00:00:00Z (not seconds).
     public var wall: Int64

@@ -1,7 +1,7 @@
 /// A per-record vector clock: device → number of versions that device has written.
 ///
 /// It gives the partial order "happened before" between versions; concurrent versions are
-/// the siblings of a conflict (design §3).
+/// the siblings of a conflict (docs/DESIGN.md §3.4).
 public struct VectorClock: Hashable, Sendable {
     /// How many versions of this record each device has written; devices at 0 are left out.
     public private(set) var counters: [DeviceID: Int64]

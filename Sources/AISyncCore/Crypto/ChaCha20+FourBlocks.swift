@@ -14,7 +14,7 @@ struct FourBlockState {
     @inline(__always)
     static func quarter(_ a: inout SIMD4<UInt32>, _ b: inout SIMD4<UInt32>, _ c: inout SIMD4<UInt32>, _ d: inout SIMD4<UInt32>) {
         // Rotations written as two shifts added (the bits do not overlap): written with `|`,
-        // LLVM turned them into scalar `rol`s, lane by lane (254 MB/s sealed; now 581 MB/s).
+        // LLVM turned them into scalar `rol`s, lane by lane, at less than half the speed (docs/PERFORMANCE.md).
         a &+= b; d ^= a; d = (d &<< 16) &+ (d &>> 16)
         c &+= d; b ^= c; b = (b &<< 12) &+ (b &>> 20)
         a &+= b; d ^= a; d = (d &<< 8) &+ (d &>> 24)

@@ -25,8 +25,8 @@ public struct KeyFile: Sendable, Equatable {
     /// The slots, in the order they were added.
     public var slots: [Slot]
 
-    /// The cost new slots use: 64 MiB and about 0.7 s on this machine
-    /// (`scripts/bench-crypto.sh`), so every guess at a passphrase costs the same.
+    /// The cost new slots use: 64 MiB and well under a second (timed in docs/PERFORMANCE.md),
+    /// so every guess at a passphrase costs the same.
     public static let defaultParameters = Scrypt.Parameters(n: 1 << 16, r: 8, p: 3)
     /// Where the file lives on the remote.
     public static let path = "keys.json"

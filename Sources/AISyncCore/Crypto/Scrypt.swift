@@ -1,7 +1,7 @@
 /// scrypt (RFC 7914): the passphrase-to-key function that makes guessing a passphrase cost
 /// memory as well as time. The parameters are stored with the wrapped key, so every device
 /// derives the same key; new slots use `KeyFile.defaultParameters` (N = 2^16, r = 8, p = 3:
-/// 64 MiB, about 0.7 s here; scripts/bench-crypto.sh).
+/// 64 MiB, well under a second; timed in docs/PERFORMANCE.md).
 public enum Scrypt {
     /// The cost parameters: `n` a power of two above 1, `r` and `p` at least 1.
     public struct Parameters: Hashable, Sendable {

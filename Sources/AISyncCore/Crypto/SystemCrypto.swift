@@ -27,7 +27,7 @@ package enum CryptoBackend: Sendable, CaseIterable {
 struct SystemCrypto: Sendable {
     /// `SHA256_Update`: bytes into a `SHA256_CTX`, whose state (h[8]) comes first. Given
     /// whole blocks only, it compresses them all in one call to the CPU-specific code (one
-    /// `SHA256_Transform` call per block ran at 800 MB/s; this at the library's 1.4 GB/s).
+    /// `SHA256_Transform` call per block was much slower; docs/PERFORMANCE.md).
     typealias Transform = @convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer, Int) -> Int32
     typealias ContextNew = @convention(c) () -> OpaquePointer?
     typealias ContextFree = @convention(c) (OpaquePointer?) -> Void

@@ -13,8 +13,8 @@ import Darwin
 /// platform (no CryptoKit on Linux). Written for speed, since every synced file is
 /// hashed: whole blocks are compressed straight from the caller's buffer, the working
 /// state stays in registers, the message schedule runs on SIMD units alongside the
-/// scalar rounds, and nothing is allocated per block. On the x86-64 dev machine it is
-/// ~10% faster than coreutils `sha256sum` (scripts/bench-sha256.sh measures this).
+/// scalar rounds, and nothing is allocated per block. How it compares with coreutils
+/// `sha256sum`: docs/PERFORMANCE.md.
 public struct SHA256: Sendable {
     /// Error thrown by `hash(fileAt:)`; `code` is the `errno` value.
     public struct FileError: Error, CustomStringConvertible {

@@ -1,4 +1,4 @@
-/// Which versions a compacted history must keep (design §4, snapshots).
+/// Which versions a compacted history must keep (docs/DESIGN.md §5.7).
 ///
 /// A version that no register, element or remove of the state still names was superseded in
 /// everything it wrote: each of its `set`s is dominated by a later one, each add or edit by a

@@ -1,5 +1,5 @@
 /// The state of one record: a pure, deterministic fold over the set of its versions
-/// (records v2, design §3).
+/// (records v2, docs/DESIGN.md §3.5).
 ///
 /// - Registers (title, favorite, …, and `deleted`): per field, the versions that set it and
 ///   are maximal under the vector-clock order (a multi-value register). The visible value is

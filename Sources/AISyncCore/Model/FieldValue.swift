@@ -1,6 +1,6 @@
 /// A value an operation carries: small ones inline, large ones as an object named by sha256.
 ///
-/// Records v2 (design §3): a 10 MB message must not sit in every journal read or in the
+/// Records v2 (docs/DESIGN.md §3.3): a 10 MB message must not sit in every journal read or in the
 /// index, so values whose canonical JSON is over `inlineLimit` bytes go to `objects/` and the
 /// operation names them. The same value always gets the same form, so two devices that write
 /// it agree on its bytes (and conflicts compare like with like).

@@ -52,7 +52,7 @@ public struct DeviceID: Hashable, Sendable, Comparable, CustomStringConvertible 
     public static func < (a: DeviceID, b: DeviceID) -> Bool { a.rawValue < b.rawValue }
 }
 
-/// The three kinds of record (design §1).
+/// The three kinds of record (docs/DESIGN.md §3.1).
 public enum RecordKind: String, Sendable, CaseIterable, Codable, Comparable {
     /// A saved chat (``ChatBody``), a story (``StoryBody``) or a picture (``ImageBody``); the
     /// raw value is the name used in ids, journal lines and `--kind`.

@@ -1,6 +1,6 @@
 /// Metadata of one picture; the bytes live in `objects/` under `sha256`.
 public struct ImageBody: Hashable, Sendable {
-    /// Where Imgur keeps a copy (design §5). `deletehash` is a secret.
+    /// Where Imgur keeps a copy (docs/DESIGN.md §7). `deletehash` is a secret.
     public struct ImgurLocation: Hashable, Sendable {
         /// Imgur's id of the uploaded image (e.g. `aB3dE5f`); deletes use it with an OAuth token.
         public var id: String

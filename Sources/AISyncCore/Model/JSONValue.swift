@@ -1,7 +1,7 @@
 /// A JSON document as a value, so that aisync controls byte-exact encoding.
 ///
 /// Foundation's encoders differ between platforms in key order and escaping; canonical JSON
-/// (design §1) must give the same bytes, and so the same sha256, on every machine.
+/// (docs/DESIGN.md §3.2) must give the same bytes, and so the same sha256, on every machine.
 public enum JSONValue: Hashable, Sendable {
     /// JSON `null`.
     case null

@@ -1,4 +1,4 @@
-/// One change a version makes to its record (records v2, design §3).
+/// One change a version makes to its record (records v2, docs/DESIGN.md §3.3).
 ///
 /// Registers are `set`; collection elements (a chat's messages, a story's pages) are `add`,
 /// `edit` and `remove` by element id; the record itself is `delete` / `restore`. The first

@@ -8,7 +8,7 @@ public struct StoryBody: Hashable, Sendable {
         public var position: Int64
         /// The page's text, as the LLM (or the user) wrote it.
         public var text: String
-        /// The sha256 of the illustration's original bytes; never a path or URL (design §1).
+        /// The sha256 of the illustration's original bytes; never a path or URL (docs/DESIGN.md §3.1).
         public var image: SHA256Digest?
         /// A page with element id `id` at 1-based `position`; `image` is the illustration's
         /// sha256, nil for a page without a picture.

@@ -1,5 +1,5 @@
 import Foundation
-/// One version of one record: a journal line (design §3, Schemas/journal-line.schema.json).
+/// One version of one record: a journal line (docs/DESIGN.md §3.3, Schemas/journal-line.schema.json).
 ///
 /// Its `id` is the sha256 of its own canonical JSON without the id, so the same version has
 /// the same id on every machine and a damaged line is detected.

@@ -1,4 +1,4 @@
-/// A segment: an immutable batch of versions with everything they need inline (design §4).
+/// A segment: an immutable batch of versions with everything they need inline (docs/DESIGN.md §5.1).
 ///
 /// Format 2 (`segments/<device>/<seq>.seg`, JSON lines, canonical): a header line
 /// `{"count":N,"device":"…","format":2,"remote":"…","seq":N}`, then N lines

@@ -1,4 +1,4 @@
-/// Where a device's latest snapshot is and what it covers (design §4, compaction): written in
+/// Where a device's latest snapshot is and what it covers (docs/DESIGN.md §5.7): written in
 /// the device's head, so devices find it on servers that cannot list, and in its checkpoint,
 /// so the next push writes it into the head again.
 ///

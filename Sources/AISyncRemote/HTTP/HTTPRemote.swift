@@ -160,7 +160,7 @@ public struct HTTPRemote: RemoteStorage {
             // Apache's mod_dav_fs hands out weak ETags for a file changed within the last
             // second, and a push right after a push would always fail with 412. Compare
             // weakly with a HEAD instead, then replace unconditionally: files replaced this
-            // way have a single writer, and conditions are only a safety net (design §4).
+            // way have a single writer, and conditions are only a safety net (docs/DESIGN.md §5.2).
             let current = try await send("HEAD", path)
             switch current.status {
             case 200:

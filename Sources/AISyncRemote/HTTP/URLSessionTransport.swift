@@ -11,32 +11,17 @@ import AISyncFiles
 /// with a bounded number per host; requests that send a body use a second session and a fresh
 /// connection each (`Connection: close`).
 ///
-/// Why bodies never ride a kept-alive connection: when a reused connection dies before the
-/// answer, libcurl retries the request by itself on a fresh connection and first asks
-/// swift-corelibs-foundation to rewind the body. Corelibs answers "rewound" but rewinds
-/// nothing for an upload from `Data` or from a file (only a stream with a task delegate's
-/// `needNewBodyStream`), so the retry sent the headers with `Content-Length` and no body, and
-/// the request spun until the inactivity timeout (issue 10: 30 s and a busy core for a
-/// reset after a PUT body). On a connection of its own a body request is never retried by
-/// libcurl: the reset comes back as a lost connection, and ``HTTPRemote`` retries it with a
-/// new task, which sends the whole body again, on a new connection.
+/// Bodies never ride a kept-alive connection: libcurl would retry them on a fresh connection
+/// after a rewind corelibs does not do, sending no body. On a connection of its own a reset
+/// comes back as a lost connection, and ``HTTPRemote`` sends the whole body again.
 ///
-/// aisync sends `Authorization` itself on every request, so an authentication challenge (a
-/// `401` with `WWW-Authenticate`) always means the credentials were refused. The session's
-/// delegate declines such challenges and the `401` is handed back as an ordinary response:
-/// swift-corelibs-foundation (Linux) otherwise leaves the task suspended forever when it has
-/// no credential of its own to offer (swift-corelibs-foundation#5456), so a wrong password
-/// hung `aisync push` instead of failing with exit 77.
+/// aisync sends `Authorization` itself, so a `401` challenge means the credentials were
+/// refused: the delegate declines it and the `401` comes back as an ordinary response
+/// (corelibs otherwise leaves the task suspended forever, swift-corelibs-foundation#5456).
 ///
-/// A file body goes through corelibs' `uploadTask(with:fromFile:)`, which streams it but
-/// slowly: it feeds libcurl through DispatchIO 48 KiB at a time, pausing and resuming the
-/// transfer for every piece (2.7 s of CPU for 200 MB on loopback; curl: 0.3 s). A streamed
-/// request (an `InputStream` handed over in `needNewBodyStream`, sent chunked with
-/// `Expect: 100-continue`) took 0.3 s, but inside the busy test process a PUT answered 411
-/// before its body stalled until the deadline, so it is not used until that is understood.
-/// A 2xx download is written straight to its target by the
-/// delegate and hashed as it arrives (``HashingFileWriter``): no temporary file in another
-/// directory, no second pass to verify it.
+/// A file body goes through `uploadTask(with:fromFile:)`, which streams it, slowly on Linux;
+/// a 2xx download is written straight to its target and hashed as it arrives
+/// (``HashingFileWriter``). The investigations behind all three: docs/PERFORMANCE.md.
 public final class URLSessionTransport: HTTPTransport {
     /// Requests without a body, over kept-alive connections.
     private let session: URLSession

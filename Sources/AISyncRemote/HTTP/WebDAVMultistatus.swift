@@ -4,9 +4,9 @@ import AISyncCore
 ///
 /// A small XML reader of its own rather than FoundationXML: the answer is untrusted, and
 /// libxml2 behind XMLParser crashed on two inputs fuzzing found (a non-UTF-8 element name,
-/// a processing instruction without data); it also brought 800 KB of library into every
-/// sync's memory for a document of a few elements (issue 11's budget for a sync with
-/// nothing new is 32 MB). This reader takes well-formed UTF-8 XML 1.0 — elements with
+/// a processing instruction without data); it also brought a library's worth of memory into
+/// every sync for a document of a few elements, though a sync with nothing new has a tight
+/// memory budget (docs/PERFORMANCE.md). This reader takes well-formed UTF-8 XML 1.0 — elements with
 /// namespace prefixes, attributes, character and the five predefined entity references,
 /// CDATA, comments, an XML declaration — and refuses anything else (a DOCTYPE, other
 /// processing instructions, undefined entities, mismatched tags, unbound prefixes), as not

@@ -2,7 +2,7 @@ import AISyncCore
 import AISyncStore
 import AISyncImgur
 
-/// The decisions of Imgur uploads, as pure functions (design §5): what is pending, whether a
+/// The decisions of Imgur uploads, as pure functions (docs/DESIGN.md §7): what is pending, whether a
 /// rate limit still holds, where each image's Imgur copy comes from, how uploads are batched,
 /// and what a failure means for the rest. `ImgurSync.uploadPending` carries them out.
 enum ImgurPlanner {

@@ -2,7 +2,7 @@ import AISyncCore
 import AISyncStore
 import AISyncRemote
 
-/// The decisions of a pull, as pure functions of what was read (design §4): which heads moved,
+/// The decisions of a pull, as pure functions of what was read (docs/DESIGN.md §5.10): which heads moved,
 /// which segments to fetch, which pictures to get, and the checkpoint afterwards.
 /// `SyncEngine+Pull` carries them out.
 enum PullPlanner {

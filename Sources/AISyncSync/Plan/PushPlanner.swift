@@ -2,7 +2,7 @@ import AISyncCore
 import AISyncStore
 import AISyncRemote
 
-/// The decisions of a push, as pure functions of what was read (design §4).
+/// The decisions of a push, as pure functions of what was read (docs/DESIGN.md §5.10).
 ///
 /// `SyncEngine+Push` only reads, writes and feeds results back; everything that decides —
 /// whether this store is current, restored or a copy, what goes out, how it is cut into

@@ -108,9 +108,8 @@ struct Exchange {
     }
 
     /// Streams a file body from disk a MiB at a time; the length sent is the file's size
-    /// when it was opened. Read and sent, not sendfile(2): measured to loopback Apache with
-    /// a 200 MB file, sendfile took 0.29–0.33 s and 1 MiB reads 0.22 s (the receiver gets
-    /// fewer, larger writes), so sendfile was taken out again.
+    /// when it was opened. Read and sent, not sendfile(2): the receiver gets fewer, larger
+    /// writes, and it measured faster (docs/PERFORMANCE.md).
     private func sendFile(_ path: String, on socket: Socket) throws(SocketFailure) {
         let fd = Platform.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .local("cannot read \(path): \(Platform.describe(Platform.errno))") }

@@ -6,12 +6,12 @@ import AISyncFiles
 
 /// The live transport for plain `http://` remotes on Linux: HTTP/1.1 on POSIX sockets,
 /// written for aisync because swift-corelibs-foundation's URLSession cannot give it what a
-/// sync engine on a flaky or hostile network needs (issues 10 and 11):
+/// sync engine on a flaky or hostile network needs (docs/PERFORMANCE.md):
 ///
 /// - **Back-pressure**: corelibs queues whatever libcurl reads for the delegate, so an answer
-///   without a length (chunked, or until close) reached 80-470 MB of memory before aisync
-///   could refuse it. Here nothing is read faster than it is taken: an answer is refused at
-///   its limit with the memory of one 64 KiB buffer.
+///   without a length (chunked, or until close) piled up in memory before aisync could
+///   refuse it. Here nothing is read faster than it is taken: an answer is refused at its
+///   limit with the memory of one 64 KiB buffer.
 /// - **Bodies sent whole on every try**: a request whose kept-alive connection broke is sent
 ///   again, body and all, on a fresh connection (corelibs' rewind sent headers and no body).
 /// - **Uploads at disk speed**: a file body is sent in 1 MiB reads (corelibs: 48 KiB pieces,
