@@ -10,7 +10,7 @@ import Darwin
 
 /// Bad input of every kind: each must end in one clear `Error: ` line on stderr, the documented
 /// exit code, nothing on stdout, no crash, and a store that is exactly as readable as before.
-@Suite("BadInputTests")
+@Suite("BadInputTests", .tags(.python, .tools), .needsPython, .needsTools("setpriv"))
 struct BadInputTests {
     /// One bad command line. Placeholders are filled in from a small store made for the case:
     /// {chat} {image} {story} {deleted} a live chat, image, story and a deleted chat;

@@ -3,7 +3,7 @@ import Testing
 
 /// Tests of every `aisync` command, run in-process (``CLIHarness/invoke``); the first one
 /// checks the built executable, which the other suites run end to end.
-@Suite("CLITests")
+@Suite("CLITests", .tags(.python), .needsPython)
 struct CLITests {
     static let chatID = "^chat-[0-9a-f]{16}$"
     static let imageID = "^image-[0-9a-f]{16}$"

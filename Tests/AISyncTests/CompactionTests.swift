@@ -6,7 +6,7 @@ import AISyncCore
 /// restores from the newest snapshot plus what came after it; a device offline across a
 /// compaction finds its next segment removed and falls back to the snapshot; two devices
 /// compacting at once; nothing lost anywhere (identical stores, fsck clean).
-@Suite("Compaction")
+@Suite("Compaction", .tags(.servers), .needsServers)
 struct CompactionTests {
     /// Chats renamed many times (most versions superseded), messages added and one removed,
     /// one chat deleted: history with plenty to leave out, and every kind of operation.

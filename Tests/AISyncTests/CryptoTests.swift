@@ -6,7 +6,7 @@ import Testing
 /// Poly1305, the AEAD), the XChaCha20 draft, RFC 4231 (HMAC-SHA-256), RFC 5869 (HKDF) and
 /// RFC 7914 (PBKDF2-HMAC-SHA-256 and scrypt; its 1 GiB vector runs in scripts/bench-crypto.sh),
 /// then thousands of random cases against Python's `cryptography` and `hashlib`.
-@Suite("Cryptography")
+@Suite("Cryptography", .tags(.python), .needsPython)
 struct CryptoTests {
     static func hex(_ s: String) -> [UInt8] {
         let digits = s.utf8.compactMap { c -> UInt8? in

@@ -5,7 +5,7 @@ import AISyncCore
 /// `--encrypt` end to end on real servers (issue 12): two devices and a fresh restore sync
 /// through Apache, rclone, nginx and a folder; the server's raw files hold no title, message
 /// text or picture bytes; each way the server can lie has its own exit code.
-@Suite("Encrypted remotes on real servers")
+@Suite("Encrypted remotes on real servers", .tags(.servers, .python), .needsServers, .needsPython)
 struct EncryptedRemoteScenarioTests {
     static let passphrase = "correct horse battery staple"
 

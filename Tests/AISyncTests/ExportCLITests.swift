@@ -6,7 +6,7 @@ import AISync
 // know nothing of aisync check them: epubcheck, Python's html5lib, Chromium. scripts/test.sh
 // installs those; a missing one fails the test with a message saying so.
 
-@Suite("Export CLI")
+@Suite("Export CLI", .tags(.python, .tools), .needsPython, .needsTools("/usr/share/java/epubcheck.jar", "java", "chromium"), .needsPythonModules("html5lib"))
 struct ExportCLITests {
     static let nastyTitle = "Tom & Jerry <script>alert('x')</script>"
 

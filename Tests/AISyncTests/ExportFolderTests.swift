@@ -5,7 +5,7 @@ import AISync
 // `aisync export --all`: a folder anyone can browse with no aisync, and a picture book whose
 // pictures a real browser shows.
 
-@Suite("Export folder and browser")
+@Suite("Export folder and browser", .tags(.python, .tools), .needsPython, .needsTools("chromium"), .needsPythonModules("html5lib"))
 struct ExportFolderTests {
     @Test func allWritesAFolderWhoseIndexLinksResolve() throws {
         let (store, story, chat) = try ExportCLITests.storeWithStory()

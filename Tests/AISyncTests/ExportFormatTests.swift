@@ -7,7 +7,7 @@ import AISync
 
 // The pieces of issue 9's exports that need no store: CRC-32, the stored zip, Markdown and escaping.
 
-@Suite("Export formats")
+@Suite("Export formats", .tags(.python), .needsPython)
 struct ExportFormatTests {
     @Test(arguments: [
         ("", UInt32(0)),

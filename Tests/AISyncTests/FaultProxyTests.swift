@@ -7,7 +7,7 @@ import AISync
 
 /// Network faults (issue 10): aisync through `scripts/fault_proxy.py` in front of the Apache
 /// WebDAV server, which resets connections, answers 5xx, stalls and cuts answers short.
-@Suite("Network faults", .serialized)
+@Suite("Network faults", .serialized, .tags(.servers, .python), .needsServers, .needsPython)
 struct FaultProxyTests {
     // MARK: A reset after the PUT body, on a kept-alive connection
 

@@ -6,7 +6,7 @@ import Testing
 // clear line and a documented exit code, leaves the store as it was, stays within 64 MB of
 // memory and 10 s, and then works again once the remote is put right.
 
-@Suite("Hostile remote")
+@Suite("Hostile remote", .tags(.python), .needsPython)
 struct HostileRemoteTests {
     /// One way to spoil the writer's remote: which file, and what it becomes.
     struct Case: Sendable, CustomTestStringConvertible {
@@ -154,7 +154,7 @@ struct HostileServerError: Error, CustomStringConvertible {
     var description: String { message }
 }
 
-@Suite("Hostile HTTP server")
+@Suite("Hostile HTTP server", .tags(.python), .needsPython)
 struct HostileHTTPServerTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var mode: String

@@ -116,7 +116,7 @@ struct HumanOutputTests {
 
 /// Files aisync may not read or write, as a user without root (setpriv to nobody): the
 /// message says which permission is missing (issue 13).
-@Suite("Permissions in messages")
+@Suite("Permissions in messages", .tags(.tools), .needsTools("setpriv"))
 struct PermissionMessageTests {
     @Test("an unreadable picture, a picture in a closed folder, an unwritable or missing destination each get their own message")
     func permissionMessages() throws {

@@ -18,7 +18,7 @@ import Darwin
 /// Every test starts its own stand-in on a free port and stops it at the end. Test bodies stay
 /// at the top level of the test functions (no closures around `#expect`): see the Swift 6.3.1
 /// note in CLIHarness.makeStore.
-@Suite("Imgur scenarios", .serialized)
+@Suite("Imgur scenarios", .serialized, .tags(.python), .needsPython)
 struct ImgurScenarioTests {
 
     // MARK: - Two devices, placements, restore

@@ -4,7 +4,7 @@ import Testing
 // `aisync import` end to end through the built binary: the summary in text and JSON, a
 // re-import that adds nothing, a newer export, and bad input as one line with its exit code.
 
-@Suite("Import: command line")
+@Suite("Import: command line", .tags(.python), .needsPython)
 struct ImportCLITests {
     @Test func importPrintsASummaryAndReimportAddsNothing() throws {
         let store = try CLIHarness.makeStore()

@@ -6,7 +6,7 @@ import AISyncTesting
 
 /// Large images on a real WebDAV server (issue 11): a new image's body is sent once, the
 /// upload streams the file, and a download is hashed as it is written and still verified.
-@Suite("Large blob transfers", .serialized)
+@Suite("Large blob transfers", .serialized, .tags(.servers, .python), .needsServers, .needsPython)
 struct LargeBlobTransferTests {
     /// Apache's access log (one line per request), from the servers `scripts/servers.sh` started.
     static var accessLog: String {
@@ -132,7 +132,7 @@ struct LargeBlobTransferTests {
 
 /// The same through the CLI: push an image, pull it on another device, and refuse a blob
 /// whose bytes on the server no longer match its name.
-@Suite("Large images through the CLI", .serialized)
+@Suite("Large images through the CLI", .serialized, .tags(.servers, .python), .needsServers, .needsPython)
 struct LargeImageCLITests {
     /// A valid PNG of about `megabytes` MB of random (stored, uncompressed) pixels.
     static func makePNG(in directory: String, megabytes: Int) throws -> String {

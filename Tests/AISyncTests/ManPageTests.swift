@@ -3,7 +3,7 @@ import Testing
 
 /// The man page comes from the command table (issue 13): groff renders it without a warning,
 /// and it names every command `aisync help` lists and every exit code.
-@Suite("Man page")
+@Suite("Man page", .tags(.tools), .needsTools("groff"))
 struct ManPageTests {
     @Test("aisync manpage renders cleanly with groff and covers every command and exit code")
     func rendersAndCovers() throws {

@@ -4,7 +4,7 @@ import Testing
 /// A picture whose bytes the remote lacks is a state, not damage (issue 10): pull warns and
 /// exits 0, `status` and `fsck` report it as not yet downloaded (fsck stays sound), and a
 /// later pull fetches it once the remote has it.
-@Suite("Images not yet downloaded")
+@Suite("Images not yet downloaded", .tags(.python), .needsPython)
 struct MissingImageTests {
     @Test func missingOnTheRemoteIsAStateNotDamage() throws {
         let laptop = try CLIHarness.makeStore(deviceName: "laptop")

@@ -6,7 +6,7 @@ import Testing
 /// multistatus documents in the forms servers write (prefixes, a default namespace,
 /// attributes, comments, CDATA, entity and character references, self-closing elements),
 /// then damaged copies of them, must read the same — or be refused by both.
-@Suite("Multistatus reader")
+@Suite("Multistatus reader", .tags(.python), .needsPython)
 struct MultistatusReaderTests {
     /// One document per line of hex; Python answers one JSON value per line: the responses
     /// (href, etag, collection) or null when it refuses the document.

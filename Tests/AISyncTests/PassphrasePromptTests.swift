@@ -3,7 +3,7 @@ import Testing
 
 /// The passphrase prompt on a real terminal (Debian's tmux): it asks on the terminal, never
 /// echoes what is typed, asks twice for a new passphrase, and a wrong one is exit 80.
-@Suite("Passphrase prompt on a terminal")
+@Suite("Passphrase prompt on a terminal", .tags(.tools), .needsTools("tmux"))
 struct PassphrasePromptTests {
     static func shellQuoted(_ s: String) -> String { Terminal.quoted(s) }
 

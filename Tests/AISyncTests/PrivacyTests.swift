@@ -4,7 +4,7 @@ import Testing
 /// Private chats leave no trace outside the store (issue 10): push, pull and sync write
 /// nothing under `$HOME` — no URL cache, no cookie jar, no credential store — whatever the
 /// remote.
-@Suite("Nothing outside the store")
+@Suite("Nothing outside the store", .tags(.servers), .needsServers)
 struct PrivacyTests {
     @Test("push, pull and sync with a fresh HOME leave it empty", arguments: RemoteKind.allCases)
     func nothingInHome(_ kind: RemoteKind) async throws {

@@ -203,7 +203,7 @@ struct RecordsV2Tests {
 
 // MARK: - Two devices on one chat, through every kind of remote
 
-@Suite("Records v2 on real servers")
+@Suite("Records v2 on real servers", .tags(.servers), .needsServers)
 struct RecordsV2ServerTests {
     @Test("two devices add messages, rename and favorite one chat at once: every message everywhere, no conflict; then one field set two ways is one conflict naming it",
           arguments: RemoteKind.allCases)

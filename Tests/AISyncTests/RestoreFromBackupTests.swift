@@ -5,7 +5,7 @@ import Testing
 // the remote. It must take its own segments back and carry on syncing, with nothing lost; a
 // copy that diverged from the remote must still be refused (issue 8).
 
-@Suite("Restore from a backup")
+@Suite("Restore from a backup", .tags(.servers), .needsServers)
 struct RestoreFromBackupTests {
     enum Backup: String, CaseIterable, Sendable {
         /// The whole store directory, checkpoints included.

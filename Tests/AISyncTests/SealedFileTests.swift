@@ -6,7 +6,7 @@ import AISyncTesting
 
 /// The encrypted file format and key file (issue 12): round trips, every way a server can
 /// damage a file, and agreement with an independent Python implementation, both ways.
-@Suite("Sealed files and key files")
+@Suite("Sealed files and key files", .tags(.python), .needsPython)
 struct SealedFileTests {
     static let key = (0..<32).map { UInt8($0 &* 7 &+ 1) }
     static let binding = SealedFile.Binding(remoteID: String(repeating: "ab", count: 16), path: "segments/0123456789abcdef0123456789abcdef/7.seg")

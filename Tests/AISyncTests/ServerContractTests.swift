@@ -9,7 +9,7 @@ import Testing
 /// - nginx's ETag is its mtime in seconds and the size, so a same-size rewrite within one
 ///   second keeps it: that is why, on plain HTTP remotes, heads are compared by their numbers
 ///   (`PullPlanner.headMoved`), never by ETag.
-@Suite("Server contracts")
+@Suite("Server contracts", .tags(.servers), .needsServers)
 struct ServerContractTests {
     @Test("a same-size rewrite within one second: listed ETags change on WebDAV, nginx's may not", arguments: [RemoteKind.apache, .rclone, .nginx])
     func sameSecondRewrite(_ kind: RemoteKind) async throws {

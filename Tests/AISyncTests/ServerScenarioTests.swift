@@ -15,7 +15,7 @@ import Darwin
 /// The servers come from `scripts/servers.sh`, started by `scripts/test.sh`; a missing server
 /// FAILS these tests (see TestServer.require), it never skips them. Every test works in a
 /// fresh remote location of its own, so the whole suite runs in parallel.
-@Suite("Server scenarios")
+@Suite("Server scenarios", .tags(.servers), .needsServers)
 struct ServerScenarioTests {
     // MARK: - Two devices
 

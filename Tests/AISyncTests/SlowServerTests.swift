@@ -5,7 +5,7 @@ import Testing
 
 /// A server that trickles its answer (one byte every 0.4 s) never trips the inactivity
 /// timeout; the overall deadline, scaled to the bytes a request may move, ends it (issue 10).
-@Suite("Slow servers")
+@Suite("Slow servers", .tags(.python), .needsPython)
 struct SlowServerTests {
     /// A loopback server that answers every request with a 200 whose 1,000-byte body arrives
     /// one byte at a time.

@@ -6,7 +6,7 @@ import Testing
 /// The socket transport against a scripted loopback server (`scripts/http_edge_server.py`):
 /// connection reuse, a kept-alive connection closed under it, interim answers, bodies framed
 /// every way HTTP/1.1 allows, redirects, early answers, limits and cancellation.
-@Suite("Socket transport")
+@Suite("Socket transport", .tags(.python), .needsPython)
 struct SocketTransportTests {
     /// A running edge server; stopped when released.
     final class Server: Sendable {

@@ -10,7 +10,7 @@ import Darwin
 
 /// Several `aisync` processes on one store at once, and processes killed mid-write: nothing
 /// reported as saved may be lost, and the store must stay sound (docs/DESIGN.md §4.2).
-@Suite("StoreConcurrencyTests")
+@Suite("StoreConcurrencyTests", .tags(.python), .needsPython)
 struct StoreConcurrencyTests {
     static let busy: Int32 = 75
 

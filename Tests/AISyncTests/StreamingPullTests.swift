@@ -4,7 +4,7 @@ import Testing
 /// Issue 11: a pull merges a batch of segments at a time and checkpoints after each, so memory
 /// stays one batch and a pull cut off part-way resumes where it stopped instead of starting
 /// over; a sync with nothing new reads neither the whole index nor every image record.
-@Suite("Streaming pull")
+@Suite("Streaming pull", .tags(.python), .needsPython)
 struct StreamingPullTests {
     /// A remote with two segments (more than one segment's worth of chats), pushed by `laptop`.
     private func twoSegmentRemote() throws -> (laptop: CLIStore, remote: String) {

@@ -4,7 +4,7 @@ import Testing
 /// What aisync writes on a real terminal (Debian's tmux, recorded byte for byte with
 /// pipe-pane): one progress line redrawn in place, colours for roles and errors, and neither
 /// when the output is piped, `NO_COLOR` is set or `TERM=dumb` (issue 13).
-@Suite("Terminal output")
+@Suite("Terminal output", .tags(.tools), .needsTools("tmux"))
 struct TerminalOutputTests {
     static let escape = "\u{1B}["
 
