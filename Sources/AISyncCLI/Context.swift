@@ -3,8 +3,13 @@ import Synchronization
 
 /// What every command needs: where the store is, and how to open it.
 enum Context {
-    static func storePath(_ inv: Invocation) throws(CLIError) -> String {
-        if let dir = inv.option("store") {
+    static func storePath(_ inv: Invocation) throws(CLIError) -> String { try storePath(inv.context) }
+    static func open(_ inv: Invocation) throws(CLIError) -> Store { try open(inv.context) }
+    static func recordID(_ text: String, _ inv: Invocation) async throws(CLIError) -> RecordID { try await recordID(text, inv.context) }
+    static func text(_ argument: String, _ inv: Invocation) throws(CLIError) -> String { try text(argument, inv.context) }
+
+    static func storePath(_ inv: CommandContext) throws(CLIError) -> String {
+        if let dir = inv.store {
             guard !dir.isEmpty else { throw CLIError(usage: "--store needs a directory", command: inv.command) }
             return dir
         }
@@ -14,7 +19,7 @@ enum Context {
         return root
     }
 
-    static func open(_ inv: Invocation) throws(CLIError) -> Store {
+    static func open(_ inv: CommandContext) throws(CLIError) -> Store {
         let path = try storePath(inv)
         do {
             let store = try Store.open(at: path)
@@ -30,7 +35,7 @@ enum Context {
     private static let openStores = Mutex<[Store]>([])
 
     /// A record id argument: a whole id or a unique prefix of one (the library resolves it).
-    static func recordID(_ text: String, _ inv: Invocation) async throws(CLIError) -> RecordID {
+    static func recordID(_ text: String, _ inv: CommandContext) async throws(CLIError) -> RecordID {
         if let id = RecordID(text), text.utf8.count >= 21 { return id }
         let store = try open(inv)
         do {
@@ -43,7 +48,7 @@ enum Context {
     }
 
     /// A message text argument; `-` reads it from standard input.
-    static func text(_ argument: String, _ inv: Invocation) throws(CLIError) -> String {
+    static func text(_ argument: String, _ inv: CommandContext) throws(CLIError) -> String {
         guard argument == "-" else { return argument }
         guard let input = CLIPlatform.readStandardInput() else { throw CLIError(usage: "standard input is not valid UTF-8 text", command: inv.command) }
         return input
