@@ -72,14 +72,21 @@ public enum CLIPlatform {
     static func write(_ text: String, to fd: Int32) { writeBytes(Array(text.utf8), to: fd) }
 
     /// Writes every byte (a broken pipe ends it quietly).
-    static func writeBytes(_ bytes: [UInt8], to fd: Int32) {
-        if let session, session.append(bytes, to: fd) { return }
+    static func writeBytes(_ bytes: [UInt8], to fd: Int32) { _ = writeAll(bytes, to: fd) }
+
+    /// Writes every byte; the error's description when a write failed (a closed pipe, a full disk).
+    static func writeAll(_ bytes: [UInt8], to fd: Int32) -> String? {
+        if let session, session.append(bytes, to: fd) { return nil }
         var done = 0
         while done < bytes.count {
             let n = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 { if errno == EINTR { continue }; return }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return String(cString: strerror(errno))
+            }
             done += n
         }
+        return nil
     }
 
     /// Human text on stdout, control characters shown visibly (``TerminalText``).

@@ -3,78 +3,84 @@ import Foundation
 
 /// `aisync export`: records out as Markdown, an HTML picture book, an EPUB, JSON or the image file.
 enum ExportCommands {
-    static let all: [CommandSpec] = [export]
+    static let all: [CommandSpec] = [ExportCommand.spec]
 
-    static let export = CommandSpec(
-        path: ["export"], abstract: "Write a record (or every record) to files that open without aisync.",
-        discussion: """
-            The default format depends on the kind: a chat is Markdown (md), a story an HTML picture book with its \
-            pictures inlined (html; epub for an EPUB 3 book), an image its original file; json works for any record. \
-            Without --output the file is written to the current directory as ID.EXT; --output - writes to standard output. \
-            An existing file is never replaced without --force (exit 64). \
-            --all writes a folder (default ./aisync-export): chats/*.md, stories/*.html and *.epub, images/*, and an index.html linking them.
-            """,
-        arguments: [ArgumentSpec(name: "ID", help: "The record to export (or --all).", optional: true)],
-        options: [OptionSpec(name: "all", help: "Export every record into a folder with an index.html."),
-                  OptionSpec(name: "format", valueName: "md|html|epub|json", help: "The format (default: by kind)."),
-                  OptionSpec(name: "output", valueName: "PATH", help: "The file (or directory) to write; - for standard output. Also -o."),
-                  OptionSpec(name: "force", help: "Replace existing files.")]
-    ) { inv throws(CLIError) in
-        let format = try inv.option("format").map { (text: String) throws(CLIError) -> Export.Format in try parseFormat(text, inv) }
-        switch (inv.positionals.first, inv.flag("all")) {
-        case (nil, true):
-            guard format == nil else { throw CLIError(usage: "--format cannot be used with --all", hint: "--all writes each kind in its own formats", command: inv.command) }
-            return try await exportAll(inv)
-        case (let text?, false):
-            return try await exportOne(try await Context.recordID(text, inv), format: format, inv)
-        case (nil, false):
-            throw CLIError(usage: "give a record ID or --all", hint: "Usage: aisync export ID|--all [--format md|html|epub|json] [--output PATH] [--force]", command: inv.command)
-        case (_?, true):
-            throw CLIError(usage: "give a record ID or --all, not both", command: inv.command)
+    struct ExportCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            path: ["export"], abstract: "Write a record (or every record) to files that open without aisync.",
+            discussion: """
+                The default format depends on the kind: a chat is Markdown (md), a story an HTML picture book with its \
+                pictures inlined (html; epub for an EPUB 3 book), an image its original file; json works for any record. \
+                Without --output the file is written to the current directory as ID.EXT; --output - writes to standard output. \
+                An existing file is never replaced without --force (exit 64). \
+                --all writes a folder (default ./aisync-export): chats/*.md, stories/*.html and *.epub, images/*, and an index.html linking them.
+                """)
+        @Argument(help: "The record to export (or --all).") var id: String?
+        @Flag(help: "Export every record into a folder with an index.html.") var all: Bool
+        @Option(valueName: "md|html|epub|json", help: "The format (default: by kind).") var format: DocumentFormat?
+        @Option(valueName: "PATH", help: "The file (or directory) to write; - for standard output. Also -o.") var output: String?
+        @Flag(help: "Replace existing files.") var force: Bool
+
+        func validate(_ context: CommandContext) throws(CLIError) {
+            switch (id, all) {
+            case (nil, true):
+                guard format == nil else { throw context.usage("--format cannot be used with --all", hint: "--all writes each kind in its own formats") }
+            case (_?, false): break
+            case (nil, false):
+                throw context.usage("give a record ID or --all", hint: "Usage: aisync export ID|--all [--format md|html|epub|json] [--output PATH] [--force]")
+            case (_?, true):
+                throw context.usage("give a record ID or --all, not both")
+            }
         }
-    }
 
-    static func parseFormat(_ text: String, _ inv: Invocation) throws(CLIError) -> Export.Format {
-        guard let format = Export.Format(rawValue: text), format != .image else {
-            throw CLIError(usage: "unknown format '\(text)'", hint: "Use md, html, epub or json", command: inv.command)
+        func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
+            guard let id else { return try await exportAll(context) }
+            return try await exportOne(try await Context.recordID(id, context), context)
         }
-        return format
-    }
 
-    static func exportOne(_ id: RecordID, format: Export.Format?, _ inv: Invocation) async throws(CLIError) -> Int32 {
-        let store = try Context.open(inv)
-        let output = inv.option("output") ?? "."
-        if output == "-" {
-            let document = try await Context.call { () async throws(AISyncError) in try await store.export(id, format: format) }
-            if CLIPlatform.stdoutIsTerminal {
-                // Text is shown escaped, like every human output; a zip or an EPUB is refused.
-                guard let text = String(validating: document.bytes, as: UTF8.self), !text.contains("\u{0}") else {
-                    throw CLIError(usage: "standard output is a terminal, and this export is binary", hint: "Redirect it to a file, or pass --output FILE", command: inv.command)
+        func exportOne(_ id: RecordID, _ context: CommandContext) async throws(CLIError) -> Int32 {
+            let store = try Context.open(context)
+            let format = format?.format
+            let output = output ?? "."
+            if output == "-" {
+                let document = try await Context.call { () async throws(AISyncError) in try await store.export(id, format: format) }
+                if CLIPlatform.stdoutIsTerminal {
+                    // Text is shown escaped, like every human output; a zip or an EPUB is refused.
+                    guard let text = String(validating: document.bytes, as: UTF8.self), !text.contains("\u{0}") else {
+                        throw context.usage("standard output is a terminal, and this export is binary", hint: "Redirect it to a file, or pass --output FILE")
+                    }
+                    CLIPlatform.out(text)
+                    return ExitCode.success
                 }
-                CLIPlatform.out(text)
+                if let failure = CLIPlatform.writeAll(document.bytes, to: 1) {
+                    throw CLIError(AISyncError(.io, "cannot write to standard output", cause: failure))
+                }
                 return ExitCode.success
             }
-            do { try FileHandle.standardOutput.write(contentsOf: Data(document.bytes)) } catch {
-                throw CLIError(AISyncError(.io, "cannot write to standard output", cause: "\(error.localizedDescription)"))
-            }
+            let force = force
+            let written = try await Context.call { () async throws(AISyncError) in try await store.export(id, format: format, to: output, force: force) }
+            CLIPlatform.out("\(written)\n")
             return ExitCode.success
         }
-        let force = inv.flag("force")
-        let written = try await Context.call { () async throws(AISyncError) in try await store.export(id, format: format, to: output, force: force) }
-        CLIPlatform.out("\(written)\n")
-        return ExitCode.success
+
+        func exportAll(_ context: CommandContext) async throws(CLIError) -> Int32 {
+            let output = output ?? "aisync-export"
+            guard output != "-" else { throw context.usage("--all writes a folder, not standard output", hint: "Pass --output DIR") }
+            let store = try Context.open(context)
+            let force = force
+            let report = try await Context.call { () async throws(AISyncError) in try await store.exportAll(to: output, force: force) }
+            for id in report.missingImages {
+                CLIPlatform.warn("left out \(id): its bytes are not in this store yet (pull from a remote to download them)")
+            }
+            CLIPlatform.out("Exported \(Output.count(report.files.count - 1, "file")) to \(report.directory); open \(report.directory)/index.html\n")
+            return ExitCode.success
+        }
     }
 
-    static func exportAll(_ inv: Invocation) async throws(CLIError) -> Int32 {
-        let output = inv.option("output") ?? "aisync-export"
-        guard output != "-" else { throw CLIError(usage: "--all writes a folder, not standard output", hint: "Pass --output DIR", command: inv.command) }
-        let store = try Context.open(inv)
-        let force = inv.flag("force")
-        let report = try await Context.call { () async throws(AISyncError) in try await store.exportAll(to: output, force: force) }
-        for id in report.missingImages {
-            CLIPlatform.warn("left out \(id): its bytes are not in this store yet (pull from a remote to download them)")
-        }
-        CLIPlatform.out("Exported \(Output.count(report.files.count - 1, "file")) to \(report.directory); open \(report.directory)/index.html\n")
-        return ExitCode.success
+    /// The formats `--format` names (an image's own file is its default, never named).
+    enum DocumentFormat: String, ExpressibleByArgumentWord {
+        case md, html, epub, json
+
+        var format: Export.Format { Export.Format(rawValue: rawValue)! }
     }
 }

@@ -4,30 +4,44 @@ import AISync
 /// it never drifts from what the parser accepts; record ids come from the store at the
 /// moment of completion (`aisync complete-ids`, hidden).
 enum CompletionCommands {
-    static let all: [CommandSpec] = [completion, completeIDs]
+    static let all: [CommandSpec] = [CompletionCommand.spec, CompleteIDs.spec]
 
-    static let completion = CommandSpec(
-        path: ["completion"], abstract: "Print a shell completion script (commands, options, record ids).",
-        discussion: "bash: `source <(aisync completion bash)` (or save it in /etc/bash_completion.d/aisync). zsh: `source <(aisync completion zsh)`. fish: `aisync completion fish > ~/.config/fish/completions/aisync.fish`.",
-        arguments: [ArgumentSpec(name: "SHELL", help: "bash, zsh or fish.")]
-    ) { inv throws(CLIError) in
-        let visible = CommandLineTool.commands.filter { !$0.hidden }
-        switch inv.positionals[0] {
-        case "bash": CLIPlatform.outExact(bash(visible))
-        case "zsh": CLIPlatform.outExact("#compdef aisync\nautoload -U +X bashcompinit && bashcompinit\n" + bash(visible))
-        case "fish": CLIPlatform.outExact(fish(visible))
-        default: throw CLIError(usage: "no completion for shell '\(inv.positionals[0].prefix(20))'", hint: "Use bash, zsh or fish", command: inv.command)
+    /// The shells a completion script is written for.
+    enum Shell: String, ExpressibleByArgumentWord {
+        case bash, zsh, fish
+
+        static func invalid(_ text: String, name: String) -> (message: String, hint: String?) {
+            ("no completion for shell '\(text.prefix(20))'", "Use bash, zsh or fish")
         }
-        return ExitCode.success
     }
 
-    static let completeIDs = CommandSpec(
-        path: ["complete-ids"], abstract: "Print every record id, one per line (for shell completion).", hidden: true
-    ) { inv throws(CLIError) in
-        let store = try Context.open(inv)
-        let records = try await Context.call { () async throws(AISyncError) in try await store.list(includeDeleted: true) }
-        CLIPlatform.outExact(records.map { "\($0.id)\n" }.joined())
-        return ExitCode.success
+    struct CompletionCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            path: ["completion"], abstract: "Print a shell completion script (commands, options, record ids).",
+            discussion: "bash: `source <(aisync completion bash)` (or save it in /etc/bash_completion.d/aisync). zsh: `source <(aisync completion zsh)`. fish: `aisync completion fish > ~/.config/fish/completions/aisync.fish`.")
+        @Argument(help: "bash, zsh or fish.") var shell: Shell
+
+        func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
+            let visible = CommandLineTool.commands.filter { !$0.hidden }
+            switch shell {
+            case .bash: CLIPlatform.outExact(bash(visible))
+            case .zsh: CLIPlatform.outExact("#compdef aisync\nautoload -U +X bashcompinit && bashcompinit\n" + bash(visible))
+            case .fish: CLIPlatform.outExact(fish(visible))
+            }
+            return ExitCode.success
+        }
+    }
+
+    struct CompleteIDs: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            path: ["complete-ids"], abstract: "Print every record id, one per line (for shell completion).", hidden: true)
+
+        func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
+            let store = try Context.open(context)
+            let records = try await Context.call { () async throws(AISyncError) in try await store.list(includeDeleted: true) }
+            CLIPlatform.outExact(records.map { "\($0.id)\n" }.joined())
+            return ExitCode.success
+        }
     }
 
     /// Commands whose first argument is a record id.

@@ -1,11 +1,16 @@
 /// `aisync.1`, the man page, written from the same command table as `aisync help`, so the two
 /// never disagree (`scripts/man.sh` saves it; the README says how to install it).
 enum ManPage {
-    static let command = CommandSpec(
-        path: ["manpage"], abstract: "Print the man page (roff) made from the command table.", hidden: true
-    ) { _ throws(CLIError) in
-        CLIPlatform.outExact(roff(CommandLineTool.commands.filter { !$0.hidden }))
-        return ExitCode.success
+    static let command = Command.spec
+
+    struct Command: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            path: ["manpage"], abstract: "Print the man page (roff) made from the command table.", hidden: true)
+
+        func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
+            CLIPlatform.outExact(ManPage.roff(CommandLineTool.commands.filter { !$0.hidden }))
+            return ExitCode.success
+        }
     }
 
     /// Text safe in roff: backslashes, hyphens, and a leading dot or quote.
