@@ -18,36 +18,9 @@ import AISync
 struct HTTPRemoteTests {
     // MARK: - Fakes
 
-    /// Records every request and answers from a script, then with `fallback`.
-    actor FakeTransport: HTTPTransport {
-        enum Step: Sendable {
-            case respond(HTTPResponse)
-            case fail(AISyncError)
-        }
-
-        private var script: [Step]
-        private let fallback: Step
-        private(set) var requests: [HTTPRequest] = []
-
-        init(_ script: [Step] = [], fallback: Step = .respond(HTTPResponse(status: 200))) {
-            self.script = script
-            self.fallback = fallback
-        }
-
-        func send(_ request: HTTPRequest, downloadTo: String?, maxBytes: Int64) async throws(AISyncError) -> HTTPResponse {
-            requests.append(request)
-            let step = script.isEmpty ? fallback : script.removeFirst()
-            switch step {
-            case .respond(let response): return response
-            case .fail(let error): throw error
-            }
-        }
-    }
-
-    actor SleepLog {
-        private(set) var delays: [Int] = []
-        func record(_ ms: Int) { delays.append(ms) }
-    }
+    /// The scripted transport and sleep recorder of AISyncTesting, under this suite's names.
+    typealias FakeTransport = ScriptedTransport
+    typealias SleepLog = SleepRecorder
 
     static let base = "https://dav.example.com/dav/aisync"
     static let device = String(repeating: "0123456789abcdef", count: 2)

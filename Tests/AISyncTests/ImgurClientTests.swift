@@ -19,56 +19,14 @@ import AISync
 struct ImgurClientTests {
     // MARK: - Fakes
 
-    /// Records every request (with the bytes of a `.file` body, read when it is sent) and
-    /// answers from a script, then with `fallback`. A 2xx answer to a download writes
-    /// `download` bytes to the destination, as URLSessionTransport does.
-    actor FakeImgur: HTTPTransport {
-        enum Step: Sendable {
-            case respond(HTTPResponse, download: [UInt8]?)
-            case fail(AISyncError)
-        }
+    /// The scripted transport and sleep recorder of AISyncTesting, under this suite's names.
+    typealias FakeImgur = ScriptedTransport
+    typealias SleepLog = SleepRecorder
 
-        struct Sent: Sendable {
-            var request: HTTPRequest
-            var body: [UInt8]
-            var downloadTo: String?
-        }
-
-        private var script: [Step]
-        private let fallback: Step
-        private(set) var sent: [Sent] = []
-
-        init(_ script: [Step], fallback: Step = .fail(AISyncError(.other, "script exhausted"))) {
-            self.script = script
-            self.fallback = fallback
-        }
-
-        func send(_ request: HTTPRequest, downloadTo: String?, maxBytes: Int64) async throws(AISyncError) -> HTTPResponse {
-            var body: [UInt8] = []
-            switch request.body {
-            case .none: break
-            case .bytes(let b): body = b
-            case .file(let path): body = (try? FileIO.read(path)) ?? Array("<unreadable>".utf8)
-            }
-            sent.append(Sent(request: request, body: body, downloadTo: downloadTo))
-            let step = script.isEmpty ? fallback : script.removeFirst()
-            switch step {
-            case .fail(let error):
-                throw error
-            case .respond(let response, let download):
-                if let downloadTo, (200..<300).contains(response.status) {
-                    try FileIO.writeAtomically(downloadTo, download ?? response.body, durable: false, temporarySuffix: "fake")
-                    return HTTPResponse(status: response.status, headers: response.headers, body: [])
-                }
-                return response
-            }
-        }
-    }
-
-    actor SleepLog {
-        private(set) var delays: [Int] = []
-        func record(_ ms: Int) { delays.append(ms) }
-    }
+    /// A scripted transport that fails once its script is spent (no request goes unplanned).
+    static func fakeImgur(_ script: [FakeImgur.Step], fallback: FakeImgur.Step = .fail(AISyncError(.other, "script exhausted")))
+        -> FakeImgur
+    { FakeImgur(script, fallback: fallback) }
 
     static let now: Int64 = 1_700_000_000
     static let clientSecret = "c0ffee1234abcd9"
@@ -208,7 +166,7 @@ struct ImgurClientTests {
     func malformedCredential() async {
         let dir = Self.makeTempDir()
         let image = Self.writeImage(dir)
-        let transport = FakeImgur([Self.respond(200, Self.successBody)])
+        let transport = Self.fakeImgur([Self.respond(200, Self.successBody)])
         let sleeps = SleepLog()
         let client = Self.makeClient(transport, sleeps: sleeps, credential: .bearer("abc\r\nX-Evil: 1"), tempDir: dir)
         var caught: ImgurError?
@@ -230,7 +188,7 @@ struct ImgurClientTests {
     func uploadRequestShape() async throws {
         let dir = Self.makeTempDir()
         let image = Self.writeImage(dir)
-        let transport = FakeImgur([Self.respond(200, Self.successBody, headers: Self.uploadHeaders)])
+        let transport = Self.fakeImgur([Self.respond(200, Self.successBody, headers: Self.uploadHeaders)])
         let sleeps = SleepLog()
         let client = Self.makeClient(transport, sleeps: sleeps, tempDir: dir)
         let result = try await client.upload(fileAt: image, mediaType: "image/png", title: "A storybook page",
@@ -273,7 +231,7 @@ struct ImgurClientTests {
     func uploadBearerMinimal() async throws {
         let dir = Self.makeTempDir()
         let image = Self.writeImage(dir, Array("GIF89a tiny".utf8))
-        let transport = FakeImgur([Self.respond(200, Self.successBody)])
+        let transport = Self.fakeImgur([Self.respond(200, Self.successBody)])
         let sleeps = SleepLog()
         let client = Self.makeClient(transport, sleeps: sleeps, credential: Self.bearer, tempDir: dir)
         _ = try await client.upload(fileAt: image, mediaType: "image/gif", title: nil, description: nil)
@@ -296,7 +254,7 @@ struct ImgurClientTests {
         let dir = Self.makeTempDir()
         let big = (0..<(3 << 20) + 17).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }
         let image = Self.writeImage(dir, big)
-        let transport = FakeImgur([Self.respond(200, Self.successBody)])
+        let transport = Self.fakeImgur([Self.respond(200, Self.successBody)])
         let sleeps = SleepLog()
         let client = Self.makeClient(transport, sleeps: sleeps, tempDir: dir)
         _ = try await client.upload(fileAt: image, mediaType: "image/png", title: "t", description: nil)
@@ -312,7 +270,7 @@ struct ImgurClientTests {
     @Test("A missing local file is a local error and nothing is sent")
     func uploadMissingFile() async {
         let dir = Self.makeTempDir()
-        let transport = FakeImgur([])
+        let transport = Self.fakeImgur([])
         let sleeps = SleepLog()
         let client = Self.makeClient(transport, sleeps: sleeps, tempDir: dir)
         var caught: ImgurError?
@@ -334,7 +292,7 @@ struct ImgurClientTests {
     func uploadSuccessParsing() async throws {
         let dir = Self.makeTempDir()
         let image = Self.writeImage(dir)
-        let transport = FakeImgur([Self.respond(200, Self.successBody, headers: Self.uploadHeaders)])
+        let transport = Self.fakeImgur([Self.respond(200, Self.successBody, headers: Self.uploadHeaders)])
         let sleeps = SleepLog()
         let client = Self.makeClient(transport, sleeps: sleeps, tempDir: dir)
         let result = try await client.upload(fileAt: image, mediaType: "image/png", title: nil, description: nil)
@@ -357,7 +315,7 @@ struct ImgurClientTests {
         let dir = Self.makeTempDir()
         let image = Self.writeImage(dir)
         let body = Self.uploadBody(replacing: ["link": #""http:\/\/i.imgur.com\/MUkssj6.png""#, "width": "null", "height": "null", "deletehash": "<absent>"])
-        let transport = FakeImgur([Self.respond(200, body)])
+        let transport = Self.fakeImgur([Self.respond(200, body)])
         let sleeps = SleepLog()
         let client = Self.makeClient(transport, sleeps: sleeps, credential: Self.bearer, tempDir: dir)
         let result = try await client.upload(fileAt: image, mediaType: "image/png", title: nil, description: nil)
@@ -370,7 +328,7 @@ struct ImgurClientTests {
         let dir = Self.makeTempDir()
         let image = Self.writeImage(dir)
         let overCapacity = #"{"data":{"error":"Imgur is temporarily over capacity. Please try again later."},"success":false,"status":403}"#
-        let transport = FakeImgur([Self.respond(403, overCapacity), Self.respond(503), Self.respond(200, Self.successBody)])
+        let transport = Self.fakeImgur([Self.respond(403, overCapacity), Self.respond(503), Self.respond(200, Self.successBody)])
         let sleeps = SleepLog()
         let client = Self.makeClient(transport, sleeps: sleeps, tempDir: dir)
         let result = try await client.upload(fileAt: image, mediaType: "image/png", title: nil, description: nil)
@@ -480,7 +438,7 @@ struct ImgurClientTests {
         let dir = Self.makeTempDir()
         let image = Self.writeImage(dir)
         let step = Self.respond(c.status, c.body, headers: c.headers)
-        let transport = FakeImgur([step, step, step, step, step, step])
+        let transport = Self.fakeImgur([step, step, step, step, step, step])
         let sleeps = SleepLog()
         let client = Self.makeClient(transport, sleeps: sleeps, tempDir: dir)
         var caught: ImgurError?
@@ -525,7 +483,7 @@ struct ImgurClientTests {
     func rateLimitedCarriesFigures() async {
         let dir = Self.makeTempDir()
         let image = Self.writeImage(dir)
-        let transport = FakeImgur([Self.respond(429, "", headers: ["x-post-rate-limit-limit": "1250", "x-post-rate-limit-remaining": "0", "x-post-rate-limit-reset": "90"])])
+        let transport = Self.fakeImgur([Self.respond(429, "", headers: ["x-post-rate-limit-limit": "1250", "x-post-rate-limit-remaining": "0", "x-post-rate-limit-reset": "90"])])
         let sleeps = SleepLog()
         let client = Self.makeClient(transport, sleeps: sleeps, tempDir: dir)
         var caught: ImgurError?
@@ -543,7 +501,7 @@ struct ImgurClientTests {
     func transportFailures() async {
         let dir = Self.makeTempDir()
         let image = Self.writeImage(dir)
-        let down = FakeImgur([], fallback: .fail(AISyncError(.unavailable, "cannot reach api.imgur.com")))
+        let down = Self.fakeImgur([], fallback: .fail(AISyncError(.unavailable, "cannot reach api.imgur.com")))
         let sleeps = SleepLog()
         let client = Self.makeClient(down, sleeps: sleeps, tempDir: dir)
         var unreachable: ImgurError?
@@ -557,7 +515,7 @@ struct ImgurClientTests {
         #expect(unreachable?.kind == .unavailable)
         #expect(unreachable?.mayHaveUploaded == true)
 
-        let slow = FakeImgur([], fallback: .fail(AISyncError(.temporary, "api.imgur.com did not answer in time")))
+        let slow = Self.fakeImgur([], fallback: .fail(AISyncError(.temporary, "api.imgur.com did not answer in time")))
         let client2 = Self.makeClient(slow, sleeps: sleeps, tempDir: dir)
         var timedOut: ImgurError?
         do {
@@ -577,12 +535,12 @@ struct ImgurClientTests {
         let dir = Self.makeTempDir()
         let image = Self.writeImage(dir)
         let sleeps = SleepLog()
-        let short = FakeImgur([Self.respond(503, "", headers: ["retry-after": "2"]), Self.respond(200, Self.successBody)])
+        let short = Self.fakeImgur([Self.respond(503, "", headers: ["retry-after": "2"]), Self.respond(200, Self.successBody)])
         _ = try await Self.makeClient(short, sleeps: sleeps, tempDir: dir).upload(fileAt: image, mediaType: "image/png", title: nil, description: nil)
         let delays = await sleeps.delays
         #expect(delays == [2000])
 
-        let long = FakeImgur([Self.respond(503, "", headers: ["retry-after": "600"]), Self.respond(200, Self.successBody)])
+        let long = Self.fakeImgur([Self.respond(503, "", headers: ["retry-after": "600"]), Self.respond(200, Self.successBody)])
         var caught: ImgurError?
         do {
             _ = try await Self.makeClient(long, sleeps: sleeps, tempDir: dir).upload(fileAt: image, mediaType: "image/png", title: nil, description: nil)
@@ -636,7 +594,7 @@ struct ImgurClientTests {
     func hostileAnswers(_ c: HostileCase) async {
         let dir = Self.makeTempDir()
         let image = Self.writeImage(dir)
-        let transport = FakeImgur([Self.respond(200, c.body)])
+        let transport = Self.fakeImgur([Self.respond(200, c.body)])
         let sleeps = SleepLog()
         let client = Self.makeClient(transport, sleeps: sleeps, tempDir: dir)
         var caught: ImgurError?
@@ -663,7 +621,7 @@ struct ImgurClientTests {
         let own = Self.uploadBody(replacing: ["link": #""http://127.0.0.1:8080/i/MUkssj6.png""#])
         let official = Self.uploadBody(replacing: ["link": #""https://i.imgur.com/MUkssj6.png""#])
         let otherPort = Self.uploadBody(replacing: ["link": #""http://127.0.0.1:9090/MUkssj6.png""#])
-        let transport = FakeImgur([Self.respond(200, own), Self.respond(200, official), Self.respond(200, otherPort)])
+        let transport = Self.fakeImgur([Self.respond(200, own), Self.respond(200, official), Self.respond(200, otherPort)])
         let sleeps = SleepLog()
         let client = Self.makeClient(transport, sleeps: sleeps, apiBase: base + "/", tempDir: dir)
         #expect(!client.isOfficialAPI)
@@ -682,7 +640,7 @@ struct ImgurClientTests {
         #expect(sent.first?.request.url == "http://127.0.0.1:8080/imgur/3/image")
 
         // The official API never vouches for a link elsewhere.
-        let transport2 = FakeImgur([Self.respond(200, own)])
+        let transport2 = Self.fakeImgur([Self.respond(200, own)])
         let officialClient = Self.makeClient(transport2, sleeps: sleeps, tempDir: dir)
         #expect(officialClient.isOfficialAPI)
         var refused: ImgurError?
@@ -713,7 +671,7 @@ struct ImgurClientTests {
 
         let dir = Self.makeTempDir()
         let image = Self.writeImage(dir)
-        let transport = FakeImgur([Self.respond(200, Self.successBody)])
+        let transport = Self.fakeImgur([Self.respond(200, Self.successBody)])
         let sleeps = SleepLog()
         let client = Self.makeClient(transport, sleeps: sleeps, apiBase: "http://imgur.example.com", tempDir: dir)
         var caught: ImgurError?
@@ -733,7 +691,7 @@ struct ImgurClientTests {
     func deleteChoosesByCredential() async throws {
         let dir = Self.makeTempDir()
         let ok = #"{"data":true,"success":true,"status":200}"#
-        let anonymous = FakeImgur([Self.respond(200, ok, headers: ["x-ratelimit-userremaining": "1500", "x-ratelimit-userlimit": "2000"])])
+        let anonymous = Self.fakeImgur([Self.respond(200, ok, headers: ["x-ratelimit-userremaining": "1500", "x-ratelimit-userlimit": "2000"])])
         let sleeps = SleepLog()
         let byHash = Self.makeClient(anonymous, sleeps: sleeps, tempDir: dir)
         let rateLimit = try await byHash.delete(id: "MUkssj6", deletehash: "hdYnH1gKz9YTHfS")
@@ -745,7 +703,7 @@ struct ImgurClientTests {
         #expect(anonymousSent.first?.request.headers["Authorization"] == "Client-ID \(Self.clientSecret)")
         #expect(anonymousSent.first?.request.body == HTTPRequest.Body.none)
 
-        let account = FakeImgur([Self.respond(200, ok)])
+        let account = Self.fakeImgur([Self.respond(200, ok)])
         let byID = Self.makeClient(account, sleeps: sleeps, credential: Self.bearer, tempDir: dir)
         try await byID.delete(id: "MUkssj6", deletehash: "hdYnH1gKz9YTHfS")
         let accountSent = await account.sent
@@ -757,20 +715,20 @@ struct ImgurClientTests {
     func deleteOutcomes() async throws {
         let dir = Self.makeTempDir()
         let sleeps = SleepLog()
-        let gone = FakeImgur([Self.respond(404, #"{"data":{"error":"Unable to find an image with the id, hdYnH1gKz9YTHfS","request":"\/3\/image\/hdYnH1gKz9YTHfS","method":"DELETE"},"success":false,"status":404}"#)])
+        let gone = Self.fakeImgur([Self.respond(404, #"{"data":{"error":"Unable to find an image with the id, hdYnH1gKz9YTHfS","request":"\/3\/image\/hdYnH1gKz9YTHfS","method":"DELETE"},"success":false,"status":404}"#)])
         try await Self.makeClient(gone, sleeps: sleeps, tempDir: dir).delete(deletehash: "hdYnH1gKz9YTHfS")
-        let goneHTML = FakeImgur([Self.respond(404, "<html><title>404</title></html>")])
+        let goneHTML = Self.fakeImgur([Self.respond(404, "<html><title>404</title></html>")])
         try await Self.makeClient(goneHTML, sleeps: sleeps, credential: Self.bearer, tempDir: dir).delete(id: "MUkssj6")
 
-        let empty = FakeImgur([Self.respond(204)])
+        let empty = Self.fakeImgur([Self.respond(204)])
         try await Self.makeClient(empty, sleeps: sleeps, tempDir: dir).delete(deletehash: "hdYnH1gKz9YTHfS")
 
-        let flaky = FakeImgur([Self.respond(503), Self.respond(200, #"{"data":true,"success":true,"status":200}"#)])
+        let flaky = Self.fakeImgur([Self.respond(503), Self.respond(200, #"{"data":true,"success":true,"status":200}"#)])
         try await Self.makeClient(flaky, sleeps: sleeps, tempDir: dir).delete(deletehash: "hdYnH1gKz9YTHfS")
         let flakySent = await flaky.sent
         #expect(flakySent.count == 2)
 
-        let refused = FakeImgur([Self.respond(200, #"{"data":false,"success":false,"status":200}"#)])
+        let refused = Self.fakeImgur([Self.respond(200, #"{"data":false,"success":false,"status":200}"#)])
         var notDeleted: ImgurError?
         do {
             try await Self.makeClient(refused, sleeps: sleeps, tempDir: dir).delete(id: "MUkssj6", deletehash: "hdYnH1gKz9YTHfS")
@@ -780,7 +738,7 @@ struct ImgurClientTests {
         #expect(notDeleted?.kind == .other)
         #expect(notDeleted?.description.contains("MUkssj6") == true)
 
-        let echoes = FakeImgur([Self.respond(403, #"{"data":{"error":"You are not the owner of hdYnH1gKz9YTHfS","request":"\/3\/image\/hdYnH1gKz9YTHfS","method":"DELETE"},"success":false,"status":403}"#)])
+        let echoes = Self.fakeImgur([Self.respond(403, #"{"data":{"error":"You are not the owner of hdYnH1gKz9YTHfS","request":"\/3\/image\/hdYnH1gKz9YTHfS","method":"DELETE"},"success":false,"status":403}"#)])
         var forbidden: ImgurError?
         do {
             try await Self.makeClient(echoes, sleeps: sleeps, tempDir: dir).delete(deletehash: "hdYnH1gKz9YTHfS")
@@ -797,7 +755,7 @@ struct ImgurClientTests {
     func deleteRefusesBadInput() async {
         let dir = Self.makeTempDir()
         let sleeps = SleepLog()
-        let transport = FakeImgur([])
+        let transport = Self.fakeImgur([])
         let client = Self.makeClient(transport, sleeps: sleeps, tempDir: dir)
         var errors: [ImgurError] = []
         do { try await client.delete(deletehash: "../../3/account/me") } catch { errors.append(error) }
@@ -817,7 +775,7 @@ struct ImgurClientTests {
         let dir = Self.makeTempDir()
         let target = dir + "/download.bin"
         let bytes = Array("\u{89}PNG served bytes".utf8)
-        let transport = FakeImgur([.respond(HTTPResponse(status: 200, headers: ["content-type": "image/png"]), download: bytes)])
+        let transport = Self.fakeImgur([.respond(HTTPResponse(status: 200, headers: ["content-type": "image/png"]), download: bytes)])
         let sleeps = SleepLog()
         let client = Self.makeClient(transport, sleeps: sleeps, credential: Self.bearer, tempDir: dir)
         let outcome = try await client.download(link: "https://i.imgur.com/MUkssj6.png", to: target, maxBytes: 1 << 20)
@@ -839,7 +797,7 @@ struct ImgurClientTests {
         let sleeps = SleepLog()
         for location in ["https://i.imgur.com/removed.png", "//i.imgur.com/removed.png", "/removed.png"] {
             _ = FileManager.default.createFile(atPath: target, contents: Data("stale".utf8))
-            let transport = FakeImgur([Self.respond(302, "", headers: ["location": location])])
+            let transport = Self.fakeImgur([Self.respond(302, "", headers: ["location": location])])
             let client = Self.makeClient(transport, sleeps: sleeps, tempDir: dir)
             let outcome = try await client.download(link: "https://i.imgur.com/MUkssj6.png", to: target, maxBytes: 1 << 20)
             #expect(outcome == .removed, "\(location)")
@@ -847,7 +805,7 @@ struct ImgurClientTests {
             #expect(sent.count == 1, "the placeholder is not downloaded")
             #expect(!FileManager.default.fileExists(atPath: target))
         }
-        let missing = FakeImgur([Self.respond(404, "<html>Not Found</html>")])
+        let missing = Self.fakeImgur([Self.respond(404, "<html>Not Found</html>")])
         let outcome = try await Self.makeClient(missing, sleeps: sleeps, tempDir: dir).download(link: "https://i.imgur.com/MUkssj6.png", to: target, maxBytes: 1 << 20)
         #expect(outcome == .missing)
         #expect(!FileManager.default.fileExists(atPath: target))
@@ -859,7 +817,7 @@ struct ImgurClientTests {
         let target = dir + "/download.bin"
         let sleeps = SleepLog()
         let bytes = Array("jpeg bytes".utf8)
-        let moved = FakeImgur([Self.respond(503), Self.respond(301, "", headers: ["location": "https://i.imgur.com/MUkssj6.jpeg"]),
+        let moved = Self.fakeImgur([Self.respond(503), Self.respond(301, "", headers: ["location": "https://i.imgur.com/MUkssj6.jpeg"]),
                                .respond(HTTPResponse(status: 200), download: bytes)])
         let outcome = try await Self.makeClient(moved, sleeps: sleeps, tempDir: dir).download(link: "https://i.imgur.com/MUkssj6.png", to: target, maxBytes: 1 << 20)
         #expect(outcome == .downloaded(sha256: SHA256.hash(bytes), size: Int64(bytes.count)))
@@ -867,11 +825,11 @@ struct ImgurClientTests {
         #expect(movedSent.map(\.request.url) == ["https://i.imgur.com/MUkssj6.png", "https://i.imgur.com/MUkssj6.png", "https://i.imgur.com/MUkssj6.jpeg"])
 
         var errors: [ImgurError] = []
-        let elsewhere = FakeImgur([Self.respond(302, "", headers: ["location": "https://evil.example/MUkssj6.png"])])
+        let elsewhere = Self.fakeImgur([Self.respond(302, "", headers: ["location": "https://evil.example/MUkssj6.png"])])
         do { _ = try await Self.makeClient(elsewhere, sleeps: sleeps, tempDir: dir).download(link: "https://i.imgur.com/MUkssj6.png", to: target, maxBytes: 1 << 20) } catch { errors.append(error) }
-        let page = FakeImgur([.respond(HTTPResponse(status: 200, headers: ["content-type": "text/html; charset=utf-8"]), download: Array("<html>".utf8))])
+        let page = Self.fakeImgur([.respond(HTTPResponse(status: 200, headers: ["content-type": "text/html; charset=utf-8"]), download: Array("<html>".utf8))])
         do { _ = try await Self.makeClient(page, sleeps: sleeps, tempDir: dir).download(link: "https://i.imgur.com/MUkssj6.png", to: target, maxBytes: 1 << 20) } catch { errors.append(error) }
-        let untouched = FakeImgur([])
+        let untouched = Self.fakeImgur([])
         do { _ = try await Self.makeClient(untouched, sleeps: sleeps, tempDir: dir).download(link: "https://evil.example/MUkssj6.png", to: target, maxBytes: 1 << 20) } catch { errors.append(error) }
         #expect(errors.map(\.kind) == [.damaged, .damaged, .damaged])
         let untouchedSent = await untouched.sent
@@ -895,7 +853,7 @@ struct ImgurClientTests {
         for credential in [Self.clientID, Self.bearer] {
             let secret = credential == Self.clientID ? Self.clientSecret : Self.tokenSecret
             for step in bodies {
-                let transport = FakeImgur([step, step, step, step])
+                let transport = Self.fakeImgur([step, step, step, step])
                 let client = Self.makeClient(transport, sleeps: sleeps, credential: credential, tempDir: dir)
                 var caught: ImgurError?
                 do {
