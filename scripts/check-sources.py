@@ -56,24 +56,28 @@ from pathlib import Path
 MAX_LINES = 60
 
 # ---- Layer table: target folder under Sources/ -> modules it may import. ----
-PLATFORM = {"Foundation", "FoundationEssentials", "Dispatch", "Synchronization",
-            "Glibc", "Darwin", "Musl", "Android"}
-LIBRARIES = {"AISyncCore", "AISyncFiles", "AISyncStore", "AISyncImport", "AISyncExport", "AISyncRemote", "AISyncImgur", "AISyncSync"}
+# Each target lists only what its files import (a new import is a decision: add it here).
+# The C libraries come in threes, one per libc behind #if canImport: Glibc, Musl, Darwin.
+LIBC = {"Glibc", "Musl", "Darwin"}
+LIBRARIES = {"AISyncCore", "AISyncFiles", "AISyncStore", "AISyncHTTP", "AISyncImport", "AISyncExport",
+             "AISyncRemote", "AISyncImgur", "AISyncSync"}
 LAYERS = {
-    "AISyncCore": PLATFORM,
+    "AISyncCore": {"Foundation", "FoundationEssentials", "Synchronization"} | LIBC,
     # Security: SecRandomCopyBytes, the CSPRNG on Apple platforms (behind #if canImport).
-    "AISyncFiles": PLATFORM | {"AISyncCore", "Security"},
-    "AISyncStore": PLATFORM | {"AISyncCore", "AISyncFiles"},
-    "AISyncRemote": PLATFORM | {"AISyncCore", "AISyncFiles", "FoundationNetworking", "FoundationXML"},
-    "AISyncImgur": PLATFORM | {"AISyncCore", "AISyncFiles", "AISyncRemote", "FoundationNetworking"},
-    "AISyncImport": PLATFORM | {"AISyncCore", "AISyncFiles", "AISyncStore"},
-    "AISyncExport": PLATFORM | {"AISyncCore", "AISyncFiles", "AISyncStore"},
-    "AISyncSync": PLATFORM | {"AISyncCore", "AISyncFiles", "AISyncStore", "AISyncRemote", "AISyncImgur",
-                              "FoundationNetworking"},
-    "AISync": PLATFORM | LIBRARIES,                    # the umbrella module
-    "AISyncTesting": PLATFORM | LIBRARIES | {"AISync"},
+    "AISyncFiles": {"Foundation", "Dispatch", "Synchronization", "Security", "AISyncCore"} | LIBC,
+    "AISyncStore": {"Foundation", "Dispatch", "Synchronization", "AISyncCore", "AISyncFiles"} | LIBC,
+    # The socket transport is Linux-only (Glibc/Musl); URLSession needs FoundationNetworking there.
+    "AISyncHTTP": {"Foundation", "FoundationNetworking", "Synchronization", "Glibc", "Musl",
+                   "AISyncCore", "AISyncFiles"},
+    "AISyncRemote": {"Synchronization", "AISyncCore", "AISyncFiles", "AISyncHTTP"} | LIBC,
+    "AISyncImgur": {"Foundation", "AISyncCore", "AISyncFiles", "AISyncHTTP"},
+    "AISyncImport": {"Foundation", "AISyncCore", "AISyncFiles", "AISyncStore"},
+    "AISyncExport": {"Foundation", "AISyncCore", "AISyncFiles", "AISyncStore"},
+    "AISyncSync": {"AISyncCore", "AISyncFiles", "AISyncStore", "AISyncHTTP", "AISyncRemote", "AISyncImgur"},
+    "AISync": LIBRARIES,                               # the umbrella module
+    "AISyncTesting": {"Synchronization", "AISync"},
     # The CLI: the library, plus what a terminal program needs (signals, isatty, a lock).
-    "aisync": {"AISync", "Foundation", "Glibc", "Musl", "Darwin", "Synchronization"},
+    "aisync": {"AISync", "Foundation", "Synchronization"} | LIBC,
 }
 
 # ---- Lexing: blank out comments and literals so only code braces remain. ----
