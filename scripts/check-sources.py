@@ -62,7 +62,8 @@ LIBC = {"Glibc", "Musl", "Darwin"}
 LIBRARIES = {"AISyncCore", "AISyncFiles", "AISyncStore", "AISyncHTTP", "AISyncImport", "AISyncExport",
              "AISyncRemote", "AISyncImgur", "AISyncSync"}
 LAYERS = {
-    "AISyncCore": {"Foundation", "FoundationEssentials", "Synchronization"} | LIBC,
+    # Pure: no libc, so no files, sockets or dlsym (those live in AISyncFiles and above).
+    "AISyncCore": {"Foundation", "FoundationEssentials", "Synchronization"},
     # Security: SecRandomCopyBytes, the CSPRNG on Apple platforms (behind #if canImport).
     "AISyncFiles": {"Foundation", "Dispatch", "Synchronization", "Security", "AISyncCore"} | LIBC,
     "AISyncStore": {"Foundation", "Dispatch", "Synchronization", "AISyncCore", "AISyncFiles"} | LIBC,
@@ -328,7 +329,7 @@ def self_test():
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_text(text, encoding="utf-8")
         body = lambda n: "\n".join(["    let x = 0"] * (n - 2))
-        write("Sources/AISyncCore/Ok.swift", "import Foundation\n#if canImport(Glibc)\nimport Glibc\n"
+        write("Sources/AISyncCore/Ok.swift", "import Foundation\n#if canImport(Synchronization)\nimport Synchronization\n"
               "#endif\n// import AISyncStore\nlet s = \"import AISyncSync\"\n"
               f"func sixty() {{\n{body(60)}\n}}\n/* @unchecked Sendable */\n" + TRICKY)
         write("Examples/Demo/main.swift", "import AISync\n")
@@ -338,16 +339,18 @@ def self_test():
         write("Examples/Demo/main.swift", f"struct A {{\n  init() {{\n{body(61)}\n  }}\n}}\n")
         write("Sources/AISyncCore/Bad.swift", "@testable import AISyncStore\n"
               "@_exported import AISyncSync\npublic import struct AISyncRemote.Foo\n"
+              "#if canImport(Glibc)\n@preconcurrency import Glibc\n#endif\n"
               "final class Box: @unchecked Sendable {}\n")
         write("Sources/Mystery/M.swift", "")
         expect("long body", check_lengths(root, MAX_LINES)[0],
                ["Examples/Demo/main.swift:2: A.init is 61 lines long (limit 60)"])
         expect("unchecked", [p.split(":")[:2] for p in check_unchecked(root)],
-               [["Sources/AISyncCore/Bad.swift", "4"]])
+               [["Sources/AISyncCore/Bad.swift", "7"]])
         expect("imports", [p.split(" (")[0] for p in check_imports(root)],
                ["Sources/AISyncCore/Bad.swift:1: AISyncCore may not import AISyncStore",
                 "Sources/AISyncCore/Bad.swift:2: AISyncCore may not import AISyncSync",
                 "Sources/AISyncCore/Bad.swift:3: AISyncCore may not import AISyncRemote",
+                "Sources/AISyncCore/Bad.swift:5: AISyncCore may not import Glibc",
                 "Sources/Mystery:1: unknown target folder 'Mystery'; add it to the layer table"])
         loc = {"uri": (root / "Sources/AISyncCore/Ok.swift").as_uri(), "position": {"line": 4}}
         sym = lambda ident, name, access="public", doc=True, where=loc: dict(
