@@ -25,19 +25,24 @@ let package = Package(
         .target(name: "AISyncCore", path: "Sources/AISyncCore", swiftSettings: coreSettings),
         .target(name: "AISyncFiles", dependencies: ["AISyncCore"], path: "Sources/AISyncFiles"),
         .target(name: "AISyncStore", dependencies: ["AISyncCore", "AISyncFiles"], path: "Sources/AISyncStore"),
-        .target(name: "AISyncRemote", dependencies: ["AISyncCore", "AISyncFiles"], path: "Sources/AISyncRemote"),
-        .target(name: "AISyncImgur", dependencies: ["AISyncCore", "AISyncFiles", "AISyncRemote"], path: "Sources/AISyncImgur"),
-        .target(name: "AISyncImport", dependencies: ["AISyncCore", "AISyncFiles", "AISyncStore"], path: "Sources/AISyncImport"),
+        .target(name: "AISyncHTTP", dependencies: ["AISyncCore", "AISyncFiles"], path: "Sources/AISyncHTTP"),
+        .target(name: "AISyncRemote", dependencies: ["AISyncCore", "AISyncFiles", "AISyncHTTP"], path: "Sources/AISyncRemote"),
+        .target(name: "AISyncImgur", dependencies: ["AISyncCore", "AISyncFiles", "AISyncHTTP"], path: "Sources/AISyncImgur"),
+        .target(
+            name: "AISyncImport",
+            dependencies: ["AISyncCore", "AISyncFiles", "AISyncStore", "AISyncHTTP"],
+            path: "Sources/AISyncImport"
+        ),
         .target(name: "AISyncExport", dependencies: ["AISyncCore", "AISyncFiles", "AISyncStore"], path: "Sources/AISyncExport"),
         .target(
             name: "AISyncSync",
-            dependencies: ["AISyncCore", "AISyncFiles", "AISyncStore", "AISyncRemote", "AISyncImgur"],
+            dependencies: ["AISyncCore", "AISyncFiles", "AISyncStore", "AISyncHTTP", "AISyncRemote", "AISyncImgur"],
             path: "Sources/AISyncSync"
         ),
         .target(
             name: "AISync",
-            dependencies: ["AISyncCore", "AISyncFiles", "AISyncStore", "AISyncRemote", "AISyncImgur", "AISyncSync",
-                           "AISyncImport", "AISyncExport"],
+            dependencies: ["AISyncCore", "AISyncFiles", "AISyncStore", "AISyncHTTP", "AISyncRemote", "AISyncImgur",
+                           "AISyncSync", "AISyncImport", "AISyncExport"],
             path: "Sources/AISync"
         ),
         // Test doubles (an in-memory remote, seeded environments): for tests and SwiftUI previews,

@@ -56,24 +56,29 @@ from pathlib import Path
 MAX_LINES = 60
 
 # ---- Layer table: target folder under Sources/ -> modules it may import. ----
-PLATFORM = {"Foundation", "FoundationEssentials", "Dispatch", "Synchronization",
-            "Glibc", "Darwin", "Musl", "Android"}
-LIBRARIES = {"AISyncCore", "AISyncFiles", "AISyncStore", "AISyncImport", "AISyncExport", "AISyncRemote", "AISyncImgur", "AISyncSync"}
+# Each target lists only what its files import (a new import is a decision: add it here).
+# The C libraries come in threes, one per libc behind #if canImport: Glibc, Musl, Darwin.
+LIBC = {"Glibc", "Musl", "Darwin"}
+LIBRARIES = {"AISyncCore", "AISyncFiles", "AISyncStore", "AISyncHTTP", "AISyncImport", "AISyncExport",
+             "AISyncRemote", "AISyncImgur", "AISyncSync"}
 LAYERS = {
-    "AISyncCore": PLATFORM,
+    # Pure: no libc, so no files, sockets or dlsym (those live in AISyncFiles and above).
+    "AISyncCore": {"Foundation", "FoundationEssentials", "Synchronization"},
     # Security: SecRandomCopyBytes, the CSPRNG on Apple platforms (behind #if canImport).
-    "AISyncFiles": PLATFORM | {"AISyncCore", "Security"},
-    "AISyncStore": PLATFORM | {"AISyncCore", "AISyncFiles"},
-    "AISyncRemote": PLATFORM | {"AISyncCore", "AISyncFiles", "FoundationNetworking", "FoundationXML"},
-    "AISyncImgur": PLATFORM | {"AISyncCore", "AISyncFiles", "AISyncRemote", "FoundationNetworking"},
-    "AISyncImport": PLATFORM | {"AISyncCore", "AISyncFiles", "AISyncStore"},
-    "AISyncExport": PLATFORM | {"AISyncCore", "AISyncFiles", "AISyncStore"},
-    "AISyncSync": PLATFORM | {"AISyncCore", "AISyncFiles", "AISyncStore", "AISyncRemote", "AISyncImgur",
-                              "FoundationNetworking"},
-    "AISync": PLATFORM | LIBRARIES,                    # the umbrella module
-    "AISyncTesting": PLATFORM | LIBRARIES | {"AISync"},
+    "AISyncFiles": {"Foundation", "Dispatch", "Synchronization", "Security", "AISyncCore"} | LIBC,
+    "AISyncStore": {"Foundation", "Dispatch", "Synchronization", "AISyncCore", "AISyncFiles"} | LIBC,
+    # The socket transport is Linux-only (Glibc/Musl); URLSession needs FoundationNetworking there.
+    "AISyncHTTP": {"Foundation", "FoundationNetworking", "Synchronization", "Glibc", "Musl",
+                   "AISyncCore", "AISyncFiles"},
+    "AISyncRemote": {"Synchronization", "AISyncCore", "AISyncFiles", "AISyncHTTP"} | LIBC,
+    "AISyncImgur": {"Foundation", "AISyncCore", "AISyncFiles", "AISyncHTTP"},
+    "AISyncImport": {"Foundation", "AISyncCore", "AISyncFiles", "AISyncStore", "AISyncHTTP"},
+    "AISyncExport": {"Foundation", "AISyncCore", "AISyncFiles", "AISyncStore"},
+    "AISyncSync": {"AISyncCore", "AISyncFiles", "AISyncStore", "AISyncHTTP", "AISyncRemote", "AISyncImgur"},
+    "AISync": LIBRARIES,                               # the umbrella module
+    "AISyncTesting": {"Synchronization", "AISync", "AISyncFiles"},
     # The CLI: the library, plus what a terminal program needs (signals, isatty, a lock).
-    "AISyncCLI": {"AISync", "AISyncFiles", "Foundation", "Glibc", "Musl", "Darwin", "Synchronization"},
+    "AISyncCLI": {"AISync", "AISyncFiles", "Foundation", "Synchronization"} | LIBC,
     "aisync": {"AISyncCLI"},
     # Benchmark helpers: the library and Foundation's timing and formatting.
     "aisync-bench": {"AISync", "AISyncFiles", "Foundation"},
@@ -327,7 +332,7 @@ def self_test():
             (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_text(text, encoding="utf-8")
         body = lambda n: "\n".join(["    let x = 0"] * (n - 2))
-        write("Sources/AISyncCore/Ok.swift", "import Foundation\n#if canImport(Glibc)\nimport Glibc\n"
+        write("Sources/AISyncCore/Ok.swift", "import Foundation\n#if canImport(Synchronization)\nimport Synchronization\n"
               "#endif\n// import AISyncStore\nlet s = \"import AISyncSync\"\n"
               f"func sixty() {{\n{body(60)}\n}}\n/* @unchecked Sendable */\n" + TRICKY)
         write("Examples/Demo/main.swift", "import AISync\n")
@@ -337,16 +342,18 @@ def self_test():
         write("Examples/Demo/main.swift", f"struct A {{\n  init() {{\n{body(61)}\n  }}\n}}\n")
         write("Sources/AISyncCore/Bad.swift", "@testable import AISyncStore\n"
               "@_exported import AISyncSync\npublic import struct AISyncRemote.Foo\n"
+              "#if canImport(Glibc)\n@preconcurrency import Glibc\n#endif\n"
               "final class Box: @unchecked Sendable {}\n")
         write("Sources/Mystery/M.swift", "")
         expect("long body", check_lengths(root, MAX_LINES)[0],
                ["Examples/Demo/main.swift:2: A.init is 61 lines long (limit 60)"])
         expect("unchecked", [p.split(":")[:2] for p in check_unchecked(root)],
-               [["Sources/AISyncCore/Bad.swift", "4"]])
+               [["Sources/AISyncCore/Bad.swift", "7"]])
         expect("imports", [p.split(" (")[0] for p in check_imports(root)],
                ["Sources/AISyncCore/Bad.swift:1: AISyncCore may not import AISyncStore",
                 "Sources/AISyncCore/Bad.swift:2: AISyncCore may not import AISyncSync",
                 "Sources/AISyncCore/Bad.swift:3: AISyncCore may not import AISyncRemote",
+                "Sources/AISyncCore/Bad.swift:5: AISyncCore may not import Glibc",
                 "Sources/Mystery:1: unknown target folder 'Mystery'; add it to the layer table"])
         loc = {"uri": (root / "Sources/AISyncCore/Ok.swift").as_uri(), "position": {"line": 4}}
         sym = lambda ident, name, access="public", doc=True, where=loc: dict(

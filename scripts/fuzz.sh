@@ -48,7 +48,7 @@ command -v swift >/dev/null || { echo "fuzz.sh: the Swift toolchain is not insta
 
 # ---- build ----
 # The library layers every harness may use; building these two targets builds them all.
-modules="AISyncCore AISyncFiles AISyncStore AISyncRemote AISyncImgur AISyncSync AISyncImport"
+modules="AISyncCore AISyncFiles AISyncStore AISyncHTTP AISyncRemote AISyncImgur AISyncSync AISyncImport"
 spm=(swift build --scratch-path "$build_dir/spm" -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing)
 echo "== fuzz: building the instrumented library in $build_dir/spm"
 mkdir -p "$build_dir/bin"

@@ -4,13 +4,16 @@
 // AISyncCore (model, clocks, merge, canonical JSON, hashing: pure, no I/O)
 //   ← AISyncFiles (POSIX file primitives: atomic writes, fsync, streaming copies)
 //   ← AISyncStore (the local store: journal, objects, index, lock)
-//   ← AISyncRemote (folder, WebDAV, HTTP) and AISyncImgur (Imgur API v3)
+//   ← AISyncHTTP (the HTTP client: transports, socket client, backoff, redirect policy)
+//   ← AISyncRemote (folder, WebDAV, HTTP remotes) and AISyncImgur (Imgur API v3), both on
+//     AISyncHTTP; AISyncImport downloads through it too
 //   ← AISyncSync (push, pull, Imgur uploads); AISyncImport and AISyncExport (other apps'
 //     exports in; Markdown, HTML and EPUB out) sit on the store beside the remotes
 //   ← AISync (this façade) ← aisync (the command line: parse, call, print).
 @_exported import AISyncCore
 @_exported import AISyncFiles
 @_exported import AISyncStore
+@_exported import AISyncHTTP
 @_exported import AISyncRemote
 @_exported import AISyncImgur
 @_exported import AISyncSync

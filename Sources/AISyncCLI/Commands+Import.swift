@@ -23,26 +23,13 @@ enum ImportCommands {
         let (source, path) = try arguments(inv)
         let store = try Context.open(inv)
         let options = Import.Options(dryRun: inv.flag("dry-run"), prompt: inv.option("prompt"), model: inv.option("model"),
-                                     progress: progressLine, fetch: inv.flag("fetch") ? fetchPicture : nil)
+                                     progress: progressLine, fetch: inv.flag("fetch") ? Import.downloadPicture : nil)
         let summary = try await Context.call { () async throws(AISyncError) in
             try await Import.run(source, path: path, into: store, options: options)
         }
         SyncCommands.progressBar.clear()
         if inv.flag("json") { summary.json.printLine() } else { CLIPlatform.out(text(summary)) }
         return ExitCode.success
-    }
-
-    /// Downloads one DALL·E picture URL (at most 64 MB, redirects on the same host only); a
-    /// status other than 200 is an error the summary notes.
-    static let fetchPicture: @Sendable (String) async throws(AISyncError) -> [UInt8] = { url throws(AISyncError) in
-        guard let parsed = URL(string: url), ["https", "http"].contains(parsed.scheme?.lowercased() ?? "") else {
-            throw AISyncError(.usage, "\(url.prefix(120)) is not an http(s) URL")
-        }
-        let response = try await LiveTransport.make(timeoutSeconds: 30).send(HTTPRequest(method: "GET", url: url), downloadTo: nil, maxBytes: 64 << 20)
-        guard response.status == 200 else {
-            throw AISyncError(.unavailable, "\(parsed.host ?? "the server") answered \(response.status) for \(parsed.lastPathComponent)")
-        }
-        return response.body
     }
 
     static func arguments(_ inv: Invocation) throws(CLIError) -> (Import.Source?, String) {

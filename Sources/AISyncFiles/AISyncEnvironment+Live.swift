@@ -7,18 +7,22 @@ extension AISyncEnvironment {
     /// Defined here rather than beside the type because these are system calls, and AISyncCore
     /// stays free of them (the same split as swift-nio's NIOCore and NIOPosix). Randomness is
     /// `SystemRandomNumberGenerator` (getrandom/arc4random): device and remote ids must never
-    /// collide across machines, and temp names must not be guessable.
-    public static let live = AISyncEnvironment(
-        now: { Platform.currentTimeMilliseconds() },
-        random: {
-            var generator = SystemRandomNumberGenerator()
-            return generator.next()
-        },
-        sleep: { milliseconds in try? await Task.sleep(nanoseconds: UInt64(max(0, milliseconds)) * 1_000_000) },
-        hostName: { Platform.hostName() },
-        temporaryDirectory: Platform.temporaryDirectory(),
-        secureRandom: { Platform.secureRandomBytes($0) }
-    )
+    /// collide across machines, and temp names must not be guessable. Its first use also hands
+    /// Core the system's libcrypto (``SystemCryptoLoader/install()``).
+    public static let live: AISyncEnvironment = {
+        SystemCryptoLoader.install()
+        return AISyncEnvironment(
+            now: { Platform.currentTimeMilliseconds() },
+            random: {
+                var generator = SystemRandomNumberGenerator()
+                return generator.next()
+            },
+            sleep: { milliseconds in try? await Task.sleep(nanoseconds: UInt64(max(0, milliseconds)) * 1_000_000) },
+            hostName: { Platform.hostName() },
+            temporaryDirectory: Platform.temporaryDirectory(),
+            secureRandom: { Platform.secureRandomBytes($0) }
+        )
+    }()
 
     /// The system's host name (without a domain), the live `hostName`.
     public static func systemHostName() -> String? { Platform.hostName() }

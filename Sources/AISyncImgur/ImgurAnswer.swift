@@ -1,6 +1,6 @@
 import Foundation
 import AISyncCore
-import AISyncRemote
+import AISyncHTTP
 
 /// Reads what Imgur sent back, whatever its shape, into what the client needs to decide:
 /// the parsed JSON (if it is JSON), Imgur's own message, and whether it is the over-capacity page.

@@ -1,7 +1,7 @@
 import Foundation
 import AISyncCore
 import AISyncFiles
-import AISyncRemote
+import AISyncHTTP
 
 /// Talks to the Imgur API v3 (https://apidocs.imgur.com): uploads an image, deletes one, and
 /// downloads what a link serves (docs/DESIGN.md §7).

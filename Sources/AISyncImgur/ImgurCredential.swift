@@ -1,5 +1,5 @@
 import AISyncCore
-import AISyncRemote
+import AISyncHTTP
 /// How aisync authenticates to Imgur (docs/DESIGN.md §7): an application's client id for anonymous
 /// uploads (`Authorization: Client-ID …`) or an account's OAuth access token
 /// (`Authorization: Bearer …`). Both come from the environment only, never from argv or config.

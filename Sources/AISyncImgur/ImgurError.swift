@@ -1,5 +1,5 @@
 import AISyncCore
-import AISyncRemote
+import AISyncHTTP
 /// A failed Imgur operation, classified so the sync engine knows what to do next.
 ///
 /// `ImgurClient` throws this (typed throws) instead of a bare `AISyncError` because a push must

@@ -1,5 +1,5 @@
 import AISyncCore
-import AISyncRemote
+import AISyncHTTP
 /// The rate-limit figures Imgur sends with a response (https://apidocs.imgur.com/#rate-limits).
 ///
 /// Imgur has three budgets, each reported in its own headers:

@@ -1,6 +1,6 @@
 import AISyncCore
 import AISyncFiles
-import AISyncRemote
+import AISyncHTTP
 /// `sync/imgur.json`: what this store knows about its Imgur uploads beyond the records.
 ///
 /// An upload's answer is saved here (fsynced) the moment Imgur sends it, before the image

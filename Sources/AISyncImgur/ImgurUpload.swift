@@ -1,5 +1,5 @@
 import AISyncCore
-import AISyncRemote
+import AISyncHTTP
 /// What Imgur answered to an upload, checked: every field comes from a server and is validated
 /// before aisync records it (ids and links end up in records other machines fetch).
 ///
@@ -178,7 +178,7 @@ struct ImgurEndpoint: Sendable {
             throw AISyncError(.configuration, "'\(Self.printable(text))' is not a usable Imgur API URL",
                               hint: "Use https://api.imgur.com (the default) or the https:// URL of a proxy, without query or credentials")
         }
-        if url.scheme == "http", !RemoteLocation.isLoopback(url.host.hasPrefix("[") ? String(url.host.dropFirst().dropLast()) : url.host) {
+        if url.scheme == "http", !HTTPHost.isLoopback(url.host.hasPrefix("[") ? String(url.host.dropFirst().dropLast()) : url.host) {
             throw AISyncError(.configuration, "refusing plain http:// to \(url.host) for the Imgur API: the credential would travel unencrypted",
                               hint: "Use an https:// API URL (plain http is only allowed to localhost)")
         }

@@ -1,5 +1,5 @@
 import Foundation
-import AISyncRemote
+import AISyncHTTP
 
 extension RedirectPolicy {
     /// For Imgur's image links: same-host redirects are followed, except the one to Imgur's

@@ -124,11 +124,5 @@ public enum RemoteLimits {
 
 /// The SHA-256 of a downloaded file, as an `AISyncError` when it cannot be read.
 func hashFile(_ path: String) throws(AISyncError) -> SHA256Digest {
-    do {
-        return try SHA256.hash(fileAt: path).digest
-    } catch let error as SHA256.FileError {
-        throw FileIO.ioError(error.operation, path, errno: error.code)
-    } catch {
-        throw AISyncError(.io, "cannot read \(path)", cause: "\(error)")
-    }
+    try SHA256.hash(fileAt: path).digest
 }

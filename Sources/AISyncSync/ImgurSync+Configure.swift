@@ -1,5 +1,6 @@
 import AISyncCore
 import AISyncStore
+import AISyncHTTP
 import AISyncRemote
 import AISyncImgur
 /// The Imgur side of a sync engine, built from the store's settings and the environment.

@@ -1,6 +1,7 @@
 import AISyncCore
 import AISyncFiles
 import AISyncStore
+import AISyncHTTP
 import AISyncRemote
 import AISyncImgur
 /// Builds the storage for a configured remote, with credentials from the environment or

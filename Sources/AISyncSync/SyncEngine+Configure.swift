@@ -1,6 +1,7 @@
 import AISyncCore
 import AISyncFiles
 import AISyncStore
+import AISyncHTTP
 import AISyncRemote
 import AISyncImgur
 /// A sync engine set up the way the store's config says, in one call.

@@ -118,6 +118,8 @@ func scrypt(_ args: [String]) {
 }
 
 Platform.tuneAllocatorForBatchWork()
+// seal-speed and scrypt open no store, which is what installs the system's libcrypto otherwise.
+SystemCryptoLoader.install()
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "generate": await generate(Array(arguments.dropFirst()))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AISyncCore
+import AISyncFiles
 
 /// aisync's hand-written cryptography (issue 12): every test vector of RFC 8439 (ChaCha20,
 /// Poly1305, the AEAD), the XChaCha20 draft, RFC 4231 (HMAC-SHA-256), RFC 5869 (HKDF) and
@@ -8,6 +9,9 @@ import Testing
 /// then thousands of random cases against Python's `cryptography` and `hashlib`.
 @Suite("Cryptography", .tags(.python), .needsPython)
 struct CryptoTests {
+    /// The system backend is what AISyncFiles installs (as the live environment does).
+    init() { SystemCryptoLoader.install() }
+
     static func hex(_ s: String) -> [UInt8] {
         let digits = s.utf8.compactMap { c -> UInt8? in
             switch c {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AISyncCore
+@testable import AISyncHTTP
 @testable import AISyncRemote
 
 /// HTTP/1.1 framing as the socket transport reads and writes it (RFC 9112).

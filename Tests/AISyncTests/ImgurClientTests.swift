@@ -3,6 +3,7 @@ import Testing
 @testable import AISyncCore
 @testable import AISyncFiles
 @testable import AISyncStore
+@testable import AISyncHTTP
 @testable import AISyncRemote
 @testable import AISyncImgur
 @testable import AISyncSync

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AISyncCore
+@testable import AISyncHTTP
 @testable import AISyncRemote
 import AISyncTesting
 

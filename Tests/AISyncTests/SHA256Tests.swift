@@ -75,6 +75,9 @@ private extension String {
 }
 
 @Suite struct SHA256Tests {
+    /// The system backend is what AISyncFiles installs (as the live environment does).
+    init() { SystemCryptoLoader.install() }
+
     /// FIPS 180-4 §4.2.2 constants, typed out again so the reference shares no code.
     static let kForReference: [UInt32] = [
         0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,

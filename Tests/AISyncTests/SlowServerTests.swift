@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AISyncCore
+@testable import AISyncHTTP
 @testable import AISyncRemote
 
 /// A server that trickles its answer (one byte every 0.4 s) never trips the inactivity

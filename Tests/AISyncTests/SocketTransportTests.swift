@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AISyncCore
+@testable import AISyncHTTP
 @testable import AISyncRemote
 
 /// The socket transport against a scripted loopback server (`scripts/http_edge_server.py`):

@@ -1,7 +1,7 @@
 /// Fuzz target `http-wire`: what a server sends back on a socket, through the socket
 /// transport's framing: `HTTPWire.headEnd`, `parseHead` and `framing`, then the rest as a
 /// chunked body fed to `ChunkedDecoder` in pieces whose sizes the input's first byte picks.
-@testable import AISyncRemote
+@testable import AISyncHTTP
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

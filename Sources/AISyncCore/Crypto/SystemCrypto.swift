@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#endif
+import Synchronization
 
 /// Which implementation of SHA-256 and ChaCha20-Poly1305 runs.
 ///
@@ -22,20 +20,28 @@ package enum CryptoBackend: Sendable, CaseIterable {
     package static var systemIsAvailable: Bool { SystemCrypto.shared != nil }
 }
 
-/// The few libcrypto functions aisync calls, looked up once with dlsym (no link-time
-/// dependency: a process without libcrypto simply uses the portable code).
-struct SystemCrypto: Sendable {
+/// The few libcrypto functions aisync calls, as a table of C function pointers, and the code
+/// that calls them.
+///
+/// The seam between the layers: AISyncCore does no I/O, so it never looks a library up. It
+/// declares this table, calls it, and checks it; AISyncFiles (`SystemCryptoLoader`) finds the
+/// functions with dlopen/dlsym (no link-time dependency) and hands them over with
+/// ``install(sha256:aead:)`` when the live environment is first used, a file is first hashed,
+/// or an app calls `SystemCryptoLoader.install()`. Core trusts a function only once it
+/// reproduces a known answer (FIPS 180-4's SHA-256("abc"); RFC 8439 §2.8.2 for the AEAD).
+/// Until then, and in a process without libcrypto, the portable Swift code runs: same bytes.
+package struct SystemCrypto: Sendable {
     /// `SHA256_Update`: bytes into a `SHA256_CTX`, whose state (h[8]) comes first. Given
     /// whole blocks only, it compresses them all in one call to the CPU-specific code (one
     /// `SHA256_Transform` call per block was much slower; docs/PERFORMANCE.md).
-    typealias Transform = @convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer, Int) -> Int32
-    typealias ContextNew = @convention(c) () -> OpaquePointer?
-    typealias ContextFree = @convention(c) (OpaquePointer?) -> Void
-    typealias CipherFetch = @convention(c) (OpaquePointer?, UnsafePointer<CChar>, UnsafePointer<CChar>?) -> OpaquePointer?
-    typealias CipherInit = @convention(c) (OpaquePointer?, OpaquePointer?, OpaquePointer?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?) -> Int32
-    typealias CipherUpdate = @convention(c) (OpaquePointer?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Int32>, UnsafePointer<UInt8>?, Int32) -> Int32
-    typealias CipherFinal = @convention(c) (OpaquePointer?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Int32>) -> Int32
-    typealias CipherControl = @convention(c) (OpaquePointer?, Int32, Int32, UnsafeMutableRawPointer?) -> Int32
+    package typealias Transform = @convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer, Int) -> Int32
+    package typealias ContextNew = @convention(c) () -> OpaquePointer?
+    package typealias ContextFree = @convention(c) (OpaquePointer?) -> Void
+    package typealias CipherFetch = @convention(c) (OpaquePointer?, UnsafePointer<CChar>, UnsafePointer<CChar>?) -> OpaquePointer?
+    package typealias CipherInit = @convention(c) (OpaquePointer?, OpaquePointer?, OpaquePointer?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?) -> Int32
+    package typealias CipherUpdate = @convention(c) (OpaquePointer?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Int32>, UnsafePointer<UInt8>?, Int32) -> Int32
+    package typealias CipherFinal = @convention(c) (OpaquePointer?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Int32>) -> Int32
+    package typealias CipherControl = @convention(c) (OpaquePointer?, Int32, Int32, UnsafeMutableRawPointer?) -> Int32
 
     let contextNew: ContextNew
     let contextFree: ContextFree
@@ -54,60 +60,62 @@ struct SystemCrypto: Sendable {
     static let sha256ContextBytes = 112
     static let getTag: Int32 = 0x10, setTag: Int32 = 0x11
 
-    /// The library's functions, or nil when it is not in the process or lacks one of them.
-    static let shared: SystemCrypto? = load()
-
-    /// libcrypto's handle: the process itself when Foundation's networking already loaded
-    /// it, else the library opened here; nil when this system has none.
-    private static func library() -> UnsafeMutableRawPointer?? {
-        #if canImport(Glibc)
-        let process = UnsafeMutableRawPointer(bitPattern: 0)
-        if dlsym(process, "SHA256_Update") != nil { return .some(process) }
-        guard let opened = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL) else { return nil }
-        return .some(opened)
-        #else
-        return nil
-        #endif
+    /// The table from the library's functions and the fetched ChaCha20-Poly1305 cipher.
+    package init(contextNew: ContextNew, contextFree: ContextFree, encryptInit: CipherInit, encryptUpdate: CipherUpdate,
+                 encryptFinal: CipherFinal, decryptInit: CipherInit, decryptUpdate: CipherUpdate, decryptFinal: CipherFinal,
+                 control: CipherControl, cipher: OpaquePointer) {
+        self.contextNew = contextNew; self.contextFree = contextFree
+        self.encryptInit = encryptInit; self.encryptUpdate = encryptUpdate; self.encryptFinal = encryptFinal
+        self.decryptInit = decryptInit; self.decryptUpdate = decryptUpdate; self.decryptFinal = decryptFinal
+        self.control = control
+        cipherAddress = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(cipher)))
     }
 
-    /// `SHA256_Update` alone, trusted once it reproduces FIPS 180-4's SHA-256("abc").
-    /// Kept apart from the cipher: fetching a cipher loads OpenSSL's providers (2 MB of
-    /// memory), which hashing — all a sync with nothing new does — never needs.
-    static let sha256Transform: Transform? = {
-        #if canImport(Glibc)
-        guard case .some(let handle) = library(), let found = dlsym(handle, "SHA256_Update") else { return nil }
-        let transform = unsafeBitCast(found, to: Transform.self)
-        return hashesABC(transform) ? transform : nil
-        #else
-        return nil
-        #endif
-    }()
+    /// The installed `SHA256_Update`'s address (0: none); read on every compression, so an
+    /// atomic word rather than a lock.
+    private static let transformAddress = Atomic<UInt>(0)
 
-    private static func load() -> SystemCrypto? {
-        #if canImport(Glibc)
-        guard case .some(let handle) = library(), sha256Transform != nil else { return nil }
-        func symbol<T>(_ name: String, as type: T.Type) -> T? {
-            dlsym(handle, name).map { unsafeBitCast($0, to: type) }
+    /// The installed AEAD: nothing yet, a way to find it (called once, on first use), or the
+    /// checked outcome.
+    private enum AEAD: Sendable {
+        case none
+        case pending(@Sendable () -> SystemCrypto?)
+        case resolved(SystemCrypto?)
+    }
+    private static let aead = Mutex<AEAD>(.none)
+
+    /// Hands Core the system's functions (AISyncFiles does this; see the type's comment).
+    /// `sha256` is used only if it hashes "abc" right. `aead` is called once, on the first
+    /// seal or open, because fetching the cipher loads OpenSSL's providers (2 MB of memory),
+    /// which hashing — all a sync with nothing new does — never needs; its table is used only
+    /// if it passes RFC 8439's vector. Returns whether the SHA-256 was accepted.
+    @discardableResult
+    package static func install(sha256: Transform?, aead resolve: @escaping @Sendable () -> SystemCrypto?) -> Bool {
+        aead.withLock { if case .none = $0 { $0 = .pending(resolve) } }
+        guard let sha256, hashesABC(sha256) else { return false }
+        transformAddress.store(UInt(bitPattern: unsafeBitCast(sha256, to: Int.self)), ordering: .releasing)
+        return true
+    }
+
+    /// The system's `SHA256_Update` once installed and checked, else nil.
+    static var sha256Transform: Transform? {
+        let address = transformAddress.load(ordering: .acquiring)
+        return address == 0 ? nil : unsafeBitCast(Int(bitPattern: address), to: Transform.self)
+    }
+
+    /// The system's AEAD functions once installed and checked, else nil.
+    static var shared: SystemCrypto? {
+        aead.withLock { state in
+            switch state {
+            case .none: return nil
+            case .resolved(let crypto): return crypto
+            case .pending(let resolve):
+                // Trusted only after it reproduces RFC 8439 §2.8.2.
+                let crypto = resolve().flatMap { $0.passesSelfTest() ? $0 : nil }
+                state = .resolved(crypto)
+                return crypto
+            }
         }
-        guard let new = symbol("EVP_CIPHER_CTX_new", as: ContextNew.self),
-              let free = symbol("EVP_CIPHER_CTX_free", as: ContextFree.self),
-              let fetch = symbol("EVP_CIPHER_fetch", as: CipherFetch.self),
-              let encryptInit = symbol("EVP_EncryptInit_ex", as: CipherInit.self),
-              let encryptUpdate = symbol("EVP_EncryptUpdate", as: CipherUpdate.self),
-              let encryptFinal = symbol("EVP_EncryptFinal_ex", as: CipherFinal.self),
-              let decryptInit = symbol("EVP_DecryptInit_ex", as: CipherInit.self),
-              let decryptUpdate = symbol("EVP_DecryptUpdate", as: CipherUpdate.self),
-              let decryptFinal = symbol("EVP_DecryptFinal_ex", as: CipherFinal.self),
-              let control = symbol("EVP_CIPHER_CTX_ctrl", as: CipherControl.self),
-              let cipher = fetch(nil, "ChaCha20-Poly1305", nil) else { return nil }
-        let crypto = SystemCrypto(contextNew: new, contextFree: free, encryptInit: encryptInit,
-                                  encryptUpdate: encryptUpdate, encryptFinal: encryptFinal, decryptInit: decryptInit,
-                                  decryptUpdate: decryptUpdate, decryptFinal: decryptFinal, control: control, cipherAddress: UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(cipher))))
-        // Trusted only after it reproduces RFC 8439 §2.8.2.
-        return crypto.passesSelfTest() ? crypto : nil
-        #else
-        return nil
-        #endif
     }
 
     /// Compresses `blocks` 64-byte blocks at `data` into `h` with `transform`.

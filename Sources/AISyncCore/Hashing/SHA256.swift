@@ -1,11 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#elseif canImport(Musl)
-@preconcurrency import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Incremental SHA-256 hasher (FIPS 180-4), pure Swift.
 ///
@@ -16,18 +9,6 @@ import Darwin
 /// scalar rounds, and nothing is allocated per block. How it compares with coreutils
 /// `sha256sum`: docs/PERFORMANCE.md.
 public struct SHA256: Sendable {
-    /// Error thrown by `hash(fileAt:)`; `code` is the `errno` value.
-    public struct FileError: Error, CustomStringConvertible {
-        /// The file that could not be hashed, as passed to `hash(fileAt:)`.
-        public let path: String
-        /// The system call that failed: `"open"` or `"read"`.
-        public let operation: String
-        /// The `errno` value the call failed with (e.g. `ENOENT` is 2).
-        public let code: Int32
-        /// `"<operation> <path>: errno <code>"`, for logs and error messages.
-        public var description: String { "\(operation) \(path): errno \(code)" }
-    }
-
     /// Chaining state H0...H7.
     private var h: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a,
@@ -132,44 +113,6 @@ public struct SHA256: Sendable {
         var hasher = SHA256()
         hasher.update(data)
         return hasher.finalize()
-    }
-
-    /// Chunk size for `hash(fileAt:)`: big enough to amortise syscalls, small enough
-    /// that memory use is constant however large the file is.
-    static let fileChunkSize = 1 << 20
-
-    /// Streams the file at `path` through one fixed 1 MiB buffer, so memory use does not
-    /// grow with file size. Returns the digest and the number of bytes read.
-    public static func hash(fileAt path: String) throws -> (digest: SHA256Digest, size: Int64) {
-        var hasher = SHA256()
-        var size: Int64 = 0
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: fileChunkSize, alignment: 64)
-        defer { buffer.deallocate() }
-        #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw FileError(path: path, operation: "open", code: errno) }
-        defer { close(fd) }
-        while true {
-            let n = read(fd, buffer.baseAddress, fileChunkSize)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw FileError(path: path, operation: "read", code: errno)
-            }
-            if n == 0 { break }
-            hasher.update(bytes: UnsafeRawBufferPointer(rebasing: buffer[..<n]))
-            size += Int64(n)
-        }
-        #else
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw FileError(path: path, operation: "open", code: 2)
-        }
-        defer { try? handle.close() }
-        while let chunk = try handle.read(upToCount: fileChunkSize), !chunk.isEmpty {
-            hasher.update(chunk)
-            size += Int64(chunk.count)
-        }
-        #endif
-        return (hasher.finalize(), size)
     }
 
     // MARK: - Compression

@@ -1,5 +1,6 @@
 import AISyncCore
 import AISyncFiles
+import AISyncHTTP
 /// A remote on an HTTP server: WebDAV (PROPFIND/MKCOL/PUT/GET/DELETE with ETags) or plain
 /// HTTP (GET/PUT/DELETE, no listing) such as nginx's dav module.
 ///

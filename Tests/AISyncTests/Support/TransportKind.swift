@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import AISyncHTTP
 @testable import AISyncRemote
 
 /// The live HTTP transports: tests that pin transport behaviour run against each.

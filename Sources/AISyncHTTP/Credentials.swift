@@ -16,7 +16,7 @@ public struct Credentials: Sendable, Equatable, CustomStringConvertible {
     /// `user:•••`: the user name with the password masked, safe to log.
     public var description: String { "\(user):•••" }
 
-    var basicAuthorization: String { "Basic " + Data("\(user):\(password)".utf8).base64EncodedString() }
+    package var basicAuthorization: String { "Basic " + Data("\(user):\(password)".utf8).base64EncodedString() }
 
     /// `AISYNC_USER`/`AISYNC_PASSWORD`, else the `~/.netrc` entry for `host` (or `default`).
     public static func lookup(host: String, environment: [String: String]) -> Credentials? {
