@@ -43,6 +43,7 @@ Prints the port it listens on as the first line of stdout once it accepts connec
 import argparse
 import http.client
 import json
+import os
 import random
 import socket
 import struct
@@ -51,16 +52,15 @@ import threading
 import time
 import urllib.parse
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testserver_http import Closed, Reader, read_body, read_head, serve_loopback  # noqa: E402
+from testserver_http import head as response_head  # noqa: E402
+
 FAULTS = ["reset_before", "reset_mid", "put_applied_reset", "put_dropped_reset",
           "status_500", "status_502", "status_503", "slow", "short_body"]
 CONTROL = "/__fault_proxy__/"
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer",
               "upgrade", "expect", "content-length"}
-MAX_HEADER = 64 << 10
-
-
-class Closed(Exception):
-    """The client closed the connection (or sent nothing more)."""
 
 
 class Incomplete(Exception):
@@ -136,73 +136,17 @@ def reset(sock):
         pass
 
 
-class Reader:
-    """Buffered reads from the client socket."""
-
-    def __init__(self, sock):
-        self.sock = sock
-        self.buf = b""
-
-    def _fill(self):
-        chunk = self.sock.recv(65536)
-        if not chunk:
-            raise Closed()
-        self.buf += chunk
-
-    def line(self):
-        while b"\r\n" not in self.buf:
-            if len(self.buf) > MAX_HEADER:
-                raise ValueError("header line too long")
-            self._fill()
-        line, self.buf = self.buf.split(b"\r\n", 1)
-        return line
-
-    def exactly(self, n):
-        while len(self.buf) < n:
-            self._fill()
-        data, self.buf = self.buf[:n], self.buf[n:]
-        return data
-
-
 def read_request(reader, sock):
-    """One request: (method, target, version, [(name, value)], body). Raises Closed at EOF."""
-    line = reader.line()
-    while line == b"":  # tolerate stray CRLFs between requests
-        line = reader.line()
-    method, target, version = line.decode("latin-1").split(" ", 2)
-    headers = []
-    while True:
-        h = reader.line()
-        if h == b"":
-            break
-        name, _, value = h.decode("latin-1").partition(":")
-        headers.append((name.strip(), value.strip()))
-    lower = {k.lower(): v for k, v in headers}
-    if lower.get("expect", "").lower() == "100-continue":
+    """One request with its body, after a 100 Continue when it asks for one. Raises Closed at
+    EOF, Incomplete when the body is cut off."""
+    request = read_head(reader)
+    if request.header("expect").lower() == "100-continue":
         sock.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
     try:
-        return method, target, version, headers, read_body(reader, lower)
+        request.body = read_body(reader, request)
+        return request
     except (Closed, ConnectionError, socket.timeout) as e:
-        raise Incomplete(method, target, len(reader.buf)) from e
-
-
-def read_body(reader, lower):
-    """The request body, chunked or by Content-Length."""
-    body = b""
-    if "chunked" in lower.get("transfer-encoding", "").lower():
-        parts = []
-        while True:
-            size = int(reader.line().split(b";")[0].strip(), 16)
-            if size == 0:
-                while reader.line() != b"":  # trailers
-                    pass
-                break
-            parts.append(reader.exactly(size))
-            reader.exactly(2)
-        body = b"".join(parts)
-    elif "content-length" in lower:
-        body = reader.exactly(int(lower["content-length"]))
-    return body
+        raise Incomplete(request.method, request.target, reader.buffered) from e
 
 
 def forward(upstream, method, target, headers, body):
@@ -226,23 +170,18 @@ def forward(upstream, method, target, headers, body):
 
 def render(status, reason, headers, body, method, content_length=None, close=False):
     """The answer's bytes, re-framed with a Content-Length (and `Connection: close` with `close`)."""
-    lines = [f"HTTP/1.1 {status} {reason}"]
-    if close:
-        lines.append("Connection: close")
-    for name, value in headers:
-        if name.lower() not in HOP_BY_HOP:
-            lines.append(f"{name}: {value}")
+    lines = [("Connection", "close")] if close else []
+    lines += [(name, value) for name, value in headers if name.lower() not in HOP_BY_HOP]
     no_body = method == "HEAD" or status in (204, 304) or 100 <= status < 200
     if content_length is not None:
-        lines.append(f"Content-Length: {content_length}")
+        lines.append(("Content-Length", content_length))
     elif method == "HEAD":
         declared = [v for k, v in headers if k.lower() == "content-length"]
         if declared:
-            lines.append(f"Content-Length: {declared[0]}")
+            lines.append(("Content-Length", declared[0]))
     elif status not in (204, 304):
-        lines.append(f"Content-Length: {len(body)}")
-    head = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-    return head, (b"" if no_body else body)
+        lines.append(("Content-Length", len(body)))
+    return response_head(f"{status} {reason}", lines), (b"" if no_body else body)
 
 
 def handle(sock, state, upstream):
@@ -252,17 +191,18 @@ def handle(sock, state, upstream):
     try:
         while True:
             try:
-                method, target, version, headers, body = read_request(reader, sock)
+                request = read_request(reader, sock)
             except Incomplete as e:
                 state.record({"method": e.method, "path": urllib.parse.urlsplit(e.target).path, "incomplete": True,
                               "bytes": e.received, "reused": served > 0})
                 return
             except (Closed, ConnectionError, socket.timeout, ValueError):
                 return
+            method, target, headers, body = request.method, request.target, request.headers, request.body
             reused = served > 0
             served += 1
             started = time.monotonic()
-            wants_close = any(k.lower() == "connection" and "close" in v.lower() for k, v in headers) or version == "HTTP/1.0"
+            wants_close = request.wants_close
             if target.startswith(CONTROL):
                 answer = control(state, target[len(CONTROL):])
                 payload = (json.dumps(answer) + "\n").encode()
@@ -373,15 +313,7 @@ def main():
     args = parser.parse_args()
     upstream = urllib.parse.urlsplit(args.upstream)
     state = State(args)
-    listener = socket.socket()
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(("127.0.0.1", args.port))
-    listener.listen(64)
-    print(listener.getsockname()[1], flush=True)
-    while True:
-        client, _ = listener.accept()
-        client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        threading.Thread(target=handle, args=(client, state, upstream), daemon=True).start()
+    serve_loopback(lambda client, port, n: handle(client, state, upstream), port=args.port, backlog=64, nodelay=True)
 
 
 if __name__ == "__main__":

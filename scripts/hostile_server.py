@@ -17,9 +17,11 @@ is a PROPFIND of the remote's root on WebDAV, or a GET of aisync.json on a --pla
 
 Nothing is read from disk and nothing is written; the server runs until killed.
 """
-import socket
+import os
 import sys
-import threading
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testserver_http import Reader, head, read_request, serve_loopback  # noqa: E402
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "huge"
 HUGE = 200 << 20
@@ -33,32 +35,8 @@ XXE = (b'<?xml version="1.0"?>\n<!DOCTYPE d [<!ENTITY x SYSTEM "file:///etc/host
        b'</d:response></d:multistatus>\n')
 
 
-def read_request(conn):
-    """Reads one request's head and body (by Content-Length); returns (method, path) or None."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = conn.recv(65536)
-        if not chunk:
-            return None
-        data += chunk
-    head, _, rest = data.partition(b"\r\n\r\n")
-    lines = head.split(b"\r\n")
-    method, path = lines[0].split(b" ")[:2]
-    length = 0
-    for line in lines[1:]:
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length":
-            length = int(value.strip())
-    while len(rest) < length:
-        chunk = conn.recv(65536)
-        if not chunk:
-            break
-        rest += chunk
-    return method.decode(), path.decode()
-
-
-def send_body(conn, status, body, content_type=b"application/json", extra=b""):
-    conn.sendall(b"HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n%s\r\n" % (status, content_type, len(body), extra) + body)
+def send_body(conn, status, body, content_type=b"application/json", extra=()):
+    conn.sendall(head(status, [("Content-Type", content_type), ("Content-Length", len(body)), *extra]) + body)
 
 
 def answer(conn, method, path, port):
@@ -83,35 +61,21 @@ def answer(conn, method, path, port):
     elif MODE == "deep":
         send_body(conn, b"200 OK", b"[" * 100_000)
     elif MODE == "redirect":
-        send_body(conn, b"302 Found", b"", extra=b"Location: http://127.0.0.2:%d%s\r\n" % (port, path.encode()))
+        send_body(conn, b"302 Found", b"", extra=[("Location", "http://127.0.0.2:%d%s" % (port, path))])
     elif MODE == "lie":
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2048\r\nConnection: close\r\n\r\n" + b"{" * 1024)
         return False
     return True
 
 
-def serve(conn, port):
-    try:
-        while True:
-            request = read_request(conn)
-            if request is None or not answer(conn, request[0], request[1], port):
-                break
-    except OSError:
+def serve(conn, port, n):
+    reader = Reader(conn)
+    while (request := read_request(reader, partial=True)) and answer(conn, request.method, request.target, port):
         pass
-    finally:
-        conn.close()
 
 
 def main():
-    server = socket.socket()
-    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind(("127.0.0.1", 0))
-    server.listen(16)
-    port = server.getsockname()[1]
-    print(port, flush=True)
-    while True:
-        conn, _ = server.accept()
-        threading.Thread(target=serve, args=(conn, port), daemon=True).start()
+    serve_loopback(serve)
 
 
 if __name__ == "__main__":

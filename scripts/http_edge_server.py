@@ -19,102 +19,58 @@ so a test can tell a reused connection from a new one. By path:
   /early         413 as soon as the head is read, without reading the body, then close
 Anything else is 404.
 """
+import os
 import socket
 import sys
 import threading
 
-COUNTER = [0]
-LOCK = threading.Lock()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testserver_http import Reader, head, read_body, read_head, serve_loopback  # noqa: E402
 
 
-def read_request(conn, buf):
-    """Returns (method, path, body, rest) or None at close."""
-    while b"\r\n\r\n" not in buf:
-        chunk = conn.recv(65536)
-        if not chunk:
-            return None
-        buf += chunk
-    head, _, rest = buf.partition(b"\r\n\r\n")
-    lines = head.split(b"\r\n")
-    method, path = lines[0].split(b" ")[:2]
-    length = 0
-    for line in lines[1:]:
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length":
-            length = int(value.strip())
-    return method.decode(), path.decode(), length, rest
-
-
-def read_body(conn, rest, length):
-    while len(rest) < length:
-        chunk = conn.recv(65536)
-        if not chunk:
-            break
-        rest += chunk
-    return rest[:length], rest[length:]
-
-
-def answer(conn, n, status, body, extra=b""):
-    conn.sendall(b"HTTP/1.1 %s\r\nX-Connection: %d\r\nContent-Length: %d\r\n%s\r\n" % (status, n, len(body), extra) + body)
+def answer(conn, n, status, body, extra=()):
+    conn.sendall(head(status, [("X-Connection", n), ("Content-Length", len(body)), *extra]) + body)
 
 
 def serve(conn, port, n):
-    buf = b""
+    reader = Reader(conn)
     drop_next = False
-    try:
-        while True:
-            request = read_request(conn, buf)
-            if request is None:
-                return
-            method, path, length, rest = request
-            if path == "/early":
-                conn.sendall(b"HTTP/1.1 413 Payload Too Large\r\nX-Connection: %d\r\nContent-Length: 4\r\nConnection: close\r\n\r\nbig!" % n)
-                conn.shutdown(socket.SHUT_WR)
-                return
-            body, buf = read_body(conn, rest, length)
-            if drop_next:
-                return
-            if path == "/echo":
-                answer(conn, n, b"200 OK", body)
-            elif path == "/drop-next":
-                drop_next = True
-                answer(conn, n, b"200 OK", b"armed")
-            elif path == "/continue":
-                conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
-                answer(conn, n, b"200 OK", b"after continue")
-            elif path == "/until-close":
-                conn.sendall(b"HTTP/1.0 200 OK\r\nX-Connection: %d\r\n\r\nuntil the end" % n)
-                return
-            elif path == "/chunked":
-                conn.sendall(b"HTTP/1.1 200 OK\r\nX-Connection: %d\r\nTransfer-Encoding: chunked\r\n\r\n"
-                             b"5;x=y\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: t\r\n\r\n" % n)
-            elif path == "/stall":
-                threading.Event().wait()
-            elif path == "/redirect":
-                answer(conn, n, b"302 Found", b"", b"Location: /echo\r\n")
-            elif path == "/to-https":
-                answer(conn, n, b"302 Found", b"", b"Location: https://127.0.0.1:%d/secure\r\n" % port)
-            else:
-                answer(conn, n, b"404 Not Found", b"no such path")
-    except OSError:
-        pass
-    finally:
-        conn.close()
+    while True:
+        request = read_head(reader)
+        path = request.target
+        if path == "/early":
+            conn.sendall(b"HTTP/1.1 413 Payload Too Large\r\nX-Connection: %d\r\nContent-Length: 4\r\nConnection: close\r\n\r\nbig!" % n)
+            conn.shutdown(socket.SHUT_WR)
+            return
+        body = read_body(reader, request, partial=True)
+        if drop_next:
+            return
+        if path == "/echo":
+            answer(conn, n, b"200 OK", body)
+        elif path == "/drop-next":
+            drop_next = True
+            answer(conn, n, b"200 OK", b"armed")
+        elif path == "/continue":
+            conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
+            answer(conn, n, b"200 OK", b"after continue")
+        elif path == "/until-close":
+            conn.sendall(b"HTTP/1.0 200 OK\r\nX-Connection: %d\r\n\r\nuntil the end" % n)
+            return
+        elif path == "/chunked":
+            conn.sendall(b"HTTP/1.1 200 OK\r\nX-Connection: %d\r\nTransfer-Encoding: chunked\r\n\r\n"
+                         b"5;x=y\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: t\r\n\r\n" % n)
+        elif path == "/stall":
+            threading.Event().wait()
+        elif path == "/redirect":
+            answer(conn, n, b"302 Found", b"", [("Location", "/echo")])
+        elif path == "/to-https":
+            answer(conn, n, b"302 Found", b"", [("Location", "https://127.0.0.1:%d/secure" % port)])
+        else:
+            answer(conn, n, b"404 Not Found", b"no such path")
 
 
 def main():
-    server = socket.socket()
-    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind(("127.0.0.1", 0))
-    server.listen(16)
-    port = server.getsockname()[1]
-    print(port, flush=True)
-    while True:
-        conn, _ = server.accept()
-        with LOCK:
-            COUNTER[0] += 1
-            n = COUNTER[0]
-        threading.Thread(target=serve, args=(conn, port, n), daemon=True).start()
+    serve_loopback(serve)
 
 
 if __name__ == "__main__":

@@ -171,6 +171,9 @@ import zlib
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from testserver_http import decode_body  # noqa: E402
+
 MIB = 1024 * 1024
 ALNUM = string.ascii_letters + string.digits
 
@@ -644,19 +647,7 @@ class Handler(BaseHTTPRequestHandler):
 
     # plumbing ---------------------------------------------------------------------------------
     def read_body(self):
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-            out = bytearray()
-            while True:
-                line = self.rfile.readline(65537)
-                size = int(line.split(b";")[0].strip() or b"0", 16)
-                if size == 0:
-                    while self.rfile.readline(65537) not in (b"\r\n", b"\n", b""):
-                        pass
-                    return bytes(out)
-                out += self.rfile.read(size)
-                self.rfile.readline(3)
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length > 0 else b""
+        return decode_body(lambda name: self.headers.get(name, ""), lambda: self.rfile.readline(65537), self.rfile.read)
 
     def send(self, resp, head=False):
         self.send_response(resp.status, REASONS.get(resp.status))
