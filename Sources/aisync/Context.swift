@@ -18,7 +18,7 @@ enum Context {
         let path = try storePath(inv)
         do {
             let store = try Store.open(at: path)
-            CLIPlatform.keepFoundationFiles(in: "\(store.root)/sync/foundation")
+            store.keepFoundationFiles()
             openStores.withLock { $0.append(store) }
             return store
         } catch { throw CLIError(error) }
