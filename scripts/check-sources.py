@@ -48,6 +48,11 @@ check fails, 0 otherwise.
        with extension block symbols).
    Enum cases need docs like everything else. Any docComment with non-blank
    text counts, whichever module it came from.
+5. Front-end-neutral library text: a string literal in a library target
+   (Sources/AISync*/, not the CLI's Sources/aisync/) may not name a CLI command
+   (a backquoted `aisync ...`, or `aisync <command>` such as "aisync init") nor a
+   `--flag`: errors carry an AISyncError.Remedy, and the CLI alone turns it into
+   a command to type (Sources/aisync/ErrorText.swift). Comments are not checked.
 --self-test runs every check on temporary files with and without violations.
 """
 import argparse, bisect, json, os, re, sys, tempfile, urllib.parse
@@ -88,24 +93,27 @@ LAYERS = {
 OPEN_LITERAL = re.compile(r'(#*)("""|")|(#+)/')
 
 
-def strip_swift(src):
+def strip_swift(src, literals=None):
     """Returns src with comments, string and regex literals (interpolations
-    included) replaced by spaces; newlines and offsets are kept."""
+    included) replaced by spaces; newlines and offsets are kept. With a list as
+    `literals`, appends (start, end) of each outermost string literal to it."""
     out, i, n = list(src), 0, len(src)
-    stack = []  # ['s', closer, escape] for literals, ['i', paren depth] for \( ... )
+    stack = []  # ['s', closer, escape, start] for literals, ['i', paren depth] for \( ... )
 
     def blank(a, b):  # (slicing keeps the length, even past the end)
         out[a:b] = [c if c == "\n" else " " for c in src[a:b]]
     while i < n:
         if stack and stack[-1][0] == "s":           # inside a literal
-            _, closer, esc = stack[-1]
+            _, closer, esc, _ = stack[-1]
             if esc and src.startswith(esc, i):      # \x, \", \\ or \( (with #s if raw)
                 j = i + len(esc)
                 if src.startswith("(", j):
                     stack.append(["i", 1])
                 blank(i, j + 1); i = j + 1; continue
             if src.startswith(closer, i):
-                stack.pop(); blank(i, i + len(closer)); i += len(closer); continue
+                start = stack.pop()[3]
+                if literals is not None and not stack: literals.append((start, i + len(closer)))
+                blank(i, i + len(closer)); i += len(closer); continue
             if src[i] == "\n" and closer.startswith('"') and not closer.startswith('"""'):
                 stack.pop(); i += 1; continue       # unterminated one-line string
             blank(i, i + 1); i += 1; continue
@@ -123,10 +131,10 @@ def strip_swift(src):
         m = OPEN_LITERAL.match(src, i)
         if m:
             if m.group(3):                           # #/regex/#: no escapes needed here
-                stack.append(["s", "/" + m.group(3), None])
+                stack.append(["s", "/" + m.group(3), None, i])
             else:
                 h = m.group(1)
-                stack.append(["s", m.group(2) + h, "\\" + h])
+                stack.append(["s", m.group(2) + h, "\\" + h, i])
             blank(i, m.end()); i = m.end(); continue
         if inner:
             if src[i] == "(": stack[-1][1] += 1
@@ -242,6 +250,29 @@ def check_imports(root, layers=LAYERS):
     return problems
 
 
+# ---- Front-end-neutral library text ----
+CLI_COMMANDS = ("compact|completion|conflicts|encrypt|export|favorite|fsck|gc|import|init|list|log|pull|push|"
+                "rename|resolve|restore|rm|show|status|sync|chat (?:edit|new|rm|say)|image (?:add|save)|"
+                "imgur (?:disable|enable|status)|passphrase (?:change|forget)|remote (?:add|list|remove)|story new")
+CLI_WORDS = re.compile(r"`aisync\b|\baisync (?:" + CLI_COMMANDS + r")(?=[\s`|.,;:)]|$)|(?<![\w-])--[a-z][a-z-]*")
+
+
+def check_cli_words(root):
+    """Library string literals naming an aisync command or a --flag."""
+    problems, sources = [], root / "Sources"
+    for folder in sorted(p for p in sources.iterdir() if p.is_dir() and p.name.startswith("AISync")) \
+            if sources.is_dir() else []:
+        for f in swift_files(root, folder.relative_to(root)):
+            src, spans = f.read_text(encoding="utf-8"), []
+            strip_swift(src, spans)
+            for a, b in spans:
+                for m in CLI_WORDS.finditer(src, a, b):
+                    problems.append(f"{f.relative_to(root)}:{src.count(chr(10), 0, m.start()) + 1}: "
+                                    f"'{m[0]}' in library text: say it front-end neutral and give an "
+                                    "AISyncError.Remedy (the CLI's ErrorText names the command)")
+    return problems
+
+
 # ---- Doc comments from symbol graphs ----
 def undocumented(graph_dir, root):
     """{module: [problem lines]} for public AISync* symbols without a doc comment."""
@@ -345,6 +376,16 @@ def self_test():
               "#if canImport(Glibc)\n@preconcurrency import Glibc\n#endif\n"
               "final class Box: @unchecked Sendable {}\n")
         write("Sources/Mystery/M.swift", "")
+        write("Sources/AISyncStore/Ok.swift", '// Run `aisync init`, pass --store\nlet a = "aisync-io", b = "no aisync store"\n'
+              'let c = "<title>aisync export</title>", d = "--\\(boundary)", e = x--y\n'
+              'let r = "not an aisync remote (no aisync.json)"\n')
+        write("Sources/aisync/CLI.swift", 'let hint = "Run `aisync init` or pass --store DIR"\n')
+        expect("clean cli words", check_cli_words(root), [])
+        write("Sources/AISyncStore/Bad.swift", 'let h = "Run `aisync init` first"\nlet f = """\n  pass --force\n  """\n'
+              'let g = "try aisync pull \\(name)"\n')
+        expect("cli words", [p.split(" in library")[0] for p in check_cli_words(root)],
+               ["Sources/AISyncStore/Bad.swift:1: '`aisync'", "Sources/AISyncStore/Bad.swift:3: '--force'",
+                "Sources/AISyncStore/Bad.swift:5: 'aisync pull'"])
         expect("long body", check_lengths(root, MAX_LINES)[0],
                ["Examples/Demo/main.swift:2: A.init is 61 lines long (limit 60)"])
         expect("unchecked", [p.split(":")[:2] for p in check_unchecked(root)],
@@ -394,7 +435,7 @@ def main():
         print(f"== {len(bodies)} bodies; the 10 longest:")
         for length, where, name in bodies[:10]:
             print(f"{where}: {name}: {length} lines")
-    problems += check_unchecked(root) + check_imports(root)
+    problems += check_unchecked(root) + check_imports(root) + check_cli_words(root)
     for p in problems:
         print(p)
     if args.docs:

@@ -193,17 +193,6 @@ public enum CLIPlatform {
 
     static func exit(_ code: Int32) -> Never { systemExit(code) }
 
-    /// On Linux, Foundation's URLSession creates a URL cache and a cookie folder under
-    /// `~/.cache` and `~/.local/share` as soon as any session configuration exists, even an
-    /// ephemeral one with both turned off. Private chats must not leave traces outside the
-    /// store, so the command line points those folders into the store (they stay empty).
-    static func keepFoundationFiles(in directory: String) {
-        #if !canImport(Darwin)
-        setenv("XDG_CACHE_HOME", "\(directory)/cache", 1)
-        setenv("XDG_DATA_HOME", "\(directory)/data", 1)
-        #endif
-    }
-
     /// Ignore SIGPIPE so `aisync list | head` ends quietly instead of dying mid-write.
     static func ignoreBrokenPipe() { signal(SIGPIPE, SIG_IGN) }
 

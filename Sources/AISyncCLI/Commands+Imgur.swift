@@ -45,14 +45,7 @@ enum ImgurCommands {
         let store = try Context.open(inv)
         let s = try await Context.call { () async throws(AISyncError) in try await store.imgurStatus() }
         if inv.flag("json") {
-            var o: [String: JSONValue] = [
-                "enabled": .bool(s.enabled), "images": .string(s.images.rawValue),
-                "uploads": .int(s.uploads), "deletes": .int(s.deletes), "pending": .int(Int64(s.pending)),
-                "failed": .array(s.failed.map { .object(["sha256": .string($0.sha256.hex), "message": .string($0.message)]) }),
-            ]
-            if let retryAt = s.retryAt { o["retryAt"] = .string(Timestamp(milliseconds: retryAt * 1000).iso8601) }
-            if let limit = s.rateLimit { o["rateLimit"] = limit }
-            JSONValue.object(o).printLine()
+            s.json.printLine()
         } else {
             var lines = ["imgur      \(s.enabled ? "enabled (images: \(s.images.rawValue))" : "disabled")",
                          "uploads    \(s.uploads) done, \(s.pending) pending, \(s.failed.count) failed, \(s.deletes) deleted"]

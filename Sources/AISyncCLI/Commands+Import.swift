@@ -71,7 +71,7 @@ enum ImportCommands {
         }
         for skip in s.skipped.prefix(listed) { lines.append("  skipped   \(Output.oneLine(skip.source)): \(skip.reason)") }
         if s.skipped.count > listed { lines.append("  … and \(s.skipped.count - listed) more skipped (--json lists every one)") }
-        for note in s.notes { lines.append("  note      \(note)") }
+        for note in s.notes { lines.append("  note      \(ErrorText.note(note))") }
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -23,7 +23,7 @@ enum InspectCommands {
         if inv.flag("json") {
             // Streamed: a million records are never all in memory at once.
             try await Context.call { () async throws(AISyncError) in
-                try Output.listJSON(listing, emit: { CLIPlatform.writeBytes($0, to: 1) }, each: warnIfDamaged)
+                try listing.writeJSON(emit: { CLIPlatform.writeBytes($0, to: 1) }, each: warnIfDamaged)
             }
         } else {
             let records = try await Context.call { () async throws(AISyncError) in try listing.all }
@@ -72,7 +72,7 @@ enum InspectCommands {
         let versions = Array(try await Context.call { () async throws(AISyncError) in try await store.history(id) }.suffix(limit))
         let names = store.deviceNames()
         if inv.flag("json") {
-            JSONValue.array(versions.reversed().map { Output.versionJSON($0, names: names) }).printLine()
+            Version.logJSON(versions.reversed(), deviceNames: names).printLine()
         } else {
             let now = CLIPlatform.nowMilliseconds()
             CLIPlatform.out(versions.isEmpty && limit > 0 ? "No versions yet.\n" : versions.reversed().map { Output.logLine($0, names: names, now: now) }.joined())
@@ -83,7 +83,7 @@ enum InspectCommands {
     static let status = CommandSpec(path: ["status"], abstract: "Summarize the store.", options: [json]) { inv throws(CLIError) in
         let store = try Context.open(inv)
         let s = try await Context.call { () async throws(AISyncError) in try await store.status() }
-        if inv.flag("json") { Output.statusJSON(s).printLine() } else { CLIPlatform.out(Output.status(s)) }
+        if inv.flag("json") { s.json.printLine() } else { CLIPlatform.out(Output.status(s)) }
         return ExitCode.success
     }
 
@@ -98,7 +98,7 @@ enum InspectCommands {
         let list = try await Context.call { () async throws(AISyncError) in try await store.conflicts(id) }
         let names = store.deviceNames()
         if inv.flag("json") {
-            JSONValue.array(list.map { Output.conflictJSON($0, names: names) }).printLine()
+            Store.Conflict.listJSON(list, deviceNames: names).printLine()
         } else if list.isEmpty {
             CLIPlatform.out("No conflicts.\n")
         } else {
@@ -172,8 +172,7 @@ enum InspectCommands {
         let dryRun = inv.flag("dry-run")
         let r = try await Context.call { () async throws(AISyncError) in try await store.collectGarbage(dryRun: dryRun) }
         if inv.flag("json") {
-            JSONValue.object(["objects": .array(r.objects.map { .string($0.hex) }), "bytes": .int(r.bytes),
-                              "leftovers": .array(r.leftovers.map { .string($0) }), "dryRun": .bool(r.dryRun)]).printLine()
+            r.json.printLine()
         } else {
             let verb = dryRun ? "would remove" : "removed"
             CLIPlatform.out("gc: \(verb) \(Output.count(r.objects.count, "unused object")) (\(Output.bytes(r.bytes))) and \(Output.count(r.leftovers.count, "leftover temp file"))\n")

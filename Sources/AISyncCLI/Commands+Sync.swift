@@ -24,9 +24,7 @@ enum SyncCommands {
         let store = try Context.open(inv)
         let config = try await Context.call { () async throws(AISyncError) in try await store.currentConfig() }
         if inv.flag("json") {
-            JSONValue.array(config.remotes.map {
-                .object(["name": .string($0.name), "url": .string($0.url), "type": .string($0.type), "encrypted": .bool($0.encrypted)])
-            }).printLine()
+            config.remotesJSON.printLine()
         } else {
             CLIPlatform.out(config.remotes.isEmpty ? "No remotes yet. Add one with `aisync remote add NAME URL` (e.g. file:///media/usb/aisync).\n"
                             : config.remotes.map { "\($0.name)\t\($0.type)\t\($0.url)\($0.encrypted ? "\tencrypted" : "")\n" }.joined())
@@ -76,13 +74,7 @@ enum SyncCommands {
     static func report(_ r: SyncReport, verb: String, _ inv: Invocation) {
         progressBar.clear()
         if inv.flag("json") {
-            JSONValue.object([
-                "pushed": .int(Int64(r.pushed)), "pulled": .int(Int64(r.pulled)), "conflicts": .int(Int64(r.conflicts)),
-                "bytes": .int(r.bytes), "segments": .int(Int64(r.segments)), "blobs": .int(Int64(r.blobs)),
-                "missingImages": .array(r.missingBlobs.map { .string($0.hex) }), "dryRun": .bool(r.dryRun), "massDelete": .int(Int64(r.massDelete)),
-                "imgur": .object(["uploaded": .int(Int64(r.imgurUploaded)), "pending": .int(Int64(r.imgurPending)),
-                                  "failed": .int(Int64(r.imgurFailed)), "deleted": .int(Int64(r.imgurDeleted))]),
-            ]).printLine()
+            r.json.printLine()
         } else {
             CLIPlatform.out(Output.syncSummary(r, verb: verb))
         }
@@ -141,10 +133,7 @@ enum SyncCommands {
         let r = try await Context.call { () async throws(AISyncError) in try await engine.compact(graceMilliseconds: grace) }
         progressBar.clear()
         if inv.flag("json") {
-            JSONValue.object(["snapshot": .int(r.snapshot), "parts": .int(Int64(r.parts)), "versions": .int(Int64(r.versions)),
-                              "dropped": .int(Int64(r.dropped)), "bytes": .int(r.bytes), "removedSegments": .int(Int64(r.removedSegments)),
-                              "removedSnapshotParts": .int(Int64(r.removedSnapshotParts)), "sweptOrphans": .bool(r.sweptOrphans),
-                              "removedOrphans": .int(Int64(r.removedOrphans)), "waitingOrphans": .int(Int64(r.waitingOrphans))]).printLine()
+            r.json.printLine()
         } else {
             CLIPlatform.out("compact: snapshot \(r.snapshot) (\(Output.count(r.parts, "part")), \(Output.bytes(r.bytes))) keeps \(Output.count(r.versions, "version")), leaves out \(r.dropped); removed \(Output.count(r.removedSegments, "segment")) and \(Output.count(r.removedSnapshotParts, "old snapshot part"))\n")
             if r.sweptOrphans, r.removedOrphans + r.waitingOrphans > 0 {

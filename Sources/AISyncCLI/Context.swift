@@ -23,7 +23,7 @@ enum Context {
         let path = try storePath(inv)
         do {
             let store = try Store.open(at: path)
-            CLIPlatform.keepFoundationFiles(in: "\(store.root)/sync/foundation")
+            store.keepFoundationFiles()
             // In-process runs (tests) free their stores: the process outlives many commands.
             if CLIPlatform.session == nil { openStores.withLock { $0.append(store) } }
             return store

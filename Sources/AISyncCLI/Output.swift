@@ -2,36 +2,6 @@ import AISync
 
 /// How results look: human text and JSON documents (presentation only, no logic).
 enum Output {
-    /// `list --json`, written directly as bytes and handed to `emit` every 256 KB: it must
-    /// stay fast, and small in memory, for 100,000 records.
-    static func listJSON(_ records: RecordListing, emit: ([UInt8]) -> Void, each: (RecordSummary) -> Void) throws(AISyncError) {
-        let conflict = Array("{\"conflict\":".utf8), created = Array(",\"created\":\"".utf8)
-        let deleted = Array("\",\"deleted\":".utf8), favorite = Array(",\"favorite\":".utf8)
-        let id = Array(",\"id\":\"".utf8), kind = Array("\",\"kind\":\"".utf8), title = Array("\",\"title\":".utf8)
-        let updated = Array(",\"updated\":\"".utf8), end = Array("\"}".utf8)
-        let yes = Array("true".utf8), no = Array("false".utf8)
-        var out: [UInt8] = [UInt8(ascii: "[")]
-        out.reserveCapacity(1 << 18 + 4096)
-        var first = true
-        try records.forEach { (r: RecordSummary) throws(AISyncError) in
-            each(r)
-            if out.count >= 1 << 18 { emit(out); out.removeAll(keepingCapacity: true) }
-            if !first { out.append(UInt8(ascii: ",")) }
-            first = false
-            out += conflict; out += r.conflict ? yes : no
-            out += created; r.created.writeISO8601(into: &out)
-            out += deleted; out += r.deleted ? yes : no
-            out += favorite; out += r.favorite ? yes : no
-            out += id; out += r.id.rawValue.utf8
-            out += kind; out += r.kind.rawValue.utf8
-            out += title; JSONValue.writeString(r.title, into: &out)
-            out += updated; r.updated.writeISO8601(into: &out)
-            out += end
-        }
-        out.append(contentsOf: "]\n".utf8)
-        emit(out)
-    }
-
     /// The text list: a header, then one row per record, titles shortened to fit `columns`.
     static func list(_ records: [RecordSummary], columns: Int, now: Int64 = CLIPlatform.nowMilliseconds()) -> Styled {
         guard !records.isEmpty else { return "" }
@@ -99,34 +69,9 @@ enum Output {
         }
     }
 
-    static func versionJSON(_ v: Version, names: [DeviceID: String]) -> JSONValue {
-        var o: [String: JSONValue] = [
-            "version": .string(v.id.hex), "record": .string(v.record.rawValue), "kind": .string(v.kind.rawValue),
-            "device": .string(v.device.rawValue), "time": .string(v.time.timestamp.iso8601),
-            "deleted": .bool(v.isDeleted), "action": .string(v.action.rawValue), "summary": .string(v.changeSummary),
-        ]
-        o.setIfPresent("deviceName", names[v.device].map(JSONValue.string))
-        return .object(o)
-    }
-
     static func logLine(_ v: Version, names: [DeviceID: String], now: Int64) -> Styled {
         let who = deviceName(v.device, names)
         return "\(v.shortID, .yellow)  \(TimeText.when(v.time.timestamp, now: now).padding(TimeText.width))  \(who.padding(10))  \(v.record)  \(oneLine(v.changeSummary))\n"
-    }
-
-    static func statusJSON(_ s: Store.Status) -> JSONValue {
-        .object([
-            "store": .string(s.root),
-            "device": .object(["id": .string(s.device.rawValue), "name": .string(s.deviceName)]),
-            "records": .object(Dictionary(uniqueKeysWithValues: s.records.map { ($0.key.rawValue, .int(Int64($0.value))) })),
-            "deleted": .int(Int64(s.deleted)),
-            "conflicts": .int(Int64(s.conflicts)),
-            "objects": .int(Int64(s.objects)),
-            "bytes": .int(s.bytes),
-            "journal": .object(["lines": .int(Int64(s.journalLines)), "bytes": .int(s.journalBytes)]),
-            "remotes": .array(s.remotes.map { .object(["name": .string($0.name), "url": .string($0.url), "type": .string($0.type)]) }),
-            "imagesNotDownloaded": .int(Int64(s.imagesNotDownloaded)),
-        ])
     }
 
     static func status(_ s: Store.Status) -> String {
@@ -142,31 +87,6 @@ enum Output {
             remotes    \(s.remotes.isEmpty ? "none" : s.remotes.map { "\($0.name) \($0.url)\($0.encrypted ? " (encrypted)" : "")" }.joined(separator: ", "))
 
             """
-    }
-
-    static func conflictJSON(_ c: Store.Conflict, names: [DeviceID: String]) -> JSONValue {
-        func device(_ v: Version, into o: inout [String: JSONValue]) {
-            o["device"] = .string(v.device.rawValue)
-            o.setIfPresent("deviceName", names[v.device].map(JSONValue.string))
-        }
-        return .object([
-            "id": .string(c.id.rawValue), "kind": .string(c.kind.rawValue), "title": .string(c.title),
-            "versions": .array(c.versions.map { cv in
-                var o: [String: JSONValue] = ["version": .string(cv.version.id.hex), "time": .string(cv.version.time.timestamp.iso8601),
-                                              "deleted": .bool(cv.version.isDeleted), "winner": .bool(cv.winner)]
-                device(cv.version, into: &o)
-                return .object(o)
-            }),
-            "fields": .array(c.fields.map { f in
-                .object(["field": .string(f.field), "values": .array(f.values.map { cv in
-                    var o: [String: JSONValue] = ["version": .string(cv.version.id.hex), "time": .string(cv.version.time.timestamp.iso8601),
-                                                  "winner": .bool(cv.winner), "removed": .bool(cv.value == nil)]
-                    o.setIfPresent("value", cv.value)
-                    device(cv.version, into: &o)
-                    return .object(o)
-                })])
-            }),
-        ])
     }
 
     static func conflict(_ c: Store.Conflict, names: [DeviceID: String]) -> Styled {

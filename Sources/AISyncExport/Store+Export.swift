@@ -9,7 +9,7 @@ extension Store {
     /// Throws not-found for a missing or deleted record, usage for a format the kind has
     /// none of, damaged-data for an image whose bytes are missing or damaged.
     public func export(_ id: RecordID, format: Export.Format? = nil) throws(AISyncError) -> Export.Document {
-        guard let body = try record(id).body else { throw AISyncError(.notFound, "\(id) is deleted", hint: "Restore it with `aisync restore \(id)` first") }
+        guard let body = try record(id).body else { throw AISyncError(.notFound, "\(id) is deleted", hint: "Restore it first", remedy: .restoreRecord(id)) }
         let format = format ?? .defaultFormat(for: body.kind)
         guard format.supports(body.kind) else { throw Export.unsupported(format, body.kind) }
         func text(_ s: String, _ ext: String) -> Export.Document {
@@ -71,7 +71,7 @@ extension Store {
         let bytes = try FileIO.read(objectPath(digest), limit: 1 << 30)
         guard SHA256.hash(bytes) == digest else {
             throw AISyncError(.damagedData, "the picture \(digest.hex) is damaged in this store: its bytes no longer match their hash",
-                              hint: "Run `aisync fsck`; pull from a remote to restore it", remedy: .checkStore)
+                              hint: "Check the store; pull from a remote to restore it", remedy: .checkStore)
         }
         return Export.Picture(digest: digest, bytes: bytes)
     }
@@ -89,7 +89,8 @@ extension Store {
             throw AISyncError(.usage, "\(path) is a directory", hint: "Pass a file path, or an existing directory to write into")
         }
         guard force else {
-            throw AISyncError(.usage, "\(path) already exists", hint: "Pass --force to replace it, or choose another path")
+            throw AISyncError(.usage, "\(path) already exists", hint: "Allow replacing it, or choose another path",
+                              remedy: .allowReplacing(folder: false))
         }
     }
 
@@ -101,7 +102,7 @@ extension Store {
             let copied = try FileIO.copy(objectPath(digest), to: temp)
             guard copied.digest == digest else {
                 throw AISyncError(.damagedData, "the picture \(digest.hex) is damaged in this store: its bytes no longer match their hash",
-                                  hint: "Run `aisync fsck`; pull from a remote to restore it", remedy: .checkStore)
+                                  hint: "Check the store; pull from a remote to restore it", remedy: .checkStore)
             }
             guard Platform.rename(temp, target) else { throw FileIO.ioError("write", target, errno: Platform.errno) }
         } catch {

@@ -16,7 +16,8 @@ extension Store {
         if let existing = Platform.stat(root) {
             guard existing.isDirectory else { throw AISyncError(.usage, "\(root) already exists and is not a directory", hint: "Choose another path for the export folder") }
             guard force || (Platform.listDirectory(root) ?? []).isEmpty else {
-                throw AISyncError(.usage, "\(root) already exists and is not empty", hint: "Pass --force to write into it (files of the same names are replaced), or choose another path")
+                throw AISyncError(.usage, "\(root) already exists and is not empty", hint: "Allow writing into it (files of the same names are replaced), or choose another path",
+                                  remedy: .allowReplacing(folder: true))
             }
         }
         var report = Export.FolderReport(directory: root, files: [], missingImages: [])

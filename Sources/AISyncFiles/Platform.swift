@@ -221,6 +221,9 @@ package enum Platform {
         return String(cString: value)
     }
 
+    /// Sets a variable of this process's environment (for code that reads it, Foundation's).
+    package static func setEnvironment(_ name: String, _ value: String) { _ = setenv(name, value, 1) }
+
     package static func access(_ path: String, writable: Bool) -> Bool { sysAccess(path, writable ? W_OK : R_OK) == 0 }
     /// Whether the last failed call was refused for permissions (EACCES), not a missing file.
     package static var lastErrorIsPermission: Bool { errno == EACCES }

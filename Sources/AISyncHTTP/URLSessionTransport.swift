@@ -152,7 +152,7 @@ public final class URLSessionTransport: HTTPTransport {
                         maxBytes: Int64) throws(AISyncError) -> HTTPResponse {
         if outcome.tooLarge {
             throw AISyncError(.damagedData, "\(url.path) is larger than allowed (over \(maxBytes) bytes): reading stopped there",
-                              hint: "aisync did not write it; check what the server at \(url.host ?? "this URL") serves")
+                              hint: "No device wrote it; check what the server at \(url.host ?? "this URL") serves")
         }
         if let error = outcome.error {
             // A declined authentication challenge ends the task as cancelled: its 401 is the answer.

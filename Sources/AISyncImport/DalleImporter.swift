@@ -38,7 +38,7 @@ enum DalleImporter {
             add(bytes, entry: entry, n: n, options: options, created: created, into: &batch)
         }
         if notFetched > 0 {
-            batch.notes.append("\(notFetched) image URL(s) not fetched: Images API URLs expire an hour after the response; pass --fetch within the hour, or request b64_json")
+            batch.notes.append("\(notFetched) image URL(s) not fetched: Images API URLs expire an hour after the response; fetch them within the hour, or request b64_json")
         }
         if let first = failed.first {
             batch.notes.append("\(failed.count) image URL(s) could not be fetched (Images API URLs expire after an hour): \(first)")

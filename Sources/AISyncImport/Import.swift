@@ -110,7 +110,7 @@ public enum Import {
         if sample["story"]?.arrayValue != nil { return .storybook }
         if value["data"]?.arrayValue != nil { return .dalle }
         throw AISyncError(.damagedData, "\(path) is not an export aisync knows",
-                          hint: "Name the source: aisync import chatgpt|claude|storybook|dalle PATH")
+                          hint: "Name the source: chatgpt, claude, storybook or dalle", remedy: .nameImportSource)
     }
 
     /// The error for a document whose shape is not `what`.

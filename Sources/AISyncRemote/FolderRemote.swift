@@ -61,12 +61,12 @@ public struct FolderRemote: RemoteStorage {
         guard let st = Platform.stat(p) else { return nil }
         // A FIFO or device would block the read forever; a directory is not a file either.
         guard st.isRegular else {
-            throw AISyncError(.damagedData, "\(displayName)/\(path) is not a regular file", hint: "Remove it from the remote folder; aisync only writes regular files")
+            throw AISyncError(.damagedData, "\(displayName)/\(path) is not a regular file", hint: "Remove it from the remote folder; syncing only writes regular files")
         }
         // Refused before a byte is read: a hostile or broken remote cannot make us buffer it.
         guard st.size <= Int64(maxBytes) else {
             throw AISyncError(.damagedData, "\(displayName)/\(path) is larger than an aisync file of its kind may be (\(st.size) bytes, at most \(maxBytes))",
-                              hint: "aisync did not write it: remove it from the remote folder, then push from a device that has the data")
+                              hint: "No device wrote it: remove it from the remote folder, then push from a device that has the data")
         }
         let bytes = try FileIO.read(p, limit: Int64(maxBytes))
         return RemoteFile(bytes: bytes, etag: Self.etag(p))
@@ -80,7 +80,7 @@ public struct FolderRemote: RemoteStorage {
         guard let st = Platform.stat(p) else { return false }
         // As for `read`: a FIFO would block the copy forever.
         guard st.isRegular else {
-            throw AISyncError(.damagedData, "\(displayName)/\(path) is not a regular file", hint: "Remove it from the remote folder; aisync only writes regular files")
+            throw AISyncError(.damagedData, "\(displayName)/\(path) is not a regular file", hint: "Remove it from the remote folder; syncing only writes regular files")
         }
         guard st.size <= maxBytes else { throw AISyncError(.damagedData, "\(displayName)/\(path) is larger than allowed (\(st.size) bytes)") }
         // A download is a scratch copy: nothing to hash (`downloadHashed` does) and no fsync.

@@ -37,7 +37,7 @@ public struct RemoteLocation: Sendable, Equatable {
             guard path.hasPrefix("/"), !path.split(separator: "/").contains("..") else {
                 throw AISyncError(.usage, "'\(url)' is not a folder URL", hint: "Use file:///absolute/path")
             }
-            guard !plain else { throw AISyncError(.usage, "--plain applies to http(s) URLs, not folders") }
+            guard !plain else { throw AISyncError(.usage, "plain HTTP applies to http(s) URLs, not folders") }
             kind = .folder
             base = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
             host = ""
@@ -45,7 +45,8 @@ public struct RemoteLocation: Sendable, Equatable {
         }
         let scheme: String
         if url.hasPrefix("https://") { scheme = "https" } else if url.hasPrefix("http://") { scheme = "http" } else {
-            throw AISyncError(.usage, "'\(url.prefix(100))' is not a URL aisync can use", hint: "Use https://host/path (WebDAV), add --plain for a plain HTTP server, or file:///path for a folder")
+            throw AISyncError(.usage, "'\(url.prefix(100))' is not a URL aisync can use", hint: "Use https://host/path (WebDAV or a plain HTTP server), or file:///path for a folder",
+                              remedy: .giveRemoteURL)
         }
         let rest = url.dropFirst(scheme.count + 3)
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
@@ -64,7 +65,8 @@ public struct RemoteLocation: Sendable, Equatable {
         host = hostPart.lowercased()
         if scheme == "http", !insecure, !Self.isLoopback(host) {
             throw AISyncError(.usage, "refusing plain http:// to \(host): credentials and data would travel unencrypted",
-                              hint: "Use https://, or pass --insecure if this network is trusted")
+                              hint: "Use https://, or allow plain http:// if this network is trusted",
+                              remedy: .allowInsecureHTTP)
         }
         kind = plain ? .http : .webdav
         var b = url

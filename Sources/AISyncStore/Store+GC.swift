@@ -70,7 +70,7 @@ extension Store {
         if check.problems.isEmpty { checkReferencedObjects(&scan, present: Set(present), into: &check) }
         guard check.problems.isEmpty else {
             throw AISyncError(.damagedData, "the store is damaged (\(check.problems[0])), so \(refused)",
-                              hint: "Run `aisync fsck` and repair the store first", remedy: .checkStore)
+                              hint: "Check the store and repair it first", remedy: .checkStore)
         }
         return (Set(scan.referenced.keys).union(scan.imageBytes.keys), present)
     }

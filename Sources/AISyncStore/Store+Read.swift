@@ -106,7 +106,7 @@ extension Store {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> ImageBody in
             let state = try liveState(id, in: snapshot)
             guard case .image(let image) = try visibleBody(state) else {
-                throw AISyncError.usage("\(id) is \(state.kind.withArticle), not an image", hint: "See `aisync list --kind image`")
+                throw AISyncError(.usage, "\(id) is \(state.kind.withArticle), not an image", hint: "See the list of images", remedy: .listImages)
             }
             return image
         }

@@ -55,7 +55,8 @@ extension Store {
             if let field {
                 conflicts = conflicts.filter { $0.name == field || ($0.element != nil && $0.element == field) }
                 guard !conflicts.isEmpty else {
-                    throw AISyncError.notFound("\(id) has no conflict on \(field)", hint: "See `aisync conflicts \(id)` for the fields in conflict")
+                    throw AISyncError(.notFound, "\(id) has no conflict on \(field)", hint: "See the record's conflicts for the fields in conflict",
+                                      remedy: .listConflicts(id))
                 }
             }
             guard !conflicts.isEmpty else { throw AISyncError.notFound("\(id) has no conflict", hint: "Edit it directly instead") }

@@ -26,7 +26,8 @@ extension Store {
                 target = "\(path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path)/\(id.rawValue)\(ext)"
             }
             if target != path || !existing.isDirectory, Platform.stat(target) != nil, !force {
-                throw AISyncError(.usage, "\(target) already exists", hint: "Pass --force to replace it, or choose another path")
+                throw AISyncError(.usage, "\(target) already exists", hint: "Allow replacing it, or choose another path",
+                                  remedy: .allowReplacing(folder: false))
             }
         }
         do { try objects.export(digest, to: target) } catch {

@@ -201,7 +201,9 @@ extension Store {
         if let exact = chat.messages.first(where: { $0.id == prefix }) { return exact }
         let matches = chat.messages.filter { $0.id.hasPrefix(prefix) || $0.id.hasPrefix("m-" + prefix) }
         guard let first = matches.first, !prefix.isEmpty else {
-            throw AISyncError.notFound("\(record) has no message \(prefix)", hint: "Message ids start with m- and are shown by `aisync show \(record)` (`chat say` prints the version, not the message)")
+            throw AISyncError(.notFound, "\(record) has no message \(prefix)",
+                              hint: "Message ids start with m- and are shown with the record's messages (adding a message returns the version, not the message)",
+                              remedy: .showMessages(record))
         }
         guard matches.count == 1 else { throw AISyncError.usage("message id \(prefix) is ambiguous", hint: "Give more characters") }
         return first
@@ -263,11 +265,11 @@ extension Store {
     public func createStory(title: String, moral: String?, pages: [String], images: [RecordID]) throws(AISyncError) -> RecordID {
         try Self.checkTitle(title)
         try Self.checkNotBlank(title, "title")
-        guard !pages.isEmpty else { throw AISyncError.usage("a story needs at least one --page") }
+        guard !pages.isEmpty else { throw AISyncError.usage("a story needs at least one page") }
         try Self.checkNotBlank(moral, "moral")
         for (n, page) in pages.enumerated() { try Self.checkNotBlank(page, "text of page \(n + 1)") }
         guard images.count <= pages.count else {
-            throw AISyncError.usage("\(images.count) images for \(pages.count) pages", hint: "Give at most one --image per --page")
+            throw AISyncError.usage("\(images.count) images for \(pages.count) pages", hint: "Give at most one image per page")
         }
         var illustrations: [ImageBody] = []
         if !images.isEmpty {
@@ -276,7 +278,8 @@ extension Store {
                 for imageID in images {
                     let state = try liveState(imageID, in: snapshot)
                     guard case .image(let image) = try visibleBody(state) else {
-                        throw AISyncError.usage("\(imageID) is \(state.kind.withArticle), not an image", hint: "Pass image ids to --image (see `aisync list --kind image`)")
+                        throw AISyncError(.usage, "\(imageID) is \(state.kind.withArticle), not an image",
+                                          hint: "Give the ids of image records (see the list of images)", remedy: .listImages)
                     }
                     found.append(image)
                 }

@@ -52,7 +52,8 @@ public actor Store {
     public static func create(at root: String, deviceName: String?, environment: AISyncEnvironment = .live) throws(AISyncError) -> Store {
         let configPath = "\(root)/config.json"
         if FileIO.exists(configPath) {
-            throw AISyncError(.configuration, "\(root) is already an aisync store", hint: "Use it as it is, or pass --store DIR to create another")
+            throw AISyncError(.configuration, "\(root) is already an aisync store", hint: "Use it as it is, or create the new store in another folder",
+                              remedy: .useExistingStore)
         }
         try FileIO.makeDirectories(root)
         for sub in ["objects", "index", "sync"] { try FileIO.makeDirectories("\(root)/\(sub)") }
@@ -69,7 +70,8 @@ public actor Store {
     public static func open(at root: String, environment: AISyncEnvironment = .live) throws(AISyncError) -> Store {
         let configPath = "\(root)/config.json"
         guard FileIO.exists(configPath) else {
-            throw AISyncError(.notFound, "no aisync store at \(root)", hint: "Run `aisync init` to create one, or pass --store DIR / set AISYNC_HOME")
+            throw AISyncError(.notFound, "no aisync store at \(root)", hint: "Create a store there first, or open one at another location",
+                              remedy: .initStore)
         }
         var config = try StoreConfig(bytes: FileIO.read(configPath, limit: 1 << 20), path: configPath)
         if config.format < StoreConfig.currentFormat { config = try migrate(root: root, environment: environment) }

@@ -100,12 +100,13 @@ public struct StoreConfig: Hashable, Sendable {
     init(bytes: [UInt8], path: String) throws(AISyncError) {
         let value: JSONValue
         do { value = try JSONParser.parse(bytes) } catch {
-            throw AISyncError(.damagedData, "\(path) is not valid JSON", hint: "Restore it from a backup, or move it away and run `aisync init` again", cause: error.description)
+            throw AISyncError(.damagedData, "\(path) is not valid JSON", hint: "Restore it from a backup, or move it away and create the store again",
+                              cause: error.description, remedy: .replaceStoreConfig)
         }
         // The format is checked before anything else, so a newer store gets "upgrade", not "damaged".
         if let format = value["format"]?.intValue, format > Self.currentFormat {
             throw AISyncError(.configuration, "\(path) is store format \(format), but this aisync understands only format \(Self.currentFormat)",
-                              hint: "Upgrade aisync to open this store")
+                              hint: "Upgrade to a newer version to open this store", remedy: .upgrade)
         }
         do throws(AISyncError) {
             var r = try JSONObjectReader(value, context: path)

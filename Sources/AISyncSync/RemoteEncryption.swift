@@ -27,7 +27,8 @@ public enum RemoteEncryption {
             if let fallback { return try await fallback(purpose) }
             let name = switch purpose { case .unlock(let r), .create(let r), .change(let r): r }
             throw AISyncError(.configuration, "remote \(name) is encrypted and no passphrase was given",
-                              hint: "Set \(variable), or run the command on a terminal to type it")
+                              hint: "Give the remote's passphrase",
+                              remedy: .providePassphrase(remote: name, new: variable == "AISYNC_NEW_PASSPHRASE"))
         }
     }
 
@@ -61,7 +62,7 @@ public enum RemoteEncryption {
                                   hint: "Restore keys.json from a backup of the server; without it nothing there can be decrypted")
             }
             throw AISyncError(.configuration, "\(storage.displayName) already holds unencrypted aisync data",
-                              hint: "Encrypt it in place with `aisync encrypt \(name)`, or use an empty folder")
+                              hint: "Encrypt it in place, or use an empty folder", remedy: .encryptRemote(name))
         }
         guard let keys = try await createKeyFile(storage, remoteID: store.environment.randomHex(bytes: 16), name: name, store: store,
                                                  passphrase: passphrase) else {
@@ -109,7 +110,8 @@ public enum RemoteEncryption {
     public static func changePassphrase(of remote: StoreConfig.Remote, storage: any RemoteStorage, store: Store,
                                         passphrase: PassphraseSource) async throws(AISyncError) {
         guard let read = try await readKeyFile(storage) else {
-            throw AISyncError(.notFound, "\(storage.displayName) has no keys.json: it is not encrypted", hint: "Encrypt it first with `aisync encrypt \(remote.name)`")
+            throw AISyncError(.notFound, "\(storage.displayName) has no keys.json: it is not encrypted", hint: "Encrypt it first",
+                              remedy: .encryptRemote(remote.name))
         }
         var file = read.value
         let (keys, oldSlot) = try file.unlock(passphrase: try await passphrase(.unlock(remote: remote.name)))

@@ -18,7 +18,8 @@ extension Store {
         _ = try updateConfig { (config: inout StoreConfig) throws(AISyncError) in
             if images != .remote, !publicImages, let encrypted = config.remotes.first(where: \.encrypted) {
                 throw AISyncError(.configuration, "remote \(encrypted.name) is encrypted, but pictures on Imgur are public to anyone with the link",
-                                  hint: "Pass --public-images to upload them anyway (records stay encrypted), or keep pictures on the remote only")
+                                  hint: "Allow public pictures to upload them anyway (records stay encrypted), or keep pictures on the remote only",
+                                  remedy: .allowPublicImages)
             }
             config.imgur = StoreConfig.ImgurSettings(enabled: true, api: api, images: images, publicImages: publicImages)
         }

@@ -279,7 +279,8 @@ extension SyncEngine {
         guard deleted.count > Swift.max(50, records / 4) else { return }
         let named = deleted.prefix(5).map { r in r.title.isEmpty ? r.id.rawValue : "\(r.id) “\(r.title.prefix(40))”" }
         throw AISyncError(.usage, "sending these changes would delete \(deleted.count) of the \(records) records on every device (\(named.joined(separator: ", "))\(deleted.count > named.count ? ", …" : ""))",
-                          hint: "If you meant to, push again allowing mass deletes (--allow-mass-delete); if not, pull from another device's remote before pushing")
+                          hint: "If you meant to, push again allowing mass deletes; if not, pull from another device's remote before pushing",
+                          remedy: .allowMassDelete(count: deleted.count))
     }
 
     /// Of the records outgoing versions delete, those still deleted (a delete undone by a
@@ -300,7 +301,7 @@ extension SyncEngine {
         AISyncError(.configuration,
                     "another store is pushing to \(remote.displayName) as this device (\(store.deviceID.short)); this store directory was probably copied"
                         + (diverged.map { " (\($0) local change(s) are not on the remote, which has changes this store lacks)" } ?? ""),
-                    hint: "Keep one copy. For a second machine create a new store (`aisync init --store DIR`) and `aisync pull` into it")
+                    hint: "Keep one copy. For a second machine create a new store and pull into it", remedy: .separateStore)
     }
 
     /// The image bytes the outgoing versions' records need on the remote.

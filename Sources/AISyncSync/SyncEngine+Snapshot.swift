@@ -32,7 +32,7 @@ extension SyncEngine {
         let where_ = "\(remote.displayName)/\(path)"
         guard let read = try await readSegmentFile(path, device: writer.device, seq: part, remoteID: writer.remoteID) else {
             throw AISyncError(.damagedData, "remote snapshot \(where_) is missing although \(writer.name)'s head names it",
-                              hint: "Nothing more was applied; the device that wrote it should run `aisync compact` again")
+                              hint: "Nothing more was applied; the device that wrote it should compact the remote again", remedy: .compactRemote)
         }
         return (read.segment.entries, read.bytes)
     }

@@ -124,7 +124,7 @@ public struct SyncEngine: Sendable {
         case .checkReset(let found):
             guard let known = checkpoint.remoteID, try await ownHeadBelongs(to: known) else {
                 throw AISyncError(.configuration, "\(remote.displayName) is no longer the remote this store synced with (its id changed)",
-                                  hint: "If it was reset on purpose, remove and re-add the remote: `aisync remote remove \(name)` then `aisync remote add \(name) URL`")
+                                  hint: "If it was reset on purpose, remove the remote and add it again", remedy: .replaceRemote(name))
             }
             return found
         case .use(let found):
@@ -183,7 +183,7 @@ public struct SyncEngine: Sendable {
     func encryptedNow() async throws(AISyncError) -> AISyncError {
         try await store.markRemoteEncrypted(name)
         return AISyncError(.configuration, "\(remote.displayName) is encrypted now (another device turned encryption on)",
-                           hint: "Run the command again with its passphrase (AISYNC_PASSPHRASE, or type it on a terminal)")
+                           hint: "Try again with the remote's passphrase", remedy: .providePassphrase(remote: name, new: false))
     }
 
     /// Raises the remote to the snapshot format before the first head names a snapshot.

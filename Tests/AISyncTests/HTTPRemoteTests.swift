@@ -86,7 +86,7 @@ struct HTTPRemoteTests {
         StatusCase(status: 404, operation: .list, expected: .none, attempts: 1),
         StatusCase(status: 404, operation: .exists, expected: .none, attempts: 1),
         StatusCase(status: 404, operation: .delete, expected: .value, attempts: 1),
-        StatusCase(status: 405, operation: .list, expected: .error(.configuration), attempts: 1, messageContains: "--plain"),
+        StatusCase(status: 405, operation: .list, expected: .error(.configuration), attempts: 1, messageContains: "add the remote as plain HTTP"),
         StatusCase(status: 423, operation: .read, expected: .error(.temporary), attempts: 4),
         StatusCase(status: 423, operation: .putAlways, expected: .error(.temporary), attempts: 4),
         StatusCase(status: 429, operation: .read, expected: .error(.temporary), attempts: 4),

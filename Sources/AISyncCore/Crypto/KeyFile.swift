@@ -63,7 +63,7 @@ public struct KeyFile: Sendable, Equatable {
             }
         }
         throw AISyncError(.wrongPassphrase, "the passphrase does not open this remote's key",
-                          hint: "Check AISYNC_PASSPHRASE or type it again; it is the one set when encryption was turned on (or last changed)")
+                          hint: "Check the passphrase; it is the one set when encryption was turned on (or last changed)", remedy: .checkPassphrase)
     }
 
     static func wrappingKey(_ passphrase: String, _ slot: Slot) -> [UInt8] {

@@ -75,7 +75,7 @@ public enum Operation: Hashable, Sendable {
         // A null "ref" reads as absent only where a ref may be (set, add, edit), as it always
         // has; on the others it is an unknown field, as it always was.
         if ref == nil, r.members["ref"] == .null, !["set", "add", "edit"].contains(op) {
-            throw .damaged("operation: unknown field \"ref\"", hint: "It may come from a newer aisync; upgrade aisync")
+            throw .damaged("operation: unknown field \"ref\"", hint: "It may come from a newer version; upgrade to read it", remedy: .upgrade)
         }
         let value = r.optionalValue("value") ?? (r.members["value"] == .null ? .null : nil)
         try r.finish()
@@ -87,7 +87,7 @@ public enum Operation: Hashable, Sendable {
     /// (``init(json:kind:)`` and the canonical line reader), so they cannot disagree.
     init(op: String, field: String?, element: String?, value: JSONValue?, ref: SHA256Digest?, kind: RecordKind) throws(AISyncError) {
         func absent(_ name: String, _ present: Bool) throws(AISyncError) {
-            if present { throw .damaged("operation: unknown field \"\(name)\"", hint: "It may come from a newer aisync; upgrade aisync") }
+            if present { throw .damaged("operation: unknown field \"\(name)\"", hint: "It may come from a newer version; upgrade to read it", remedy: .upgrade) }
         }
         func present(_ name: String, _ value: String?) throws(AISyncError) -> String {
             guard let value else { throw .damaged("operation: field \"\(name)\" must be present") }
@@ -125,7 +125,7 @@ public enum Operation: Hashable, Sendable {
                 self = .remove(field: f, element: e)
             }
         default:
-            throw .damaged("unknown operation \"\(op.prefix(40))\"", hint: "It may come from a newer aisync; upgrade aisync")
+            throw .damaged("unknown operation \"\(op.prefix(40))\"", hint: "It may come from a newer version; upgrade to read it", remedy: .upgrade)
         }
     }
 }

@@ -141,7 +141,7 @@ public struct Version: Hashable, Sendable {
         var r = try JSONObjectReader(json, context: "version")
         let format = try r.int("v")
         guard format == 1 || format == 2 else {
-            throw .damaged("version line format \(format) is unknown", hint: "It may come from a newer aisync; upgrade aisync")
+            throw .damaged("version line format \(format) is unknown", hint: "It may come from a newer version; upgrade to read it", remedy: .upgrade)
         }
         let idText = try r.string("record")
         guard let record = RecordID(idText) else { throw .damaged("version names an invalid record id \"\(idText.prefix(80))\"") }

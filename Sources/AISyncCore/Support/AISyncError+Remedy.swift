@@ -34,6 +34,60 @@ extension AISyncError {
         case provideImgurCredential
         /// Data in the store is damaged or missing: check the store (and pull to repair it).
         case checkStore
+        /// No store is at the location: create one there, or open another location.
+        case initStore
+        /// A store exists at the location already: use it, or create the new one elsewhere.
+        case useExistingStore
+        /// The store's configuration cannot be read: restore it from a backup, or move it away
+        /// and create the store again.
+        case replaceStoreConfig
+        /// The data was written by a newer version of the library: upgrade to read it.
+        case upgrade
+        /// The field named has no conflict: the record's conflicts show the fields that do.
+        case listConflicts(RecordID)
+        /// The message id is unknown: the record's messages show the ids it has.
+        case showMessages(RecordID)
+        /// The id names a record that is not an image: pick one from the list of images.
+        case listImages
+        /// The destination exists: allow replacing it (a `folder` is written into, replacing
+        /// files of the same names), or choose another.
+        case allowReplacing(folder: Bool)
+        /// The text is no URL a remote can have: give an https:// (WebDAV or plain HTTP)
+        /// or file:// one.
+        case giveRemoteURL
+        /// Plain `http://` is refused off this machine: use https, or allow it on a trusted
+        /// network.
+        case allowInsecureHTTP
+        /// The server is no WebDAV server: add the remote as a plain HTTP one if that is what
+        /// it is.
+        case addPlainHTTPRemote
+        /// A push would delete `count` records on every device: push again allowing mass
+        /// deletes if that was meant, else pull from another device first.
+        case allowMassDelete(count: Int)
+        /// This store directory was copied and both copies push as one device: keep one, and
+        /// give a second machine a new store that pulls.
+        case separateStore
+        /// The remote is encrypted and Imgur pictures are public: allow public pictures, or
+        /// keep pictures on the remote.
+        case allowPublicImages
+        /// A snapshot a head names is missing: its writer should compact the remote again.
+        case compactRemote
+        /// The remote of this name was reset (its id changed): remove it and add it again if
+        /// that was meant.
+        case replaceRemote(String)
+        /// The remote of this name holds plain data, or is not encrypted yet: encrypt it in
+        /// place (or use an empty folder).
+        case encryptRemote(String)
+        /// The location is no remote yet: nothing to encrypt; add it as an encrypted remote and
+        /// push to it.
+        case addEncryptedRemote
+        /// The remote named is encrypted and needs its passphrase (`new`: the new one, when
+        /// changing it).
+        case providePassphrase(remote: String, new: Bool)
+        /// The passphrase given does not open the remote's key: check it.
+        case checkPassphrase
+        /// The export's kind could not be told from its files: name its source.
+        case nameImportSource
     }
 
     /// No record has this id.

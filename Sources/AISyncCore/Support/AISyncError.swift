@@ -104,7 +104,7 @@ extension AISyncError {
         if Task.isCancelled { throw cancelled }
     }
 
-    package static func damaged(_ message: String, hint: String? = nil, cause: String? = nil) -> AISyncError {
-        AISyncError(.damagedData, message, hint: hint, cause: cause)
+    package static func damaged(_ message: String, hint: String? = nil, cause: String? = nil, remedy: Remedy? = nil) -> AISyncError {
+        AISyncError(.damagedData, message, hint: hint, cause: cause, remedy: remedy)
     }
 }

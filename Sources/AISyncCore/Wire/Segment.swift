@@ -101,7 +101,7 @@ package struct Segment: Sendable {
         do { header = try JSONParser.parse(headerLine) } catch { throw bad("header is not JSON (\(error))") }
         guard let format = header["format"]?.intValue else { throw bad("its header has no format number") }
         guard format == 1 || format == 2 else {
-            throw AISyncError(.configuration, "remote segment \(path) is in a format this aisync does not know", hint: "Upgrade aisync")
+            throw AISyncError(.configuration, "remote segment \(path) is in a format this aisync does not know", hint: "Upgrade to a newer version", remedy: .upgrade)
         }
         guard header["device"]?.stringValue == device.rawValue, header["seq"]?.intValue == seq else { throw bad("header names another device or sequence number") }
         guard header["remote"]?.stringValue == remoteID else { throw bad("it belongs to another remote") }

@@ -130,7 +130,7 @@ struct Exchange {
 
     private func tooLarge(_ maxBytes: Int64) -> AISyncError {
         AISyncError(.damagedData, "\(target.target) is larger than allowed (over \(maxBytes) bytes): reading stopped there",
-                    hint: "aisync did not write it; check what the server at \(target.host) serves")
+                    hint: "No device wrote it; check what the server at \(target.host) serves")
     }
 
     /// The error for a socket failure; `answering` when the answer had begun to arrive.

@@ -80,7 +80,7 @@ public struct HTTPRemote: RemoteStorage {
             return AISyncError(.configuration, "\(url(path)) does not exist (404 Not Found)", hint: "Check the remote's URL", remedy: .checkRemoteURL)
         case 405 where method == "PROPFIND":
             return AISyncError(.configuration, "\(location.host) is not a WebDAV server (PROPFIND not allowed)",
-                               hint: "If it is a plain HTTP server, add the remote with --plain")
+                               hint: "If it is a plain HTTP server, add the remote as plain HTTP", remedy: .addPlainHTTPRemote)
         case 405, 501:
             return AISyncError(.configuration, "\(location.host) does not allow \(method) (\(response.status))", hint: "Check the server's WebDAV/upload configuration")
         case 423:
