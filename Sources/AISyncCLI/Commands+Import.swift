@@ -3,46 +3,49 @@ import Foundation
 
 /// `aisync import`: bring history in from ChatGPT, Claude, storybook apps and DALL·E.
 enum ImportCommands {
-    static let all: [CommandSpec] = [importCommand]
+    static let all: [CommandSpec] = [ImportCommand.spec]
 
-    static let importCommand = CommandSpec(
-        path: ["import"], abstract: "Import chats, stories or images from another app's export.",
-        discussion: """
-        SOURCE is chatgpt, claude, storybook or dalle; left out, it is detected from the file. \
-        Importing the same export again adds nothing; a newer export adds only new messages. \
-        PATH may be the export's .zip, the unzipped folder, or its conversations.json.
-        """,
-        arguments: [ArgumentSpec(name: "SOURCE", help: "chatgpt, claude, storybook or dalle (detected when left out).", optional: true),
-                    ArgumentSpec(name: "PATH", help: "The export: its .zip, the unzipped folder, conversations.json, or a JSON file.",
-                                 optional: true)],
-        options: [OptionSpec(name: "dry-run", help: "Say what would be imported, without writing anything."), InspectCommands.json,
-                  OptionSpec(name: "prompt", valueName: "P", help: "dalle: the prompt the pictures were made from."),
-                  OptionSpec(name: "model", valueName: "M", help: "dalle: the model that made them, e.g. dall-e-3."),
-                  OptionSpec(name: "fetch", help: "dalle: download pictures given as a url (they expire an hour after the response).")]
-    ) { inv throws(CLIError) in
-        let (source, path) = try arguments(inv)
-        let store = try Context.open(inv)
-        let options = Import.Options(dryRun: inv.flag("dry-run"), prompt: inv.option("prompt"), model: inv.option("model"),
-                                     progress: progressLine, fetch: inv.flag("fetch") ? Import.downloadPicture : nil)
-        let summary = try await Context.call { () async throws(AISyncError) in
-            try await Import.run(source, path: path, into: store, options: options)
-        }
-        SyncCommands.progressBar.clear()
-        if inv.flag("json") { summary.json.printLine() } else { CLIPlatform.out(text(summary)) }
-        return ExitCode.success
-    }
+    struct ImportCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            path: ["import"], abstract: "Import chats, stories or images from another app's export.",
+            discussion: """
+                SOURCE is chatgpt, claude, storybook or dalle; left out, it is detected from the file. \
+                Importing the same export again adds nothing; a newer export adds only new messages. \
+                PATH may be the export's .zip, the unzipped folder, or its conversations.json.
+                """)
+        /// The first word: SOURCE when a PATH follows, else the PATH itself.
+        @Argument(name: "SOURCE", help: "chatgpt, claude, storybook or dalle (detected when left out).") var first: String?
+        @Argument(name: "PATH", help: "The export: its .zip, the unzipped folder, conversations.json, or a JSON file.") var second: String?
+        @Flag(help: "Say what would be imported, without writing anything.") var dryRun: Bool
+        @Flag(help: jsonHelp) var json: Bool
+        @Option(valueName: "P", help: "dalle: the prompt the pictures were made from.") var prompt: String?
+        @Option(valueName: "M", help: "dalle: the model that made them, e.g. dall-e-3.") var model: String?
+        @Flag(help: "dalle: download pictures given as a url (they expire an hour after the response).") var fetch: Bool
 
-    static func arguments(_ inv: Invocation) throws(CLIError) -> (Import.Source?, String) {
-        guard let first = inv.positionals.first else {
-            throw CLIError(usage: "missing argument PATH", hint: "Usage: aisync import [SOURCE] PATH", command: inv.command)
+        func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
+            let (source, path) = try sourceAndPath(context)
+            let store = try Context.open(context)
+            let options = Import.Options(
+                dryRun: dryRun, prompt: prompt, model: model, progress: progressLine, fetch: fetch ? Import.downloadPicture : nil)
+            let summary = try await Context.call { () async throws(AISyncError) in
+                try await Import.run(source, path: path, into: store, options: options)
+            }
+            SyncCommands.progressBar.clear()
+            if json { summary.json.printLine() } else { CLIPlatform.out(text(summary)) }
+            return ExitCode.success
         }
-        guard inv.positionals.count == 2 else { return (nil, first) }
-        guard let source = Import.Source(rawValue: inv.positionals[0]) else {
-            let names = Import.Source.allCases.map(\.rawValue)
-            let guess = closest(inv.positionals[0], among: names).map { "Did you mean '\($0)'? " } ?? ""
-            throw CLIError(usage: "unknown source '\(inv.positionals[0].prefix(40))'", hint: "\(guess)Use \(names.joined(separator: ", "))", command: inv.command)
+
+        /// `[SOURCE] PATH`: one word is the path; with two, the first names the source.
+        func sourceAndPath(_ context: CommandContext) throws(CLIError) -> (Import.Source?, String) {
+            guard let first else { throw context.usage("missing argument PATH", hint: "Usage: aisync import [SOURCE] PATH") }
+            guard let second else { return (nil, first) }
+            guard let source = Import.Source(rawValue: first) else {
+                let names = Import.Source.allCases.map(\.rawValue)
+                let guess = closest(first, among: names).map { "Did you mean '\($0)'? " } ?? ""
+                throw context.usage("unknown source '\(first.prefix(40))'", hint: "\(guess)Use \(names.joined(separator: ", "))")
+            }
+            return (source, second)
         }
-        return (source, inv.positionals[1])
     }
 
     /// How many records and skips are listed one by one; a big export lists the first ones
