@@ -1,6 +1,6 @@
+import Foundation
 // swift-tools-version:6.0
 import PackageDescription
-import Foundation
 
 /// `AISYNC_OPTIMIZE_CORE=1` (set by scripts/test.sh) builds the core optimized even in debug
 /// builds: scrypt, ChaCha20 and SHA-256 are 20x slower unoptimized, and the test suite opens
@@ -26,14 +26,19 @@ let package = Package(
         .target(name: "AISyncFiles", dependencies: ["AISyncCore"], path: "Sources/AISyncFiles"),
         .target(name: "AISyncStore", dependencies: ["AISyncCore", "AISyncFiles"], path: "Sources/AISyncStore"),
         .target(name: "AISyncHTTP", dependencies: ["AISyncCore", "AISyncFiles"], path: "Sources/AISyncHTTP"),
-        .target(name: "AISyncRemote", dependencies: ["AISyncCore", "AISyncFiles", "AISyncHTTP"], path: "Sources/AISyncRemote"),
-        .target(name: "AISyncImgur", dependencies: ["AISyncCore", "AISyncFiles", "AISyncHTTP"], path: "Sources/AISyncImgur"),
+        .target(
+            name: "AISyncRemote", dependencies: ["AISyncCore", "AISyncFiles", "AISyncHTTP"],
+            path: "Sources/AISyncRemote"),
+        .target(
+            name: "AISyncImgur", dependencies: ["AISyncCore", "AISyncFiles", "AISyncHTTP"], path: "Sources/AISyncImgur"),
         .target(
             name: "AISyncImport",
             dependencies: ["AISyncCore", "AISyncFiles", "AISyncStore", "AISyncHTTP"],
             path: "Sources/AISyncImport"
         ),
-        .target(name: "AISyncExport", dependencies: ["AISyncCore", "AISyncFiles", "AISyncStore"], path: "Sources/AISyncExport"),
+        .target(
+            name: "AISyncExport", dependencies: ["AISyncCore", "AISyncFiles", "AISyncStore"],
+            path: "Sources/AISyncExport"),
         .target(
             name: "AISyncSync",
             dependencies: ["AISyncCore", "AISyncFiles", "AISyncStore", "AISyncHTTP", "AISyncRemote", "AISyncImgur"],
@@ -41,8 +46,10 @@ let package = Package(
         ),
         .target(
             name: "AISync",
-            dependencies: ["AISyncCore", "AISyncFiles", "AISyncStore", "AISyncHTTP", "AISyncRemote", "AISyncImgur",
-                           "AISyncSync", "AISyncImport", "AISyncExport"],
+            dependencies: [
+                "AISyncCore", "AISyncFiles", "AISyncStore", "AISyncHTTP", "AISyncRemote", "AISyncImgur",
+                "AISyncSync", "AISyncImport", "AISyncExport",
+            ],
             path: "Sources/AISync"
         ),
         // Test doubles (an in-memory remote, seeded environments): for tests and SwiftUI previews,

@@ -48,6 +48,10 @@ if ! python3 -c 'import cryptography.hazmat.primitives.ciphers.aead' 2>/dev/null
     || { [ -n "$apt_updated" ] || as_root apt-get update -qq; as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-cryptography >/dev/null; }
 fi
 
+# Formatting is not a review topic: the toolchain's swift-format with .swift-format, strictly.
+echo "== format"
+swift format lint --strict --recursive --parallel Sources Tests Package.swift Examples
+
 echo "== schema self-test"
 python3 scripts/validate_json.py --self-test
 

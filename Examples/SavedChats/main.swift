@@ -4,11 +4,15 @@ import AISync
 import Foundation
 
 let directory = CommandLine.arguments.dropFirst().first ?? NSTemporaryDirectory() + "aisync-example"
-let store = try (try? Store.open(at: "\(directory)/store")) ?? Store.create(at: "\(directory)/store", deviceName: "iPhone")
+let store =
+    try (try? Store.open(at: "\(directory)/store")) ?? Store.create(at: "\(directory)/store", deviceName: "iPhone")
 
 // Live updates, as a view model would subscribe to them.
 let changes = await store.changes()
-let watcher = Task { for await change in changes { return change.records } ; return [] }
+let watcher = Task {
+    for await change in changes { return change.records }
+    return []
+}
 
 // A chat with two messages; the summary list a sidebar would show.
 let chat = try await store.createChat(title: "Lisbon trip", model: "gpt-4o")
@@ -23,11 +27,18 @@ for summary in try await store.list() {
 // leaves the remote valid; the next push completes it.
 try FileManager.default.createDirectory(atPath: "\(directory)/remote", withIntermediateDirectories: true)
 let (progress, onProgress) = SyncProgress.stream()
-let engine = SyncEngine(store: store, remote: FolderRemote(root: "\(directory)/remote"), name: "usb", progress: onProgress)
-let bar = Task { for await p in progress { return p.description }; return "" }
+let engine = SyncEngine(
+    store: store, remote: FolderRemote(root: "\(directory)/remote"), name: "usb", progress: onProgress)
+let bar = Task {
+    for await p in progress { return p.description }
+    return ""
+}
 let first = Task { try await engine.push() }
 first.cancel()
-do { _ = try await first.value; print("push finished before the cancel") } catch let e as AISyncError where e.code == .cancelled { print("push cancelled") }
+do {
+    _ = try await first.value
+    print("push finished before the cancel")
+} catch let e as AISyncError where e.code == .cancelled { print("push cancelled") }
 let report = try await engine.push()
 print("progress:", await bar.value)
 print("pushed \(report.pushed) version(s)")

@@ -11,11 +11,11 @@
 //     exports in; Markdown, HTML and EPUB out) sit on the store beside the remotes
 //   ← AISync (this façade) ← aisync (the command line: parse, call, print).
 @_exported import AISyncCore
-@_exported import AISyncFiles
-@_exported import AISyncStore
-@_exported import AISyncHTTP
-@_exported import AISyncRemote
-@_exported import AISyncImgur
-@_exported import AISyncSync
-@_exported import AISyncImport
 @_exported import AISyncExport
+@_exported import AISyncFiles
+@_exported import AISyncHTTP
+@_exported import AISyncImgur
+@_exported import AISyncImport
+@_exported import AISyncRemote
+@_exported import AISyncStore
+@_exported import AISyncSync

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#elseif canImport(Musl)
-@preconcurrency import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import Synchronization
+
+#if canImport(Glibc)
+    @preconcurrency import Glibc
+#elseif canImport(Musl)
+    @preconcurrency import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Every libc call the command line makes: argv, output streams, terminals, exit.
 ///
@@ -62,7 +63,8 @@ public enum CLIPlatform {
         for n in 1..<Int(CommandLine.argc) {
             guard let raw = CommandLine.unsafeArgv[n] else { continue }
             guard let s = String(validatingCString: raw) else {
-                return .failure(CLIError(usage: "argument \(n) is not valid UTF-8 text", hint: "Pass text encoded as UTF-8"))
+                return .failure(
+                    CLIError(usage: "argument \(n) is not valid UTF-8 text", hint: "Pass text encoded as UTF-8"))
             }
             out.append(s)
         }
@@ -160,7 +162,9 @@ public enum CLIPlatform {
         var t = time_t(seconds)
         var parts = tm()
         localtime_r(&t, &parts)
-        return (Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min))
+        return (
+            Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min)
+        )
     }
 
     /// A clock that only goes forward, for rates and time left.
@@ -184,7 +188,10 @@ public enum CLIPlatform {
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
             let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress!, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                break
+            }
             if n == 0 { break }
             bytes.append(contentsOf: buffer[0..<n])
         }
@@ -221,8 +228,6 @@ private final class InterruptCount: Sendable {
 }
 
 #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-private func systemWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
-private func systemExit(_ code: Int32) -> Never { exit(code) }
+    private func systemWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
+    private func systemExit(_ code: Int32) -> Never { exit(code) }
 #endif
-import Foundation
-import Synchronization

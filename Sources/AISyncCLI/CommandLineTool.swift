@@ -41,7 +41,9 @@ public enum CommandLineTool {
             leading.append(head)
             args.removeFirst()
             if head == "--store" {
-                guard let value = args.first else { return fail(CLIError(usage: "option '--store' needs a value (DIR)")) }
+                guard let value = args.first else {
+                    return fail(CLIError(usage: "option '--store' needs a value (DIR)"))
+                }
                 leading.append(value)
                 args.removeFirst()
             }
@@ -57,7 +59,8 @@ public enum CommandLineTool {
             return helpCommand(Array(args.dropFirst()).filter { !$0.hasPrefix("-") })
         }
         // The longest command path that matches the leading words.
-        guard let command = commands.filter({ args.starts(with: $0.path) }).max(by: { $0.path.count < $1.path.count }) else {
+        guard let command = commands.filter({ args.starts(with: $0.path) }).max(by: { $0.path.count < $1.path.count })
+        else {
             return await noCommand(args, leading: leading)
         }
         do {
@@ -87,11 +90,16 @@ public enum CommandLineTool {
         if first == "remote", args.count == 1 || args[1].hasPrefix("-"),
             let list = commands.first(where: { $0.path == ["remote", "list"] })
         {
-            do { return try await list.run(try parse(leading + Array(args.dropFirst()), for: list)) } catch { return fail(error) }
+            do { return try await list.run(try parse(leading + Array(args.dropFirst()), for: list)) } catch {
+                return fail(error)
+            }
         }
         if args.count == 1 {
             let subs = commands.filter { $0.path.first == first && $0.path.count > 1 }.map { $0.path[1] }
-            return fail(CLIError(usage: "'aisync \(first)' needs a subcommand (\(subs.joined(separator: ", ")))", hint: "See `aisync help \(first)`"))
+            return fail(
+                CLIError(
+                    usage: "'aisync \(first)' needs a subcommand (\(subs.joined(separator: ", ")))",
+                    hint: "See `aisync help \(first)`"))
         }
         return fail(CLIError(usage: "no such command '\(first) \(args[1])'", hint: suggestion("\(first) \(args[1])")))
     }
@@ -109,18 +117,26 @@ public enum CommandLineTool {
             CLIPlatform.out(Help.group(words[0], commands))
             return ExitCode.success
         }
-        return fail(CLIError(usage: "no such command '\(words.joined(separator: " "))'", hint: suggestion(words.joined(separator: " "))))
+        return fail(
+            CLIError(
+                usage: "no such command '\(words.joined(separator: " "))'",
+                hint: suggestion(words.joined(separator: " "))))
     }
 
     static func suggestion(_ word: String) -> String {
-        let names = commands.filter { !$0.hidden }.map(\.fullName) + ["chat", "image", "story", "remote", "imgur", "passphrase", "help"]
+        let names =
+            commands.filter { !$0.hidden }.map(\.fullName) + [
+                "chat", "image", "story", "remote", "imgur", "passphrase", "help",
+            ]
         if let guess = closest(word, among: names) { return "Did you mean '\(guess)'? See `aisync help`" }
         return "See `aisync help`"
     }
 
     static func fail(_ error: CLIError) -> Int32 {
         // The error starts its own line: after a progress line (erased) or a typed ^C.
-        if !SyncCommands.progressBar.clear(), error.error.code == .cancelled, CLIPlatform.showsProgress { CLIPlatform.err("\n") }
+        if !SyncCommands.progressBar.clear(), error.error.code == .cancelled, CLIPlatform.showsProgress {
+            CLIPlatform.err("\n")
+        }
         CLIPlatform.err("\("Error:", .boldRed) \(ErrorText.line(error.error))\n" as Styled)
         return ExitCode.forCode(error.error.code)
     }

@@ -18,16 +18,22 @@ enum ExportCommands {
         @Argument(help: "The record to export (or --all).") var id: String?
         @Flag(help: "Export every record into a folder with an index.html.") var all: Bool
         @Option(valueName: "md|html|epub|json", help: "The format (default: by kind).") var format: DocumentFormat?
-        @Option(valueName: "PATH", help: "The file (or directory) to write; - for standard output. Also -o.") var output: String?
+        @Option(valueName: "PATH", help: "The file (or directory) to write; - for standard output. Also -o.")
+        var output: String?
         @Flag(help: "Replace existing files.") var force: Bool
 
         func validate(_ context: CommandContext) throws(CLIError) {
             switch (id, all) {
             case (nil, true):
-                guard format == nil else { throw context.usage("--format cannot be used with --all", hint: "--all writes each kind in its own formats") }
+                guard format == nil else {
+                    throw context.usage(
+                        "--format cannot be used with --all", hint: "--all writes each kind in its own formats")
+                }
             case (_?, false): break
             case (nil, false):
-                throw context.usage("give a record ID or --all", hint: "Usage: aisync export ID|--all [--format md|html|epub|json] [--output PATH] [--force]")
+                throw context.usage(
+                    "give a record ID or --all",
+                    hint: "Usage: aisync export ID|--all [--format md|html|epub|json] [--output PATH] [--force]")
             case (_?, true):
                 throw context.usage("give a record ID or --all, not both")
             }
@@ -43,11 +49,15 @@ enum ExportCommands {
             let format = format?.format
             let output = output ?? "."
             if output == "-" {
-                let document = try await Context.call { () async throws(AISyncError) in try await store.export(id, format: format) }
+                let document = try await Context.call { () async throws(AISyncError) in
+                    try await store.export(id, format: format)
+                }
                 if CLIPlatform.stdoutIsTerminal {
                     // Text is shown escaped, like every human output; a zip or an EPUB is refused.
                     guard let text = String(validating: document.bytes, as: UTF8.self), !text.contains("\u{0}") else {
-                        throw context.usage("standard output is a terminal, and this export is binary", hint: "Redirect it to a file, or pass --output FILE")
+                        throw context.usage(
+                            "standard output is a terminal, and this export is binary",
+                            hint: "Redirect it to a file, or pass --output FILE")
                     }
                     CLIPlatform.out(text)
                     return ExitCode.success
@@ -58,21 +68,30 @@ enum ExportCommands {
                 return ExitCode.success
             }
             let force = force
-            let written = try await Context.call { () async throws(AISyncError) in try await store.export(id, format: format, to: output, force: force) }
+            let written = try await Context.call { () async throws(AISyncError) in
+                try await store.export(id, format: format, to: output, force: force)
+            }
             CLIPlatform.out("\(written)\n")
             return ExitCode.success
         }
 
         func exportAll(_ context: CommandContext) async throws(CLIError) -> Int32 {
             let output = output ?? "aisync-export"
-            guard output != "-" else { throw context.usage("--all writes a folder, not standard output", hint: "Pass --output DIR") }
+            guard output != "-" else {
+                throw context.usage("--all writes a folder, not standard output", hint: "Pass --output DIR")
+            }
             let store = try Context.open(context)
             let force = force
-            let report = try await Context.call { () async throws(AISyncError) in try await store.exportAll(to: output, force: force) }
-            for id in report.missingImages {
-                CLIPlatform.warn("left out \(id): its bytes are not in this store yet (pull from a remote to download them)")
+            let report = try await Context.call { () async throws(AISyncError) in
+                try await store.exportAll(to: output, force: force)
             }
-            CLIPlatform.out("Exported \(Output.count(report.files.count - 1, "file")) to \(report.directory); open \(report.directory)/index.html\n")
+            for id in report.missingImages {
+                CLIPlatform.warn(
+                    "left out \(id): its bytes are not in this store yet (pull from a remote to download them)")
+            }
+            CLIPlatform.out(
+                "Exported \(Output.count(report.files.count - 1, "file")) to \(report.directory); open \(report.directory)/index.html\n"
+            )
             return ExitCode.success
         }
     }

@@ -7,25 +7,38 @@ enum ImgurCommands {
     struct Enable: ParsableCommand {
         static let configuration = CommandConfiguration(
             path: ["imgur", "enable"], abstract: "Upload images to Imgur on push.",
-            discussion: "The credential comes from the environment only: AISYNC_IMGUR_CLIENT_ID (anonymous uploads) or AISYNC_IMGUR_TOKEN (an account's OAuth access token). Running it again also retries images Imgur refused.")
-        @Option(valueName: "URL", help: "Replace https://api.imgur.com (tests, proxies; also AISYNC_IMGUR_API).") var api: String?
-        @Option(valueName: "imgur|remote|both", help: "imgur (default) or both: upload a shareable copy to Imgur, originals always on the remote too; remote: nothing to Imgur.")
+            discussion:
+                "The credential comes from the environment only: AISYNC_IMGUR_CLIENT_ID (anonymous uploads) or AISYNC_IMGUR_TOKEN (an account's OAuth access token). Running it again also retries images Imgur refused."
+        )
+        @Option(valueName: "URL", help: "Replace https://api.imgur.com (tests, proxies; also AISYNC_IMGUR_API).")
+        var api: String?
+        @Option(
+            valueName: "imgur|remote|both",
+            help:
+                "imgur (default) or both: upload a shareable copy to Imgur, originals always on the remote too; remote: nothing to Imgur."
+        )
         var images: StoreConfig.ImagePlacement = .imgur
-        @Flag(help: "Upload pictures to Imgur even though a remote is encrypted (anyone with a link sees them).") var publicImages: Bool
+        @Flag(help: "Upload pictures to Imgur even though a remote is encrypted (anyone with a link sees them).")
+        var publicImages: Bool
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
             let store = try Context.open(context)
             let (retried, warnings) = try await Context.call { () async throws(AISyncError) in
                 try await store.enableImgur(
-                    api: api, images: images, publicImages: publicImages, environment: CLIPlatform.environmentDictionary())
+                    api: api, images: images, publicImages: publicImages,
+                    environment: CLIPlatform.environmentDictionary())
             }
             if retried > 0 {
-                CLIPlatform.err("note: \(retried == 1 ? "1 picture" : "\(retried) pictures") Imgur refused before will be tried again on the next push\n")
+                CLIPlatform.err(
+                    "note: \(retried == 1 ? "1 picture" : "\(retried) pictures") Imgur refused before will be tried again on the next push\n"
+                )
             }
             for warning in warnings {
                 switch warning {
                 case .imgurEnabledWithoutCredential:
-                    CLIPlatform.warn("set AISYNC_IMGUR_CLIENT_ID or AISYNC_IMGUR_TOKEN before pushing; until then images wait to be uploaded")
+                    CLIPlatform.warn(
+                        "set AISYNC_IMGUR_CLIENT_ID or AISYNC_IMGUR_TOKEN before pushing; until then images wait to be uploaded"
+                    )
                 case .imgurPausedForEncryptedRemote: break
                 }
             }
@@ -55,10 +68,14 @@ enum ImgurCommands {
             if json {
                 s.json.printLine()
             } else {
-                var lines = ["imgur      \(s.enabled ? "enabled (images: \(s.images.rawValue))" : "disabled")",
-                             "uploads    \(s.uploads) done, \(s.pending) pending, \(s.failed.count) failed, \(s.deletes) deleted"]
+                var lines = [
+                    "imgur      \(s.enabled ? "enabled (images: \(s.images.rawValue))" : "disabled")",
+                    "uploads    \(s.uploads) done, \(s.pending) pending, \(s.failed.count) failed, \(s.deletes) deleted",
+                ]
                 for f in s.failed { lines.append("  failed   \(f.sha256.hex.prefix(12)): \(f.message)") }
-                if let retryAt = s.retryAt { lines.append("rate limit uploads resume after \(Timestamp(milliseconds: retryAt * 1000).iso8601)") }
+                if let retryAt = s.retryAt {
+                    lines.append("rate limit uploads resume after \(Timestamp(milliseconds: retryAt * 1000).iso8601)")
+                }
                 if let limit = s.rateLimit { lines.append("last limit \(limit.canonicalString)") }
                 CLIPlatform.out(lines.joined(separator: "\n") + "\n")
             }

@@ -14,8 +14,10 @@ enum ImportCommands {
                 PATH may be the export's .zip, the unzipped folder, or its conversations.json.
                 """)
         /// The first word: SOURCE when a PATH follows, else the PATH itself.
-        @Argument(name: "SOURCE", help: "chatgpt, claude, storybook or dalle (detected when left out).") var first: String?
-        @Argument(name: "PATH", help: "The export: its .zip, the unzipped folder, conversations.json, or a JSON file.") var second: String?
+        @Argument(name: "SOURCE", help: "chatgpt, claude, storybook or dalle (detected when left out).") var first:
+            String?
+        @Argument(name: "PATH", help: "The export: its .zip, the unzipped folder, conversations.json, or a JSON file.")
+        var second: String?
         @Flag(help: "Say what would be imported, without writing anything.") var dryRun: Bool
         @Flag(help: jsonHelp) var json: Bool
         @Option(valueName: "P", help: "dalle: the prompt the pictures were made from.") var prompt: String?
@@ -26,7 +28,8 @@ enum ImportCommands {
             let (source, path) = try sourceAndPath(context)
             let store = try Context.open(context)
             let options = Import.Options(
-                dryRun: dryRun, prompt: prompt, model: model, progress: progressLine, fetch: fetch ? Import.downloadPicture : nil)
+                dryRun: dryRun, prompt: prompt, model: model, progress: progressLine,
+                fetch: fetch ? Import.downloadPicture : nil)
             let summary = try await Context.call { () async throws(AISyncError) in
                 try await Import.run(source, path: path, into: store, options: options)
             }
@@ -37,12 +40,15 @@ enum ImportCommands {
 
         /// `[SOURCE] PATH`: one word is the path; with two, the first names the source.
         func sourceAndPath(_ context: CommandContext) throws(CLIError) -> (Import.Source?, String) {
-            guard let first else { throw context.usage("missing argument PATH", hint: "Usage: aisync import [SOURCE] PATH") }
+            guard let first else {
+                throw context.usage("missing argument PATH", hint: "Usage: aisync import [SOURCE] PATH")
+            }
             guard let second else { return (nil, first) }
             guard let source = Import.Source(rawValue: first) else {
                 let names = Import.Source.allCases.map(\.rawValue)
                 let guess = closest(first, among: names).map { "Did you mean '\($0)'? " } ?? ""
-                throw context.usage("unknown source '\(first.prefix(40))'", hint: "\(guess)Use \(names.joined(separator: ", "))")
+                throw context.usage(
+                    "unknown source '\(first.prefix(40))'", hint: "\(guess)Use \(names.joined(separator: ", "))")
             }
             return (source, second)
         }
@@ -54,34 +60,48 @@ enum ImportCommands {
 
     static func text(_ s: ImportSummary) -> String {
         let head = s.dryRun ? "Would import" : "Imported"
-        var lines = ["\(head) from \(s.source.rawValue): \(s.created) created, \(s.extended) extended, \(s.unchanged) unchanged, "
-                     + "\(s.deleted) left alone (deleted here), \(s.skipped.count) skipped; \(s.elementsAdded) \(s.elementsAdded == 1 ? "message or page" : "messages and pages") added"]
+        var lines = [
+            "\(head) from \(s.source.rawValue): \(s.created) created, \(s.extended) extended, \(s.unchanged) unchanged, "
+                + "\(s.deleted) left alone (deleted here), \(s.skipped.count) skipped; \(s.elementsAdded) \(s.elementsAdded == 1 ? "message or page" : "messages and pages") added"
+        ]
         let changed = s.records.filter { $0.outcome != .unchanged }
         for r in changed.prefix(listed) {
             switch r.outcome {
-            case .created(let n): lines.append("  created   \(r.id)  \(Output.oneLine(r.title))\(count(n, r.kind, sign: ""))")
-            case .extended(let n): lines.append("  extended  \(r.id)  \(Output.oneLine(r.title))\(count(n, r.kind, sign: "+"))")
-            case .deleted: lines.append("  deleted   \(r.id)  \(Output.oneLine(r.title)) (restore it to import into it)")
+            case .created(let n):
+                lines.append("  created   \(r.id)  \(Output.oneLine(r.title))\(count(n, r.kind, sign: ""))")
+            case .extended(let n):
+                lines.append("  extended  \(r.id)  \(Output.oneLine(r.title))\(count(n, r.kind, sign: "+"))")
+            case .deleted:
+                lines.append("  deleted   \(r.id)  \(Output.oneLine(r.title)) (restore it to import into it)")
             case .unchanged: continue
             }
-            for (reason, count) in r.notes.sorted(by: { $0.key < $1.key }) { lines.append("            \(count) \(reason)") }
+            for (reason, count) in r.notes.sorted(by: { $0.key < $1.key }) {
+                lines.append("            \(count) \(reason)")
+            }
         }
         if changed.count > listed {
             lines.append("  … and \(changed.count - listed) more records (--json lists every one); over all records:")
             var totals: [String: Int] = [:]
             for r in changed { for (reason, count) in r.notes { totals[reason, default: 0] += count } }
-            for (reason, count) in totals.sorted(by: { $0.key < $1.key }) { lines.append("            \(count) \(reason)") }
+            for (reason, count) in totals.sorted(by: { $0.key < $1.key }) {
+                lines.append("            \(count) \(reason)")
+            }
         }
-        for skip in s.skipped.prefix(listed) { lines.append("  skipped   \(Output.oneLine(skip.source)): \(skip.reason)") }
-        if s.skipped.count > listed { lines.append("  … and \(s.skipped.count - listed) more skipped (--json lists every one)") }
+        for skip in s.skipped.prefix(listed) {
+            lines.append("  skipped   \(Output.oneLine(skip.source)): \(skip.reason)")
+        }
+        if s.skipped.count > listed {
+            lines.append("  … and \(s.skipped.count - listed) more skipped (--json lists every one)")
+        }
         for note in s.notes { lines.append("  note      \(ErrorText.note(note))") }
         return lines.joined(separator: "\n") + "\n"
     }
 
     /// The progress line on a terminal's stderr after each batch of a big import.
     static let progressLine: @Sendable (ImportProgress) -> Void = { p in
-        SyncCommands.progressBar.draw(label: "Importing", fraction: p.fraction, counter: "\(p.records) records",
-                                      bytes: p.bytesDone, totalBytes: p.totalBytes, finished: p.fraction >= 1)
+        SyncCommands.progressBar.draw(
+            label: "Importing", fraction: p.fraction, counter: "\(p.records) records",
+            bytes: p.bytesDone, totalBytes: p.totalBytes, finished: p.fraction >= 1)
     }
 
     /// ` (3 messages)`, ` (+1 page)`; nothing for images.

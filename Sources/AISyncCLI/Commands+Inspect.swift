@@ -19,7 +19,9 @@ enum InspectCommands {
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
             let store = try Context.open(context)
-            let listing = try await Context.call { () async throws(AISyncError) in try await store.listing(kind: kind, includeDeleted: deleted) }
+            let listing = try await Context.call { () async throws(AISyncError) in
+                try await store.listing(kind: kind, includeDeleted: deleted)
+            }
             func warnIfDamaged(_ r: RecordSummary) {
                 if r.damaged { CLIPlatform.warn("the body of \(r.id) is missing or damaged; run `aisync fsck`") }
             }
@@ -49,7 +51,8 @@ enum InspectCommands {
                 """)
         @Argument(help: "The record.") var id: String
         @Flag(help: jsonHelp) var json: Bool
-        @Option(valueName: "VERSION", help: "Show the record as of this version (6+ characters, from `aisync log ID`).") var version: String?
+        @Option(valueName: "VERSION", help: "Show the record as of this version (6+ characters, from `aisync log ID`).")
+        var version: String?
         @Flag(help: "Include secrets such as an Imgur deletehash.") var showSecrets: Bool
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
@@ -59,7 +62,11 @@ enum InspectCommands {
                 try await store.visibleRecord(record, asOf: version)
             }
             let body = showSecrets ? shown : shown.redactingSecrets()
-            if json { body.json.printLine() } else { CLIPlatform.out(Output.show(id: record, body: body, state: state, asOf: asOf)) }
+            if json {
+                body.json.printLine()
+            } else {
+                CLIPlatform.out(Output.show(id: record, body: body, state: state, asOf: asOf))
+            }
             return ExitCode.success
         }
     }
@@ -79,7 +86,8 @@ enum InspectCommands {
     }
 
     struct Log: ParsableCommand {
-        static let configuration = CommandConfiguration(path: ["log"], abstract: "Show the history of versions, newest first.")
+        static let configuration = CommandConfiguration(
+            path: ["log"], abstract: "Show the history of versions, newest first.")
         @Argument(help: "Only this record.") var id: String?
         @Flag(help: jsonHelp) var json: Bool
         @Option(valueName: "N", help: "Only the N newest versions (also -n N).") var limit: VersionCount?
@@ -89,7 +97,9 @@ enum InspectCommands {
             if let id { record = try await Context.recordID(id, context) }
             let limit = limit?.value ?? Int.max
             let store = try Context.open(context)
-            let versions = Array(try await Context.call { () async throws(AISyncError) in try await store.history(record) }.suffix(limit))
+            let versions = Array(
+                try await Context.call { () async throws(AISyncError) in try await store.history(record) }.suffix(limit)
+            )
             let names = store.deviceNames()
             if json {
                 Version.logJSON(versions.reversed(), deviceNames: names).printLine()
@@ -97,7 +107,8 @@ enum InspectCommands {
                 let now = CLIPlatform.nowMilliseconds()
                 CLIPlatform.out(
                     versions.isEmpty && limit > 0
-                        ? "No versions yet.\n" : versions.reversed().map { Output.logLine($0, names: names, now: now) }.joined())
+                        ? "No versions yet.\n"
+                        : versions.reversed().map { Output.logLine($0, names: names, now: now) }.joined())
             }
             return ExitCode.success
         }
@@ -117,7 +128,8 @@ enum InspectCommands {
 
     struct Conflicts: ParsableCommand {
         static let configuration = CommandConfiguration(
-            path: ["conflicts"], abstract: "List fields changed to different values on two devices at once; the shown value first.")
+            path: ["conflicts"],
+            abstract: "List fields changed to different values on two devices at once; the shown value first.")
         @Argument(help: "Only this record.") var id: String?
         @Flag(help: jsonHelp) var json: Bool
 
@@ -147,7 +159,8 @@ enum InspectCommands {
                 The new version supersedes the others on every device once synced; a kept deletion or restore applies too.
                 """)
         @Argument(help: "The record in conflict.") var id: String
-        @Option(valueName: "VERSION", help: "The version to keep (at least 6 characters, from `aisync conflicts`).") var keep: String?
+        @Option(valueName: "VERSION", help: "The version to keep (at least 6 characters, from `aisync conflicts`).")
+        var keep: String?
         @Option(valueName: "F", help: "Only this field (with --value-of).") var field: String?
         @Option(valueName: "VERSION", help: "The version whose value of --field to keep.") var valueOf: String?
 
@@ -157,12 +170,17 @@ enum InspectCommands {
             let version: Version
             switch (keep, field, valueOf) {
             case (let keep?, nil, nil):
-                version = try await Context.call { () async throws(AISyncError) in try await store.resolve(record, keep: keep) }
+                version = try await Context.call { () async throws(AISyncError) in
+                    try await store.resolve(record, keep: keep)
+                }
             case (nil, let field?, let of?):
-                version = try await Context.call { () async throws(AISyncError) in try await store.resolve(record, field: field, valueOf: of) }
+                version = try await Context.call { () async throws(AISyncError) in
+                    try await store.resolve(record, field: field, valueOf: of)
+                }
             default:
                 throw context.usage(
-                    "give --keep VERSION, or --field F with --value-of VERSION", hint: "See `aisync conflicts \(record)` for fields and versions")
+                    "give --keep VERSION, or --field F with --value-of VERSION",
+                    hint: "See `aisync conflicts \(record)` for fields and versions")
             }
             CLIPlatform.out("Resolved \(record): new version \(version.shortID)\n")
             return ExitCode.success
@@ -170,7 +188,8 @@ enum InspectCommands {
     }
 
     struct Restore: ParsableCommand {
-        static let configuration = CommandConfiguration(path: ["restore"], abstract: "Bring a deleted record back, with everything it held.")
+        static let configuration = CommandConfiguration(
+            path: ["restore"], abstract: "Bring a deleted record back, with everything it held.")
         @Argument(help: "The deleted record (see `aisync list --deleted`).") var id: String
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
@@ -190,38 +209,47 @@ enum InspectCommands {
             let store = try Context.open(context)
             let report = try await Context.call { () async throws(AISyncError) in try await store.fsck() }
             if report.droppedTornBytes > 0 {
-                CLIPlatform.err("note: dropped a torn final journal line (\(report.droppedTornBytes) bytes) left by an interrupted write\n")
+                CLIPlatform.err(
+                    "note: dropped a torn final journal line (\(report.droppedTornBytes) bytes) left by an interrupted write\n"
+                )
             }
             for problem in report.problems { CLIPlatform.out("\(problem)\n") }
             var summary = "\(report.journalLines) journal lines, \(report.objectsChecked) objects checked"
             if !report.imagesNotDownloaded.isEmpty {
-                summary += "; \(Output.count(report.imagesNotDownloaded.count, "picture")) from other devices not yet downloaded (a pull fetches them when the remote has them)"
+                summary +=
+                    "; \(Output.count(report.imagesNotDownloaded.count, "picture")) from other devices not yet downloaded (a pull fetches them when the remote has them)"
             }
             if report.isSound {
                 CLIPlatform.out("ok: \(summary)\n")
                 return ExitCode.success
             }
-            CLIPlatform.err("Error: the store has \(Output.count(report.problems.count, "problem")) (\(summary)). Pull from a remote or restore the files named above\n")
+            CLIPlatform.err(
+                "Error: the store has \(Output.count(report.problems.count, "problem")) (\(summary)). Pull from a remote or restore the files named above\n"
+            )
             return ExitCode.damagedData
         }
     }
 
     struct GC: ParsableCommand {
         static let configuration = CommandConfiguration(
-            path: ["gc"], abstract: "Remove objects no version names and leftovers of killed writes (older than an hour).")
+            path: ["gc"],
+            abstract: "Remove objects no version names and leftovers of killed writes (older than an hour).")
         @Flag(help: "List what would be removed, without removing it.") var dryRun: Bool
         @Flag(help: jsonHelp) var json: Bool
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
             let store = try Context.open(context)
             let dryRun = dryRun
-            let r = try await Context.call { () async throws(AISyncError) in try await store.collectGarbage(dryRun: dryRun) }
+            let r = try await Context.call { () async throws(AISyncError) in
+                try await store.collectGarbage(dryRun: dryRun)
+            }
             if json {
                 r.json.printLine()
             } else {
                 let verb = dryRun ? "would remove" : "removed"
                 CLIPlatform.out(
-                    "gc: \(verb) \(Output.count(r.objects.count, "unused object")) (\(Output.bytes(r.bytes))) and \(Output.count(r.leftovers.count, "leftover temp file"))\n")
+                    "gc: \(verb) \(Output.count(r.objects.count, "unused object")) (\(Output.bytes(r.bytes))) and \(Output.count(r.leftovers.count, "leftover temp file"))\n"
+                )
             }
             return ExitCode.success
         }

@@ -10,25 +10,31 @@ enum RecordCommands {
     ]
 
     struct Init: ParsableCommand {
-        static let configuration = CommandConfiguration(path: ["init"], abstract: "Create a new, empty store with a fresh device id.")
+        static let configuration = CommandConfiguration(
+            path: ["init"], abstract: "Create a new, empty store with a fresh device id.")
         @Option(valueName: "DEVICE_NAME", help: "A name for this device (default: the host name).") var name: String?
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
             let path = try Context.storePath(context)
-            let store = try await Context.call { () throws(AISyncError) in try Store.create(at: path, deviceName: name) }
-            CLIPlatform.out("Initialized aisync store in \(path) (device \(store.config.deviceName), id \(store.deviceID))\n")
+            let store = try await Context.call { () throws(AISyncError) in try Store.create(at: path, deviceName: name)
+            }
+            CLIPlatform.out(
+                "Initialized aisync store in \(path) (device \(store.config.deviceName), id \(store.deviceID))\n")
             return ExitCode.success
         }
     }
 
     struct ChatNew: ParsableCommand {
-        static let configuration = CommandConfiguration(path: ["chat", "new"], abstract: "Create a chat; prints its id.")
+        static let configuration = CommandConfiguration(
+            path: ["chat", "new"], abstract: "Create a chat; prints its id.")
         @Option(valueName: "T", help: "The chat's title.") var title: String
         @Option(valueName: "M", help: "The model or engine, e.g. gpt-4o or davinci.") var model: String?
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
             let store = try Context.open(context)
-            let id = try await Context.call { () async throws(AISyncError) in try await store.createChat(title: title, model: model) }
+            let id = try await Context.call { () async throws(AISyncError) in
+                try await store.createChat(title: title, model: model)
+            }
             CLIPlatform.out("\(id)\n")
             return ExitCode.success
         }
@@ -37,7 +43,9 @@ enum RecordCommands {
     struct ChatSay: ParsableCommand {
         static let configuration = CommandConfiguration(
             path: ["chat", "say"], abstract: "Add a message to a chat; prints the new version.",
-            discussion: "TEXT '-' reads the message from standard input. The message's own id (m-…, for `chat edit` and `chat rm`) is shown by `aisync show ID`.")
+            discussion:
+                "TEXT '-' reads the message from standard input. The message's own id (m-…, for `chat edit` and `chat rm`) is shown by `aisync show ID`."
+        )
         @Argument(help: "The chat.") var id: String
         @Argument(help: "The message text, or - for standard input.") var text: String
         @Option(valueName: "user|assistant|system", help: "Who said it.") var role: ChatBody.Role
@@ -75,21 +83,25 @@ enum RecordCommands {
     }
 
     struct ChatRemove: ParsableCommand {
-        static let configuration = CommandConfiguration(path: ["chat", "rm"], abstract: "Remove a message from a chat.")
+        static let configuration = CommandConfiguration(
+            path: ["chat", "rm"], abstract: "Remove a message from a chat.")
         @Argument(help: "The chat.") var id: String
         @Argument(help: "The message (or a unique prefix).") var messageID: String
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
             let record = try await Context.recordID(id, context)
             let store = try Context.open(context)
-            let version = try await Context.call { () async throws(AISyncError) in try await store.removeMessage(record, message: messageID) }
+            let version = try await Context.call { () async throws(AISyncError) in
+                try await store.removeMessage(record, message: messageID)
+            }
             CLIPlatform.out("\(version.shortID)\n")
             return ExitCode.success
         }
     }
 
     struct ImageAdd: ParsableCommand {
-        static let configuration = CommandConfiguration(path: ["image", "add"], abstract: "Add an image file; prints its id.")
+        static let configuration = CommandConfiguration(
+            path: ["image", "add"], abstract: "Add an image file; prints its id.")
         @Argument(help: "A PNG, JPEG, GIF, WebP, BMP, TIFF, HEIC or AVIF file.") var path: String
         @Option(valueName: "P", help: "The prompt that made it.") var prompt: String?
         @Option(valueName: "M", help: "The model that made it, e.g. dall-e-3.") var model: String?
@@ -117,7 +129,9 @@ enum RecordCommands {
             let record = try await Context.recordID(id, context)
             let store = try Context.open(context)
             guard path == "-" else {
-                try await Context.call { () async throws(AISyncError) in try await store.saveImage(record, to: path, force: force) }
+                try await Context.call { () async throws(AISyncError) in
+                    try await store.saveImage(record, to: path, force: force)
+                }
                 return ExitCode.success
             }
             guard !CLIPlatform.stdoutIsTerminal else {
@@ -126,9 +140,13 @@ enum RecordCommands {
                     hint: "Redirect it: aisync image save \(record) - > picture.png")
             }
             if CLIPlatform.session == nil {
-                try await Context.call { () async throws(AISyncError) in try await store.writeImage(record, toFileDescriptor: 1) }
+                try await Context.call { () async throws(AISyncError) in
+                    try await store.writeImage(record, toFileDescriptor: 1)
+                }
             } else {  // In-process (tests): the captured output stands for file descriptor 1.
-                let image = try await Context.call { () async throws(AISyncError) in try await store.export(record, format: .image) }
+                let image = try await Context.call { () async throws(AISyncError) in
+                    try await store.export(record, format: .image)
+                }
                 CLIPlatform.writeBytes(image.bytes, to: 1)
             }
             return ExitCode.success
@@ -141,8 +159,10 @@ enum RecordCommands {
             discussion: "The n-th --image illustrates the n-th --page.")
         @Option(valueName: "T", help: "The story's title.") var title: String
         @Option(valueName: "M", help: "The moral of the story.") var moral: String?
-        @Option(valueName: "TEXT", help: "A page's text; repeat for each page (at least one).", atLeastOnce: true) var page: [String]
-        @Option(valueName: "IMAGE_ID", help: "An image record illustrating the page of the same position.") var image: [String]
+        @Option(valueName: "TEXT", help: "A page's text; repeat for each page (at least one).", atLeastOnce: true)
+        var page: [String]
+        @Option(valueName: "IMAGE_ID", help: "An image record illustrating the page of the same position.") var image:
+            [String]
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
             var images: [RecordID] = []
@@ -171,7 +191,8 @@ enum RecordCommands {
     }
 
     struct Favorite: ParsableCommand {
-        static let configuration = CommandConfiguration(path: ["favorite"], abstract: "Mark a record as a favorite (or not, with --off).")
+        static let configuration = CommandConfiguration(
+            path: ["favorite"], abstract: "Mark a record as a favorite (or not, with --off).")
         @Argument(help: "The record.") var id: String
         @Flag(help: "Remove the favorite mark.") var off: Bool
 
@@ -185,7 +206,9 @@ enum RecordCommands {
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
-            path: ["rm"], abstract: "Delete a record (a tombstone that syncs; other devices' concurrent edits are kept as a conflict).")
+            path: ["rm"],
+            abstract:
+                "Delete a record (a tombstone that syncs; other devices' concurrent edits are kept as a conflict).")
         @Argument(help: "The record.") var id: String
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {

@@ -9,13 +9,16 @@ enum SyncCommands {
 
     struct RemoteAdd: ParsableCommand {
         static let configuration = CommandConfiguration(
-            path: ["remote", "add"], abstract: "Add a remote: a WebDAV URL, a plain HTTP URL (--plain), or file:///folder.",
-            discussion: "Credentials come from AISYNC_USER/AISYNC_PASSWORD or ~/.netrc, never from the URL or the config.")
+            path: ["remote", "add"],
+            abstract: "Add a remote: a WebDAV URL, a plain HTTP URL (--plain), or file:///folder.",
+            discussion:
+                "Credentials come from AISYNC_USER/AISYNC_PASSWORD or ~/.netrc, never from the URL or the config.")
         @Argument(help: "A short name, e.g. origin.") var name: String
         @Argument(help: "https://host/path, http://127.0.0.1:8080/path, or file:///path.") var url: String
         @Flag(help: "The server is plain HTTP (GET/PUT/DELETE), not WebDAV.") var plain: Bool
         @Flag(help: "Allow http:// to a host that is not this machine.") var insecure: Bool
-        @Flag(help: "Encrypt everything sent there; the first sync asks for a new passphrase (or AISYNC_PASSPHRASE).") var encrypt: Bool
+        @Flag(help: "Encrypt everything sent there; the first sync asks for a new passphrase (or AISYNC_PASSPHRASE).")
+        var encrypt: Bool
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
             let store = try Context.open(context)
@@ -39,14 +42,17 @@ enum SyncCommands {
                 CLIPlatform.out(
                     config.remotes.isEmpty
                         ? "No remotes yet. Add one with `aisync remote add NAME URL` (e.g. file:///media/usb/aisync).\n"
-                        : config.remotes.map { "\($0.name)\t\($0.type)\t\($0.url)\($0.encrypted ? "\tencrypted" : "")\n" }.joined())
+                        : config.remotes.map {
+                            "\($0.name)\t\($0.type)\t\($0.url)\($0.encrypted ? "\tencrypted" : "")\n"
+                        }.joined())
             }
             return ExitCode.success
         }
     }
 
     struct RemoteRemove: ParsableCommand {
-        static let configuration = CommandConfiguration(path: ["remote", "remove"], abstract: "Forget a remote (nothing on the remote is deleted).")
+        static let configuration = CommandConfiguration(
+            path: ["remote", "remove"], abstract: "Forget a remote (nothing on the remote is deleted).")
         @Argument(help: "The remote.") var name: String
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
@@ -62,12 +68,15 @@ enum SyncCommands {
 
     static let remoteHelp = "The remote (optional when there is only one)."
     static let dryRunHelp = "Say what would move, without moving it."
-    static let rememberHelp = "Keep an encrypted remote's key in a file only you can read, so later syncs need no passphrase."
-    static let allowMassDeleteHelp = "Send deletes of more than 50 records and a quarter of the store (refused otherwise)."
+    static let rememberHelp =
+        "Keep an encrypted remote's key in a file only you can read, so later syncs need no passphrase."
+    static let allowMassDeleteHelp =
+        "Send deletes of more than 50 records and a quarter of the store (refused otherwise)."
 
     /// The engine for the remote named on the command line, set up by the library from the
     /// store's config and the environment; its warnings are printed here.
-    static func engine(_ context: CommandContext, remote: String?, remember: Bool, allowMassDelete: Bool) async throws(CLIError)
+    static func engine(_ context: CommandContext, remote: String?, remember: Bool, allowMassDelete: Bool)
+        async throws(CLIError)
         -> SyncEngine
     {
         let store = try Context.open(context)
@@ -79,7 +88,8 @@ enum SyncCommands {
         for warning in warnings {
             switch warning {
             case .imgurEnabledWithoutCredential:
-                CLIPlatform.warn("Imgur is enabled but AISYNC_IMGUR_CLIENT_ID / AISYNC_IMGUR_TOKEN is not set; images stay pending")
+                CLIPlatform.warn(
+                    "Imgur is enabled but AISYNC_IMGUR_CLIENT_ID / AISYNC_IMGUR_TOKEN is not set; images stay pending")
             case .imgurPausedForEncryptedRemote:
                 CLIPlatform.warn(
                     "this remote is encrypted, so pictures are not uploaded to Imgur, where they would be public; run `aisync imgur enable --public-images` to upload them anyway"
@@ -98,29 +108,42 @@ enum SyncCommands {
             CLIPlatform.out(Output.syncSummary(r, verb: verb))
         }
         if r.imgurUploaded + r.imgurFailed + r.imgurDeleted > 0 || r.imgurPending > 0, !json {
-            CLIPlatform.out("imgur: \(r.imgurUploaded) uploaded, \(r.imgurPending) pending, \(r.imgurFailed) refused, \(r.imgurDeleted) deleted\n")
+            CLIPlatform.out(
+                "imgur: \(r.imgurUploaded) uploaded, \(r.imgurPending) pending, \(r.imgurFailed) refused, \(r.imgurDeleted) deleted\n"
+            )
         }
         if r.massDelete > 0 {
-            CLIPlatform.warn("without --dry-run this would stop: it deletes \(Output.count(r.massDelete, "record")) on every device; add --allow-mass-delete if you mean it")
+            CLIPlatform.warn(
+                "without --dry-run this would stop: it deletes \(Output.count(r.massDelete, "record")) on every device; add --allow-mass-delete if you mean it"
+            )
         }
         if let new = r.newDeviceID {
-            CLIPlatform.err("note: this store is a copy of another that keeps syncing as device \(r.oldDeviceID?.short ?? "?"); it is now device \(new.short), its unsynced changes came along, and both copies keep syncing\n")
+            CLIPlatform.err(
+                "note: this store is a copy of another that keeps syncing as device \(r.oldDeviceID?.short ?? "?"); it is now device \(new.short), its unsynced changes came along, and both copies keep syncing\n"
+            )
         }
         if let retryAt = r.imgurRetryAt {
-            CLIPlatform.warn("Imgur rate limit reached; uploads resume after \(Timestamp(milliseconds: retryAt * 1000).iso8601) (run push again then)")
+            CLIPlatform.warn(
+                "Imgur rate limit reached; uploads resume after \(Timestamp(milliseconds: retryAt * 1000).iso8601) (run push again then)"
+            )
         }
         for problem in r.imgurErrors { CLIPlatform.warn("Imgur: \(problem); the upload stays pending") }
         for digest in r.missingBlobs where r.removedOnImgur.contains(digest) {
-            CLIPlatform.warn("Imgur removed image \(digest.hex.prefix(12)) (its link shows removed.png) and the remote has no copy of the original; it stays missing until a device that has it pushes")
+            CLIPlatform.warn(
+                "Imgur removed image \(digest.hex.prefix(12)) (its link shows removed.png) and the remote has no copy of the original; it stays missing until a device that has it pushes"
+            )
         }
         for digest in r.missingBlobs where !r.removedOnImgur.contains(digest) {
-            CLIPlatform.warn("the remote does not have the bytes of image \(digest.hex.prefix(12)); they stay missing until the device that has them pushes")
+            CLIPlatform.warn(
+                "the remote does not have the bytes of image \(digest.hex.prefix(12)); they stay missing until the device that has them pushes"
+            )
         }
     }
 
     /// Push, pull or sync with the engine for `remote`, then the report.
     static func transfer(
-        _ verb: String, _ context: CommandContext, remote: String?, dryRun: Bool, json: Bool, remember: Bool, allowMassDelete: Bool,
+        _ verb: String, _ context: CommandContext, remote: String?, dryRun: Bool, json: Bool, remember: Bool,
+        allowMassDelete: Bool,
         _ action: @escaping @Sendable (SyncEngine, Bool) async throws(AISyncError) -> SyncReport
     ) async throws(CLIError) -> Int32 {
         let engine = try await engine(context, remote: remote, remember: remember, allowMassDelete: allowMassDelete)
@@ -138,21 +161,27 @@ enum SyncCommands {
         @Flag(help: allowMassDeleteHelp) var allowMassDelete: Bool
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
-            try await transfer("push", context, remote: name, dryRun: dryRun, json: json, remember: remember, allowMassDelete: allowMassDelete) {
+            try await transfer(
+                "push", context, remote: name, dryRun: dryRun, json: json, remember: remember,
+                allowMassDelete: allowMassDelete
+            ) {
                 engine, dryRun throws(AISyncError) in try await engine.push(dryRun: dryRun)
             }
         }
     }
 
     struct Pull: ParsableCommand {
-        static let configuration = CommandConfiguration(path: ["pull"], abstract: "Fetch and merge changes from a remote.")
+        static let configuration = CommandConfiguration(
+            path: ["pull"], abstract: "Fetch and merge changes from a remote.")
         @Argument(help: remoteHelp) var name: String?
         @Flag(help: dryRunHelp) var dryRun: Bool
         @Flag(help: jsonHelp) var json: Bool
         @Flag(help: rememberHelp) var remember: Bool
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
-            try await transfer("pull", context, remote: name, dryRun: dryRun, json: json, remember: remember, allowMassDelete: false) {
+            try await transfer(
+                "pull", context, remote: name, dryRun: dryRun, json: json, remember: remember, allowMassDelete: false
+            ) {
                 engine, dryRun throws(AISyncError) in try await engine.pull(dryRun: dryRun)
             }
         }
@@ -167,7 +196,10 @@ enum SyncCommands {
         @Flag(help: allowMassDeleteHelp) var allowMassDelete: Bool
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
-            try await transfer("sync", context, remote: name, dryRun: dryRun, json: json, remember: remember, allowMassDelete: allowMassDelete) {
+            try await transfer(
+                "sync", context, remote: name, dryRun: dryRun, json: json, remember: remember,
+                allowMassDelete: allowMassDelete
+            ) {
                 engine, dryRun throws(AISyncError) in try await engine.sync(dryRun: dryRun)
             }
         }
@@ -189,10 +221,15 @@ enum SyncCommands {
 
     struct Compact: ParsableCommand {
         static let configuration = CommandConfiguration(
-            path: ["compact"], abstract: "Write a snapshot to a remote, so a new device restores from it instead of every version ever pushed.",
-            discussion: "Syncs first. This device's segments and older snapshots that a snapshot covers are removed once that snapshot is older than the grace period, so a device offline for less than that still syncs.")
+            path: ["compact"],
+            abstract:
+                "Write a snapshot to a remote, so a new device restores from it instead of every version ever pushed.",
+            discussion:
+                "Syncs first. This device's segments and older snapshots that a snapshot covers are removed once that snapshot is older than the grace period, so a device offline for less than that still syncs."
+        )
         @Argument(help: remoteHelp) var name: String?
-        @Option(valueName: "DAYS", help: "Keep what a snapshot covers this many days (default 30; 0 removes it now).") var grace: GraceDays?
+        @Option(valueName: "DAYS", help: "Keep what a snapshot covers this many days (default 30; 0 removes it now).")
+        var grace: GraceDays?
         @Flag(help: jsonHelp) var json: Bool
         @Flag(help: rememberHelp) var remember: Bool
         @Flag(help: allowMassDeleteHelp) var allowMassDelete: Bool
@@ -200,16 +237,23 @@ enum SyncCommands {
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
             let grace = grace?.milliseconds ?? SyncEngine.defaultGraceMilliseconds
             let engine = try await engine(context, remote: name, remember: remember, allowMassDelete: allowMassDelete)
-        let r = try await Context.call { () async throws(AISyncError) in try await engine.compact(graceMilliseconds: grace) }
+            let r = try await Context.call { () async throws(AISyncError) in
+                try await engine.compact(graceMilliseconds: grace)
+            }
             progressBar.clear()
             if json {
                 r.json.printLine()
             } else {
-                CLIPlatform.out("compact: snapshot \(r.snapshot) (\(Output.count(r.parts, "part")), \(Output.bytes(r.bytes))) keeps \(Output.count(r.versions, "version")), leaves out \(r.dropped); removed \(Output.count(r.removedSegments, "segment")) and \(Output.count(r.removedSnapshotParts, "old snapshot part"))\n")
+                CLIPlatform.out(
+                    "compact: snapshot \(r.snapshot) (\(Output.count(r.parts, "part")), \(Output.bytes(r.bytes))) keeps \(Output.count(r.versions, "version")), leaves out \(r.dropped); removed \(Output.count(r.removedSegments, "segment")) and \(Output.count(r.removedSnapshotParts, "old snapshot part"))\n"
+                )
                 if r.sweptOrphans, r.removedOrphans + r.waitingOrphans > 0 {
-                    CLIPlatform.out("compact: \(Output.count(r.removedOrphans, "orphan picture")) removed from the remote, \(r.waitingOrphans) kept until the grace period has passed\n")
+                    CLIPlatform.out(
+                        "compact: \(Output.count(r.removedOrphans, "orphan picture")) removed from the remote, \(r.waitingOrphans) kept until the grace period has passed\n"
+                    )
                 } else if !r.sweptOrphans {
-                    CLIPlatform.out("compact: orphan pictures not swept: this remote cannot list its files (plain HTTP)\n")
+                    CLIPlatform.out(
+                        "compact: orphan pictures not swept: this remote cannot list its files (plain HTTP)\n")
                 }
             }
             return ExitCode.success
@@ -218,8 +262,11 @@ enum SyncCommands {
 
     struct PassphraseChange: ParsableCommand {
         static let configuration = CommandConfiguration(
-            path: ["passphrase", "change"], abstract: "Change an encrypted remote's passphrase (nothing is re-encrypted).",
-            discussion: "Asks for the current passphrase, then the new one twice (or reads AISYNC_PASSPHRASE and AISYNC_NEW_PASSPHRASE). Other devices use the new passphrase from then on; keys they remember keep working.")
+            path: ["passphrase", "change"],
+            abstract: "Change an encrypted remote's passphrase (nothing is re-encrypted).",
+            discussion:
+                "Asks for the current passphrase, then the new one twice (or reads AISYNC_PASSPHRASE and AISYNC_NEW_PASSPHRASE). Other devices use the new passphrase from then on; keys they remember keep working."
+        )
         @Argument(help: remoteHelp) var name: String?
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
@@ -240,7 +287,8 @@ enum SyncCommands {
 
     struct PassphraseForget: ParsableCommand {
         static let configuration = CommandConfiguration(
-            path: ["passphrase", "forget"], abstract: "Delete the key --remember kept; the passphrase is asked for again.")
+            path: ["passphrase", "forget"],
+            abstract: "Delete the key --remember kept; the passphrase is asked for again.")
         @Argument(help: remoteHelp) var name: String?
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
@@ -255,8 +303,11 @@ enum SyncCommands {
 
     struct Encrypt: ParsableCommand {
         static let configuration = CommandConfiguration(
-            path: ["encrypt"], abstract: "Encrypt a remote that holds plain data, in place (run it again to finish if it was cut off).",
-            discussion: "Syncs first, asks for a new passphrase twice (or reads AISYNC_PASSPHRASE), marks the remote encrypted so devices without the key stop pushing, then seals every file where it is and every picture under a keyed name, removing its plain copy. Other devices are asked for the passphrase on their next sync. Run it while other devices are not syncing.")
+            path: ["encrypt"],
+            abstract: "Encrypt a remote that holds plain data, in place (run it again to finish if it was cut off).",
+            discussion:
+                "Syncs first, asks for a new passphrase twice (or reads AISYNC_PASSPHRASE), marks the remote encrypted so devices without the key stop pushing, then seals every file where it is and every picture under a keyed name, removing its plain copy. Other devices are asked for the passphrase on their next sync. Run it while other devices are not syncing."
+        )
         @Argument(help: remoteHelp) var name: String?
         @Flag(help: rememberHelp) var remember: Bool
 
@@ -274,7 +325,8 @@ enum SyncCommands {
             }
             progressBar.clear()
             CLIPlatform.out(
-                "encrypted: \(Output.count(report.files, "file")) and \(Output.count(report.objects, "picture")) sealed, \(report.alreadySealed) already sealed\n")
+                "encrypted: \(Output.count(report.files, "file")) and \(Output.count(report.objects, "picture")) sealed, \(report.alreadySealed) already sealed\n"
+            )
             return ExitCode.success
         }
     }

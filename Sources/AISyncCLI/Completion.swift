@@ -18,14 +18,17 @@ enum CompletionCommands {
     struct CompletionCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             path: ["completion"], abstract: "Print a shell completion script (commands, options, record ids).",
-            discussion: "bash: `source <(aisync completion bash)` (or save it in /etc/bash_completion.d/aisync). zsh: `source <(aisync completion zsh)`. fish: `aisync completion fish > ~/.config/fish/completions/aisync.fish`.")
+            discussion:
+                "bash: `source <(aisync completion bash)` (or save it in /etc/bash_completion.d/aisync). zsh: `source <(aisync completion zsh)`. fish: `aisync completion fish > ~/.config/fish/completions/aisync.fish`."
+        )
         @Argument(help: "bash, zsh or fish.") var shell: Shell
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
             let visible = CommandLineTool.commands.filter { !$0.hidden }
             switch shell {
             case .bash: CLIPlatform.outExact(bash(visible))
-            case .zsh: CLIPlatform.outExact("#compdef aisync\nautoload -U +X bashcompinit && bashcompinit\n" + bash(visible))
+            case .zsh:
+                CLIPlatform.outExact("#compdef aisync\nautoload -U +X bashcompinit && bashcompinit\n" + bash(visible))
             case .fish: CLIPlatform.outExact(fish(visible))
             }
             return ExitCode.success
@@ -34,11 +37,14 @@ enum CompletionCommands {
 
     struct CompleteIDs: ParsableCommand {
         static let configuration = CommandConfiguration(
-            path: ["complete-ids"], abstract: "Print every record id, one per line (for shell completion).", hidden: true)
+            path: ["complete-ids"], abstract: "Print every record id, one per line (for shell completion).",
+            hidden: true)
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
             let store = try Context.open(context)
-            let records = try await Context.call { () async throws(AISyncError) in try await store.list(includeDeleted: true) }
+            let records = try await Context.call { () async throws(AISyncError) in
+                try await store.list(includeDeleted: true)
+            }
             CLIPlatform.outExact(records.map { "\($0.id)\n" }.joined())
             return ExitCode.success
         }
@@ -57,7 +63,9 @@ enum CompletionCommands {
         var seen: [String: String?] = ["--store": nil]
         for c in visible {
             for o in c.options where !o.isFlag {
-                let choices = o.valueName.flatMap { $0.contains("|") ? $0.replacingOccurrences(of: "|", with: " ") : nil }
+                let choices = o.valueName.flatMap {
+                    $0.contains("|") ? $0.replacingOccurrences(of: "|", with: " ") : nil
+                }
                 seen["--\(o.name)"] = choices
             }
         }
@@ -67,8 +75,11 @@ enum CompletionCommands {
     /// `case "$prev"` arms completing an option's value: its choices, files, or nothing.
     static func valueCases(_ valued: [(String, String?)]) -> String {
         valued.map { name, choices in
-            "    \(name)) " + (choices.map { "COMPREPLY=($(compgen -W \"\($0)\" -- \"$cur\"))" }
-                ?? (name == "--store" || name == "--output" ? "COMPREPLY=($(compgen -f -- \"$cur\"))" : "COMPREPLY=()")) + "; return ;;\n"
+            "    \(name)) "
+                + (choices.map { "COMPREPLY=($(compgen -W \"\($0)\" -- \"$cur\"))" }
+                    ?? (name == "--store" || name == "--output"
+                        ? "COMPREPLY=($(compgen -f -- \"$cur\"))" : "COMPREPLY=()"))
+                + "; return ;;\n"
         }.joined()
     }
 
@@ -85,7 +96,8 @@ enum CompletionCommands {
         }
         var groups = ""
         for first in Set(visible.filter { $0.path.count > 1 }.map { $0.path[0] }).sorted() {
-            groups += "    \(first)) subs=\"\(visible.filter { $0.path.count > 1 && $0.path[0] == first }.map { $0.path[1] }.joined(separator: " "))\" ;;\n"
+            groups +=
+                "    \(first)) subs=\"\(visible.filter { $0.path.count > 1 && $0.path[0] == first }.map { $0.path[1] }.joined(separator: " "))\" ;;\n"
         }
         let valued = valueOptions(visible)
         let values = valueCases(valued)
@@ -145,9 +157,14 @@ enum CompletionCommands {
         for c in visible {
             let seen = "__fish_seen_subcommand_from \(c.path.last!)"
             if c.path.count > 1 {
-                lines.append("complete -c aisync -n '__fish_seen_subcommand_from \(c.path[0]); and not __fish_seen_subcommand_from \(c.path[1])' -a \(c.path[1]) -d \(quoted(c.abstract))")
+                lines.append(
+                    "complete -c aisync -n '__fish_seen_subcommand_from \(c.path[0]); and not __fish_seen_subcommand_from \(c.path[1])' -a \(c.path[1]) -d \(quoted(c.abstract))"
+                )
             }
-            for o in c.options { lines.append("complete -c aisync -n '\(seen)' -l \(o.name)\(o.isFlag ? "" : " -r") -d \(quoted(o.help))") }
+            for o in c.options {
+                lines.append(
+                    "complete -c aisync -n '\(seen)' -l \(o.name)\(o.isFlag ? "" : " -r") -d \(quoted(o.help))")
+            }
             if takesID(c) { lines.append("complete -c aisync -n '\(seen)' -a '(aisync complete-ids 2>/dev/null)'") }
         }
         return lines.joined(separator: "\n") + "\n"

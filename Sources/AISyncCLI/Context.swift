@@ -5,8 +5,12 @@ import Synchronization
 enum Context {
     static func storePath(_ inv: Invocation) throws(CLIError) -> String { try storePath(inv.context) }
     static func open(_ inv: Invocation) throws(CLIError) -> Store { try open(inv.context) }
-    static func recordID(_ text: String, _ inv: Invocation) async throws(CLIError) -> RecordID { try await recordID(text, inv.context) }
-    static func text(_ argument: String, _ inv: Invocation) throws(CLIError) -> String { try text(argument, inv.context) }
+    static func recordID(_ text: String, _ inv: Invocation) async throws(CLIError) -> RecordID {
+        try await recordID(text, inv.context)
+    }
+    static func text(_ argument: String, _ inv: Invocation) throws(CLIError) -> String {
+        try text(argument, inv.context)
+    }
 
     static func storePath(_ inv: CommandContext) throws(CLIError) -> String {
         if let dir = inv.store {
@@ -14,7 +18,10 @@ enum Context {
             return dir
         }
         guard let root = Store.defaultRoot(environment: CLIPlatform.environmentDictionary()) else {
-            throw CLIError(AISyncError(.configuration, "cannot find the store: neither --store, AISYNC_HOME nor HOME is set", hint: "Pass --store DIR"))
+            throw CLIError(
+                AISyncError(
+                    .configuration, "cannot find the store: neither --store, AISYNC_HOME nor HOME is set",
+                    hint: "Pass --store DIR"))
         }
         return root
     }
@@ -40,8 +47,11 @@ enum Context {
         let store = try open(inv)
         do {
             return try await store.resolveRecordID(text)
-        } catch where error.code == .usage {
-            throw CLIError(usage: error.message, hint: error.hint.map { $0.replacingOccurrences(of: "the list of records", with: "`aisync list`") }, command: inv.command)
+        } catch  where error.code == .usage {
+            throw CLIError(
+                usage: error.message,
+                hint: error.hint.map { $0.replacingOccurrences(of: "the list of records", with: "`aisync list`") },
+                command: inv.command)
         } catch {
             throw CLIError(error)
         }
@@ -50,7 +60,9 @@ enum Context {
     /// A message text argument; `-` reads it from standard input.
     static func text(_ argument: String, _ inv: CommandContext) throws(CLIError) -> String {
         guard argument == "-" else { return argument }
-        guard let input = CLIPlatform.readStandardInput() else { throw CLIError(usage: "standard input is not valid UTF-8 text", command: inv.command) }
+        guard let input = CLIPlatform.readStandardInput() else {
+            throw CLIError(usage: "standard input is not valid UTF-8 text", command: inv.command)
+        }
         return input
     }
 

@@ -29,23 +29,32 @@ enum ErrorText {
         case .useExistingStore: "Use it as it is, or pass --store DIR to create another"
         case .replaceStoreConfig: "Restore it from a backup, or move it away and run `aisync init` again"
         case .listConflicts(let id): "See `aisync conflicts \(id)` for the fields in conflict"
-        case .showMessages(let id): "Message ids start with m- and are shown by `aisync show \(id)` (`chat say` prints the version, not the message)"
+        case .showMessages(let id):
+            "Message ids start with m- and are shown by `aisync show \(id)` (`chat say` prints the version, not the message)"
         case .listImages: "See `aisync list --kind image`"
-        case .allowReplacing(let folder): folder
-            ? "Pass --force to write into it (files of the same names are replaced), or choose another path"
-            : "Pass --force to replace it, or choose another path"
-        case .giveRemoteURL: "Use https://host/path (WebDAV), add --plain for a plain HTTP server, or file:///path for a folder"
+        case .allowReplacing(let folder):
+            folder
+                ? "Pass --force to write into it (files of the same names are replaced), or choose another path"
+                : "Pass --force to replace it, or choose another path"
+        case .giveRemoteURL:
+            "Use https://host/path (WebDAV), add --plain for a plain HTTP server, or file:///path for a folder"
         case .allowInsecureHTTP: "Use https://, or pass --insecure if this network is trusted"
         case .addPlainHTTPRemote: "If it is a plain HTTP server, add the remote with --plain"
-        case .allowMassDelete: "If you meant to, push again allowing mass deletes (--allow-mass-delete); if not, pull from another device's remote before pushing"
-        case .separateStore: "Keep one copy. For a second machine create a new store (`aisync init --store DIR`) and `aisync pull` into it"
-        case .allowPublicImages: "Pass --public-images to upload them anyway (records stay encrypted), or keep pictures on the remote only"
+        case .allowMassDelete:
+            "If you meant to, push again allowing mass deletes (--allow-mass-delete); if not, pull from another device's remote before pushing"
+        case .separateStore:
+            "Keep one copy. For a second machine create a new store (`aisync init --store DIR`) and `aisync pull` into it"
+        case .allowPublicImages:
+            "Pass --public-images to upload them anyway (records stay encrypted), or keep pictures on the remote only"
         case .compactRemote: "Nothing more was applied; the device that wrote it should run `aisync compact` again"
-        case .replaceRemote(let name): "If it was reset on purpose, remove and re-add the remote: `aisync remote remove \(name)` then `aisync remote add \(name) URL`"
+        case .replaceRemote(let name):
+            "If it was reset on purpose, remove and re-add the remote: `aisync remote remove \(name)` then `aisync remote add \(name) URL`"
         case .encryptRemote(let name): "Encrypt it in place with `aisync encrypt \(name)`, or use an empty folder"
         case .addEncryptedRemote: "Nothing to encrypt: push to it with the remote added with --encrypt"
-        case .providePassphrase(_, let new): "Set \(new ? "AISYNC_NEW_PASSPHRASE" : "AISYNC_PASSPHRASE"), or run the command on a terminal to type it"
-        case .checkPassphrase: "Check AISYNC_PASSPHRASE or type it again; it is the one set when encryption was turned on (or last changed)"
+        case .providePassphrase(_, let new):
+            "Set \(new ? "AISYNC_NEW_PASSPHRASE" : "AISYNC_PASSPHRASE"), or run the command on a terminal to type it"
+        case .checkPassphrase:
+            "Check AISYNC_PASSPHRASE or type it again; it is the one set when encryption was turned on (or last changed)"
         case .nameImportSource: "Name the source: aisync import chatgpt|claude|storybook|dalle PATH"
         case .retryLater, .waitForLock, .provideCredentials, .provideImgurCredential, .upgrade: nil
         }

@@ -46,7 +46,10 @@ struct CLIError: Error {
     /// The command whose help to point at, for usage errors.
     var command: String?
 
-    init(_ error: AISyncError, command: String? = nil) { self.error = error; self.command = command }
+    init(_ error: AISyncError, command: String? = nil) {
+        self.error = error
+        self.command = command
+    }
     init(usage message: String, hint: String? = nil, command: String? = nil) {
         self.init(AISyncError(.usage, message, hint: hint), command: command)
     }

@@ -5,8 +5,10 @@ enum Help {
     static let version = "0.1.0"
 
     static func root(_ commands: [CommandSpec], width: Int = CLIPlatform.columns) -> String {
-        let options = [("--store <DIR>", "The store to use (default: $AISYNC_HOME, else ~/.aisync)."),
-                       ("-V, --version", "Show the version."), ("-h, --help", "Show help information.")]
+        let options = [
+            ("--store <DIR>", "The store to use (default: $AISYNC_HOME, else ~/.aisync)."),
+            ("-V, --version", "Show the version."), ("-h, --help", "Show help information."),
+        ]
         let subcommands = commands.filter { !$0.hidden }.map { ($0.fullName, $0.abstract) }
         let column = descriptionColumn(options + subcommands)
         return """
@@ -33,7 +35,12 @@ enum Help {
         }
         let column = descriptionColumn(arguments + options)
         var text = wrap("OVERVIEW: \(c.abstract)", width: width) + "\n"
-        if let d = c.discussion { text += "\n" + d.split(separator: "\n", omittingEmptySubsequences: false).map { wrap(String($0), width: width) }.joined(separator: "\n") + "\n" }
+        if let d = c.discussion {
+            text +=
+                "\n"
+                + d.split(separator: "\n", omittingEmptySubsequences: false).map { wrap(String($0), width: width) }
+                .joined(separator: "\n") + "\n"
+        }
         text += "\n" + wrap("USAGE: \(c.usageLine)", width: width, indent: 9) + "\n"
         if !arguments.isEmpty { text += "\nARGUMENTS:\n" + rows(arguments, column: column, width: width) }
         text += "\nOPTIONS:\n" + rows(options, column: column, width: width)
@@ -42,7 +49,9 @@ enum Help {
 
     /// Commands that group others (`chat`, `image`, `story`).
     static func group(_ name: String, _ commands: [CommandSpec], width: Int = CLIPlatform.columns) -> String {
-        let subcommands = commands.filter { $0.path.first == name && !$0.hidden }.map { ($0.path.dropFirst().joined(separator: " "), $0.abstract) }
+        let subcommands = commands.filter { $0.path.first == name && !$0.hidden }.map {
+            ($0.path.dropFirst().joined(separator: " "), $0.abstract)
+        }
         return "OVERVIEW: \(name) commands.\n\nUSAGE: aisync \(name) <subcommand>\n\nSUBCOMMANDS:\n"
             + rows(subcommands, column: descriptionColumn(subcommands), width: width)
     }
@@ -70,7 +79,9 @@ enum Help {
     /// `text` wrapped at spaces to `width` columns; continuation lines start with `indent`
     /// spaces. A word longer than a line stays whole.
     static func wrap(_ text: String, width: Int, indent: Int = 0, firstLineUsed: Int = 0) -> String {
-        var out = "", used = firstLineUsed, lineHasWord = false
+        var out = ""
+        var used = firstLineUsed
+        var lineHasWord = false
         let limit = max(width, indent + 20)
         for word in text.split(separator: " ", omittingEmptySubsequences: false) {
             let w = DisplayWidth.of(String(word))
@@ -79,7 +90,10 @@ enum Help {
                 used = indent
                 lineHasWord = false
             }
-            if lineHasWord { out += " "; used += 1 }
+            if lineHasWord {
+                out += " "
+                used += 1
+            }
             out += word
             used += w
             lineHasWord = true

@@ -53,7 +53,8 @@ enum ManPage {
             if let d = c.discussion { out += ".PP\n\(escaped(d))\n" }
             for a in c.arguments { out += ".TP\n.I \(escaped(a.name))\n\(escaped(a.help))\n" }
             for o in c.options {
-                let name = o.isFlag ? "\\-\\-\(escaped(o.name))" : "\\-\\-\(escaped(o.name)) \\fI\(escaped(o.valueName!))\\fR"
+                let name =
+                    o.isFlag ? "\\-\\-\(escaped(o.name))" : "\\-\\-\(escaped(o.name)) \\fI\(escaped(o.valueName!))\\fR"
                 out += ".TP\n\\fB\(name)\\fR\n\(escaped(o.help))\n"
             }
             out += ".RE\n"
@@ -68,20 +69,31 @@ enum ManPage {
 
     static let environment: [(String, String)] = [
         ("AISYNC_HOME", "The store, when --store is not given (default ~/.aisync)."),
-        ("AISYNC_USER, AISYNC_PASSWORD", "Credentials for WebDAV and HTTP remotes (else ~/.netrc); never in argv or config."),
-        ("AISYNC_PASSPHRASE, AISYNC_NEW_PASSPHRASE", "An encrypted remote's passphrase, and the new one for passphrase change; else a no-echo prompt on the terminal."),
+        (
+            "AISYNC_USER, AISYNC_PASSWORD",
+            "Credentials for WebDAV and HTTP remotes (else ~/.netrc); never in argv or config."
+        ),
+        (
+            "AISYNC_PASSPHRASE, AISYNC_NEW_PASSPHRASE",
+            "An encrypted remote's passphrase, and the new one for passphrase change; else a no-echo prompt on the terminal."
+        ),
         ("AISYNC_IMGUR_CLIENT_ID, AISYNC_IMGUR_TOKEN", "The Imgur credential for uploads."),
         ("AISYNC_AUTO_COMPACT_BYTES", "Write a snapshot by itself past this many pushed bytes (0: never)."),
     ]
 
     static let exitCodes: [(Int32, String)] = [
         (ExitCode.success, "success"), (ExitCode.other, "any other failure"),
-        (ExitCode.usage, "usage error, or a refused mass delete"), (ExitCode.damagedData, "damaged data, or a file that is not a whole image"),
+        (ExitCode.usage, "usage error, or a refused mass delete"),
+        (ExitCode.damagedData, "damaged data, or a file that is not a whole image"),
         (ExitCode.notFound, "no store, record, version or file"), (ExitCode.unavailable, "a remote is unavailable"),
         (ExitCode.io, "local I/O error, or the server is out of space"), (ExitCode.temporary, "try again later"),
-        (ExitCode.permission, "permission denied, locally or by the server"), (ExitCode.configuration, "configuration: upgrade, wrong URL, a passphrase needed"),
-        (ExitCode.wrongPassphrase, "wrong passphrase"), (ExitCode.tampered, "a file on an encrypted remote was changed"),
-        (ExitCode.truncated, "a file on an encrypted remote was cut short"), (ExitCode.misplaced, "a file on an encrypted remote was moved or swapped"),
-        (ExitCode.replayed, "an encrypted remote served an old head again"), (ExitCode.cancelled, "cancelled (Ctrl-C, SIGTERM)"),
+        (ExitCode.permission, "permission denied, locally or by the server"),
+        (ExitCode.configuration, "configuration: upgrade, wrong URL, a passphrase needed"),
+        (ExitCode.wrongPassphrase, "wrong passphrase"),
+        (ExitCode.tampered, "a file on an encrypted remote was changed"),
+        (ExitCode.truncated, "a file on an encrypted remote was cut short"),
+        (ExitCode.misplaced, "a file on an encrypted remote was moved or swapped"),
+        (ExitCode.replayed, "an encrypted remote served an old head again"),
+        (ExitCode.cancelled, "cancelled (Ctrl-C, SIGTERM)"),
     ]
 }

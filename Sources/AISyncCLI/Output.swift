@@ -6,16 +6,24 @@ enum Output {
     static func list(_ records: [RecordSummary], columns: Int, now: Int64 = CLIPlatform.nowMilliseconds()) -> Styled {
         guard !records.isEmpty else { return "" }
         let idWidth = records.reduce(2) { max($0, $1.id.rawValue.count) }
-        var out: Styled = "\("ID".padding(idWidth), .faint)  \("KIND ", .faint)  \("UPDATED".padding(TimeText.width), .faint)  \("TITLE", .faint)\n"
+        var out: Styled =
+            "\("ID".padding(idWidth), .faint)  \("KIND ", .faint)  \("UPDATED".padding(TimeText.width), .faint)  \("TITLE", .faint)\n"
         let room = max(columns - idWidth - 2 - 5 - 2 - TimeText.width - 2, 12)
         for r in records {
             var tail: Styled = ""
             var left = room
             if r.favorite { left -= 2 }
-            if r.conflict { tail += "  \("conflict", .red)"; left -= 10 }
-            if r.deleted { tail += "  \("deleted", .faint)"; left -= 9 }
+            if r.conflict {
+                tail += "  \("conflict", .red)"
+                left -= 10
+            }
+            if r.deleted {
+                tail += "  \("deleted", .faint)"
+                left -= 9
+            }
             let title = DisplayWidth.truncated(TerminalText.escaped(oneLine(r.title)), to: max(left, 8))
-            out += "\(r.id.rawValue.padding(idWidth))  \(r.kind.rawValue.padding(5))  \(TimeText.when(r.updated, now: now).padding(TimeText.width))  "
+            out +=
+                "\(r.id.rawValue.padding(idWidth))  \(r.kind.rawValue.padding(5))  \(TimeText.when(r.updated, now: now).padding(TimeText.width))  "
             if r.favorite { out += "\("★", .yellow) " }
             out += "\(title)\(tail)\n"
         }
@@ -27,24 +35,46 @@ enum Output {
     }
 
     static func show(id: RecordID, body: RecordBody, state: RecordState, asOf: Version? = nil) -> Styled {
-        var lines: [Styled] = ["\(body.kind.rawValue) \(id)\(body.favorite ? " ★" : "", .yellow): \(oneLine(body.title), .bold)"]
-        if let asOf { lines.append("as of version \(asOf.shortID, .yellow) (\(TimeText.when(asOf.time.timestamp)), device \(asOf.device.short))") }
+        var lines: [Styled] = [
+            "\(body.kind.rawValue) \(id)\(body.favorite ? " ★" : "", .yellow): \(oneLine(body.title), .bold)"
+        ]
+        if let asOf {
+            lines.append(
+                "as of version \(asOf.shortID, .yellow) (\(TimeText.when(asOf.time.timestamp)), device \(asOf.device.short))"
+            )
+        }
         switch body {
         case .chat(let chat):
             if let model = chat.model { lines.append("model: \(model)") }
-            lines.append("created \(TimeText.when(chat.created)), updated \(TimeText.when(chat.updated)), \(count(chat.messages.count, "message"))")
-            for m in chat.messages { lines.append("\n[\(m.role.rawValue, paint(m.role)) \(TimeText.when(m.time)) \(m.id, .faint)]\n\(m.text)") }
-            if !chat.alternatives.isEmpty { lines.append("\n\(count(chat.alternatives.count, "alternative")) on other branches (regenerations, edits):") }
+            lines.append(
+                "created \(TimeText.when(chat.created)), updated \(TimeText.when(chat.updated)), \(count(chat.messages.count, "message"))"
+            )
+            for m in chat.messages {
+                lines.append(
+                    "\n[\(m.role.rawValue, paint(m.role)) \(TimeText.when(m.time)) \(m.id, .faint)]\n\(m.text)")
+            }
+            if !chat.alternatives.isEmpty {
+                lines.append(
+                    "\n\(count(chat.alternatives.count, "alternative")) on other branches (regenerations, edits):")
+            }
             for m in chat.alternatives {
-                lines.append("\n[alternative \(m.role.rawValue, paint(m.role)) \(TimeText.when(m.time)) \(m.id, .faint), after \(m.branch?.after ?? "the start")]\n\(m.text)")
+                lines.append(
+                    "\n[alternative \(m.role.rawValue, paint(m.role)) \(TimeText.when(m.time)) \(m.id, .faint), after \(m.branch?.after ?? "the start")]\n\(m.text)"
+                )
             }
         case .story(let story):
             if let moral = story.moral { lines.append("moral: \(moral)") }
-            lines.append("created \(TimeText.when(story.created)), updated \(TimeText.when(story.updated)), \(count(story.pages.count, "page"))")
+            lines.append(
+                "created \(TimeText.when(story.created)), updated \(TimeText.when(story.updated)), \(count(story.pages.count, "page"))"
+            )
             for (n, page) in story.pages.enumerated() {
-                lines.append("\n\("--- page \(n + 1)\(page.image.map { " (image \($0.hex.prefix(12)))" } ?? "") ---", .cyan)\n\(page.text)")
+                lines.append(
+                    "\n\("--- page \(n + 1)\(page.image.map { " (image \($0.hex.prefix(12)))" } ?? "") ---", .cyan)\n\(page.text)"
+                )
             }
-            if !story.prompts.isEmpty { lines.append("\nprompts:\n" + Styled(story.prompts.map { "  \($0)" }.joined(separator: "\n"))) }
+            if !story.prompts.isEmpty {
+                lines.append("\nprompts:\n" + Styled(story.prompts.map { "  \($0)" }.joined(separator: "\n")))
+            }
         case .image(let image):
             let size = image.width.flatMap { w in image.height.map { h in ", \(w)x\(h)" } } ?? ""
             lines.append("\(image.mediaType), \(bytes(image.size))\(size), sha256 \(image.sha256)")
@@ -55,7 +85,9 @@ enum Output {
         }
         let conflicts = state.conflicts
         if asOf == nil, !conflicts.isEmpty {
-            lines.append("\n\("! conflict on \(conflicts.map(\.name).joined(separator: ", "))", .red); see `aisync conflicts \(id)`")
+            lines.append(
+                "\n\("! conflict on \(conflicts.map(\.name).joined(separator: ", "))", .red); see `aisync conflicts \(id)`"
+            )
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -71,12 +103,15 @@ enum Output {
 
     static func logLine(_ v: Version, names: [DeviceID: String], now: Int64) -> Styled {
         let who = deviceName(v.device, names)
-        return "\(v.shortID, .yellow)  \(TimeText.when(v.time.timestamp, now: now).padding(TimeText.width))  \(who.padding(10))  \(v.record)  \(oneLine(v.changeSummary))\n"
+        return
+            "\(v.shortID, .yellow)  \(TimeText.when(v.time.timestamp, now: now).padding(TimeText.width))  \(who.padding(10))  \(v.record)  \(oneLine(v.changeSummary))\n"
     }
 
     static func status(_ s: Store.Status) -> String {
         let plural: [RecordKind: String] = [.chat: "chats", .story: "stories", .image: "images"]
-        let counts = RecordKind.allCases.map { "\(s.records[$0] ?? 0) \(s.records[$0] == 1 ? $0.rawValue : plural[$0]!)" }.joined(separator: ", ")
+        let counts = RecordKind.allCases.map {
+            "\(s.records[$0] ?? 0) \(s.records[$0] == 1 ? $0.rawValue : plural[$0]!)"
+        }.joined(separator: ", ")
         return """
             store      \(s.root)
             device     \(s.deviceName) (\(s.device))
@@ -99,10 +134,14 @@ enum Output {
                 let v = cv.version
                 let who = deviceName(v.device, names)
                 let what = cv.value.map { preview($0) } ?? "(removed)"
-                lines.append("    \(cv.winner ? "*" : " ", .green) \(v.shortID, .yellow)  \(TimeText.when(v.time.timestamp, now: now).padding(TimeText.width))  \(who.padding(whoWidth))  \(what)\(cv.winner ? "  (shown)" : "", .green)")
+                lines.append(
+                    "    \(cv.winner ? "*" : " ", .green) \(v.shortID, .yellow)  \(TimeText.when(v.time.timestamp, now: now).padding(TimeText.width))  \(who.padding(whoWidth))  \(what)\(cv.winner ? "  (shown)" : "", .green)"
+                )
             }
         }
-        lines.append("  \("keep one side with: aisync resolve \(c.id) --keep VERSION   (or --field FIELD --value-of VERSION)", .faint)")
+        lines.append(
+            "  \("keep one side with: aisync resolve \(c.id) --keep VERSION   (or --field FIELD --value-of VERSION)", .faint)"
+        )
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -132,7 +171,10 @@ enum Output {
         let units = ["KB", "MB", "GB", "TB"]
         var value = Double(n) / 1000
         var unit = 0
-        while value >= 1000, unit < units.count - 1 { value /= 1000; unit += 1 }
+        while value >= 1000, unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
         return String(format: value < 10 ? "%.1f %@" : "%.0f %@", value, units[unit])
     }
 
@@ -147,12 +189,15 @@ enum Output {
             line = r.dryRun ? "Nothing would move." : (verb == "push" ? "Nothing to push." : "Already up to date.")
         } else {
             line = moved.joined(separator: " and ")
-            if r.blobs > 0 { line += (moved.isEmpty ? "\(r.dryRun ? "would move" : "moved") " : " with ") + count(r.blobs, "picture") }
+            if r.blobs > 0 {
+                line += (moved.isEmpty ? "\(r.dryRun ? "would move" : "moved") " : " with ") + count(r.blobs, "picture")
+            }
             line = line.prefix(1).uppercased() + line.dropFirst() + " (\(bytes(r.bytes)))."
         }
         var out = line + "\n"
         if r.conflicts > 0 {
-            out += "\(count(r.conflicts, "record")) \(r.conflicts == 1 ? "has" : "have") conflicting changes: see them with `aisync conflicts`, "
+            out +=
+                "\(count(r.conflicts, "record")) \(r.conflicts == 1 ? "has" : "have") conflicting changes: see them with `aisync conflicts`, "
                 + "then keep one side with `aisync resolve ID --keep VERSION`.\n"
         }
         return out

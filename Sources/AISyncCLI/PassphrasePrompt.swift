@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#elseif canImport(Musl)
-@preconcurrency import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AISync
+
+#if canImport(Glibc)
+    @preconcurrency import Glibc
+#elseif canImport(Musl)
+    @preconcurrency import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The passphrase prompt: on the controlling terminal (`/dev/tty`, so it works with stdin and
 /// stdout redirected), echo off, never on argv or in any file. A new passphrase is typed twice.
@@ -17,7 +18,10 @@ enum PassphrasePrompt {
         case .create(let remote), .change(let remote):
             let first = try ask("New passphrase for remote \(remote): ", remote: remote)
             let again = try ask("Type it again: ", remote: remote)
-            guard first == again else { throw AISyncError.usage("the two passphrases differ", hint: "Run the command again and type the same passphrase twice") }
+            guard first == again else {
+                throw AISyncError.usage(
+                    "the two passphrases differ", hint: "Run the command again and type the same passphrase twice")
+            }
             return first
         }
     }
@@ -27,8 +31,9 @@ enum PassphrasePrompt {
         // naming AISYNC_PASSPHRASE instead of a prompt it cannot answer.
         let fd = CLIPlatform.isTerminal(0) ? open("/dev/tty", O_RDWR | O_CLOEXEC) : -1
         guard fd >= 0 else {
-            throw AISyncError(.configuration, "remote \(remote) is encrypted and there is no terminal to ask for its passphrase",
-                              hint: "Set AISYNC_PASSPHRASE (and AISYNC_NEW_PASSPHRASE for a change)")
+            throw AISyncError(
+                .configuration, "remote \(remote) is encrypted and there is no terminal to ask for its passphrase",
+                hint: "Set AISYNC_PASSPHRASE (and AISYNC_NEW_PASSPHRASE for a change)")
         }
         defer { close(fd) }
         var saved = termios()

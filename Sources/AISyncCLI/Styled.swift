@@ -5,7 +5,15 @@
 struct Styled: ExpressibleByStringInterpolation, Sendable {
     /// The colours aisync uses, as SGR parameters: roles, conflicts, errors and faint detail.
     enum Paint: String, Sendable {
-        case red = "31", green = "32", yellow = "33", blue = "34", magenta = "35", cyan = "36", bold = "1", faint = "2", boldRed = "1;31"
+        case red = "31"
+        case green = "32"
+        case yellow = "33"
+        case blue = "34"
+        case magenta = "35"
+        case cyan = "36"
+        case bold = "1"
+        case faint = "2"
+        case boldRed = "1;31"
     }
 
     private(set) var runs: [(text: String, paint: Paint?)] = []
@@ -40,7 +48,11 @@ struct Styled: ExpressibleByStringInterpolation, Sendable {
         return out
     }
 
-    static func + (a: Styled, b: Styled) -> Styled { var c = a; c.runs += b.runs; return c }
+    static func + (a: Styled, b: Styled) -> Styled {
+        var c = a
+        c.runs += b.runs
+        return c
+    }
     static func += (a: inout Styled, b: Styled) { a.runs += b.runs }
 }
 

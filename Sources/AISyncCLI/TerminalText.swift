@@ -10,10 +10,15 @@ enum TerminalText {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var out = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            guard needsEscape(scalar) else { out.append(scalar); continue }
+            guard needsEscape(scalar) else {
+                out.append(scalar)
+                continue
+            }
             let hex = String(scalar.value, radix: 16)
-            let shown = scalar.value < 0x80 ? "\\x" + String(repeating: "0", count: 2 - hex.count) + hex
-                                            : "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            let shown =
+                scalar.value < 0x80
+                ? "\\x" + String(repeating: "0", count: 2 - hex.count) + hex
+                : "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
             out.append(contentsOf: shown.unicodeScalars)
         }
         return String(out)

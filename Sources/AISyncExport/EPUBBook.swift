@@ -54,11 +54,13 @@ struct EPUBBook {
             """
         var spine = "    <itemref idref=\"title\"/>\n"
         for n in story.pages.indices {
-            manifest += "    <item id=\"page-\(n + 1)\" href=\"\(Self.pageFile(n))\" media-type=\"application/xhtml+xml\"/>\n"
+            manifest +=
+                "    <item id=\"page-\(n + 1)\" href=\"\(Self.pageFile(n))\" media-type=\"application/xhtml+xml\"/>\n"
             spine += "    <itemref idref=\"page-\(n + 1)\"/>\n"
         }
         for p in pictureList {
-            manifest += "    <item id=\"img-\(p.digest.hex)\" href=\"\(Self.imageFile(p))\" media-type=\"\(p.mediaType)\"/>\n"
+            manifest +=
+                "    <item id=\"img-\(p.digest.hex)\" href=\"\(Self.imageFile(p))\" media-type=\"\(p.mediaType)\"/>\n"
         }
         return """
             <?xml version="1.0" encoding="UTF-8"?>
@@ -82,13 +84,15 @@ struct EPUBBook {
     func navigation() -> String {
         var items = "      <li><a href=\"title.xhtml\">\(Markup.escape(title))</a></li>\n"
         for n in story.pages.indices { items += "      <li><a href=\"\(Self.pageFile(n))\">Page \(n + 1)</a></li>\n" }
-        return document(title: "Contents", body: """
-            <nav epub:type="toc" id="toc">
-              <h1>Contents</h1>
-              <ol>
-            \(items)  </ol>
-            </nav>
-            """)
+        return document(
+            title: "Contents",
+            body: """
+                <nav epub:type="toc" id="toc">
+                  <h1>Contents</h1>
+                  <ol>
+                \(items)  </ol>
+                </nav>
+                """)
     }
 
     /// The title page: the title and the moral.
@@ -104,7 +108,8 @@ struct EPUBBook {
         var body = ""
         if let d = page.image {
             if let p = pictures[d] {
-                body += "<div class=\"picture\"><img src=\"\(Self.imageFile(p))\" alt=\"Illustration for page \(n + 1)\"/></div>\n"
+                body +=
+                    "<div class=\"picture\"><img src=\"\(Self.imageFile(p))\" alt=\"Illustration for page \(n + 1)\"/></div>\n"
             } else {
                 body += "<p class=\"missing\">(The picture for this page is not included.)</p>\n"
             }

@@ -16,7 +16,10 @@ extension Export {
 
         /// A document of `bytes`; `fileExtension` is the extension its file name gets.
         public init(id: RecordID, kind: RecordKind, format: Format, bytes: [UInt8], fileExtension: String) {
-            self.id = id; self.kind = kind; self.format = format; self.bytes = bytes
+            self.id = id
+            self.kind = kind
+            self.format = format
+            self.bytes = bytes
             self.fileName = "\(id.rawValue).\(fileExtension)"
         }
     }
@@ -33,13 +36,19 @@ extension Export {
 
     /// The error for an image whose bytes have not been downloaded.
     static func missingBytes(_ id: RecordID) -> AISyncError {
-        AISyncError(.damagedData, "the bytes of image \(id) are not in this store yet", hint: "Pull from a remote to download them, then export again")
+        AISyncError(
+            .damagedData, "the bytes of image \(id) are not in this store yet",
+            hint: "Pull from a remote to download them, then export again")
     }
 
     /// The error for a format a record's kind cannot be exported in.
     static func unsupported(_ format: Format, _ kind: RecordKind) -> AISyncError {
         let formats = Format.allCases.filter { $0.supports(kind) && $0 != .image }.map(\.rawValue)
-        let usual = kind == .image ? "its image file or json" : formats.dropLast().joined(separator: ", ") + " or " + formats.last!
-        return AISyncError(.usage, "a \(kind.rawValue) cannot be exported as \(format.rawValue)", hint: "Export a \(kind.rawValue) as \(usual)")
+        let usual =
+            kind == .image
+            ? "its image file or json" : formats.dropLast().joined(separator: ", ") + " or " + formats.last!
+        return AISyncError(
+            .usage, "a \(kind.rawValue) cannot be exported as \(format.rawValue)",
+            hint: "Export a \(kind.rawValue) as \(usual)")
     }
 }

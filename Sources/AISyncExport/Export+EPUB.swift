@@ -8,8 +8,11 @@ extension Export {
     /// `dcterms:modified`. Pictures missing from `pictures`, and pictures in a format EPUB
     /// readers need not support (HEIC, AVIF, TIFF, BMP), are left out. The zip is written
     /// with `mimetype` first and every entry stored, as the EPUB container format requires.
-    public static func epub(story: StoryBody, pictures: [SHA256Digest: Picture], identifier: String, modified: Timestamp) throws(AISyncError) -> [UInt8] {
-        let book = EPUBBook(story: story, pictures: pictures.filter { EPUBBook.coreMediaTypes.contains($0.value.mediaType) })
+    public static func epub(
+        story: StoryBody, pictures: [SHA256Digest: Picture], identifier: String, modified: Timestamp
+    ) throws(AISyncError) -> [UInt8] {
+        let book = EPUBBook(
+            story: story, pictures: pictures.filter { EPUBBook.coreMediaTypes.contains($0.value.mediaType) })
         var zip = StoredZipWriter(modified: modified)
         try zip.add("mimetype", Array("application/epub+zip".utf8))
         try zip.add("META-INF/container.xml", Array(EPUBBook.container.utf8))

@@ -41,7 +41,10 @@ extension Export {
         for kind in RecordKind.allCases {
             let list = entries.filter { $0.kind == kind }
             out += "<h2>\(heading(kind)) (\(list.count))</h2>\n"
-            if list.isEmpty { out += "<p>None.</p>\n"; continue }
+            if list.isEmpty {
+                out += "<p>None.</p>\n"
+                continue
+            }
             out += "<ul>\n" + list.map(indexLine).joined() + "</ul>\n"
         }
         out += "</body>\n</html>\n"

@@ -19,7 +19,9 @@ extension Export {
         for (n, m) in chat.messages.enumerated() { numbers[m.id] = n + 1 }
         out += "\n---\n\n# Other branches\n\nRegenerated answers and edited questions, kept as alternatives.\n"
         for (n, message) in chat.alternatives.enumerated() {
-            let after = message.branch?.after.map { id in numbers[id].map { "message \($0)" } ?? "another alternative" } ?? "the start"
+            let after =
+                message.branch?.after.map { id in numbers[id].map { "message \($0)" } ?? "another alternative" }
+                ?? "the start"
             out += "\n## Alternative \(n + 1): \(roleHeading(message.role)), after \(after)\n\n" + messageText(message)
         }
         return out
@@ -72,7 +74,11 @@ extension Export {
             let run = rest.prefix { $0 == first }.count
             guard run >= 3 else { continue }
             if let current = open {
-                if first == current.character, run >= current.count, rest.dropFirst(run).allSatisfy({ $0 == " " || $0 == "\t" }) { open = nil }
+                if first == current.character, run >= current.count,
+                    rest.dropFirst(run).allSatisfy({ $0 == " " || $0 == "\t" })
+                {
+                    open = nil
+                }
             } else if first == "~" || !rest.dropFirst(run).contains("`") {
                 open = (first, run)
             }

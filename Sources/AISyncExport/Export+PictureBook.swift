@@ -1,5 +1,5 @@
-import Foundation
 import AISyncCore
+import Foundation
 
 extension Export {
     /// A story as one self-contained HTML page: pictures inlined as `data:` URIs, so the file
@@ -31,7 +31,8 @@ extension Export {
             if let digest = page.image {
                 if let picture = pictures[digest] {
                     let data = Data(picture.bytes).base64EncodedString()
-                    out += "<figure><img src=\"data:\(Markup.escape(picture.mediaType));base64,\(data)\" alt=\"Illustration for page \(n + 1)\"></figure>\n"
+                    out +=
+                        "<figure><img src=\"data:\(Markup.escape(picture.mediaType));base64,\(data)\" alt=\"Illustration for page \(n + 1)\"></figure>\n"
                 } else {
                     out += "<p class=\"missing\">(The picture for this page has not been downloaded yet.)</p>\n"
                 }

@@ -29,7 +29,9 @@ public enum Export {
         /// Whether a record of `kind` can be exported in this format.
         public func supports(_ kind: RecordKind) -> Bool {
             switch (self, kind) {
-            case (.json, _), (.markdown, .chat), (.markdown, .story), (.html, .story), (.epub, .story), (.image, .image): true
+            case (.json, _), (.markdown, .chat), (.markdown, .story), (.html, .story), (.epub, .story),
+                (.image, .image):
+                true
             default: false
             }
         }
@@ -48,7 +50,9 @@ public enum Export {
         public init(digest: SHA256Digest, bytes: [UInt8], mediaType: String? = nil) {
             self.digest = digest
             self.bytes = bytes
-            self.mediaType = mediaType ?? ImageSniffer.sniff(Array(bytes.prefix(ImageSniffer.maxHeaderLength)))?.mediaType ?? "application/octet-stream"
+            self.mediaType =
+                mediaType ?? ImageSniffer.sniff(Array(bytes.prefix(ImageSniffer.maxHeaderLength)))?.mediaType
+                ?? "application/octet-stream"
         }
 
         /// The file extension for the media type, without a dot (`png`, `jpg`, …; `bin` when unknown).

@@ -17,7 +17,9 @@ enum Markup {
             default:
                 let v = scalar.value
                 // C0/C1 controls and noncharacters are not allowed in XML and are parse errors in HTML.
-                if v < 0x20 || (0x7F...0x9F).contains(v) || (0xFDD0...0xFDEF).contains(v) || v & 0xFFFE == 0xFFFE { continue }
+                if v < 0x20 || (0x7F...0x9F).contains(v) || (0xFDD0...0xFDEF).contains(v) || v & 0xFFFE == 0xFFFE {
+                    continue
+                }
                 out.unicodeScalars.append(scalar)
             }
         }
@@ -31,7 +33,11 @@ enum Markup {
         return normalized.split(separator: "\n\n", omittingEmptySubsequences: true)
             .map { $0.trimmingNewlines() }
             .filter { !$0.isEmpty }
-            .map { "<p\(attribute)>" + $0.split(separator: "\n", omittingEmptySubsequences: false).map { escape(String($0)) }.joined(separator: "<br/>") + "</p>" }
+            .map {
+                "<p\(attribute)>"
+                    + $0.split(separator: "\n", omittingEmptySubsequences: false).map { escape(String($0)) }.joined(
+                        separator: "<br/>") + "</p>"
+            }
             .joined(separator: "\n")
     }
 }
@@ -42,8 +48,15 @@ extension String {
         var out = ""
         var previousCR = false
         for scalar in unicodeScalars {
-            if scalar == "\r" { out += "\n"; previousCR = true; continue }
-            if scalar == "\n", previousCR { previousCR = false; continue }
+            if scalar == "\r" {
+                out += "\n"
+                previousCR = true
+                continue
+            }
+            if scalar == "\n", previousCR {
+                previousCR = false
+                continue
+            }
             previousCR = false
             out.unicodeScalars.append(scalar)
         }
@@ -52,7 +65,9 @@ extension String {
 
     /// The text without leading and trailing line feeds.
     func trimmingNewlines() -> String {
-        guard let start = firstIndex(where: { $0 != "\n" }), let end = lastIndex(where: { $0 != "\n" }) else { return "" }
+        guard let start = firstIndex(where: { $0 != "\n" }), let end = lastIndex(where: { $0 != "\n" }) else {
+            return ""
+        }
         return String(self[start...end])
     }
 }

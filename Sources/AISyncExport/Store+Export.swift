@@ -9,7 +9,9 @@ extension Store {
     /// Throws not-found for a missing or deleted record, usage for a format the kind has
     /// none of, damaged-data for an image whose bytes are missing or damaged.
     public func export(_ id: RecordID, format: Export.Format? = nil) throws(AISyncError) -> Export.Document {
-        guard let body = try record(id).body else { throw AISyncError(.notFound, "\(id) is deleted", hint: "Restore it first", remedy: .restoreRecord(id)) }
+        guard let body = try record(id).body else {
+            throw AISyncError(.notFound, "\(id) is deleted", hint: "Restore it first", remedy: .restoreRecord(id))
+        }
         let format = format ?? .defaultFormat(for: body.kind)
         guard format.supports(body.kind) else { throw Export.unsupported(format, body.kind) }
         func text(_ s: String, _ ext: String) -> Export.Document {
@@ -25,11 +27,15 @@ extension Store {
         case (.html, .story(let story)):
             return text(Export.pictureBook(story: story, pictures: try pictures(of: story)), "html")
         case (.epub, .story(let story)):
-            let bytes = try Export.epub(story: story, pictures: try pictures(of: story), identifier: "urn:aisync:\(id.rawValue)", modified: story.updated)
+            let bytes = try Export.epub(
+                story: story, pictures: try pictures(of: story), identifier: "urn:aisync:\(id.rawValue)",
+                modified: story.updated)
             return Export.Document(id: id, kind: .story, format: .epub, bytes: bytes, fileExtension: "epub")
         case (.image, .image(let image)):
             guard let picture = try picture(image.sha256) else { throw Export.missingBytes(id) }
-            return Export.Document(id: id, kind: .image, format: .image, bytes: picture.bytes, fileExtension: Export.fileExtension(forMediaType: image.mediaType))
+            return Export.Document(
+                id: id, kind: .image, format: .image, bytes: picture.bytes,
+                fileExtension: Export.fileExtension(forMediaType: image.mediaType))
         default:
             throw Export.unsupported(format, body.kind)
         }
@@ -39,10 +45,13 @@ extension Store {
     /// under ``Export/Document/fileName`` when `path` is a directory; returns the file written.
     /// Refuses (usage error) to replace an existing file unless `force` is true.
     @discardableResult
-    public func export(_ id: RecordID, format: Export.Format? = nil, to path: String, force: Bool = false) throws(AISyncError) -> String {
+    public func export(_ id: RecordID, format: Export.Format? = nil, to path: String, force: Bool = false)
+        throws(AISyncError) -> String
+    {
         // An image's bytes are streamed (and verified) straight from the store, never held whole.
         if format == nil || format == .image, case .image(let image)? = try record(id).body {
-            let target = Self.target(path, fileName: "\(id.rawValue).\(Export.fileExtension(forMediaType: image.mediaType))")
+            let target = Self.target(
+                path, fileName: "\(id.rawValue).\(Export.fileExtension(forMediaType: image.mediaType))")
             try Self.checkWritable(target, force: force)
             guard hasObject(image.sha256) else { throw Export.missingBytes(id) }
             try writeImage(image.sha256, to: target)
@@ -70,8 +79,10 @@ extension Store {
         guard hasObject(digest) else { return nil }
         let bytes = try FileIO.read(objectPath(digest), limit: 1 << 30)
         guard SHA256.hash(bytes) == digest else {
-            throw AISyncError(.damagedData, "the picture \(digest.hex) is damaged in this store: its bytes no longer match their hash",
-                              hint: "Check the store; pull from a remote to restore it", remedy: .checkStore)
+            throw AISyncError(
+                .damagedData,
+                "the picture \(digest.hex) is damaged in this store: its bytes no longer match their hash",
+                hint: "Check the store; pull from a remote to restore it", remedy: .checkStore)
         }
         return Export.Picture(digest: digest, bytes: bytes)
     }
@@ -86,11 +97,13 @@ extension Store {
     static func checkWritable(_ path: String, force: Bool) throws(AISyncError) {
         guard let existing = Platform.stat(path) else { return }
         if existing.isDirectory {
-            throw AISyncError(.usage, "\(path) is a directory", hint: "Pass a file path, or an existing directory to write into")
+            throw AISyncError(
+                .usage, "\(path) is a directory", hint: "Pass a file path, or an existing directory to write into")
         }
         guard force else {
-            throw AISyncError(.usage, "\(path) already exists", hint: "Allow replacing it, or choose another path",
-                              remedy: .allowReplacing(folder: false))
+            throw AISyncError(
+                .usage, "\(path) already exists", hint: "Allow replacing it, or choose another path",
+                remedy: .allowReplacing(folder: false))
         }
     }
 
@@ -101,8 +114,10 @@ extension Store {
         do throws(AISyncError) {
             let copied = try FileIO.copy(objectPath(digest), to: temp)
             guard copied.digest == digest else {
-                throw AISyncError(.damagedData, "the picture \(digest.hex) is damaged in this store: its bytes no longer match their hash",
-                                  hint: "Check the store; pull from a remote to restore it", remedy: .checkStore)
+                throw AISyncError(
+                    .damagedData,
+                    "the picture \(digest.hex) is damaged in this store: its bytes no longer match their hash",
+                    hint: "Check the store; pull from a remote to restore it", remedy: .checkStore)
             }
             guard Platform.rename(temp, target) else { throw FileIO.ioError("write", target, errno: Platform.errno) }
         } catch {

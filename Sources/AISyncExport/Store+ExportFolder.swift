@@ -14,19 +14,31 @@ extension Store {
     public func exportAll(to directory: String, force: Bool = false) throws(AISyncError) -> Export.FolderReport {
         let root = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         if let existing = Platform.stat(root) {
-            guard existing.isDirectory else { throw AISyncError(.usage, "\(root) already exists and is not a directory", hint: "Choose another path for the export folder") }
+            guard existing.isDirectory else {
+                throw AISyncError(
+                    .usage, "\(root) already exists and is not a directory",
+                    hint: "Choose another path for the export folder")
+            }
             guard force || (Platform.listDirectory(root) ?? []).isEmpty else {
-                throw AISyncError(.usage, "\(root) already exists and is not empty", hint: "Allow writing into it (files of the same names are replaced), or choose another path",
-                                  remedy: .allowReplacing(folder: true))
+                throw AISyncError(
+                    .usage, "\(root) already exists and is not empty",
+                    hint: "Allow writing into it (files of the same names are replaced), or choose another path",
+                    remedy: .allowReplacing(folder: true))
             }
         }
         var report = Export.FolderReport(directory: root, files: [], missingImages: [])
         var entries: [Export.IndexEntry] = []
-        for summary in try list().sorted(by: { ($0.kind.rawValue, $0.title, $0.id) < ($1.kind.rawValue, $1.title, $1.id) }) {
+        for summary in try list().sorted(by: {
+            ($0.kind.rawValue, $0.title, $0.id) < ($1.kind.rawValue, $1.title, $1.id)
+        }) {
             let files = try exportForFolder(summary.id, kind: summary.kind, into: root)
-            if files.isEmpty { report.missingImages.append(summary.id); continue }
+            if files.isEmpty {
+                report.missingImages.append(summary.id)
+                continue
+            }
             report.files += files
-            entries.append(Export.IndexEntry(kind: summary.kind, title: summary.title, updated: summary.updated, files: files))
+            entries.append(
+                Export.IndexEntry(kind: summary.kind, title: summary.title, updated: summary.updated, files: files))
         }
         try writeExport(Array(Export.folderIndex(entries).utf8), to: "\(root)/index.html")
         report.files.append("index.html")

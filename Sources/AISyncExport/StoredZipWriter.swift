@@ -22,10 +22,15 @@ package struct StoredZipWriter: Sendable {
 
     /// Appends one stored entry named `name` (a relative path with `/` separators).
     package mutating func add(_ name: String, _ bytes: [UInt8]) throws(AISyncError) {
-        guard entries.count < Int(UInt16.max), bytes.count < Int(UInt32.max), output.count + bytes.count < Int(UInt32.max) - (1 << 20) else {
-            throw AISyncError(.other, "the export is larger than a plain zip file can hold (4 GB, 65,535 files)", hint: "Export fewer or smaller pictures")
+        guard entries.count < Int(UInt16.max), bytes.count < Int(UInt32.max),
+            output.count + bytes.count < Int(UInt32.max) - (1 << 20)
+        else {
+            throw AISyncError(
+                .other, "the export is larger than a plain zip file can hold (4 GB, 65,535 files)",
+                hint: "Export fewer or smaller pictures")
         }
-        let entry = Entry(name: Array(name.utf8), crc: CRC32.checksum(bytes), size: UInt32(bytes.count), offset: UInt32(output.count))
+        let entry = Entry(
+            name: Array(name.utf8), crc: CRC32.checksum(bytes), size: UInt32(bytes.count), offset: UInt32(output.count))
         output.append32(0x0403_4B50)
         output.append(contentsOf: commonFields(entry))
         output.append(contentsOf: entry.name)
@@ -41,16 +46,21 @@ package struct StoredZipWriter: Sendable {
             out.append32(0x0201_4B50)
             out.append16(20)  // made by: version 2.0, MS-DOS attributes
             out.append(contentsOf: commonFields(e))
-            out.append16(0); out.append16(0); out.append16(0)  // comment length, disk, internal attributes
+            out.append16(0)
+            out.append16(0)
+            out.append16(0)  // comment length, disk, internal attributes
             out.append32(0)  // external attributes
             out.append32(e.offset)
             out.append(contentsOf: e.name)
         }
         let directorySize = UInt32(out.count) - directoryStart
         out.append32(0x0605_4B50)
-        out.append16(0); out.append16(0)
-        out.append16(UInt16(entries.count)); out.append16(UInt16(entries.count))
-        out.append32(directorySize); out.append32(directoryStart)
+        out.append16(0)
+        out.append16(0)
+        out.append16(UInt16(entries.count))
+        out.append16(UInt16(entries.count))
+        out.append32(directorySize)
+        out.append32(directoryStart)
         out.append16(0)  // comment length
         return out
     }
@@ -62,9 +72,13 @@ package struct StoredZipWriter: Sendable {
         output.append16(10)  // version needed: 1.0, stored entries
         output.append16(0x0800)  // flags: names are UTF-8
         output.append16(0)  // method: stored
-        output.append16(dosTime); output.append16(dosDate)
-        output.append32(e.crc); output.append32(e.size); output.append32(e.size)
-        output.append16(UInt16(e.name.count)); output.append16(0)
+        output.append16(dosTime)
+        output.append16(dosDate)
+        output.append32(e.crc)
+        output.append32(e.size)
+        output.append32(e.size)
+        output.append16(UInt16(e.name.count))
+        output.append16(0)
         return output
     }
 
@@ -82,6 +96,11 @@ package struct StoredZipWriter: Sendable {
 }
 
 extension [UInt8] {
-    mutating func append16(_ v: UInt16) { append(UInt8(v & 0xFF)); append(UInt8(v >> 8)) }
-    mutating func append32(_ v: UInt32) { for shift in stride(from: 0, to: 32, by: 8) { append(UInt8((v >> UInt32(shift)) & 0xFF)) } }
+    mutating func append16(_ v: UInt16) {
+        append(UInt8(v & 0xFF))
+        append(UInt8(v >> 8))
+    }
+    mutating func append32(_ v: UInt32) {
+        for shift in stride(from: 0, to: 32, by: 8) { append(UInt8((v >> UInt32(shift)) & 0xFF)) }
+    }
 }

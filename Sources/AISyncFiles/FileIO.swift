@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#elseif canImport(Musl)
-@preconcurrency import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AISyncCore
+
+#if canImport(Glibc)
+    @preconcurrency import Glibc
+#elseif canImport(Musl)
+    @preconcurrency import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Crash-safe file operations with errors that name the path and say what to do.
 package enum FileIO {
@@ -13,11 +14,14 @@ package enum FileIO {
         let reason = Platform.describe(code)
         switch code {
         case EACCES, EPERM, EROFS:
-            return AISyncError(.permission, "cannot \(action) \(path)", hint: "Check the permissions of the store directory (is it read-only?)", cause: reason)
+            return AISyncError(
+                .permission, "cannot \(action) \(path)",
+                hint: "Check the permissions of the store directory (is it read-only?)", cause: reason)
         case ENOENT:
             return AISyncError(.notFound, "cannot \(action) \(path): it does not exist", cause: nil)
         case ENOSPC, EDQUOT:
-            return AISyncError(.io, "cannot \(action) \(path)", hint: "Free some disk space and try again", cause: reason)
+            return AISyncError(
+                .io, "cannot \(action) \(path)", hint: "Free some disk space and try again", cause: reason)
         default:
             return AISyncError(.io, "cannot \(action) \(path)", cause: reason)
         }
@@ -32,8 +36,12 @@ package enum FileIO {
     }
 
     /// Reads from `offset` to the end of an open file.
-    package static func readAll(_ fd: Int32, path: String, from offset: Int64, limit: Int64 = 1 << 31) throws(AISyncError) -> [UInt8] {
-        guard Platform.lseek(fd, offset, SEEK_SET) == offset else { throw ioError("seek in", path, errno: Platform.errno) }
+    package static func readAll(_ fd: Int32, path: String, from offset: Int64, limit: Int64 = 1 << 31)
+        throws(AISyncError) -> [UInt8]
+    {
+        guard Platform.lseek(fd, offset, SEEK_SET) == offset else {
+            throw ioError("seek in", path, errno: Platform.errno)
+        }
         var out: [UInt8] = []
         // Sized from the file, so a 60 MB segment takes 60 MB, not the ~2x of a growing array,
         // and a small file does not pay for a zero-filled 1 MiB buffer.
@@ -45,7 +53,9 @@ package enum FileIO {
             guard let n else { throw ioError("read", path, errno: Platform.errno) }
             if n == 0 { break }
             out.append(contentsOf: chunk[0..<n])
-            if Int64(out.count) > limit { throw AISyncError(.damagedData, "\(path) is larger than expected (\(limit) bytes)") }
+            if Int64(out.count) > limit {
+                throw AISyncError(.damagedData, "\(path) is larger than expected (\(limit) bytes)")
+            }
         }
         return out
     }
@@ -56,7 +66,9 @@ package enum FileIO {
     }
 
     /// Reads several ranges of one file with one open (fewer bytes at end of file).
-    package static func readRanges(_ path: String, _ ranges: [(offset: Int64, count: Int)]) throws(AISyncError) -> [[UInt8]] {
+    package static func readRanges(_ path: String, _ ranges: [(offset: Int64, count: Int)]) throws(AISyncError)
+        -> [[UInt8]]
+    {
         var result: [[UInt8]] = []
         result.reserveCapacity(ranges.count)
         try forEachRange(path, ranges) { (bytes: [UInt8]) throws(AISyncError) in result.append(bytes) }
@@ -65,8 +77,10 @@ package enum FileIO {
 
     /// Reads several ranges of one file with one open, handing each to `body` before the
     /// next is read (so a caller holds one range at a time).
-    package static func forEachRange(_ path: String, _ ranges: [(offset: Int64, count: Int)],
-                                     _ body: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) {
+    package static func forEachRange(
+        _ path: String, _ ranges: [(offset: Int64, count: Int)],
+        _ body: ([UInt8]) throws(AISyncError) -> Void
+    ) throws(AISyncError) {
         let fd = Platform.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw ioError("read", path, errno: Platform.errno) }
         defer { Platform.close(fd) }
@@ -74,12 +88,16 @@ package enum FileIO {
         // a time must not allocate a whole window to find nothing new).
         let size = Platform.size(of: fd)
         for (offset, wanted) in ranges {
-            guard Platform.lseek(fd, offset, SEEK_SET) == offset else { throw ioError("seek in", path, errno: Platform.errno) }
+            guard Platform.lseek(fd, offset, SEEK_SET) == offset else {
+                throw ioError("seek in", path, errno: Platform.errno)
+            }
             let count = size.map { Int(max(0, min(Int64(wanted), $0 - offset))) } ?? wanted
             var out = [UInt8](repeating: 0, count: count)
             var done = 0
             while done < count {
-                let n = out.withUnsafeMutableBytes { Platform.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[done...])) }
+                let n = out.withUnsafeMutableBytes {
+                    Platform.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[done...]))
+                }
                 guard let n else { throw ioError("read", path, errno: Platform.errno) }
                 if n == 0 { break }
                 done += n
@@ -92,8 +110,10 @@ package enum FileIO {
     /// Streams `input` to `output` in 1 MiB chunks, hashing as it goes, then fsyncs
     /// `output`: the one copy loop behind importing, exporting and folder-remote uploads.
     /// `hashing: false` skips the hash (the digest is then that of no bytes).
-    package static func streamCopy(_ input: Int32, to output: Int32, source: String, destination: String, durable: Bool = true,
-                                   hashing: Bool = true) throws(AISyncError) -> (digest: SHA256Digest, size: Int64) {
+    package static func streamCopy(
+        _ input: Int32, to output: Int32, source: String, destination: String, durable: Bool = true,
+        hashing: Bool = true
+    ) throws(AISyncError) -> (digest: SHA256Digest, size: Int64) {
         var hasher = SHA256()
         var size: Int64 = 0
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
@@ -116,14 +136,17 @@ package enum FileIO {
     /// Copies a file by streaming it (fsynced, not renamed: callers copy to a temp name).
     /// `scratch` copies neither hash nor fsync: a file read once and removed.
     @discardableResult
-    package static func copy(_ source: String, to destination: String, scratch: Bool = false) throws(AISyncError) -> (digest: SHA256Digest, size: Int64) {
+    package static func copy(_ source: String, to destination: String, scratch: Bool = false) throws(AISyncError) -> (
+        digest: SHA256Digest, size: Int64
+    ) {
         let input = Platform.open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw ioError("read", source, errno: Platform.errno) }
         defer { Platform.close(input) }
         let output = Platform.open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard output >= 0 else { throw ioError("write", destination, errno: Platform.errno) }
         defer { Platform.close(output) }
-        return try streamCopy(input, to: output, source: source, destination: destination, durable: !scratch, hashing: !scratch)
+        return try streamCopy(
+            input, to: output, source: source, destination: destination, durable: !scratch, hashing: !scratch)
     }
 
     package static func exists(_ path: String) -> Bool { Platform.stat(path) != nil }
@@ -159,23 +182,30 @@ package enum FileIO {
     /// `temporarySuffix` names the temp file (`<path>.tmp-<suffix>`); callers pass
     /// `environment.temporarySuffix()`, so this file has no randomness of its own and tests
     /// that seed the environment get the same names every run.
-    package static func writeAtomically(_ path: String, _ bytes: [UInt8], durable: Bool = true,
-                                        temporarySuffix: String, mode: mode_t = 0o644) throws(AISyncError) {
-        try writeAtomically(path, durable: durable, temporarySuffix: temporarySuffix, mode: mode) { (emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) in
+    package static func writeAtomically(
+        _ path: String, _ bytes: [UInt8], durable: Bool = true,
+        temporarySuffix: String, mode: mode_t = 0o644
+    ) throws(AISyncError) {
+        try writeAtomically(path, durable: durable, temporarySuffix: temporarySuffix, mode: mode) {
+            (emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) in
             try emit(bytes)
         }
     }
 
     /// The same, with the content handed over in pieces by `body` (through `emit`), so a
     /// large file (the index of 100,000 records) is never built whole in memory.
-    package static func writeAtomically(_ path: String, durable: Bool = true, temporarySuffix: String, mode: mode_t = 0o644,
-                                        _ body: (_ emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) -> Void) throws(AISyncError) {
+    package static func writeAtomically(
+        _ path: String, durable: Bool = true, temporarySuffix: String, mode: mode_t = 0o644,
+        _ body: (_ emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) -> Void
+    ) throws(AISyncError) {
         let temp = "\(path).tmp-\(temporarySuffix)"
         let fd = Platform.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw ioError("write", path, errno: Platform.errno) }
         do throws(AISyncError) {
             try body { (piece: [UInt8]) throws(AISyncError) in
-                guard piece.withUnsafeBytes({ Platform.writeAll(fd, $0) }) else { throw ioError("write", path, errno: Platform.errno) }
+                guard piece.withUnsafeBytes({ Platform.writeAll(fd, $0) }) else {
+                    throw ioError("write", path, errno: Platform.errno)
+                }
             }
             guard !durable || Platform.fsync(fd) else { throw ioError("write", path, errno: Platform.errno) }
         } catch {

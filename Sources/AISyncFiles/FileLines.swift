@@ -1,5 +1,5 @@
-import Foundation
 import AISyncCore
+import Foundation
 
 /// A file's lines read a MiB at a time, for `Segment.decode`: a downloaded segment is parsed
 /// without reading it whole into memory first, and a line longer than asked for is refused
@@ -26,7 +26,10 @@ package final class FileLines: SegmentLines {
         while true {
             if let newline = buffer[max(start, scanned)...].firstIndex(of: 10) {
                 guard newline - start <= maxBytes else { return .tooLong }
-                defer { start = newline + 1; scanned = start }
+                defer {
+                    start = newline + 1
+                    scanned = start
+                }
                 return .line(buffer[start..<newline])
             }
             scanned = buffer.count
@@ -45,7 +48,9 @@ package final class FileLines: SegmentLines {
         }
         let old = buffer.count
         buffer.append(contentsOf: repeatElement(0, count: 1 << 20))
-        let n = buffer.withUnsafeMutableBytes { Platform.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[old...])) }
+        let n = buffer.withUnsafeMutableBytes {
+            Platform.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[old...]))
+        }
         guard let n else { throw FileIO.ioError("read", path, errno: Platform.errno) }
         buffer.removeLast((1 << 20) - n)
         if n == 0 { atEnd = true }

@@ -10,9 +10,9 @@ public enum FoundationFiles {
     /// Apple platforms.
     public static func variables(in directory: String) -> [String: String] {
         #if canImport(Darwin)
-        [:]
+            [:]
         #else
-        ["XDG_CACHE_HOME": "\(directory)/cache", "XDG_DATA_HOME": "\(directory)/data"]
+            ["XDG_CACHE_HOME": "\(directory)/cache", "XDG_DATA_HOME": "\(directory)/data"]
         #endif
     }
 
@@ -20,6 +20,8 @@ public enum FoundationFiles {
     /// network request (Foundation reads them once), while no other thread reads the
     /// environment: at launch, or when opening the store.
     public static func keep(in directory: String) {
-        for (name, value) in variables(in: directory).sorted(by: { $0.key < $1.key }) { Platform.setEnvironment(name, value) }
+        for (name, value) in variables(in: directory).sorted(by: { $0.key < $1.key }) {
+            Platform.setEnvironment(name, value)
+        }
     }
 }

@@ -1,6 +1,6 @@
+import AISyncCore
 import Foundation
 import Synchronization
-import AISyncCore
 
 /// Writes a download to its file as it arrives and hashes it on a thread of its own, reading
 /// the file back just behind the writer, so a pulled blob is verified without a second pass.
@@ -96,7 +96,8 @@ package final class HashingFileWriter: Sendable {
         }
         progress.signal()
         if let failure { throw failure }
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<SHA256Digest, AISyncError>, Never>) in
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<SHA256Digest, AISyncError>, Never>) in
             let ready = state.withLock { s -> Result<SHA256Digest, AISyncError>? in
                 if s.result == nil { s.waiter = continuation }
                 return s.result
@@ -108,7 +109,8 @@ package final class HashingFileWriter: Sendable {
 
     /// Gives up: closes and removes the file and stops the hasher. Later writes are ignored.
     package func abandon() {
-        let (waiter, closed) = state.withLock { s -> (CheckedContinuation<Result<SHA256Digest, AISyncError>, Never>?, Bool) in
+        let (waiter, closed) = state.withLock {
+            s -> (CheckedContinuation<Result<SHA256Digest, AISyncError>, Never>?, Bool) in
             defer { s.waiter = nil }
             guard !s.abandoned else { return (nil, false) }
             s.abandoned = true
@@ -133,7 +135,8 @@ package final class HashingFileWriter: Sendable {
             let (written, finished, abandoned) = state.withLock { ($0.written, $0.finished, $0.abandoned) }
             if abandoned { return }
             if hashed < written {
-                let piece = UnsafeMutableRawBufferPointer(rebasing: buffer[..<Int(min(Int64(buffer.count), written - hashed))])
+                let piece = UnsafeMutableRawBufferPointer(
+                    rebasing: buffer[..<Int(min(Int64(buffer.count), written - hashed))])
                 guard let n = Platform.read(input, into: piece), n > 0 else {
                     return deliver(.failure(FileIO.ioError("read", path, errno: Platform.errno)))
                 }

@@ -1,5 +1,5 @@
-import Foundation
 import AISyncCore
+import Foundation
 
 extension ImageSniffer {
     /// Reads up to 64 KiB from the start of the file at `path` and sniffs it; nil when unreadable or not an image.
@@ -10,8 +10,8 @@ extension ImageSniffer {
         // A symbolic link is followed, as the copy into the store follows it.
         let path = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              attributes[.type] as? FileAttributeType == .typeRegular,
-              let handle = FileHandle(forReadingAtPath: path)
+            attributes[.type] as? FileAttributeType == .typeRegular,
+            let handle = FileHandle(forReadingAtPath: path)
         else { return nil }
         defer { try? handle.close() }
         var header: [UInt8] = []
@@ -20,8 +20,9 @@ extension ImageSniffer {
             // `read(upToCount:)` signals end of file with nil (corelibs) or empty data
             // (Darwin); a thrown error means the file is unreadable.
             while header.count < maxHeaderLength,
-                  let chunk = try handle.read(upToCount: maxHeaderLength - header.count),
-                  !chunk.isEmpty {
+                let chunk = try handle.read(upToCount: maxHeaderLength - header.count),
+                !chunk.isEmpty
+            {
                 header.append(contentsOf: chunk)
             }
         } catch {

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #endif
 
 extension Platform {
@@ -9,14 +9,16 @@ extension Platform {
     /// instead of fragmenting the heap (docs/PERFORMANCE.md). A no-op elsewhere.
     package static func tuneAllocatorForBatchWork() {
         #if canImport(Glibc)
-        // Looked up at run time: Glibc's module map leaves out malloc.h.
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
-        typealias Option = @convention(c) (Int32, Int32) -> Int32
-        let mallopt = unsafeBitCast(symbol, to: Option.self)
-        let arenaMax: Int32 = -8, mmapThreshold: Int32 = -3, trimThreshold: Int32 = -1
-        _ = mallopt(arenaMax, 1)
-        _ = mallopt(mmapThreshold, 256 << 10)
-        _ = mallopt(trimThreshold, 1 << 20)
+            // Looked up at run time: Glibc's module map leaves out malloc.h.
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
+            typealias Option = @convention(c) (Int32, Int32) -> Int32
+            let mallopt = unsafeBitCast(symbol, to: Option.self)
+            let arenaMax: Int32 = -8
+            let mmapThreshold: Int32 = -3
+            let trimThreshold: Int32 = -1
+            _ = mallopt(arenaMax, 1)
+            _ = mallopt(mmapThreshold, 256 << 10)
+            _ = mallopt(trimThreshold, 1 << 20)
         #endif
     }
 }

@@ -1,20 +1,21 @@
+import AISyncCore
+
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #elseif canImport(Musl)
-@preconcurrency import Musl
+    @preconcurrency import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 #if canImport(Security)
-import Security
+    import Security
 #endif
-import AISyncCore
 
 /// Every libc call the library makes lives behind this one file (house style: one Platform file).
 package enum Platform {
     package static var errno: Int32 {
         #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-        return Glibc_errno()
+            return sysErrno()
         #endif
     }
 
@@ -54,7 +55,9 @@ package enum Platform {
         }
     }
 
-    package static func lseek(_ fd: Int32, _ offset: Int64, _ whence: Int32) -> Int64 { Int64(sysLseek(fd, off_t(offset), whence)) }
+    package static func lseek(_ fd: Int32, _ offset: Int64, _ whence: Int32) -> Int64 {
+        Int64(sysLseek(fd, off_t(offset), whence))
+    }
 
     package static func ftruncate(_ fd: Int32, _ size: Int64) -> Bool { sysFtruncate(fd, off_t(size)) == 0 }
 
@@ -93,12 +96,13 @@ package enum Platform {
         guard sysStat(path, &st) == 0 else { return nil }
         let type = st.st_mode & S_IFMT
         #if canImport(Darwin)
-        let mtime = Int64(st.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(st.st_mtimespec.tv_nsec)
+            let mtime = Int64(st.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(st.st_mtimespec.tv_nsec)
         #else
-        let mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+            let mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
         #endif
-        return StatInfo(size: Int64(st.st_size), isDirectory: type == S_IFDIR, isRegular: type == S_IFREG,
-                        modifiedNanoseconds: mtime, inode: UInt64(st.st_ino))
+        return StatInfo(
+            size: Int64(st.st_size), isDirectory: type == S_IFDIR, isRegular: type == S_IFREG,
+            modifiedNanoseconds: mtime, inode: UInt64(st.st_ino))
     }
 
     /// Creates `to` as a hard link to `from`; fails with EEXIST when `to` exists (an atomic
@@ -116,16 +120,17 @@ package enum Platform {
     /// over it meanwhile cannot make the mapping longer than its file.
     package static func mapReadOnly(_ path: String) -> (address: UInt, count: Int, fd: Int32)? {
         #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        guard let size = size(of: fd), size > 0, size < Int64(Int.max / 2),
-              let mapped = mmap(nil, Int(size), PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED else {
-            close(fd)
-            return nil
-        }
-        return (UInt(bitPattern: mapped), Int(size), fd)
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return nil }
+            guard let size = size(of: fd), size > 0, size < Int64(Int.max / 2),
+                let mapped = mmap(nil, Int(size), PROT_READ, MAP_PRIVATE, fd, 0), mapped != MAP_FAILED
+            else {
+                close(fd)
+                return nil
+            }
+            return (UInt(bitPattern: mapped), Int(size), fd)
         #else
-        return nil
+            return nil
         #endif
     }
 
@@ -133,19 +138,19 @@ package enum Platform {
     /// error, fewer bytes only at the end of the file.
     package static func pread(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int? {
         #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-        var done = 0
-        while done < buffer.count {
-            let n = sysPread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
-            if n < 0 {
-                if errno == EINTR { continue }
-                return nil
+            var done = 0
+            while done < buffer.count {
+                let n = sysPread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return nil
+                }
+                if n == 0 { break }
+                done += n
             }
-            if n == 0 { break }
-            done += n
-        }
-        return done
+            return done
         #else
-        return nil
+            return nil
         #endif
     }
 
@@ -155,17 +160,17 @@ package enum Platform {
     package static func firstIndex(of byte: UInt8, in buffer: UnsafeRawBufferPointer, from: Int, limit: Int) -> Int? {
         guard from < limit, let base = buffer.baseAddress else { return nil }
         #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-        guard let found = memchr(base + from, Int32(byte), limit - from) else { return nil }
-        return UnsafeRawPointer(found) - base
+            guard let found = memchr(base + from, Int32(byte), limit - from) else { return nil }
+            return UnsafeRawPointer(found) - base
         #else
-        return buffer[from..<limit].firstIndex(of: byte)
+            return buffer[from..<limit].firstIndex(of: byte)
         #endif
     }
 
     /// Undoes ``mapReadOnly(_:)``.
     package static func unmap(_ address: UInt, _ count: Int) {
         #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-        _ = munmap(UnsafeMutableRawPointer(bitPattern: address), count)
+            _ = munmap(UnsafeMutableRawPointer(bitPattern: address), count)
         #endif
     }
 
@@ -173,12 +178,12 @@ package enum Platform {
     /// memory (MADV_DONTNEED: they are read back from the page cache if touched again).
     package static func dropPages(_ address: UInt, _ range: Range<Int>) {
         #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        guard page > 0 else { return }
-        let start = (range.lowerBound + page - 1) / page * page
-        let end = range.upperBound / page * page
-        guard start < end else { return }
-        _ = madvise(UnsafeMutableRawPointer(bitPattern: address + UInt(start)), end - start, MADV_DONTNEED)
+            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+            guard page > 0 else { return }
+            let start = (range.lowerBound + page - 1) / page * page
+            let end = range.upperBound / page * page
+            guard start < end else { return }
+            _ = madvise(UnsafeMutableRawPointer(bitPattern: address + UInt(start)), end - start, MADV_DONTNEED)
         #endif
     }
 
@@ -187,10 +192,10 @@ package enum Platform {
     /// A no-op where the allocator does this itself.
     package static func releaseFreeMemory() {
         #if canImport(Glibc)
-        // Looked up at run time: Glibc's module map leaves out malloc.h.
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
-        typealias Trim = @convention(c) (Int) -> Int32
-        _ = unsafeBitCast(symbol, to: Trim.self)(0)
+            // Looked up at run time: Glibc's module map leaves out malloc.h.
+            guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
+            typealias Trim = @convention(c) (Int) -> Int32
+            _ = unsafeBitCast(symbol, to: Trim.self)(0)
         #endif
     }
 
@@ -251,54 +256,54 @@ package enum Platform {
     package static func secureRandomBytes(_ count: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         #if canImport(Security)
-        let status = bytes.withUnsafeMutableBytes { SecRandomCopyBytes(kSecRandomDefault, count, $0.baseAddress!) }
-        precondition(status == errSecSuccess, "the system's secure random generator failed")
+            let status = bytes.withUnsafeMutableBytes { SecRandomCopyBytes(kSecRandomDefault, count, $0.baseAddress!) }
+            precondition(status == errSecSuccess, "the system's secure random generator failed")
         #else
-        var filled = 0
-        if let getrandom = linuxGetrandom {
-            while filled < count {
-                let n = bytes.withUnsafeMutableBytes { getrandom($0.baseAddress! + filled, count - filled, 0) }
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { break }
-                filled += n
+            var filled = 0
+            if let getrandom = linuxGetrandom {
+                while filled < count {
+                    let n = bytes.withUnsafeMutableBytes { getrandom($0.baseAddress! + filled, count - filled, 0) }
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else { break }
+                    filled += n
+                }
             }
-        }
-        if filled < count {
-            var generator = SystemRandomNumberGenerator()
-            for i in filled..<count { bytes[i] = generator.next() }
-        }
+            if filled < count {
+                var generator = SystemRandomNumberGenerator()
+                for i in filled..<count { bytes[i] = generator.next() }
+            }
         #endif
         return bytes
     }
 }
 
 #if !canImport(Security) && (canImport(Glibc) || canImport(Musl))
-private typealias GetRandom = @convention(c) (UnsafeMutableRawPointer?, Int, UInt32) -> Int
-/// `getrandom(2)` from the C library, looked up once.
-private let linuxGetrandom: GetRandom? = {
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "getrandom") else { return nil }
-    return unsafeBitCast(symbol, to: GetRandom.self)
-}()
+    private typealias GetRandom = @convention(c) (UnsafeMutableRawPointer?, Int, UInt32) -> Int
+    /// `getrandom(2)` from the C library, looked up once.
+    private let linuxGetrandom: GetRandom? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "getrandom") else { return nil }
+        return unsafeBitCast(symbol, to: GetRandom.self)
+    }()
 #endif
 
 // Thin renames so the enum's method names can match libc's without recursion.
 #if canImport(Glibc) || canImport(Musl) || canImport(Darwin)
-private func Glibc_errno() -> Int32 { errno }
-private func sysOpen(_ p: UnsafePointer<CChar>, _ f: Int32, _ m: mode_t) -> Int32 { open(p, f, m) }
-private func sysClose(_ fd: Int32) -> Int32 { close(fd) }
-private func sysFsync(_ fd: Int32) -> Int32 { fsync(fd) }
-private func sysWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
-private func sysRead(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ n: Int) -> Int { read(fd, p, n) }
-private func sysPread(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ n: Int, _ o: off_t) -> Int { pread(fd, p, n, o) }
-private func sysLseek(_ fd: Int32, _ o: off_t, _ w: Int32) -> off_t { lseek(fd, o, w) }
-private func sysFtruncate(_ fd: Int32, _ s: off_t) -> Int32 { ftruncate(fd, s) }
-private func sysRename(_ a: String, _ b: String) -> Int32 { rename(a, b) }
-private func sysUnlink(_ a: String) -> Int32 { unlink(a) }
-private func sysMkdir(_ a: String, _ m: mode_t) -> Int32 { mkdir(a, m) }
-private func sysStatStruct() -> stat { stat() }
-private func sysStat(_ p: String, _ st: inout stat) -> Int32 { stat(p, &st) }
-private func sysFstat(_ fd: Int32, _ st: inout stat) -> Int32 { fstat(fd, &st) }
-private func sysFlock(_ fd: Int32, _ op: Int32) -> Int32 { flock(fd, op) }
-private func sysLink(_ a: String, _ b: String) -> Int32 { link(a, b) }
-private func sysAccess(_ p: String, _ m: Int32) -> Int32 { access(p, m) }
+    private func sysErrno() -> Int32 { errno }
+    private func sysOpen(_ p: UnsafePointer<CChar>, _ f: Int32, _ m: mode_t) -> Int32 { open(p, f, m) }
+    private func sysClose(_ fd: Int32) -> Int32 { close(fd) }
+    private func sysFsync(_ fd: Int32) -> Int32 { fsync(fd) }
+    private func sysWrite(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int { write(fd, p, n) }
+    private func sysRead(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ n: Int) -> Int { read(fd, p, n) }
+    private func sysPread(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ n: Int, _ o: off_t) -> Int { pread(fd, p, n, o) }
+    private func sysLseek(_ fd: Int32, _ o: off_t, _ w: Int32) -> off_t { lseek(fd, o, w) }
+    private func sysFtruncate(_ fd: Int32, _ s: off_t) -> Int32 { ftruncate(fd, s) }
+    private func sysRename(_ a: String, _ b: String) -> Int32 { rename(a, b) }
+    private func sysUnlink(_ a: String) -> Int32 { unlink(a) }
+    private func sysMkdir(_ a: String, _ m: mode_t) -> Int32 { mkdir(a, m) }
+    private func sysStatStruct() -> stat { stat() }
+    private func sysStat(_ p: String, _ st: inout stat) -> Int32 { stat(p, &st) }
+    private func sysFstat(_ fd: Int32, _ st: inout stat) -> Int32 { fstat(fd, &st) }
+    private func sysFlock(_ fd: Int32, _ op: Int32) -> Int32 { flock(fd, op) }
+    private func sysLink(_ a: String, _ b: String) -> Int32 { link(a, b) }
+    private func sysAccess(_ p: String, _ m: Int32) -> Int32 { access(p, m) }
 #endif

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#elseif canImport(Musl)
-@preconcurrency import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AISyncCore
+
+#if canImport(Glibc)
+    @preconcurrency import Glibc
+#elseif canImport(Musl)
+    @preconcurrency import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 extension SHA256 {
     /// Chunk size for `hash(fileAt:)`: big enough to amortise syscalls, small enough
@@ -25,7 +26,9 @@ extension SHA256 {
         guard fd >= 0 else { throw FileIO.ioError("open", path, errno: Platform.errno) }
         defer { Platform.close(fd) }
         while true {
-            guard let n = Platform.read(fd, into: buffer) else { throw FileIO.ioError("read", path, errno: Platform.errno) }
+            guard let n = Platform.read(fd, into: buffer) else {
+                throw FileIO.ioError("read", path, errno: Platform.errno)
+            }
             if n == 0 { break }
             hasher.update(bytes: UnsafeRawBufferPointer(rebasing: buffer[..<n]))
             size += Int64(n)

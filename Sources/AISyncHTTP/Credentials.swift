@@ -1,6 +1,6 @@
-import Foundation
 import AISyncCore
 import AISyncFiles
+import Foundation
 
 /// A user name and password for a server, from the environment or `~/.netrc`, never from argv
 /// or config files. `description` hides the password so it cannot leak into a message or log.
@@ -11,7 +11,10 @@ public struct Credentials: Sendable, Equatable, CustomStringConvertible {
 
     /// Credentials for HTTP Basic authentication. The password is kept internal and is never
     /// printed; take it from the environment or a keychain, never from a URL or argv.
-    public init(user: String, password: String) { self.user = user; self.password = password }
+    public init(user: String, password: String) {
+        self.user = user
+        self.password = password
+    }
 
     /// `user:•••`: the user name with the password masked, safe to log.
     public var description: String { "\(user):•••" }
@@ -32,15 +35,18 @@ public struct Credentials: Sendable, Equatable, CustomStringConvertible {
     /// `default` entry as fallback; `macdef` bodies are skipped.
     static func parseNetrc(_ text: String, host: String) -> Credentials? {
         // Split on scalars, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
-        let tokens = text.unicodeScalars.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).map { String(String.UnicodeScalarView($0)) }
+        let tokens = text.unicodeScalars.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" })
+            .map { String(String.UnicodeScalarView($0)) }
         var entries: [(machine: String?, login: String?, password: String?)] = []
         var i = 0
         while i < tokens.count {
             switch tokens[i] {
             case "machine":
-                entries.append((i + 1 < tokens.count ? tokens[i + 1].lowercased() : nil, nil, nil)); i += 2
+                entries.append((i + 1 < tokens.count ? tokens[i + 1].lowercased() : nil, nil, nil))
+                i += 2
             case "default":
-                entries.append((nil, nil, nil)); i += 1
+                entries.append((nil, nil, nil))
+                i += 1
             case "login", "password", "account":
                 if i + 1 < tokens.count, !entries.isEmpty {
                     if tokens[i] == "login" { entries[entries.count - 1].login = tokens[i + 1] }

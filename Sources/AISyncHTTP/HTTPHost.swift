@@ -4,7 +4,9 @@ public enum HTTPHost {
     public static func isLoopback(_ host: String) -> Bool {
         if host == "localhost" || host == "::1" { return true }
         let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        guard octets.count == 4, octets.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && UInt8($0) != nil }) else { return false }
+        guard octets.count == 4,
+            octets.allSatisfy({ !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isASCII) && UInt8($0) != nil })
+        else { return false }
         return octets[0] == "127"
     }
 }

@@ -1,5 +1,6 @@
 import AISyncCore
 import AISyncFiles
+
 /// One HTTP request, as aisync's remotes need it.
 public struct HTTPRequest: Sendable, Equatable {
     /// What a request sends.
@@ -32,7 +33,10 @@ public struct HTTPRequest: Sendable, Equatable {
 
     /// A request with the given method, URL, headers and body.
     public init(method: String, url: String, headers: [String: String] = [:], body: Body = .none) {
-        self.method = method; self.url = url; self.headers = headers; self.body = body
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
     }
 }
 
@@ -51,7 +55,10 @@ public struct HTTPResponse: Sendable, Equatable {
 
     /// A response with the given status, headers (names in lowercase), body and body digest.
     public init(status: Int, headers: [String: String] = [:], body: [UInt8] = [], bodyDigest: SHA256Digest? = nil) {
-        self.status = status; self.headers = headers; self.body = body; self.bodyDigest = bodyDigest
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.bodyDigest = bodyDigest
     }
 }
 

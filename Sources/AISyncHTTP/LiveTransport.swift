@@ -6,11 +6,13 @@ public enum LiveTransport {
     /// platforms, ``URLSessionTransport``, whose URLSession is the system's own networking.
     /// `timeoutSeconds` bounds each wait for the server; `redirects` says which redirects
     /// are followed by the transport itself.
-    public static func make(timeoutSeconds: TimeInterval = 30, redirects: RedirectPolicy = .sameHost) -> any HTTPTransport {
+    public static func make(timeoutSeconds: TimeInterval = 30, redirects: RedirectPolicy = .sameHost)
+        -> any HTTPTransport
+    {
         #if canImport(Glibc) || canImport(Musl)
-        SocketTransport(timeoutSeconds: timeoutSeconds, redirects: redirects)
+            SocketTransport(timeoutSeconds: timeoutSeconds, redirects: redirects)
         #else
-        URLSessionTransport(timeoutSeconds: timeoutSeconds, redirects: redirects)
+            URLSessionTransport(timeoutSeconds: timeoutSeconds, redirects: redirects)
         #endif
     }
 }

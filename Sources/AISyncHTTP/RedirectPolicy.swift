@@ -1,5 +1,5 @@
-import Foundation
 import AISyncCore
+import Foundation
 
 /// Which HTTP redirects the live transports (`SocketTransport`, `URLSessionTransport`) follow by themselves. A redirect it does not follow
 /// is handed back to the caller as the 3xx response, `Location` header and all, so the caller

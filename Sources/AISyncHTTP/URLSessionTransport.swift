@@ -1,10 +1,11 @@
-import Foundation
-import Synchronization
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import AISyncCore
 import AISyncFiles
+import Foundation
+import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The URLSession transport (Apple platforms, and `https://` on Linux, where plain `http://`
 /// goes to ``SocketTransport``): one URLSession per remote, so connections are kept alive and reused,
@@ -70,13 +71,19 @@ public final class URLSessionTransport: HTTPTransport {
     /// data; cancelling the calling task cancels the request and throws `cancelled`. With
     /// `downloadTo`, a 2xx body goes straight to that file and its SHA-256, computed as it
     /// arrived, is the response's `bodyDigest`.
-    public func send(_ request: HTTPRequest, downloadTo: String?, maxBytes: Int64) async throws(AISyncError) -> HTTPResponse {
-        guard let url = URL(string: request.url) else { throw AISyncError(.configuration, "invalid URL \(request.url.prefix(200))") }
+    public func send(_ request: HTTPRequest, downloadTo: String?, maxBytes: Int64) async throws(AISyncError)
+        -> HTTPResponse
+    {
+        guard let url = URL(string: request.url) else {
+            throw AISyncError(.configuration, "invalid URL \(request.url.prefix(200))")
+        }
         return try await perform(request, url: url, downloadTo: downloadTo, maxBytes: maxBytes)
     }
 
     /// One request, as one session task, with its watchdog.
-    private func perform(_ request: HTTPRequest, url: URL, downloadTo: String?, maxBytes: Int64) async throws(AISyncError) -> HTTPResponse {
+    private func perform(_ request: HTTPRequest, url: URL, downloadTo: String?, maxBytes: Int64)
+        async throws(AISyncError) -> HTTPResponse
+    {
         let handle = TaskHandle()
         // A server that trickles a byte now and then never trips the inactivity timeout: every
         // request also has an overall deadline, scaled to the bytes it may move.
@@ -94,7 +101,9 @@ public final class URLSessionTransport: HTTPTransport {
                 // leave this request waiting forever).
                 let once = ResumeOnce(continuation)
                 handle.onStop { once.resume(Outcome(data: nil, response: nil, error: URLError(.cancelled))) }
-                (request.body == .none ? challenges : uploadChallenges).receive(task.task, task.receiving) { once.resume($0) }
+                (request.body == .none ? challenges : uploadChallenges).receive(task.task, task.receiving) {
+                    once.resume($0)
+                }
                 handle.start(task.task)
             }
         } onCancel: {
@@ -103,11 +112,17 @@ public final class URLSessionTransport: HTTPTransport {
         let declined = handle.taskID.flatMap { (request.body == .none ? challenges : uploadChallenges).take($0) }
         do throws(AISyncError) {
             if handle.expired {
-                throw AISyncError(.temporary, "\(url.host ?? "the server") answered too slowly: gave up after \(Int(deadline.rounded(.up))) s",
-                                  hint: "Try again later", remedy: .retryLater)
+                throw AISyncError(
+                    .temporary,
+                    "\(url.host ?? "the server") answered too slowly: gave up after \(Int(deadline.rounded(.up))) s",
+                    hint: "Try again later", remedy: .retryLater)
             }
             var response = try finish(outcome, declined: declined, url: url, downloadTo: downloadTo, maxBytes: maxBytes)
-            if let file, (200..<300).contains(response.status) { response.bodyDigest = try await file.finish() } else { file?.abandon() }
+            if let file, (200..<300).contains(response.status) {
+                response.bodyDigest = try await file.finish()
+            } else {
+                file?.abandon()
+            }
             return response
         } catch {
             file?.abandon()
@@ -124,7 +139,9 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// The session task for `request` (not resumed yet) and how its answer is received: an
     /// upload (from a file or from bytes), a download into `file`, or a plain data task.
-    private func task(for request: HTTPRequest, url: URL, file: HashingFileWriter?, maxBytes: Int64) -> (task: URLSessionTask, receiving: Reception) {
+    private func task(for request: HTTPRequest, url: URL, file: HashingFileWriter?, maxBytes: Int64) -> (
+        task: URLSessionTask, receiving: Reception
+    ) {
         var r = URLRequest(url: url)
         r.httpMethod = request.method
         r.timeoutInterval = timeout
@@ -138,7 +155,10 @@ public final class URLSessionTransport: HTTPTransport {
         switch request.body {
         case .file(let path):
             // The answer to a file upload is only read for its status: its first 64 KiB are enough.
-            return (uploads.uploadTask(with: r, fromFile: URL(fileURLWithPath: path)), Reception(limit: min(maxBytes, 65536), truncating: true))
+            return (
+                uploads.uploadTask(with: r, fromFile: URL(fileURLWithPath: path)),
+                Reception(limit: min(maxBytes, 65536), truncating: true)
+            )
         case .bytes(let bytes):
             return (uploads.uploadTask(with: r, from: Data(bytes)), Reception(limit: maxBytes))
         case .none:
@@ -148,11 +168,14 @@ public final class URLSessionTransport: HTTPTransport {
 
     /// Turns what a finished task saw into the response, or into the one error for it.
     /// `declined` is the 401 of an authentication challenge the delegate declined.
-    private func finish(_ outcome: Outcome, declined: URLResponse?, url: URL, downloadTo: String?,
-                        maxBytes: Int64) throws(AISyncError) -> HTTPResponse {
+    private func finish(
+        _ outcome: Outcome, declined: URLResponse?, url: URL, downloadTo: String?,
+        maxBytes: Int64
+    ) throws(AISyncError) -> HTTPResponse {
         if outcome.tooLarge {
-            throw AISyncError(.damagedData, "\(url.path) is larger than allowed (over \(maxBytes) bytes): reading stopped there",
-                              hint: "No device wrote it; check what the server at \(url.host ?? "this URL") serves")
+            throw AISyncError(
+                .damagedData, "\(url.path) is larger than allowed (over \(maxBytes) bytes): reading stopped there",
+                hint: "No device wrote it; check what the server at \(url.host ?? "this URL") serves")
         }
         if let error = outcome.error {
             // A declined authentication challenge ends the task as cancelled: its 401 is the answer.
@@ -183,15 +206,23 @@ public final class URLSessionTransport: HTTPTransport {
     static func map(_ error: URLError, host: String) -> AISyncError {
         switch error.code {
         case .timedOut:
-            return AISyncError(.temporary, "\(host) did not answer in time", hint: "Try again later", remedy: .retryLater)
+            return AISyncError(
+                .temporary, "\(host) did not answer in time", hint: "Try again later", remedy: .retryLater)
         case .networkConnectionLost:
             // The request may have reached the server (a POST may have taken effect): like a
             // timeout, not like a server that could not be reached.
-            return AISyncError(.temporary, "the connection to \(host) was lost before it answered", hint: "Try again later", remedy: .retryLater)
-        case .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .secureConnectionFailed:
-            return AISyncError(.configuration, "cannot establish a secure connection to \(host)", hint: "Check the server's TLS certificate")
+            return AISyncError(
+                .temporary, "the connection to \(host) was lost before it answered", hint: "Try again later",
+                remedy: .retryLater)
+        case .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
+            .serverCertificateHasUnknownRoot, .secureConnectionFailed:
+            return AISyncError(
+                .configuration, "cannot establish a secure connection to \(host)",
+                hint: "Check the server's TLS certificate")
         default:
-            return AISyncError(.unavailable, "cannot reach \(host)", hint: "Check that the server is running and the URL is right", cause: error.localizedDescription)
+            return AISyncError(
+                .unavailable, "cannot reach \(host)", hint: "Check that the server is running and the URL is right",
+                cause: error.localizedDescription)
         }
     }
 }
@@ -200,7 +231,9 @@ public final class URLSessionTransport: HTTPTransport {
 private final class ResumeOnce: Sendable {
     private let continuation: Mutex<CheckedContinuation<URLSessionTransport.Outcome, Never>?>
 
-    init(_ continuation: CheckedContinuation<URLSessionTransport.Outcome, Never>) { self.continuation = Mutex(continuation) }
+    init(_ continuation: CheckedContinuation<URLSessionTransport.Outcome, Never>) {
+        self.continuation = Mutex(continuation)
+    }
 
     func resume(_ outcome: URLSessionTransport.Outcome) {
         continuation.withLock { c -> CheckedContinuation<URLSessionTransport.Outcome, Never>? in
@@ -231,7 +264,6 @@ private final class TaskHandle: Sendable {
         state.withLock { $0.expired = true }
         cancel()
     }
-
 
     func start(_ task: URLSessionTask) {
         let cancelled = state.withLock { s -> Bool in
@@ -271,11 +303,15 @@ private final class ChallengeDecliner: NSObject, URLSessionDataDelegate, Sendabl
 
     init(redirects: RedirectPolicy) { self.redirects = redirects }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
         let method = challenge.protectionSpace.authenticationMethod
-        let httpAuthentication = [NSURLAuthenticationMethodDefault, NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
-                                  NSURLAuthenticationMethodNTLM, NSURLAuthenticationMethodNegotiate, NSURLAuthenticationMethodHTMLForm]
+        let httpAuthentication = [
+            NSURLAuthenticationMethodDefault, NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
+            NSURLAuthenticationMethodNTLM, NSURLAuthenticationMethodNegotiate, NSURLAuthenticationMethodHTMLForm,
+        ]
         guard httpAuthentication.contains(method) else {
             completionHandler(.performDefaultHandling, nil)
             return
@@ -289,8 +325,10 @@ private final class ChallengeDecliner: NSObject, URLSessionDataDelegate, Sendabl
 
     /// Follows a redirect only when the policy says so (never to another host, where
     /// credentials would travel); otherwise the 3xx is handed back to the caller.
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
         if let from = task.originalRequest?.url, let to = request.url, redirects.follows(from: from, to: to) {
             completionHandler(request)
         } else {
@@ -320,15 +358,19 @@ private final class ChallengeDecliner: NSObject, URLSessionDataDelegate, Sendabl
     private let receiving = Mutex<[Int: Receiving]>([:])
 
     /// Receives `task`'s answer as `reception` says (call before resuming it); `done` gets the outcome once.
-    fileprivate func receive(_ task: URLSessionTask, _ reception: Reception,
-                             done: @escaping @Sendable (URLSessionTransport.Outcome) -> Void) {
+    fileprivate func receive(
+        _ task: URLSessionTask, _ reception: Reception,
+        done: @escaping @Sendable (URLSessionTransport.Outcome) -> Void
+    ) {
         receiving.withLock { $0[task.taskIdentifier] = Receiving(reception: reception, done: done) }
     }
 
     /// A length announced over the limit is refused before its body is read. An answer that
     /// is not a 2xx is never written to a download's file: its first 64 KiB are kept instead.
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
         let allow = receiving.withLock { all -> Bool in
             guard var r = all[dataTask.taskIdentifier] else { return true }
             r.response = response
@@ -369,8 +411,10 @@ private final class ChallengeDecliner: NSObject, URLSessionDataDelegate, Sendabl
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
         guard let r = receiving.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        r.done(URLSessionTransport.Outcome(data: r.data, response: r.response ?? task.response, error: r.tooLarge ? nil : error,
-                                           tooLarge: r.tooLarge))
+        r.done(
+            URLSessionTransport.Outcome(
+                data: r.data, response: r.response ?? task.response, error: r.tooLarge ? nil : error,
+                tooLarge: r.tooLarge))
     }
 }
 

@@ -1,6 +1,6 @@
-import Foundation
 import AISyncCore
 import AISyncHTTP
+import Foundation
 
 /// Reads what Imgur sent back, whatever its shape, into what the client needs to decide:
 /// the parsed JSON (if it is JSON), Imgur's own message, and whether it is the over-capacity page.
@@ -28,7 +28,10 @@ struct ImgurAnswer {
         json = parsed
         let text = String(decoding: body.prefix(65536), as: UTF8.self)
         let head = text.drop { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }.prefix(64).lowercased()
-        isHTML = parsed == nil && (head.hasPrefix("<!doctype html") || head.hasPrefix("<html") || head.hasPrefix("<?xml") || head.hasPrefix("<head"))
+        isHTML =
+            parsed == nil
+            && (head.hasPrefix("<!doctype html") || head.hasPrefix("<html") || head.hasPrefix("<?xml")
+                || head.hasPrefix("<head"))
         var raw: String?
         if let parsed {
             raw = Self.message(in: parsed)
@@ -54,16 +57,17 @@ struct ImgurAnswer {
                 let text = e["message"]?.stringValue
                 let code = e["code"]?.intValue ?? e["code"]?.stringValue.flatMap { Int64($0) }
                 switch (text, code) {
-                case let (t?, c?): return "\(t) (code \(c))"
-                case let (t?, nil): return t
-                case let (nil, c?): return "error code \(c)"
+                case (let t?, let c?): return "\(t) (code \(c))"
+                case (let t?, nil): return t
+                case (nil, let c?): return "error code \(c)"
                 default: break
                 }
             }
         }
         if let errors = json["errors"]?.arrayValue {
             let texts = errors.prefix(3).compactMap { e -> String? in
-                e["detail"]?.stringValue ?? e["title"]?.stringValue ?? e["message"]?.stringValue ?? e["status"]?.stringValue ?? e["code"]?.stringValue
+                e["detail"]?.stringValue ?? e["title"]?.stringValue ?? e["message"]?.stringValue ?? e["status"]?
+                    .stringValue ?? e["code"]?.stringValue
             }
             if !texts.isEmpty { return texts.joined(separator: "; ") }
         }
@@ -85,7 +89,10 @@ struct ImgurAnswer {
                 for j in 0..<n.count {
                     let b = bytes[i + j]
                     let lower = (b >= 65 && b <= 90) ? b + 32 : b
-                    if lower != n[j] { match = false; break }
+                    if lower != n[j] {
+                        match = false
+                        break
+                    }
                 }
                 if match { return i }
                 i += 1
@@ -93,7 +100,8 @@ struct ImgurAnswer {
             return nil
         }
         guard let open = find("<title", from: 0), let close = bytes[open...].firstIndex(of: UInt8(ascii: ">")),
-              let end = find("</title", from: close + 1) else { return nil }
+            let end = find("</title", from: close + 1)
+        else { return nil }
         return String(decoding: bytes[(close + 1)..<end], as: UTF8.self)
     }
 
@@ -109,7 +117,9 @@ struct ImgurAnswer {
         for scalar in s.unicodeScalars {
             // Controls, C1 controls and bidi overrides (which could disguise a message) become spaces.
             let v = scalar.value
-            let isSpace = v < 0x20 || v == 0x7F || scalar == " " || (0x80...0x9F).contains(v) || (0x202A...0x202E).contains(v) || (0x2066...0x2069).contains(v)
+            let isSpace =
+                v < 0x20 || v == 0x7F || scalar == " " || (0x80...0x9F).contains(v) || (0x202A...0x202E).contains(v)
+                || (0x2066...0x2069).contains(v)
             if isSpace {
                 if !lastWasSpace { out.unicodeScalars.append(" ") }
                 lastWasSpace = true
@@ -117,7 +127,10 @@ struct ImgurAnswer {
                 out.unicodeScalars.append(scalar)
                 lastWasSpace = false
             }
-            if out.unicodeScalars.count >= 200 { out += "…"; break }
+            if out.unicodeScalars.count >= 200 {
+                out += "…"
+                break
+            }
         }
         while out.hasSuffix(" ") { out.removeLast() }
         return out.isEmpty ? nil : out

@@ -1,12 +1,15 @@
 import AISyncCore
 import AISyncHTTP
+
 /// How aisync authenticates to Imgur (docs/DESIGN.md §7): an application's client id for anonymous
 /// uploads (`Authorization: Client-ID …`) or an account's OAuth access token
 /// (`Authorization: Bearer …`). Both come from the environment only, never from argv or config.
 ///
 /// Both values are secrets as far as aisync is concerned: `description`, `debugDescription` and
 /// the mirror (`dump`) show only which kind of credential it is, never the value.
-public enum ImgurCredential: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public enum ImgurCredential: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// An application's client id (anonymous uploads; deleted by deletehash).
     case clientID(String)
     /// An account's OAuth 2 access token (uploads belong to the account; deleted by id).
@@ -84,7 +87,8 @@ public enum ImgurCredential: Sendable, Equatable, CustomStringConvertible, Custo
         let scalars = value.unicodeScalars
         let isSpace: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
         guard let first = scalars.firstIndex(where: { !isSpace($0) }),
-              let last = scalars.lastIndex(where: { !isSpace($0) }) else { return nil }
+            let last = scalars.lastIndex(where: { !isSpace($0) })
+        else { return nil }
         return String(scalars[first...last])
     }
 }

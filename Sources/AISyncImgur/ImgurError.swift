@@ -1,5 +1,6 @@
 import AISyncCore
 import AISyncHTTP
+
 /// A failed Imgur operation, classified so the sync engine knows what to do next.
 ///
 /// `ImgurClient` throws this (typed throws) instead of a bare `AISyncError` because a push must
@@ -49,8 +50,14 @@ public struct ImgurError: Error, Sendable, Equatable, CustomStringConvertible {
     public var mayHaveUploaded: Bool
 
     /// An error of `kind` described by `error`; its message must not contain the credential or a deletehash.
-    public init(_ kind: Kind, _ error: AISyncError, rateLimit: ImgurRateLimit? = nil, status: Int? = nil, mayHaveUploaded: Bool = false) {
-        self.kind = kind; self.aisyncError = error; self.rateLimit = rateLimit; self.status = status
+    public init(
+        _ kind: Kind, _ error: AISyncError, rateLimit: ImgurRateLimit? = nil, status: Int? = nil,
+        mayHaveUploaded: Bool = false
+    ) {
+        self.kind = kind
+        self.aisyncError = error
+        self.rateLimit = rateLimit
+        self.status = status
         self.mayHaveUploaded = mayHaveUploaded
     }
 

@@ -1,5 +1,6 @@
 import AISyncCore
 import AISyncHTTP
+
 /// The rate-limit figures Imgur sends with a response (https://apidocs.imgur.com/#rate-limits).
 ///
 /// Imgur has three budgets, each reported in its own headers:
@@ -26,7 +27,9 @@ public struct ImgurRateLimit: Sendable, Equatable, CustomStringConvertible {
 
         /// A budget with the given figures; `resetAt` is in unix seconds (not milliseconds).
         public init(limit: Int64? = nil, remaining: Int64? = nil, resetAt: Int64? = nil) {
-            self.limit = limit; self.remaining = remaining; self.resetAt = resetAt
+            self.limit = limit
+            self.remaining = remaining
+            self.resetAt = resetAt
         }
 
         /// No credits left.
@@ -44,7 +47,10 @@ public struct ImgurRateLimit: Sendable, Equatable, CustomStringConvertible {
 
     /// Figures for the given budgets, seen at `observedAt` (unix seconds).
     public init(user: Bucket? = nil, client: Bucket? = nil, post: Bucket? = nil, observedAt: Int64) {
-        self.user = user; self.client = client; self.post = post; self.observedAt = observedAt
+        self.user = user
+        self.client = client
+        self.post = post
+        self.observedAt = observedAt
     }
 
     /// The furthest a reset may lie in the future before it is treated as nonsense.
@@ -64,7 +70,9 @@ public struct ImgurRateLimit: Sendable, Equatable, CustomStringConvertible {
             while text.last == " " || text.last == "\t" { text = text.dropLast() }
             let negative = text.hasPrefix("-")
             if negative { text = text.dropFirst() }
-            guard (1...18).contains(text.utf8.count), text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Int64(text) else { return nil }
+            guard (1...18).contains(text.utf8.count), text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+                let value = Int64(text)
+            else { return nil }
             return negative ? -value : value
         }
         func count(_ name: String) -> Int64? { number(name).map { max(0, $0) } }
@@ -80,13 +88,15 @@ public struct ImgurRateLimit: Sendable, Equatable, CustomStringConvertible {
         }
 
         var result = ImgurRateLimit(observedAt: now)
-        let user = Bucket(limit: count("x-ratelimit-userlimit"), remaining: count("x-ratelimit-userremaining"),
-                          resetAt: reset("x-ratelimit-userreset"))
+        let user = Bucket(
+            limit: count("x-ratelimit-userlimit"), remaining: count("x-ratelimit-userremaining"),
+            resetAt: reset("x-ratelimit-userreset"))
         if user != Bucket() { result.user = user }
         let client = Bucket(limit: count("x-ratelimit-clientlimit"), remaining: count("x-ratelimit-clientremaining"))
         if client != Bucket() { result.client = client }
-        let post = Bucket(limit: count("x-post-rate-limit-limit"), remaining: count("x-post-rate-limit-remaining"),
-                          resetAt: reset("x-post-rate-limit-reset"))
+        let post = Bucket(
+            limit: count("x-post-rate-limit-limit"), remaining: count("x-post-rate-limit-remaining"),
+            resetAt: reset("x-post-rate-limit-reset"))
         if post != Bucket() { result.post = post }
         return result.user == nil && result.client == nil && result.post == nil ? nil : result
     }
@@ -118,7 +128,8 @@ public struct ImgurRateLimit: Sendable, Equatable, CustomStringConvertible {
             if let r = b.resetAt { s += " until \(Timestamp(milliseconds: r * 1000).iso8601)" }
             return s
         }
-        return [show("user", user), show("client", client), show("post", post)].compactMap { $0 }.joined(separator: ", ")
+        return [show("user", user), show("client", client), show("post", post)].compactMap { $0 }.joined(
+            separator: ", ")
     }
 
     /// For `aisync imgur status --json`.
@@ -131,6 +142,8 @@ public struct ImgurRateLimit: Sendable, Equatable, CustomStringConvertible {
             o["resetAt"] = b.resetAt.map(JSONValue.int) ?? .null
             return .object(o)
         }
-        return .object(["user": bucket(user), "client": bucket(client), "post": bucket(post), "observedAt": .int(observedAt)])
+        return .object([
+            "user": bucket(user), "client": bucket(client), "post": bucket(post), "observedAt": .int(observedAt),
+        ])
     }
 }

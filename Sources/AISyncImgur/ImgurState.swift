@@ -1,6 +1,7 @@
 import AISyncCore
 import AISyncFiles
 import AISyncHTTP
+
 /// `sync/imgur.json`: what this store knows about its Imgur uploads beyond the records.
 ///
 /// An upload's answer is saved here (fsynced) the moment Imgur sends it, before the image
@@ -13,7 +14,10 @@ package struct ImgurState: Sendable, Equatable {
         package var size: Int64
 
         package init(id: String, link: String, deletehash: String?, size: Int64) {
-            self.id = id; self.link = link; self.deletehash = deletehash; self.size = size
+            self.id = id
+            self.link = link
+            self.deletehash = deletehash
+            self.size = size
         }
     }
 
@@ -38,12 +42,17 @@ package struct ImgurState: Sendable, Equatable {
     package var json: JSONValue {
         var o: [String: JSONValue] = [
             "format": .int(1), "uploads": .int(uploads), "deletes": .int(deletes),
-            "answered": .object(Dictionary(uniqueKeysWithValues: answered.map { key, u in
-                var v: [String: JSONValue] = ["id": .string(u.id), "link": .string(u.link), "size": .int(u.size)]
-                v.setIfPresent("deletehash", u.deletehash.map(JSONValue.string))
-                return (key.hex, JSONValue.object(v))
-            })),
-            "failed": .object(Dictionary(uniqueKeysWithValues: failed.map { ($0.key.hex, JSONValue.string($0.value)) })),
+            "answered": .object(
+                Dictionary(
+                    uniqueKeysWithValues: answered.map { key, u in
+                        var v: [String: JSONValue] = [
+                            "id": .string(u.id), "link": .string(u.link), "size": .int(u.size),
+                        ]
+                        v.setIfPresent("deletehash", u.deletehash.map(JSONValue.string))
+                        return (key.hex, JSONValue.object(v))
+                    })),
+            "failed": .object(
+                Dictionary(uniqueKeysWithValues: failed.map { ($0.key.hex, JSONValue.string($0.value)) })),
             "pendingDeletes": .object(pendingDeletes.mapValues(JSONValue.string)),
             "maybeUploaded": .array(maybeUploaded.map(\.hex).sorted().map(JSONValue.string)),
         ]
@@ -53,7 +62,9 @@ package struct ImgurState: Sendable, Equatable {
     }
 
     package init(bytes: [UInt8], path: String) throws(AISyncError) {
-        let bad = AISyncError(.damagedData, "\(path) is damaged", hint: "Delete it; pending Imgur uploads are found again from the records")
+        let bad = AISyncError(
+            .damagedData, "\(path) is damaged",
+            hint: "Delete it; pending Imgur uploads are found again from the records")
         guard let value = try? JSONParser.parse(bytes), value["format"]?.intValue == 1 else { throw bad }
         uploads = value["uploads"]?.intValue ?? 0
         deletes = value["deletes"]?.intValue ?? 0
@@ -61,7 +72,8 @@ package struct ImgurState: Sendable, Equatable {
         rateLimit = value["rateLimit"]
         for (key, u) in value["answered"]?.objectValue ?? [:] {
             guard let d = SHA256Digest(hex: key), let id = u["id"]?.stringValue, let link = u["link"]?.stringValue,
-                  let size = u["size"]?.intValue else { throw bad }
+                let size = u["size"]?.intValue
+            else { throw bad }
             answered[d] = Upload(id: id, link: link, deletehash: u["deletehash"]?.stringValue, size: size)
         }
         for item in value["maybeUploaded"]?.arrayValue ?? [] {
@@ -78,4 +90,3 @@ package struct ImgurState: Sendable, Equatable {
         }
     }
 }
-

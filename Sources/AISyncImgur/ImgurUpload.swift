@@ -1,5 +1,6 @@
 import AISyncCore
 import AISyncHTTP
+
 /// What Imgur answered to an upload, checked: every field comes from a server and is validated
 /// before aisync records it (ids and links end up in records other machines fetch).
 ///
@@ -24,9 +25,15 @@ public struct ImgurUpload: Sendable, Equatable, CustomStringConvertible, CustomD
 
     /// An answer with the given fields, taken as already checked (tests and stand-ins build
     /// these; answers from Imgur are parsed and validated by ``ImgurClient``).
-    public init(id: String, link: String, deletehash: String?, size: Int64, width: Int64?, height: Int64?, type: String) {
-        self.id = id; self.link = link; self.deletehash = deletehash; self.size = size
-        self.width = width; self.height = height; self.type = type
+    public init(id: String, link: String, deletehash: String?, size: Int64, width: Int64?, height: Int64?, type: String)
+    {
+        self.id = id
+        self.link = link
+        self.deletehash = deletehash
+        self.size = size
+        self.width = width
+        self.height = height
+        self.type = type
     }
 
     /// `Imgur image <id> at <link>, <size> bytes, <type>[, WxH][, deletehash •••]`: the
@@ -49,7 +56,9 @@ public struct ImgurUpload: Sendable, Equatable, CustomStringConvertible, CustomD
     /// Reads and checks the `data` object of a successful upload answer.
     static func parse(_ data: JSONValue, endpoint: ImgurEndpoint) throws(AISyncError) -> ImgurUpload {
         func bad(_ what: String) -> AISyncError {
-            AISyncError(.damagedData, "Imgur's upload answer has \(what)", hint: "Nothing was recorded; the upload stays pending and is retried on the next push")
+            AISyncError(
+                .damagedData, "Imgur's upload answer has \(what)",
+                hint: "Nothing was recorded; the upload stays pending and is retried on the next push")
         }
         guard let o = data.objectValue else { throw bad("no data object") }
         guard let id = o["id"]?.stringValue else { throw bad("no image id") }
@@ -76,8 +85,11 @@ public struct ImgurUpload: Sendable, Equatable, CustomStringConvertible, CustomD
         let width = try dimension("width")
         let height = try dimension("height")
         guard let type = o["type"]?.stringValue else { throw bad("no media type") }
-        guard ImgurEndpoint.isMediaType(type) else { throw bad("an invalid media type '\(ImgurEndpoint.printable(type))'") }
-        return ImgurUpload(id: id, link: link, deletehash: deletehash, size: size, width: width, height: height, type: type)
+        guard ImgurEndpoint.isMediaType(type) else {
+            throw bad("an invalid media type '\(ImgurEndpoint.printable(type))'")
+        }
+        return ImgurUpload(
+            id: id, link: link, deletehash: deletehash, size: size, width: width, height: height, type: type)
     }
 }
 
@@ -103,7 +115,13 @@ struct ImgurURL: Equatable, Sendable {
         guard (1...2048).contains(bytes.count), bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
         let lower = text.lowercased()
         let scheme: String
-        if lower.hasPrefix("https://") { scheme = "https" } else if lower.hasPrefix("http://") { scheme = "http" } else { return nil }
+        if lower.hasPrefix("https://") {
+            scheme = "https"
+        } else if lower.hasPrefix("http://") {
+            scheme = "http"
+        } else {
+            return nil
+        }
         var rest = Substring(text.dropFirst(scheme.count + 3))
         if let cut = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) {
             guard dropQuery else { return nil }
@@ -123,7 +141,9 @@ struct ImgurURL: Equatable, Sendable {
                 guard after.hasPrefix(":") else { return nil }
                 portText = after.dropFirst()
             }
-            guard host.dropFirst().dropLast().allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return nil }
+            guard host.dropFirst().dropLast().allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {
+                return nil
+            }
         } else {
             if let colon = authority.firstIndex(of: ":") {
                 host = authority[..<colon]
@@ -131,11 +151,15 @@ struct ImgurURL: Equatable, Sendable {
             } else {
                 host = authority
             }
-            guard !host.isEmpty, host.allSatisfy({ ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") && $0.isASCII }) else { return nil }
+            guard !host.isEmpty,
+                host.allSatisfy({ ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") && $0.isASCII })
+            else { return nil }
         }
         var port = scheme == "https" ? 443 : 80
         if let portText {
-            guard (1...5).contains(portText.count), portText.allSatisfy({ $0.isASCII && $0.isNumber }), let p = Int(portText), (1...65535).contains(p) else { return nil }
+            guard (1...5).contains(portText.count), portText.allSatisfy({ $0.isASCII && $0.isNumber }),
+                let p = Int(portText), (1...65535).contains(p)
+            else { return nil }
             port = p
         }
         guard isSafePath(path) else { return nil }
@@ -145,7 +169,8 @@ struct ImgurURL: Equatable, Sendable {
     static func isSafePath(_ path: String) -> Bool {
         guard path.hasPrefix("/") else { return false }
         let ok = path.utf8.allSatisfy { b in
-            (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 47 || b == 46 || b == 95 || b == 126 || b == 45
+            (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 47 || b == 46 || b == 95
+                || b == 126 || b == 45
         }
         guard ok else { return false }
         if path == "/" { return true }
@@ -175,12 +200,19 @@ struct ImgurEndpoint: Sendable {
         var trimmed = text
         while trimmed.hasSuffix("/") { trimmed.removeLast() }
         guard let url = ImgurURL.parse(trimmed) else {
-            throw AISyncError(.configuration, "'\(Self.printable(text))' is not a usable Imgur API URL",
-                              hint: "Use https://api.imgur.com (the default) or the https:// URL of a proxy, without query or credentials")
+            throw AISyncError(
+                .configuration, "'\(Self.printable(text))' is not a usable Imgur API URL",
+                hint:
+                    "Use https://api.imgur.com (the default) or the https:// URL of a proxy, without query or credentials"
+            )
         }
-        if url.scheme == "http", !HTTPHost.isLoopback(url.host.hasPrefix("[") ? String(url.host.dropFirst().dropLast()) : url.host) {
-            throw AISyncError(.configuration, "refusing plain http:// to \(url.host) for the Imgur API: the credential would travel unencrypted",
-                              hint: "Use an https:// API URL (plain http is only allowed to localhost)")
+        if url.scheme == "http",
+            !HTTPHost.isLoopback(url.host.hasPrefix("[") ? String(url.host.dropFirst().dropLast()) : url.host)
+        {
+            throw AISyncError(
+                .configuration,
+                "refusing plain http:// to \(url.host) for the Imgur API: the credential would travel unencrypted",
+                hint: "Use an https:// API URL (plain http is only allowed to localhost)")
         }
         self.url = url
         self.base = url.string
@@ -199,8 +231,10 @@ struct ImgurEndpoint: Sendable {
             guard let name = Self.imageFileName(link.path.dropFirst()) else { return nil }
             return ("https://\(Self.imageHost)/\(name.id).\(name.ext)", name.id)
         }
-        guard !isOfficial, link.sameOrigin(url), let last = link.path.split(separator: "/").last, !link.path.hasSuffix("/"),
-              let name = Self.imageFileName(last) else { return nil }
+        guard !isOfficial, link.sameOrigin(url), let last = link.path.split(separator: "/").last,
+            !link.path.hasSuffix("/"),
+            let name = Self.imageFileName(last)
+        else { return nil }
         return (link.string, name.id)
     }
 
@@ -213,17 +247,22 @@ struct ImgurEndpoint: Sendable {
     static func imageFileName(_ name: Substring) -> (id: String, ext: String)? {
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, isImageID(String(parts[0])), (2...5).contains(parts[1].utf8.count),
-              parts[1].utf8.allSatisfy(isAlphanumeric) else { return nil }
+            parts[1].utf8.allSatisfy(isAlphanumeric)
+        else { return nil }
         return (String(parts[0]), String(parts[1]))
     }
 
-    static func isAlphanumeric(_ b: UInt8) -> Bool { (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122) }
+    static func isAlphanumeric(_ b: UInt8) -> Bool {
+        (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122)
+    }
 
     /// `^[A-Za-z0-9]{5,10}$`
     static func isImageID(_ s: String) -> Bool { (5...10).contains(s.utf8.count) && s.utf8.allSatisfy(isAlphanumeric) }
 
     /// `^[A-Za-z0-9]{5,40}$`
-    static func isDeletehash(_ s: String) -> Bool { (5...40).contains(s.utf8.count) && s.utf8.allSatisfy(isAlphanumeric) }
+    static func isDeletehash(_ s: String) -> Bool {
+        (5...40).contains(s.utf8.count) && s.utf8.allSatisfy(isAlphanumeric)
+    }
 
     /// `type/subtype`, lowercase type, at most 100 characters.
     static func isMediaType(_ s: String) -> Bool {

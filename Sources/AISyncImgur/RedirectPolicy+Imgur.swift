@@ -1,5 +1,5 @@
-import Foundation
 import AISyncHTTP
+import Foundation
 
 extension RedirectPolicy {
     /// For Imgur's image links: same-host redirects are followed, except the one to Imgur's

@@ -16,7 +16,9 @@ enum Base64 {
             case 48...57: v = UInt32(c + 4)
             case 43: v = 62
             case 47: v = 63
-            case 61: padding += 1; continue
+            case 61:
+                padding += 1
+                continue
             case 10, 13, 32: continue
             default: return nil
             }
@@ -25,7 +27,8 @@ enum Base64 {
             count += 1
             if count == 4 {
                 out += [UInt8(buffer >> 16 & 0xFF), UInt8(buffer >> 8 & 0xFF), UInt8(buffer & 0xFF)]
-                buffer = 0; count = 0
+                buffer = 0
+                count = 0
             }
         }
         switch count {

@@ -1,6 +1,6 @@
-import Foundation
 import AISyncCore
 import AISyncFiles
+import Foundation
 
 /// The picture files of a ChatGPT export (an unzipped folder or the zip itself), found by
 /// the file ids its messages point at (`file-service://file-…`, `sediment://file_…`).
@@ -36,7 +36,9 @@ struct ChatGPTAssets {
             files += (Platform.listDirectory("\(folder)/\(sub)") ?? []).sorted().map { "\(sub)/\($0)" }
         }
         self.files = files
-        if Self.isPlain("\(folder)/\(Self.namesFile)", .typeRegular), let bytes = try? FileIO.read("\(folder)/\(Self.namesFile)"), bytes.count <= Self.namesLimit {
+        if Self.isPlain("\(folder)/\(Self.namesFile)", .typeRegular),
+            let bytes = try? FileIO.read("\(folder)/\(Self.namesFile)"), bytes.count <= Self.namesLimit
+        {
             listed = Self.names(bytes)
         }
     }
@@ -69,7 +71,9 @@ struct ChatGPTAssets {
             for (key, name) in members { add(key, name.stringValue) }
         case .array(let items):
             for item in items {
-                add(item["asset_pointer"]?.stringValue ?? item["file_id"]?.stringValue, item["file_name"]?.stringValue ?? item["name"]?.stringValue)
+                add(
+                    item["asset_pointer"]?.stringValue ?? item["file_id"]?.stringValue,
+                    item["file_name"]?.stringValue ?? item["name"]?.stringValue)
             }
         default: break
         }
@@ -82,9 +86,12 @@ struct ChatGPTAssets {
     /// schemes or ids with characters outside `[A-Za-z0-9_-]`.
     static func fileID(_ pointer: String) -> String? {
         guard let range = pointer.range(of: "://"),
-              ["file-service", "sediment"].contains(String(pointer[..<range.lowerBound])) else { return nil }
+            ["file-service", "sediment"].contains(String(pointer[..<range.lowerBound]))
+        else { return nil }
         let id = String(pointer[range.upperBound...])
-        let allowed = id.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 122) || $0 == 45 || $0 == 95 }
+        let allowed = id.utf8.allSatisfy {
+            ($0 >= 48 && $0 <= 57) || ($0 | 0x20 >= 97 && $0 | 0x20 <= 122) || $0 == 45 || $0 == 95
+        }
         return id.isEmpty || !allowed ? nil : id
     }
 
@@ -94,7 +101,10 @@ struct ChatGPTAssets {
         let listedName = listed[id]
         for relative in files {
             let name = relative.split(separator: "/").last.map(String.init) ?? relative
-            guard name == id || name.hasPrefix(id + "-") || name.hasPrefix(id + ".") || name == listedName || relative == listedName else { continue }
+            guard
+                name == id || name.hasPrefix(id + "-") || name.hasPrefix(id + ".") || name == listedName
+                    || relative == listedName
+            else { continue }
             if let folder, Self.isPlain("\(folder)/\(relative)", .typeRegular) { return .file("\(folder)/\(relative)") }
             if let zip, let bytes = try? zip.read(relative, limit: 1 << 28) { return .bytes(bytes, name: name) }
         }

@@ -25,23 +25,30 @@ struct ChatGPTImages {
     private(set) var found: [Found] = []
     private var byPointer: [String: RecordID] = [:]
 
-    init(assets: ChatGPTAssets?, created: Timestamp) { self.assets = assets; self.created = created }
+    init(assets: ChatGPTAssets?, created: Timestamp) {
+        self.assets = assets
+        self.created = created
+    }
 
     /// The text standing for an `image_asset_pointer` part.
     mutating func text(for part: JSONValue, notes: inout [String]) -> String {
         let pointer = part["asset_pointer"]?.stringValue ?? "unknown"
         if let id = byPointer[pointer] { return "[image: \(id)]" }
         guard let assets else { return "[image: \(pointer)]" }
-        guard let asset = assets.find(pointer) else { notes.append(Self.missingNote); return "[image: \(pointer)]" }
+        guard let asset = assets.find(pointer) else {
+            notes.append(Self.missingNote)
+            return "[image: \(pointer)]"
+        }
         guard let (name, info, digest, size) = Self.describe(asset) else {
             notes.append(Self.notImageNote)
             return "[image: \(pointer)]"
         }
         let id = ImportIDs.record(.image, key: "image:\(digest.hex)")
         let prompt = part["metadata"]?["dalle"]?["prompt"]?.stringValue
-        let body = ImageBody(title: ImportIDs.title(name, fallback: "image"), sha256: digest, size: size,
-                             mediaType: info.mediaType, width: info.width.map(Int64.init), height: info.height.map(Int64.init),
-                             prompt: prompt, model: nil, created: created, updated: created)
+        let body = ImageBody(
+            title: ImportIDs.title(name, fallback: "image"), sha256: digest, size: size,
+            mediaType: info.mediaType, width: info.width.map(Int64.init), height: info.height.map(Int64.init),
+            prompt: prompt, model: nil, created: created, updated: created)
         switch asset {
         case .file(let path): found.append(Found(id: id, body: body, path: path))
         case .bytes(let bytes, _): found.append(Found(id: id, body: body, bytes: bytes))
@@ -54,7 +61,9 @@ struct ChatGPTImages {
     static func describe(_ asset: ChatGPTAssets.Asset) -> (String, ImageInfo, SHA256Digest, Int64)? {
         switch asset {
         case .file(let path):
-            guard let info = ImageSniffer.sniff(fileAt: path), let hashed = try? SHA256.hash(fileAt: path) else { return nil }
+            guard let info = ImageSniffer.sniff(fileAt: path), let hashed = try? SHA256.hash(fileAt: path) else {
+                return nil
+            }
             return (String(path.split(separator: "/").last ?? "image"), info, hashed.digest, hashed.size)
         case .bytes(let bytes, let name):
             guard let info = ImageSniffer.sniff(Array(bytes.prefix(ImageSniffer.maxHeaderLength))) else { return nil }

@@ -24,7 +24,9 @@ enum ChatGPTImporter {
 
     struct Damaged: Error { var reason: String }
 
-    static func read(_ document: ImportInput.Document, assets: ChatGPTAssets?, into batch: inout ImportBatch) throws(AISyncError) {
+    static func read(_ document: ImportInput.Document, assets: ChatGPTAssets?, into batch: inout ImportBatch)
+        throws(AISyncError)
+    {
         guard case .array(let conversations) = document.value else {
             throw Import.notAn("a ChatGPT export", document, expected: "a list of conversations")
         }
@@ -33,13 +35,18 @@ enum ChatGPTImporter {
         for (n, conversation) in conversations.enumerated() {
             switch chat(conversation, assets: assets) {
             case .success(let c):
-                guard seen.insert(c.key).inserted else { batch.skip(c.key, "the same conversation twice in one export"); continue }
+                guard seen.insert(c.key).inserted else {
+                    batch.skip(c.key, "the same conversation twice in one export")
+                    continue
+                }
                 for image in c.images where images.insert(image.id).inserted {
                     batch.add(image.id, .image(image.body), imageBytes: image.bytes, imageFile: image.path)
                 }
                 batch.add(c.id, .chat(c.body), notes: c.notes)
             case .failure(let skip):
-                batch.skip(conversation["conversation_id"]?.stringValue ?? conversation["id"]?.stringValue ?? "#\(n + 1)", skip.reason)
+                batch.skip(
+                    conversation["conversation_id"]?.stringValue ?? conversation["id"]?.stringValue ?? "#\(n + 1)",
+                    skip.reason)
             }
         }
     }
@@ -50,22 +57,33 @@ enum ChatGPTImporter {
         guard let sourceID = c["conversation_id"]?.stringValue ?? c["id"]?.stringValue, !sourceID.isEmpty else {
             return .failure(Damaged(reason: "it has no id"))
         }
-        guard case .object(let mapping)? = c["mapping"] else { return .failure(Damaged(reason: "its mapping is missing or not an object")) }
-        if let title = c["title"], title != .null, title.stringValue == nil { return .failure(Damaged(reason: "its title is not a string")) }
+        guard case .object(let mapping)? = c["mapping"] else {
+            return .failure(Damaged(reason: "its mapping is missing or not an object"))
+        }
+        if let title = c["title"], title != .null, title.stringValue == nil {
+            return .failure(Damaged(reason: "its title is not a string"))
+        }
         let key = "chatgpt:\(sourceID)"
         let transcript = ChatGPTTranscript(mapping: mapping, currentNode: c["current_node"]?.stringValue)
         var notes: [String: Int] = [:]
         if transcript.broken { notes[brokenTree] = 1 }
         if transcript.guessed { notes[newestBranch] = 1 }
-        let created = ImportIDs.time(seconds: c["create_time"]) ?? ImportIDs.time(seconds: c["update_time"]) ?? Timestamp(milliseconds: 0)
+        let created =
+            ImportIDs.time(seconds: c["create_time"]) ?? ImportIDs.time(seconds: c["update_time"])
+            ?? Timestamp(milliseconds: 0)
         var images = ChatGPTImages(assets: assets, created: created)
-        let messages = self.messages(transcript.path, mapping: mapping, key: key, start: created, notes: &notes, images: &images)
-        let alternatives = self.alternatives(mapping, onPath: messages.times, path: Set(transcript.path), key: key, start: created, images: &images)
+        let messages = self.messages(
+            transcript.path, mapping: mapping, key: key, start: created, notes: &notes, images: &images)
+        let alternatives = self.alternatives(
+            mapping, onPath: messages.times, path: Set(transcript.path), key: key, start: created, images: &images)
         if !alternatives.isEmpty { notes[otherBranches] = alternatives.count }
         let model = c["default_model_slug"]?.stringValue ?? messages.model
-        let body = ChatBody(title: ImportIDs.title(c["title"]?.stringValue, fallback: "Untitled chat"), model: model,
-                            messages: messages.list, alternatives: alternatives, created: created, updated: created)
-        return .success(Conversation(key: key, id: ImportIDs.record(.chat, key: key), body: body, notes: notes, images: images.found))
+        let body = ChatBody(
+            title: ImportIDs.title(c["title"]?.stringValue, fallback: "Untitled chat"), model: model,
+            messages: messages.list, alternatives: alternatives, created: created, updated: created)
+        return .success(
+            Conversation(
+                key: key, id: ImportIDs.record(.chat, key: key), body: body, notes: notes, images: images.found))
     }
 
     /// The messages the app would show on other branches (regenerations, edits), each marked
@@ -73,8 +91,10 @@ enum ChatGPTImporter {
     /// `onPath` maps the transcript's shown nodes to their times. Times come from the export
     /// (else 1 ms after the message followed); the list is ordered by time, then id, so an
     /// import is the same on every run.
-    static func alternatives(_ mapping: [String: JSONValue], onPath: [String: Timestamp], path: Set<String>, key: String,
-                             start: Timestamp, images: inout ChatGPTImages) -> [ChatBody.Message] {
+    static func alternatives(
+        _ mapping: [String: JSONValue], onPath: [String: Timestamp], path: Set<String>, key: String,
+        start: Timestamp, images: inout ChatGPTImages
+    ) -> [ChatBody.Message] {
         var shown: [String: (role: ChatBody.Role, text: String, time: Timestamp?)] = [:]
         for (id, node) in mapping where !path.contains(id) {
             if case .visible(let role, let text, let time, _) = ChatGPTMessage.read(node["message"], images: &images) {
@@ -87,8 +107,11 @@ enum ChatGPTImporter {
             let parent = visibleAncestor(of: id, mapping: mapping) { shown[$0] != nil || onPath[$0] != nil }
             let parentTime = parent.flatMap { onPath[$0] ?? shown[$0]?.time } ?? start
             let time = message.time ?? Timestamp(milliseconds: parentTime.milliseconds + 1)
-            list.append(ChatBody.Message(id: ImportIDs.element("m", key: key, source: id), role: message.role, text: message.text, time: time,
-                                         branch: ChatBody.Branch(after: parent.map { ImportIDs.element("m", key: key, source: $0) })))
+            list.append(
+                ChatBody.Message(
+                    id: ImportIDs.element("m", key: key, source: id), role: message.role, text: message.text,
+                    time: time,
+                    branch: ChatBody.Branch(after: parent.map { ImportIDs.element("m", key: key, source: $0) })))
         }
         return list.sorted { ($0.time, $0.id) < ($1.time, $1.id) }
     }
@@ -108,8 +131,10 @@ enum ChatGPTImporter {
     /// The visible messages of the path, with times that only go forward (a message without
     /// a time, or with an earlier one, goes 1 ms after the one before), so the order shown is
     /// the transcript's. Also the last `metadata.model_slug` seen.
-    static func messages(_ path: [String], mapping: [String: JSONValue], key: String, start: Timestamp,
-                         notes: inout [String: Int], images: inout ChatGPTImages) -> (list: [ChatBody.Message], model: String?, times: [String: Timestamp]) {
+    static func messages(
+        _ path: [String], mapping: [String: JSONValue], key: String, start: Timestamp,
+        notes: inout [String: Int], images: inout ChatGPTImages
+    ) -> (list: [ChatBody.Message], model: String?, times: [String: Timestamp]) {
         var list: [ChatBody.Message] = []
         var times: [String: Timestamp] = [:]
         var model: String?

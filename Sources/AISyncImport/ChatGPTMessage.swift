@@ -21,8 +21,10 @@ enum ChatGPTMessage {
         let role = message["author"]?["role"]?.stringValue ?? "unknown"
         let metadata = message["metadata"]
         if role == "system" || metadata?["is_visually_hidden_from_conversation"]?.boolValue == true
-            || message["weight"]?.numberValue == 0 {
-            return .hidden(metadata?["is_user_system_message"]?.boolValue == true ? "custom instructions" : hiddenReason)
+            || message["weight"]?.numberValue == 0
+        {
+            return .hidden(
+                metadata?["is_user_system_message"]?.boolValue == true ? "custom instructions" : hiddenReason)
         }
         var notes: [String] = []
         var text = content(message["content"], notes: &notes, images: &images)

@@ -24,8 +24,14 @@ struct ChatGPTTranscript {
         var visited: Set<String> = []
         var cursor = start
         while let id = cursor {
-            guard visited.insert(id).inserted else { broken = true; break }
-            guard let node = mapping[id] else { broken = true; break }
+            guard visited.insert(id).inserted else {
+                broken = true
+                break
+            }
+            guard let node = mapping[id] else {
+                broken = true
+                break
+            }
             path.append(id)
             cursor = node["parent"]?.stringValue
         }

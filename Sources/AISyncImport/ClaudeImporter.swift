@@ -17,9 +17,18 @@ enum ClaudeImporter {
         }
         var seen: Set<String> = []
         for (n, c) in conversations.enumerated() {
-            guard case .object = c, let uuid = c["uuid"]?.stringValue, !uuid.isEmpty else { batch.skip("#\(n + 1)", "not a conversation with a uuid"); continue }
-            guard case .array(let messages)? = c["chat_messages"] else { batch.skip(uuid, "its chat_messages is missing or not a list"); continue }
-            guard seen.insert(uuid).inserted else { batch.skip(uuid, "the same conversation twice in one export"); continue }
+            guard case .object = c, let uuid = c["uuid"]?.stringValue, !uuid.isEmpty else {
+                batch.skip("#\(n + 1)", "not a conversation with a uuid")
+                continue
+            }
+            guard case .array(let messages)? = c["chat_messages"] else {
+                batch.skip(uuid, "its chat_messages is missing or not a list")
+                continue
+            }
+            guard seen.insert(uuid).inserted else {
+                batch.skip(uuid, "the same conversation twice in one export")
+                continue
+            }
             let key = "claude:\(uuid)"
             let created = ImportTime.parse(c["created_at"]?.stringValue) ?? Timestamp(milliseconds: 0)
             var notes: [String: Int] = [:]
@@ -30,11 +39,15 @@ enum ClaudeImporter {
                 let time = ImportTime.parse(message["created_at"]?.stringValue)?.milliseconds ?? last + 1
                 last = max(time, last + 1)
                 let source = message["uuid"]?.stringValue ?? "#\(m)"
-                list.append(ChatBody.Message(id: ImportIDs.element("m", key: key, source: source), role: role, text: text,
-                                             time: Timestamp(milliseconds: last)))
+                list.append(
+                    ChatBody.Message(
+                        id: ImportIDs.element("m", key: key, source: source), role: role, text: text,
+                        time: Timestamp(milliseconds: last)))
             }
-            let body = ChatBody(title: ImportIDs.title(c["name"]?.stringValue, fallback: "Untitled chat"), model: c["model"]?.stringValue,
-                                messages: list, created: created, updated: created)
+            let body = ChatBody(
+                title: ImportIDs.title(c["name"]?.stringValue, fallback: "Untitled chat"),
+                model: c["model"]?.stringValue,
+                messages: list, created: created, updated: created)
             batch.add(ImportIDs.record(.chat, key: key), .chat(body), notes: notes)
         }
     }
@@ -45,14 +58,19 @@ enum ClaudeImporter {
         switch message["sender"]?.stringValue {
         case "human"?: role = .user
         case "assistant"?: role = .assistant
-        default: notes["not a human or assistant message", default: 0] += 1; return nil
+        default:
+            notes["not a human or assistant message", default: 0] += 1
+            return nil
         }
         var text = message["text"]?.stringValue ?? ""
         if case .array(let blocks)? = message["content"], !blocks.isEmpty {
             text = blocks.compactMap { block(Self.blockText($0), notes: &notes) }.joined(separator: "\n\n")
         }
         text += attachments(message, notes: &notes)
-        guard !text.isBlank else { notes[ChatGPTMessage.emptyReason, default: 0] += 1; return nil }
+        guard !text.isBlank else {
+            notes[ChatGPTMessage.emptyReason, default: 0] += 1
+            return nil
+        }
         return (role, text)
     }
 
@@ -94,7 +112,9 @@ enum ClaudeImporter {
         switch content {
         case .string(let s)?: return s
         case .array(let items)?:
-            return items.map { $0["type"]?.stringValue == "text" ? ($0["text"]?.stringValue ?? "") : $0.canonicalString }.joined(separator: "\n")
+            return items.map {
+                $0["type"]?.stringValue == "text" ? ($0["text"]?.stringValue ?? "") : $0.canonicalString
+            }.joined(separator: "\n")
         case let other?: return other.canonicalString
         case nil: return ""
         }

@@ -1,6 +1,6 @@
-import Foundation
 import AISyncCore
 import AISyncHTTP
+import Foundation
 
 extension Import {
     /// The largest DALL·E picture a fetch accepts: 64 MB (a PNG from the Images API is a few MB).
@@ -18,21 +18,27 @@ extension Import {
     /// status other than 200 is an error (the summary notes it; the import goes on).
     /// `transport` nil makes a live one with ``pictureTimeoutSeconds`` and ``pictureRedirects``
     /// for this download; tests pass a fake.
-    public static func fetchPicture(_ url: String, transport: (any HTTPTransport)? = nil) async throws(AISyncError) -> [UInt8] {
+    public static func fetchPicture(_ url: String, transport: (any HTTPTransport)? = nil) async throws(AISyncError)
+        -> [UInt8]
+    {
         guard let parsed = URL(string: url), ["https", "http"].contains(parsed.scheme?.lowercased() ?? "") else {
             throw AISyncError(.usage, "\(url.prefix(120)) is not an http(s) URL")
         }
         let client = transport ?? LiveTransport.make(timeoutSeconds: pictureTimeoutSeconds, redirects: pictureRedirects)
-        let response = try await client.send(HTTPRequest(method: "GET", url: url), downloadTo: nil, maxBytes: pictureMaxBytes)
+        let response = try await client.send(
+            HTTPRequest(method: "GET", url: url), downloadTo: nil, maxBytes: pictureMaxBytes)
         guard response.status == 200 else {
-            throw AISyncError(.unavailable, "\(parsed.host ?? "the server") answered \(response.status) for \(parsed.lastPathComponent)")
+            throw AISyncError(
+                .unavailable,
+                "\(parsed.host ?? "the server") answered \(response.status) for \(parsed.lastPathComponent)")
         }
         return response.body
     }
 
     /// ``fetchPicture(_:transport:)`` on live transports, in the shape ``Options/fetch`` takes:
     /// what `aisync import dalle --fetch` uses, and what an app passes to get the same policy.
-    public static let downloadPicture: @Sendable (String) async throws(AISyncError) -> [UInt8] = { url throws(AISyncError) in
+    public static let downloadPicture: @Sendable (String) async throws(AISyncError) -> [UInt8] = {
+        url throws(AISyncError) in
         try await fetchPicture(url)
     }
 }

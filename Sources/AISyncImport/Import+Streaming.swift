@@ -11,16 +11,20 @@ extension Import {
 
     /// Imports a JSON file (or a folder's files) whose top level is an array, batch by batch;
     /// nil when `path` is a zip or its first file is not an array (read whole instead).
-    static func runStreaming(_ source: Source?, path: String, into store: Store, options: Options,
-                             batchBytes: Int = batchBytes, chunkSize: Int = 8 << 20) async throws(AISyncError) -> ImportSummary? {
+    static func runStreaming(
+        _ source: Source?, path: String, into store: Store, options: Options,
+        batchBytes: Int = batchBytes, chunkSize: Int = 8 << 20
+    ) async throws(AISyncError) -> ImportSummary? {
         guard !path.lowercased().hasSuffix(".zip"), let st = Platform.stat(path) else { return nil }
         let files = try ImportInput.files(at: path, isDirectory: st.isDirectory)
         guard let first = files.first, try JSONArrayReader(path: first) != nil else { return nil }
-        var summary = ImportSummary(source: source ?? .chatgpt, dryRun: options.dryRun, records: [], skipped: [], notes: [])
+        var summary = ImportSummary(
+            source: source ?? .chatgpt, dryRun: options.dryRun, records: [], skipped: [], notes: [])
         let assets = try ImportInput.assets(at: path)
-        var slicer = Slicer(found: source, assets: assets, store: store, options: options, batchBytes: batchBytes,
-                            now: Timestamp(milliseconds: store.environment.now()),
-                            progress: ImportProgress(totalBytes: files.reduce(0) { $0 + (Platform.stat($1)?.size ?? 0) }))
+        var slicer = Slicer(
+            found: source, assets: assets, store: store, options: options, batchBytes: batchBytes,
+            now: Timestamp(milliseconds: store.environment.now()),
+            progress: ImportProgress(totalBytes: files.reduce(0) { $0 + (Platform.stat($1)?.size ?? 0) }))
         do {
             for file in files { try await slicer.importFile(file, chunkSize: chunkSize, into: &summary) }
             if !options.dryRun { try await store.finishImport() }
@@ -32,8 +36,10 @@ extension Import {
             throw partial
         }
         if summary.records.isEmpty, let skip = summary.skipped.first {
-            throw AISyncError(.damagedData, "nothing in \(path) could be imported: \(summary.skipped.count) skipped, the first (\(skip.source.prefix(80))) because \(skip.reason)",
-                              hint: "Check that it is a \(summary.source.rawValue) export as the app wrote it")
+            throw AISyncError(
+                .damagedData,
+                "nothing in \(path) could be imported: \(summary.skipped.count) skipped, the first (\(skip.source.prefix(80))) because \(skip.reason)",
+                hint: "Check that it is a \(summary.source.rawValue) export as the app wrote it")
         }
         return summary
     }
@@ -51,16 +57,22 @@ extension Import {
         var filesDone: Int64 = 0
 
         /// Reads one file's elements and imports them: batch k+1 is converted while batch k is written.
-        mutating func importFile(_ file: String, chunkSize: Int, into summary: inout ImportSummary) async throws(AISyncError) {
+        mutating func importFile(_ file: String, chunkSize: Int, into summary: inout ImportSummary)
+            async throws(AISyncError)
+        {
             guard var reader = try JSONArrayReader(path: file, chunkSize: chunkSize) else {
-                throw AISyncError(.damagedData, "\(file) is not a list of conversations", hint: "Give the export's conversations.json")
+                throw AISyncError(
+                    .damagedData, "\(file) is not a list of conversations", hint: "Give the export's conversations.json"
+                )
             }
             var pending: Step?
             while true {
                 // Reading and converting batch k+1 (one child task) overlaps writing batch k.
                 let context = Context(file: file, found: found, assets: assets, now: now)
                 async let next = context.readAndConvert(reader, upTo: batchBytes)
-                if let pending { try await write(pending.batch, source: pending.source, offset: pending.offset, into: &summary) }
+                if let pending {
+                    try await write(pending.batch, source: pending.source, offset: pending.offset, into: &summary)
+                }
                 pending = nil
                 let step = try await next.get()
                 guard step.bytes > 0 else { break }
@@ -74,12 +86,17 @@ extension Import {
         }
 
         /// Writes one converted batch and adds what it did to the summary.
-        mutating func write(_ batch: ImportBatch, source: Source, offset: Int64, into summary: inout ImportSummary) async throws(AISyncError) {
+        mutating func write(_ batch: ImportBatch, source: Source, offset: Int64, into summary: inout ImportSummary)
+            async throws(AISyncError)
+        {
             try AISyncError.checkCancellation()
-            let outcomes = try await store.importRecords(batch.items.map(\.item), dryRun: options.dryRun, deferIndex: true)
+            let outcomes = try await store.importRecords(
+                batch.items.map(\.item), dryRun: options.dryRun, deferIndex: true)
             summary.source = source
             summary.records += zip(batch.items, outcomes).map { item, outcome in
-                ImportSummary.Record(id: item.item.id, kind: item.item.body.kind, title: item.item.body.title, outcome: outcome, notes: item.notes)
+                ImportSummary.Record(
+                    id: item.item.id, kind: item.item.body.kind, title: item.item.body.title, outcome: outcome,
+                    notes: item.notes)
             }
             summary.skipped += batch.skipped
             summary.notes += batch.notes
@@ -114,8 +131,10 @@ extension Import {
             do throws(AISyncError) {
                 let raw = try reader.nextElements(upTo: bytes)
                 let (source, batch) = try convert(raw[...]).get()
-                return .success(Step(reader: reader, source: source, batch: batch, bytes: Int64(raw.reduce(0) { $0 + $1.count }),
-                                     offset: reader.offset))
+                return .success(
+                    Step(
+                        reader: reader, source: source, batch: batch, bytes: Int64(raw.reduce(0) { $0 + $1.count }),
+                        offset: reader.offset))
             } catch {
                 return .failure(error)
             }

@@ -32,10 +32,16 @@ public enum Import {
         public var fetch: (@Sendable (String) async throws(AISyncError) -> [UInt8])?
 
         /// Options for one import; `prompt`, `model` and `fetch` matter only for `dalle`.
-        public init(dryRun: Bool = false, prompt: String? = nil, model: String? = nil,
-                    progress: (@Sendable (ImportProgress) -> Void)? = nil,
-                    fetch: (@Sendable (String) async throws(AISyncError) -> [UInt8])? = nil) {
-            self.dryRun = dryRun; self.prompt = prompt; self.model = model; self.progress = progress; self.fetch = fetch
+        public init(
+            dryRun: Bool = false, prompt: String? = nil, model: String? = nil,
+            progress: (@Sendable (ImportProgress) -> Void)? = nil,
+            fetch: (@Sendable (String) async throws(AISyncError) -> [UInt8])? = nil
+        ) {
+            self.dryRun = dryRun
+            self.prompt = prompt
+            self.model = model
+            self.progress = progress
+            self.fetch = fetch
         }
     }
 
@@ -45,30 +51,42 @@ public enum Import {
     /// `source` nil detects it from the document's shape.
     /// Throws damaged-data for input that is not such an export (nothing is written then),
     /// not-found for a missing path, usage for a `.zip` (not supported yet).
-    public static func run(_ source: Source?, path: String, into store: Store, options: Options = Options()) async throws(AISyncError) -> ImportSummary {
+    public static func run(_ source: Source?, path: String, into store: Store, options: Options = Options())
+        async throws(AISyncError) -> ImportSummary
+    {
         if let streamed = try await runStreaming(source, path: path, into: store, options: options) { return streamed }
         let now = Timestamp(milliseconds: store.environment.now())
         let fetched = try await fetchPictures(source, path: path, options: options)
         let (found, batch) = try parse(source, path: path, options: options, now: now, fetched: fetched)
         let outcomes = try await store.importRecords(batch.items.map(\.item), dryRun: options.dryRun)
         let records = zip(batch.items, outcomes).map { item, outcome in
-            ImportSummary.Record(id: item.item.id, kind: item.item.body.kind, title: item.item.body.title, outcome: outcome, notes: item.notes)
+            ImportSummary.Record(
+                id: item.item.id, kind: item.item.body.kind, title: item.item.body.title, outcome: outcome,
+                notes: item.notes)
         }
-        return ImportSummary(source: found, dryRun: options.dryRun, records: records, skipped: batch.skipped, notes: batch.notes)
+        return ImportSummary(
+            source: found, dryRun: options.dryRun, records: records, skipped: batch.skipped, notes: batch.notes)
     }
 
     /// Reads and parses the export at `path` without touching any store: which source it is,
     /// and the records it holds. `now` dates records whose source has no time (stories).
-    public static func parse(_ source: Source?, path: String, options: Options = Options(), now: Timestamp) throws(AISyncError) -> (Source, ImportBatch) {
+    public static func parse(_ source: Source?, path: String, options: Options = Options(), now: Timestamp)
+        throws(AISyncError) -> (Source, ImportBatch)
+    {
         try parse(source, path: path, options: options, now: now, fetched: [:])
     }
 
     /// Fetches the picture URLs of a DALL·E response when `options.fetch` is set, one by one;
     /// what each gave (bytes or an error) by URL. Empty for other sources.
-    static func fetchPictures(_ source: Source?, path: String, options: Options) async throws(AISyncError) -> [String: Result<[UInt8], AISyncError>] {
-        guard let fetch = options.fetch, source == nil || source == .dalle, !path.lowercased().hasSuffix(".zip") else { return [:] }
+    static func fetchPictures(_ source: Source?, path: String, options: Options) async throws(AISyncError) -> [String:
+        Result<[UInt8], AISyncError>]
+    {
+        guard let fetch = options.fetch, source == nil || source == .dalle, !path.lowercased().hasSuffix(".zip") else {
+            return [:]
+        }
         guard let documents = try? ImportInput.documents(at: path), let first = documents.first,
-              (try? detect(first.value, path: first.path)) == .dalle || source == .dalle else { return [:] }
+            (try? detect(first.value, path: first.path)) == .dalle || source == .dalle
+        else { return [:] }
         var fetched: [String: Result<[UInt8], AISyncError>] = [:]
         for url in documents.flatMap(DalleImporter.urls) where fetched[url] == nil {
             try AISyncError.checkCancellation()
@@ -77,11 +95,15 @@ public enum Import {
         return fetched
     }
 
-    static func parse(_ source: Source?, path: String, options: Options, now: Timestamp,
-                      fetched: [String: Result<[UInt8], AISyncError>]) throws(AISyncError) -> (Source, ImportBatch) {
+    static func parse(
+        _ source: Source?, path: String, options: Options, now: Timestamp,
+        fetched: [String: Result<[UInt8], AISyncError>]
+    ) throws(AISyncError) -> (Source, ImportBatch) {
         let documents = try ImportInput.documents(at: path)
         guard let first = documents.first else {
-            throw AISyncError(.damagedData, "\(path) holds no conversations file", hint: "Give conversations.json or the unzipped export folder")
+            throw AISyncError(
+                .damagedData, "\(path) holds no conversations file",
+                hint: "Give conversations.json or the unzipped export folder")
         }
         let found: Source
         if let source { found = source } else { found = try detect(first.value, path: first.path) }
@@ -96,8 +118,10 @@ public enum Import {
             }
         }
         if batch.items.isEmpty, let first = batch.skipped.first {
-            throw AISyncError(.damagedData, "nothing in \(path) could be imported: \(batch.skipped.count) skipped, the first (\(first.source.prefix(80))) because \(first.reason)",
-                              hint: "Check that it is a \(found.rawValue) export as the app wrote it")
+            throw AISyncError(
+                .damagedData,
+                "nothing in \(path) could be imported: \(batch.skipped.count) skipped, the first (\(first.source.prefix(80))) because \(first.reason)",
+                hint: "Check that it is a \(found.rawValue) export as the app wrote it")
         }
         return (found, batch)
     }
@@ -109,12 +133,15 @@ public enum Import {
         if sample["chat_messages"] != nil { return .claude }
         if sample["story"]?.arrayValue != nil { return .storybook }
         if value["data"]?.arrayValue != nil { return .dalle }
-        throw AISyncError(.damagedData, "\(path) is not an export aisync knows",
-                          hint: "Name the source: chatgpt, claude, storybook or dalle", remedy: .nameImportSource)
+        throw AISyncError(
+            .damagedData, "\(path) is not an export aisync knows",
+            hint: "Name the source: chatgpt, claude, storybook or dalle", remedy: .nameImportSource)
     }
 
     /// The error for a document whose shape is not `what`.
     static func notAn(_ what: String, _ document: ImportInput.Document, expected: String) -> AISyncError {
-        AISyncError(.damagedData, "\(document.path) is not \(what): expected \(expected)", hint: "Check the file, or name another source")
+        AISyncError(
+            .damagedData, "\(document.path) is not \(what): expected \(expected)",
+            hint: "Check the file, or name another source")
     }
 }

@@ -31,8 +31,13 @@ public struct ImportBatch: Sendable {
     /// An empty batch.
     public init() {}
 
-    mutating func add(_ id: RecordID, _ body: RecordBody, notes: [String: Int] = [:], imageBytes: [UInt8]? = nil, imageFile: String? = nil) {
-        items.append(Item(item: Store.ImportItem(id: id, body: body, imageBytes: imageBytes, imageFile: imageFile), notes: notes))
+    mutating func add(
+        _ id: RecordID, _ body: RecordBody, notes: [String: Int] = [:], imageBytes: [UInt8]? = nil,
+        imageFile: String? = nil
+    ) {
+        items.append(
+            Item(item: Store.ImportItem(id: id, body: body, imageBytes: imageBytes, imageFile: imageFile), notes: notes)
+        )
     }
 
     mutating func skip(_ source: String, _ reason: String) { skipped.append(Skip(source: source, reason: reason)) }

@@ -64,7 +64,9 @@ extension String {
     /// The text without leading and trailing spaces, tabs and newlines.
     var trimmingSpaces: String {
         let space: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }
-        guard let first = firstIndex(where: { !space($0) }), let last = lastIndex(where: { !space($0) }) else { return "" }
+        guard let first = firstIndex(where: { !space($0) }), let last = lastIndex(where: { !space($0) }) else {
+            return ""
+        }
         return String(self[first...last])
     }
 }

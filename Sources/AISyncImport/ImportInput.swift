@@ -16,7 +16,9 @@ enum ImportInput {
     /// folder holding the file given.
     static func assets(at path: String) throws(AISyncError) -> ChatGPTAssets {
         if path.lowercased().hasSuffix(".zip") { return ChatGPTAssets(zip: try archive(at: path)) }
-        if Platform.stat(path)?.isDirectory == true { return ChatGPTAssets(folder: path.hasSuffix("/") ? String(path.dropLast()) : path) }
+        if Platform.stat(path)?.isDirectory == true {
+            return ChatGPTAssets(folder: path.hasSuffix("/") ? String(path.dropLast()) : path)
+        }
         return ChatGPTAssets(folder: FileIO.parentDirectory(of: path))
     }
 
@@ -27,7 +29,9 @@ enum ImportInput {
             throw AISyncError(.notFound, "no such file or folder: \(path)", hint: "Check the path of the export")
         }
         if path.lowercased().hasSuffix(".zip") { return try zipDocuments(try archive(at: path), path: path) }
-        return try files(at: path, isDirectory: st.isDirectory).map { (file: String) throws(AISyncError) -> Document in try read(file) }
+        return try files(at: path, isDirectory: st.isDirectory).map { (file: String) throws(AISyncError) -> Document in
+            try read(file)
+        }
     }
 
     /// The JSON files of an export that is not a zip: the file itself, or in a folder
@@ -43,7 +47,9 @@ enum ImportInput {
     static func archive(at path: String) throws(AISyncError) -> ZipArchive {
         let bytes = try FileIO.read(path)
         do { return try ZipArchive(bytes: bytes) } catch {
-            throw AISyncError(.damagedData, "\(path) is not a zip archive aisync can read", hint: "Unzip it and give the folder", cause: error.description)
+            throw AISyncError(
+                .damagedData, "\(path) is not a zip archive aisync can read", hint: "Unzip it and give the folder",
+                cause: error.description)
         }
     }
 
@@ -53,19 +59,24 @@ enum ImportInput {
         var names = zip.entries["conversations.json"] != nil ? ["conversations.json"] : []
         if names.isEmpty, zip.entries["export_manifest.json"] != nil {
             var strings: [String] = []
-            collectStrings(try parse(try entry(zip, "export_manifest.json", path: path), path: "\(path):export_manifest.json"), into: &strings)
+            collectStrings(
+                try parse(try entry(zip, "export_manifest.json", path: path), path: "\(path):export_manifest.json"),
+                into: &strings)
             names = strings.filter { isShard($0) && zip.entries[$0] != nil }
         }
         if names.isEmpty { names = zip.names.filter { isShard($0) && !$0.contains("/") }.sorted() }
         var seen: Set<String> = []
         return try names.filter { seen.insert($0).inserted }.map { (name: String) throws(AISyncError) -> Document in
-            Document(path: "\(path):\(name)", value: try parse(try entry(zip, name, path: path), path: "\(path):\(name)"))
+            Document(
+                path: "\(path):\(name)", value: try parse(try entry(zip, name, path: path), path: "\(path):\(name)"))
         }
     }
 
     static func entry(_ zip: ZipArchive, _ name: String, path: String) throws(AISyncError) -> [UInt8] {
         do { return try zip.read(name, limit: 1 << 31) } catch {
-            throw AISyncError(.damagedData, "\(path) has a damaged entry", hint: "Download the export again", cause: error.description)
+            throw AISyncError(
+                .damagedData, "\(path) has a damaged entry", hint: "Download the export again", cause: error.description
+            )
         }
     }
 
@@ -106,7 +117,9 @@ enum ImportInput {
 
     static func parse(_ bytes: [UInt8], path: String) throws(AISyncError) -> JSONValue {
         do { return try JSONParser.parse(bytes) } catch {
-            throw AISyncError(.damagedData, "\(path) is not valid JSON", hint: "Give the export's JSON file as the app wrote it", cause: error.description)
+            throw AISyncError(
+                .damagedData, "\(path) is not valid JSON", hint: "Give the export's JSON file as the app wrote it",
+                cause: error.description)
         }
     }
 }

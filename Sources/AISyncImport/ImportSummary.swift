@@ -61,12 +61,13 @@ public struct ImportSummary: Sendable {
     }
 
     private static func json(_ r: Record) -> JSONValue {
-        let (outcome, elements): (String, Int) = switch r.outcome {
-        case .created(let n): ("created", n)
-        case .extended(let n): ("extended", n)
-        case .unchanged: ("unchanged", 0)
-        case .deleted: ("deleted", 0)
-        }
+        let (outcome, elements): (String, Int) =
+            switch r.outcome {
+            case .created(let n): ("created", n)
+            case .extended(let n): ("extended", n)
+            case .unchanged: ("unchanged", 0)
+            case .deleted: ("deleted", 0)
+            }
         return .object([
             "id": .string(r.id.rawValue), "kind": .string(r.kind.rawValue), "title": .string(r.title),
             "outcome": .string(outcome), "elements": .int(Int64(elements)),

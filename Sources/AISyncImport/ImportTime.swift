@@ -15,15 +15,19 @@ enum ImportTime {
         var fraction: [UInt8] = []
         if i < u.count, u[i] == 46 {
             i += 1
-            while i < u.count, u[i] >= 48, u[i] <= 57 { fraction.append(u[i]); i += 1 }
+            while i < u.count, u[i] >= 48, u[i] <= 57 {
+                fraction.append(u[i])
+                i += 1
+            }
         }
         for (n, digit) in fraction.prefix(3).enumerated() { base[20 + n] = digit }
         guard let utc = Timestamp(iso8601: String(decoding: base, as: UTF8.self)) else { return nil }
         let zone = Array(u[i...])
         if zone.isEmpty || zone == [90] || zone == [122] { return utc }
         guard zone.count == 6, zone[0] == 43 || zone[0] == 45, zone[3] == 58,
-              let h = Int64(String(decoding: zone[1..<3], as: UTF8.self)),
-              let m = Int64(String(decoding: zone[4..<6], as: UTF8.self)) else { return nil }
+            let h = Int64(String(decoding: zone[1..<3], as: UTF8.self)),
+            let m = Int64(String(decoding: zone[4..<6], as: UTF8.self))
+        else { return nil }
         let offset = (h * 60 + m) * 60_000
         return Timestamp(milliseconds: utc.milliseconds - (zone[0] == 43 ? offset : -offset))
     }

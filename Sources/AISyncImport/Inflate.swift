@@ -11,11 +11,18 @@ enum Inflate {
         var description: String
     }
 
-    static let lengthBase = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258]
+    static let lengthBase = [
+        3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227,
+        258,
+    ]
     static let lengthExtra = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
-    static let distanceBase = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073,
-                               4097, 6145, 8193, 12289, 16385, 24577]
-    static let distanceExtra = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
+    static let distanceBase = [
+        1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073,
+        4097, 6145, 8193, 12289, 16385, 24577,
+    ]
+    static let distanceExtra = [
+        0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13,
+    ]
     static let codeLengthOrder = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
 
     /// The decompressed bytes of a raw DEFLATE stream (no zlib or gzip header).
@@ -39,14 +46,19 @@ enum Inflate {
 
     static func stored(_ reader: inout BitReader, into out: inout [UInt8], limit: Int) throws(Failure) {
         reader.alignToByte()
-        let length = try reader.bits(16), complement = try reader.bits(16)
-        guard length == ~complement & 0xFFFF else { throw Failure(description: "stored block length does not match its complement") }
+        let length = try reader.bits(16)
+        let complement = try reader.bits(16)
+        guard length == ~complement & 0xFFFF else {
+            throw Failure(description: "stored block length does not match its complement")
+        }
         guard out.count + length <= limit else { throw Failure(description: "larger than \(limit) bytes") }
         for _ in 0..<length { out.append(UInt8(try reader.bits(8))) }
     }
 
     static func dynamicTables(_ reader: inout BitReader) throws(Failure) -> (Huffman, Huffman) {
-        let literalCount = try reader.bits(5) + 257, distanceCount = try reader.bits(5) + 1, codeCount = try reader.bits(4) + 4
+        let literalCount = try reader.bits(5) + 257
+        let distanceCount = try reader.bits(5) + 1
+        let codeCount = try reader.bits(4) + 4
         guard literalCount <= 286, distanceCount <= 30 else { throw Failure(description: "too many codes") }
         var codeLengths = [Int](repeating: 0, count: 19)
         for n in 0..<codeCount { codeLengths[codeLengthOrder[n]] = try reader.bits(3) }
@@ -65,10 +77,14 @@ enum Inflate {
         }
         guard lengths.count == literalCount + distanceCount else { throw Failure(description: "too many lengths") }
         guard lengths[256] > 0 else { throw Failure(description: "no end-of-block code") }
-        return (try Huffman(lengths: Array(lengths[..<literalCount])), try Huffman(lengths: Array(lengths[literalCount...])))
+        return (
+            try Huffman(lengths: Array(lengths[..<literalCount])), try Huffman(lengths: Array(lengths[literalCount...]))
+        )
     }
 
-    static func codes(_ reader: inout BitReader, _ literals: Huffman, _ distances: Huffman, into out: inout [UInt8], limit: Int) throws(Failure) {
+    static func codes(
+        _ reader: inout BitReader, _ literals: Huffman, _ distances: Huffman, into out: inout [UInt8], limit: Int
+    ) throws(Failure) {
         while true {
             let symbol = try literals.decode(&reader)
             if symbol < 256 {
@@ -142,7 +158,9 @@ struct Huffman {
     }
 
     func decode(_ reader: inout BitReader) throws(Inflate.Failure) -> Int {
-        var code = 0, first = 0, index = 0
+        var code = 0
+        var first = 0
+        var index = 0
         for length in 1..<16 {
             code |= try reader.bits(1)
             let count = counts[length]
@@ -154,7 +172,8 @@ struct Huffman {
         throw Inflate.Failure(description: "invalid code")
     }
 
-    static let fixedLiterals = try! Huffman(lengths: Array(repeating: 8, count: 144) + Array(repeating: 9, count: 112)
-                                            + Array(repeating: 7, count: 24) + Array(repeating: 8, count: 8))
+    static let fixedLiterals = try! Huffman(
+        lengths: Array(repeating: 8, count: 144) + Array(repeating: 9, count: 112)
+            + Array(repeating: 7, count: 24) + Array(repeating: 8, count: 8))
     static let fixedDistances = try! Huffman(lengths: Array(repeating: 5, count: 30))
 }

@@ -77,7 +77,13 @@ struct JSONArrayReader {
                 }
                 let b = bytes[p]
                 if inString {
-                    if escaped { escaped = false } else if b == 0x5C { escaped = true } else if b == 0x22 { inString = false }
+                    if escaped {
+                        escaped = false
+                    } else if b == 0x5C {
+                        escaped = true
+                    } else if b == 0x22 {
+                        inString = false
+                    }
                 } else if b == 0x22 {
                     inString = true
                 } else if b == 0x5B || b == 0x5D || b == 0x7B || b == 0x7D || b == 0x2C {
@@ -125,7 +131,10 @@ struct JSONArrayReader {
             return nil
         case .beforeFirst, .beforeElement:
             if Self.isSpace(b) { return nil }
-            if b == UInt8(ascii: "]"), state == .beforeFirst { state = .done; return nil }
+            if b == UInt8(ascii: "]"), state == .beforeFirst {
+                state = .done
+                return nil
+            }
             guard b != UInt8(ascii: ","), b != UInt8(ascii: "]") else { throw bad("expected a value") }
             elementStart = position
             state = .inElement
@@ -167,7 +176,8 @@ struct JSONArrayReader {
     }
 
     private func bad(_ reason: String) -> AISyncError {
-        AISyncError(.damagedData, "\(path) is not valid JSON", hint: "Give the export's JSON file as the app wrote it",
-                    cause: "\(reason) at byte \(bufferStart + Int64(position))")
+        AISyncError(
+            .damagedData, "\(path) is not valid JSON", hint: "Give the export's JSON file as the app wrote it",
+            cause: "\(reason) at byte \(bufferStart + Int64(position))")
     }
 }

@@ -27,18 +27,31 @@ struct ZipArchive {
 
     init(bytes: [UInt8]) throws(Failure) {
         self.bytes = bytes
-        guard let end = Self.endOfCentralDirectory(bytes) else { throw Failure(description: "no end of central directory: not a zip, or truncated") }
-        let count = u16(end + 10), offset = Int(u32(end + 16))
-        guard offset != 0xFFFF_FFFF, count != 0xFFFF else { throw Failure(description: "ZIP64 archives are not supported") }
+        guard let end = Self.endOfCentralDirectory(bytes) else {
+            throw Failure(description: "no end of central directory: not a zip, or truncated")
+        }
+        let count = u16(end + 10)
+        let offset = Int(u32(end + 16))
+        guard offset != 0xFFFF_FFFF, count != 0xFFFF else {
+            throw Failure(description: "ZIP64 archives are not supported")
+        }
         var at = offset
         for _ in 0..<count {
-            guard at + 46 <= bytes.count, u32(at) == 0x0201_4b50 else { throw Failure(description: "damaged central directory") }
-            let nameLength = u16(at + 28), extra = u16(at + 30), comment = u16(at + 32)
+            guard at + 46 <= bytes.count, u32(at) == 0x0201_4b50 else {
+                throw Failure(description: "damaged central directory")
+            }
+            let nameLength = u16(at + 28)
+            let extra = u16(at + 30)
+            let comment = u16(at + 32)
             guard at + 46 + nameLength <= bytes.count else { throw Failure(description: "damaged central directory") }
             let name = String(decoding: bytes[(at + 46)..<(at + 46 + nameLength)], as: UTF8.self)
-            let entry = Entry(name: name, method: u16(at + 10), crc: u32(at + 16), compressedSize: Int(u32(at + 20)),
-                              size: Int(u32(at + 24)), localHeader: Int(u32(at + 42)))
-            if entries[name] == nil { entries[name] = entry; names.append(name) }
+            let entry = Entry(
+                name: name, method: u16(at + 10), crc: u32(at + 16), compressedSize: Int(u32(at + 20)),
+                size: Int(u32(at + 24)), localHeader: Int(u32(at + 42)))
+            if entries[name] == nil {
+                entries[name] = entry
+                names.append(name)
+            }
             at += 46 + nameLength + extra + comment
         }
     }
@@ -58,19 +71,31 @@ struct ZipArchive {
     /// The entry's bytes, decompressed and checked; at most `limit` bytes.
     func read(_ name: String, limit: Int) throws(Failure) -> [UInt8] {
         guard let e = entries[name] else { throw Failure(description: "no entry \(name.prefix(80))") }
-        guard e.localHeader + 30 <= bytes.count, u32(e.localHeader) == 0x0403_4b50 else { throw Failure(description: "damaged entry \(name.prefix(80))") }
+        guard e.localHeader + 30 <= bytes.count, u32(e.localHeader) == 0x0403_4b50 else {
+            throw Failure(description: "damaged entry \(name.prefix(80))")
+        }
         let start = e.localHeader + 30 + u16(e.localHeader + 26) + u16(e.localHeader + 28)
-        guard start + e.compressedSize <= bytes.count else { throw Failure(description: "truncated entry \(name.prefix(80))") }
-        guard e.size <= limit else { throw Failure(description: "entry \(name.prefix(80)) is larger than \(limit) bytes") }
+        guard start + e.compressedSize <= bytes.count else {
+            throw Failure(description: "truncated entry \(name.prefix(80))")
+        }
+        guard e.size <= limit else {
+            throw Failure(description: "entry \(name.prefix(80)) is larger than \(limit) bytes")
+        }
         let data = Array(bytes[start..<(start + e.compressedSize)])
         let out: [UInt8]
         switch e.method {
         case 0: out = data
         case 8:
-            do { out = try Inflate.decompress(data, limit: e.size) } catch { throw Failure(description: "entry \(name.prefix(80)): \(error)") }
-        default: throw Failure(description: "entry \(name.prefix(80)) uses compression method \(e.method), not stored or deflate")
+            do { out = try Inflate.decompress(data, limit: e.size) } catch {
+                throw Failure(description: "entry \(name.prefix(80)): \(error)")
+            }
+        default:
+            throw Failure(
+                description: "entry \(name.prefix(80)) uses compression method \(e.method), not stored or deflate")
         }
-        guard out.count == e.size, CRC32.checksum(out) == e.crc else { throw Failure(description: "entry \(name.prefix(80)) fails its CRC-32 check") }
+        guard out.count == e.size, CRC32.checksum(out) == e.crc else {
+            throw Failure(description: "entry \(name.prefix(80)) fails its CRC-32 check")
+        }
         return out
     }
 

@@ -21,8 +21,12 @@ public struct EncryptedRemote: RemoteStorage {
 
     /// Seals what goes to `inner` with `keys`; `environment` gives salts and temp names,
     /// `scratchDirectory` (default: the environment's temporary directory) holds sealed copies.
-    public init(_ inner: any RemoteStorage, keys: RemoteKeys, environment: AISyncEnvironment, scratchDirectory: String? = nil) {
-        self.inner = inner; self.keys = keys; self.environment = environment
+    public init(
+        _ inner: any RemoteStorage, keys: RemoteKeys, environment: AISyncEnvironment, scratchDirectory: String? = nil
+    ) {
+        self.inner = inner
+        self.keys = keys
+        self.environment = environment
         self.scratchDirectory = scratchDirectory ?? environment.temporaryDirectory
     }
 
@@ -38,7 +42,9 @@ public struct EncryptedRemote: RemoteStorage {
     /// Where a logical path is stored on the server.
     public func storedPath(_ path: String) -> String {
         let parts = path.split(separator: "/")
-        guard parts.count == 3, parts[0] == "objects", let digest = SHA256Digest(hex: String(parts[2])) else { return path }
+        guard parts.count == 3, parts[0] == "objects", let digest = SHA256Digest(hex: String(parts[2])) else {
+            return path
+        }
         let name = keys.objectName(digest)
         return "objects/\(name.prefix(2))/\(name)"
     }
@@ -73,7 +79,9 @@ public struct EncryptedRemote: RemoteStorage {
     }
 
     /// Downloads and opens a file, hashing the plaintext as it is written.
-    public func downloadHashed(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> SHA256Digest? {
+    public func downloadHashed(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError)
+        -> SHA256Digest?
+    {
         if Self.isPlain(path) { return try await inner.downloadHashed(path, to: localPath, maxBytes: maxBytes) }
         return try await downloadOpening(path, to: localPath, maxBytes: maxBytes, hashing: true).digest
     }
@@ -81,13 +89,21 @@ public struct EncryptedRemote: RemoteStorage {
     /// Downloads the sealed file to the scratch folder, then opens it a chunk at a time into
     /// `localPath` (hashing the plaintext on the way when asked); nil when the remote does not
     /// have it. On any failure `localPath` is removed: no unauthenticated byte stays behind.
-    private func downloadOpening(_ path: String, to localPath: String, maxBytes: Int64, hashing: Bool) async throws(AISyncError)
-        -> (found: Bool, digest: SHA256Digest?) {
+    private func downloadOpening(_ path: String, to localPath: String, maxBytes: Int64, hashing: Bool)
+        async throws(AISyncError)
+        -> (found: Bool, digest: SHA256Digest?)
+    {
         let sealedPath = scratchPath()
         defer { _ = Platform.unlink(sealedPath) }
-        guard try await inner.download(storedPath(path), to: sealedPath, maxBytes: storedSize(path, plainSize: maxBytes)) else { return (false, nil) }
+        guard
+            try await inner.download(storedPath(path), to: sealedPath, maxBytes: storedSize(path, plainSize: maxBytes))
+        else { return (false, nil) }
         do {
-            return (true, try SealedFileIO.open(sealedPath, to: localPath, keys: keys, binding: binding(path), shown: shown(path), hashing: hashing))
+            return (
+                true,
+                try SealedFileIO.open(
+                    sealedPath, to: localPath, keys: keys, binding: binding(path), shown: shown(path), hashing: hashing)
+            )
         } catch {
             _ = Platform.unlink(localPath)
             throw error
@@ -95,29 +111,41 @@ public struct EncryptedRemote: RemoteStorage {
     }
 
     /// Seals `bytes` with a fresh salt and writes them under the stored path.
-    public func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+    public func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError)
+        -> WriteResult
+    {
         if Self.isPlain(path) { return try await inner.write(path, bytes, condition: condition) }
-        let sealed = SealedFile.seal(bytes, dataKey: keys.dataKey, salt: environment.secureRandom(24), binding: binding(path))
+        let sealed = SealedFile.seal(
+            bytes, dataKey: keys.dataKey, salt: environment.secureRandom(24), binding: binding(path))
         return try await inner.write(storedPath(path), sealed, condition: condition)
     }
 
     /// Seals a local file into the scratch folder, then uploads the sealed copy.
-    public func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+    public func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError)
+        -> WriteResult
+    {
         if Self.isPlain(path) { return try await inner.upload(path, from: localPath, condition: condition) }
         let sealedPath = scratchPath()
         defer { _ = Platform.unlink(sealedPath) }
-        try SealedFileIO.seal(localPath, to: sealedPath, keys: keys, salt: environment.secureRandom(24), binding: binding(path))
+        try SealedFileIO.seal(
+            localPath, to: sealedPath, keys: keys, salt: environment.secureRandom(24), binding: binding(path))
         return try await inner.upload(storedPath(path), from: sealedPath, condition: condition)
     }
 
     /// Names as stored: the same as written except under `objects/`, where they are keyed hashes.
-    public func list(_ directory: String) async throws(AISyncError) -> [RemoteEntry]? { try await inner.list(directory) }
+    public func list(_ directory: String) async throws(AISyncError) -> [RemoteEntry]? {
+        try await inner.list(directory)
+    }
     /// Folder names are not secret: they are the first two characters of stored names.
-    public func subfolders(_ directory: String) async throws(AISyncError) -> [String]? { try await inner.subfolders(directory) }
+    public func subfolders(_ directory: String) async throws(AISyncError) -> [String]? {
+        try await inner.subfolders(directory)
+    }
     /// Whether the stored file exists.
     public func exists(_ path: String) async throws(AISyncError) -> Bool { try await inner.exists(storedPath(path)) }
     /// The stored file's presence and sealed size (compare with ``storedSize(_:plainSize:)``).
-    public func presence(_ path: String) async throws(AISyncError) -> RemotePresence { try await inner.presence(storedPath(path)) }
+    public func presence(_ path: String) async throws(AISyncError) -> RemotePresence {
+        try await inner.presence(storedPath(path))
+    }
     /// Deletes the stored file.
     public func delete(_ path: String) async throws(AISyncError) { try await inner.delete(storedPath(path)) }
 }

@@ -1,13 +1,14 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#elseif canImport(Musl)
-@preconcurrency import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import Synchronization
 import AISyncCore
 import AISyncFiles
+import Synchronization
+
+#if canImport(Glibc)
+    @preconcurrency import Glibc
+#elseif canImport(Musl)
+    @preconcurrency import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A remote that is a local folder: a USB stick, a mounted cloud drive, or the quick start.
 ///
@@ -48,7 +49,9 @@ public struct FolderRemote: RemoteStorage {
 
     private func checkRoot() throws(AISyncError) {
         guard Platform.stat(root)?.isDirectory == true else {
-            throw AISyncError(.unavailable, "the folder remote \(root) does not exist or is not mounted", hint: "Mount it or create it, then try again")
+            throw AISyncError(
+                .unavailable, "the folder remote \(root) does not exist or is not mounted",
+                hint: "Mount it or create it, then try again")
         }
     }
 
@@ -61,12 +64,16 @@ public struct FolderRemote: RemoteStorage {
         guard let st = Platform.stat(p) else { return nil }
         // A FIFO or device would block the read forever; a directory is not a file either.
         guard st.isRegular else {
-            throw AISyncError(.damagedData, "\(displayName)/\(path) is not a regular file", hint: "Remove it from the remote folder; syncing only writes regular files")
+            throw AISyncError(
+                .damagedData, "\(displayName)/\(path) is not a regular file",
+                hint: "Remove it from the remote folder; syncing only writes regular files")
         }
         // Refused before a byte is read: a hostile or broken remote cannot make us buffer it.
         guard st.size <= Int64(maxBytes) else {
-            throw AISyncError(.damagedData, "\(displayName)/\(path) is larger than an aisync file of its kind may be (\(st.size) bytes, at most \(maxBytes))",
-                              hint: "No device wrote it: remove it from the remote folder, then push from a device that has the data")
+            throw AISyncError(
+                .damagedData,
+                "\(displayName)/\(path) is larger than an aisync file of its kind may be (\(st.size) bytes, at most \(maxBytes))",
+                hint: "No device wrote it: remove it from the remote folder, then push from a device that has the data")
         }
         let bytes = try FileIO.read(p, limit: Int64(maxBytes))
         return RemoteFile(bytes: bytes, etag: Self.etag(p))
@@ -80,9 +87,13 @@ public struct FolderRemote: RemoteStorage {
         guard let st = Platform.stat(p) else { return false }
         // As for `read`: a FIFO would block the copy forever.
         guard st.isRegular else {
-            throw AISyncError(.damagedData, "\(displayName)/\(path) is not a regular file", hint: "Remove it from the remote folder; syncing only writes regular files")
+            throw AISyncError(
+                .damagedData, "\(displayName)/\(path) is not a regular file",
+                hint: "Remove it from the remote folder; syncing only writes regular files")
         }
-        guard st.size <= maxBytes else { throw AISyncError(.damagedData, "\(displayName)/\(path) is larger than allowed (\(st.size) bytes)") }
+        guard st.size <= maxBytes else {
+            throw AISyncError(.damagedData, "\(displayName)/\(path) is larger than allowed (\(st.size) bytes)")
+        }
         // A download is a scratch copy: nothing to hash (`downloadHashed` does) and no fsync.
         try FileIO.copy(p, to: localPath, scratch: true)
         return true
@@ -90,17 +101,23 @@ public struct FolderRemote: RemoteStorage {
 
     /// Copies the file at `path` to `localPath` like ``download(_:to:maxBytes:)`` and returns
     /// the SHA-256 the copy computed on the way; nil when it does not exist.
-    public func downloadHashed(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> SHA256Digest? {
+    public func downloadHashed(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError)
+        -> SHA256Digest?
+    {
         try checkRoot()
         let p = try full(path)
         guard let st = Platform.stat(p), st.isRegular else { return nil }
-        guard st.size <= maxBytes else { throw AISyncError(.damagedData, "\(displayName)/\(path) is larger than allowed (\(st.size) bytes)") }
+        guard st.size <= maxBytes else {
+            throw AISyncError(.damagedData, "\(displayName)/\(path) is larger than allowed (\(st.size) bytes)")
+        }
         return try FileIO.copy(p, to: localPath).digest
     }
 
     /// Writes `bytes` atomically at `path` (temp file in `.aisync-tmp/`, then rename or link),
     /// honouring `condition`; readers never see a partial file.
-    public func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+    public func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError)
+        -> WriteResult
+    {
         try checkRoot()
         let p = try full(path)
         let temp = try temporaryPath()
@@ -110,7 +127,9 @@ public struct FolderRemote: RemoteStorage {
     }
 
     /// Copies the local file at `localPath` to `path` atomically, like ``write(_:_:condition:)``.
-    public func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+    public func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError)
+        -> WriteResult
+    {
         try checkRoot()
         let p = try full(path)
         let temp = try temporaryPath()
@@ -124,7 +143,9 @@ public struct FolderRemote: RemoteStorage {
     private func temporaryPath() throws(AISyncError) -> String {
         let dir = "\(root)/\(Self.temporaryDirectory)"
         try FileIO.makeDirectories(dir)
-        if Self.swept.withLock({ $0.insert(root).inserted }) { Self.sweep(dir, olderThanSeconds: 3600, now: environment.now()) }
+        if Self.swept.withLock({ $0.insert(root).inserted }) {
+            Self.sweep(dir, olderThanSeconds: 3600, now: environment.now())
+        }
         return "\(dir)/\(environment.temporarySuffix())"
     }
 
@@ -133,7 +154,9 @@ public struct FolderRemote: RemoteStorage {
     static func sweep(_ dir: String, olderThanSeconds age: Int64, now: Int64) {
         let cutoff = (now / 1000 - age) * 1_000_000_000
         for name in Platform.listDirectory(dir) ?? [] {
-            guard let st = Platform.statInfo("\(dir)/\(name)"), st.isRegular, st.modifiedNanoseconds < cutoff else { continue }
+            guard let st = Platform.statInfo("\(dir)/\(name)"), st.isRegular, st.modifiedNanoseconds < cutoff else {
+                continue
+            }
             _ = Platform.unlink("\(dir)/\(name)")
         }
     }

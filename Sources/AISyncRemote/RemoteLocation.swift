@@ -1,5 +1,6 @@
 import AISyncCore
 import AISyncHTTP
+
 /// A remote's URL, checked: which transport it needs and whether it is safe to use.
 public struct RemoteLocation: Sendable, Equatable {
     /// Which transport a remote needs; the raw value is what the store's config records.
@@ -22,11 +23,16 @@ public struct RemoteLocation: Sendable, Equatable {
 
     /// Names are file names in `sync/`: short, lowercase, safe.
     public static func validateName(_ name: String) throws(AISyncError) {
-        let ok = (1...32).contains(name.utf8.count) && name.utf8.enumerated().allSatisfy { n, b in
-            (b >= 97 && b <= 122) || (b >= 48 && b <= 57) || (n > 0 && (b == UInt8(ascii: "-") || b == UInt8(ascii: "_")))
-        }
+        let ok =
+            (1...32).contains(name.utf8.count)
+            && name.utf8.enumerated().allSatisfy { n, b in
+                (b >= 97 && b <= 122) || (b >= 48 && b <= 57)
+                    || (n > 0 && (b == UInt8(ascii: "-") || b == UInt8(ascii: "_")))
+            }
         guard ok else {
-            throw AISyncError(.usage, "'\(name.prefix(40))' is not a valid remote name", hint: "Use 1-32 lowercase letters, digits, - or _, starting with a letter or digit")
+            throw AISyncError(
+                .usage, "'\(name.prefix(40))' is not a valid remote name",
+                hint: "Use 1-32 lowercase letters, digits, - or _, starting with a letter or digit")
         }
     }
 
@@ -44,29 +50,41 @@ public struct RemoteLocation: Sendable, Equatable {
             return
         }
         let scheme: String
-        if url.hasPrefix("https://") { scheme = "https" } else if url.hasPrefix("http://") { scheme = "http" } else {
-            throw AISyncError(.usage, "'\(url.prefix(100))' is not a URL aisync can use", hint: "Use https://host/path (WebDAV or a plain HTTP server), or file:///path for a folder",
-                              remedy: .giveRemoteURL)
+        if url.hasPrefix("https://") {
+            scheme = "https"
+        } else if url.hasPrefix("http://") {
+            scheme = "http"
+        } else {
+            throw AISyncError(
+                .usage, "'\(url.prefix(100))' is not a URL aisync can use",
+                hint: "Use https://host/path (WebDAV or a plain HTTP server), or file:///path for a folder",
+                remedy: .giveRemoteURL)
         }
         let rest = url.dropFirst(scheme.count + 3)
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         guard !authority.contains("@") else {
-            throw AISyncError(.usage, "the URL contains credentials",
-                              hint: "Remove them from the URL; set AISYNC_USER and AISYNC_PASSWORD, or add the host to ~/.netrc")
+            throw AISyncError(
+                .usage, "the URL contains credentials",
+                hint: "Remove them from the URL; set AISYNC_USER and AISYNC_PASSWORD, or add the host to ~/.netrc")
         }
         guard !rest.contains("?"), !rest.contains("#"), !rest.contains(" ") else {
-            throw AISyncError(.usage, "the URL must not contain a query, fragment or spaces", hint: "Give the folder's URL, e.g. https://cloud.example.com/remote.php/dav/files/me/aisync")
+            throw AISyncError(
+                .usage, "the URL must not contain a query, fragment or spaces",
+                hint: "Give the folder's URL, e.g. https://cloud.example.com/remote.php/dav/files/me/aisync")
         }
         var hostPart = String(authority)
-        if hostPart.hasPrefix("[") { hostPart = String(hostPart.prefix { $0 != "]" }.dropFirst()) } else if let colon = hostPart.lastIndex(of: ":") {
+        if hostPart.hasPrefix("[") {
+            hostPart = String(hostPart.prefix { $0 != "]" }.dropFirst())
+        } else if let colon = hostPart.lastIndex(of: ":") {
             hostPart = String(hostPart[..<colon])
         }
         guard !hostPart.isEmpty else { throw AISyncError(.usage, "the URL has no host") }
         host = hostPart.lowercased()
         if scheme == "http", !insecure, !Self.isLoopback(host) {
-            throw AISyncError(.usage, "refusing plain http:// to \(host): credentials and data would travel unencrypted",
-                              hint: "Use https://, or allow plain http:// if this network is trusted",
-                              remedy: .allowInsecureHTTP)
+            throw AISyncError(
+                .usage, "refusing plain http:// to \(host): credentials and data would travel unencrypted",
+                hint: "Use https://, or allow plain http:// if this network is trusted",
+                remedy: .allowInsecureHTTP)
         }
         kind = plain ? .http : .webdav
         var b = url

@@ -1,5 +1,6 @@
 import AISyncCore
 import AISyncFiles
+
 /// A file read from a remote, with the validator the server gave it.
 public struct RemoteFile: Sendable, Equatable {
     /// The file's whole contents.
@@ -8,7 +9,10 @@ public struct RemoteFile: Sendable, Equatable {
     /// nil when the server sent none.
     public var etag: String?
     /// A file with the given contents and ETag.
-    public init(bytes: [UInt8], etag: String?) { self.bytes = bytes; self.etag = etag }
+    public init(bytes: [UInt8], etag: String?) {
+        self.bytes = bytes
+        self.etag = etag
+    }
 }
 
 /// One entry of a remote directory listing.
@@ -18,7 +22,10 @@ public struct RemoteEntry: Sendable, Equatable {
     /// The file's ETag when the listing gives one; nil otherwise.
     public var etag: String?
     /// An entry with the given name and ETag.
-    public init(name: String, etag: String?) { self.name = name; self.etag = etag }
+    public init(name: String, etag: String?) {
+        self.name = name
+        self.etag = etag
+    }
 }
 
 /// When a write may happen (docs/DESIGN.md §5.2: create with `If-None-Match: *`, replace with `If-Match`).
@@ -57,11 +64,13 @@ public protocol RemoteStorage: Sendable {
     /// Streams a file to a local path and returns the SHA-256 of the bytes written there,
     /// computed on the way when the remote can (so a blob is verified without reading it
     /// again); nil when it does not exist.
-    func downloadHashed(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> SHA256Digest?
+    func downloadHashed(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError)
+        -> SHA256Digest?
     /// Writes a small file, creating parent directories as needed.
     func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> WriteResult
     /// Streams a local file up, creating parent directories as needed.
-    func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError) -> WriteResult
+    func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError)
+        -> WriteResult
     /// Names and ETags of the files in a directory; nil when the directory does not exist.
     func list(_ directory: String) async throws(AISyncError) -> [RemoteEntry]?
     /// Names of the folders directly inside a directory (`objects/` holds one per name
@@ -98,7 +107,9 @@ extension RemoteStorage {
 
     /// Downloads, then hashes the file written: for remotes that cannot hash on the way
     /// (in-memory remotes, wrappers in tests).
-    public func downloadHashed(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> SHA256Digest? {
+    public func downloadHashed(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError)
+        -> SHA256Digest?
+    {
         guard try await download(path, to: localPath, maxBytes: maxBytes) else { return nil }
         return try hashFile(localPath)
     }

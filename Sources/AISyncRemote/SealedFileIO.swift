@@ -1,18 +1,21 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AISyncCore
 import AISyncFiles
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// ``SealedFile`` between files, a MiB at a time: a 200 MB picture is sealed and opened in
 /// constant memory.
 enum SealedFileIO {
     /// Seals the file at `source` into `destination` (created or truncated).
-    static func seal(_ source: String, to destination: String, keys: RemoteKeys, salt: [UInt8], binding: SealedFile.Binding) throws(AISyncError) {
+    static func seal(
+        _ source: String, to destination: String, keys: RemoteKeys, salt: [UInt8], binding: SealedFile.Binding
+    ) throws(AISyncError) {
         let input = try openFile(source, O_RDONLY, action: "read")
         defer { Platform.close(input) }
         guard let size = Platform.size(of: input) else { throw FileIO.ioError("read", source, errno: Platform.errno) }
@@ -23,7 +26,9 @@ enum SealedFileIO {
         var left = size
         while left > 0 {
             let piece = try readExactly(input, count: Int(min(left, 1 << 20)), source)
-            guard !piece.isEmpty else { throw AISyncError(.io, "\(source) changed while it was being encrypted", hint: "Try again") }
+            guard !piece.isEmpty else {
+                throw AISyncError(.io, "\(source) changed while it was being encrypted", hint: "Try again")
+            }
             left -= Int64(piece.count)
             try write(sealer.add(piece), to: output, destination)
         }
@@ -32,13 +37,16 @@ enum SealedFileIO {
 
     /// Opens the sealed file at `source` into `destination`, chunk by chunk, each checked
     /// before it is written; returns the plaintext's SHA-256 when `hashing`.
-    static func open(_ source: String, to destination: String, keys: RemoteKeys, binding: SealedFile.Binding, shown: String,
-                     hashing: Bool) throws(AISyncError) -> SHA256Digest? {
+    static func open(
+        _ source: String, to destination: String, keys: RemoteKeys, binding: SealedFile.Binding, shown: String,
+        hashing: Bool
+    ) throws(AISyncError) -> SHA256Digest? {
         let input = try openFile(source, O_RDONLY, action: "read")
         defer { Platform.close(input) }
         guard let size = Platform.size(of: input) else { throw FileIO.ioError("read", source, errno: Platform.errno) }
         let header = try readExactly(input, count: SealedFile.headerBytes, source)
-        var opener = try SealedFile.Opener(header: header, storedSize: size, dataKey: keys.dataKey, binding: binding, shown: shown)
+        var opener = try SealedFile.Opener(
+            header: header, storedSize: size, dataKey: keys.dataKey, binding: binding, shown: shown)
         let output = try openFile(destination, O_WRONLY | O_CREAT | O_TRUNC, action: "write")
         defer { Platform.close(output) }
         var hasher = SHA256()
@@ -62,7 +70,9 @@ enum SealedFileIO {
         var buffer = [UInt8](repeating: 0, count: count)
         var filled = 0
         while filled < count {
-            let n = buffer.withUnsafeMutableBytes { Platform.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...])) }
+            let n = buffer.withUnsafeMutableBytes {
+                Platform.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...]))
+            }
             guard let n else { throw FileIO.ioError("read", path, errno: Platform.errno) }
             if n == 0 { break }
             filled += n
@@ -73,6 +83,8 @@ enum SealedFileIO {
 
     private static func write(_ bytes: [UInt8], to fd: Int32, _ path: String) throws(AISyncError) {
         guard !bytes.isEmpty else { return }
-        guard bytes.withUnsafeBytes({ Platform.writeAll(fd, $0) }) else { throw FileIO.ioError("write", path, errno: Platform.errno) }
+        guard bytes.withUnsafeBytes({ Platform.writeAll(fd, $0) }) else {
+            throw FileIO.ioError("write", path, errno: Platform.errno)
+        }
     }
 }

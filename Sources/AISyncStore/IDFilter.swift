@@ -18,7 +18,9 @@ struct IDFilter: Sendable {
     mutating func insert(_ id: RecordID) {
         if words.isEmpty { words = Array(repeating: 0, count: Self.bits / 64) }
         let (p, q, r) = Self.probes(id)
-        set(p); set(q); set(r)
+        set(p)
+        set(q)
+        set(r)
     }
 
     /// False when `id` was surely never added.
@@ -37,7 +39,8 @@ struct IDFilter: Sendable {
         var hasher = Hasher()
         hasher.combine(id)
         let h = UInt64(bitPattern: Int64(hasher.finalize()))
-        let a = Int(truncatingIfNeeded: h & 0xFFFF_FFFF), b = Int(truncatingIfNeeded: h >> 32) | 1
+        let a = Int(truncatingIfNeeded: h & 0xFFFF_FFFF)
+        let b = Int(truncatingIfNeeded: h >> 32) | 1
         let mask = bits - 1
         return (a & mask, (a &+ b) & mask, (a &+ 2 &* b) & mask)
     }

@@ -69,7 +69,8 @@ struct IndexBase: Sendable {
         guard let file = MappedFile(path: path) else { return nil }
         let parsed = file.withBytes { bytes -> (IndexFile.Header, Int)? in
             guard bytes.last == 10, let end = Self.lineEnd(bytes, from: 0, limit: min(bytes.count, 4096)),
-                  let header = IndexFile.header(Array(bytes[..<end])[...]) else { return nil }
+                let header = IndexFile.header(Array(bytes[..<end])[...])
+            else { return nil }
             return (header, end + 1)
         }
         guard let (header, start) = parsed, header.records != nil else { return nil }
@@ -77,7 +78,8 @@ struct IndexBase: Sendable {
         self.header = header
         bodyStart = start
         let runs = (layout.count + Self.sampleEvery - 1) / Self.sampleEvery
-        let usable = layout.count == header.records && layout.runStarts.first.map { Int($0) == start } != false
+        let usable =
+            layout.count == header.records && layout.runStarts.first.map { Int($0) == start } != false
             && layout.runStarts.last.map { Int($0) < file.count } != false
             && layout.sampleCount == runs && layout.runStarts.count == runs
             && zip(layout.runStarts, layout.runStarts.dropFirst()).allSatisfy { $0 < $1 }
@@ -113,7 +115,8 @@ struct IndexBase: Sendable {
     func find(_ id: RecordID) throws(AISyncError) -> Entry? {
         let key = Array(id.rawValue.utf8)
         // The last sample not after the key: its run of lines is the only place it can be.
-        var first = 0, past = layout.sampleCount
+        var first = 0
+        var past = layout.sampleCount
         while first < past {
             let mid = first + (past - first) / 2
             if layout.sample(mid, notAfter: key) { first = mid + 1 } else { past = mid }
@@ -124,14 +127,16 @@ struct IndexBase: Sendable {
         return try withRun(run) { (bytes: UnsafeRawBufferPointer) throws(AISyncError) -> Entry? in
             var start = 0
             for _ in 0..<lines {
-                guard start < bytes.count, let end = Self.lineEnd(bytes, from: start, limit: bytes.count) else { throw Self.damaged }
+                guard start < bytes.count, let end = Self.lineEnd(bytes, from: start, limit: bytes.count) else {
+                    throw Self.damaged
+                }
                 let order = Self.compareID(bytes, start..<end, key)
                 if order == 0 {
                     let line = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
                     guard let (summary, refs) = IndexFile.parseSummary(line) else { throw Self.damaged }
                     return Entry(summary: summary, encodedRefs: Array(line[refs])[...])
                 }
-                if order > 0 { return nil }   // lines are in id order: it is not here
+                if order > 0 { return nil }  // lines are in id order: it is not here
                 start = end + 1
             }
             return nil
@@ -140,7 +145,9 @@ struct IndexBase: Sendable {
 
     /// Runs `body` over a copy of run `run`'s lines (read with `pread`, not through the
     /// mapping: see ``MappedFile/copy(_:)``), the run's first line at offset 0.
-    private func withRun<T>(_ run: Int, _ body: (UnsafeRawBufferPointer) throws(AISyncError) -> T) throws(AISyncError) -> T {
+    private func withRun<T>(_ run: Int, _ body: (UnsafeRawBufferPointer) throws(AISyncError) -> T) throws(AISyncError)
+        -> T
+    {
         let lower = Int(layout.runStarts[run])
         let upper = run + 1 < layout.runStarts.count ? Int(layout.runStarts[run + 1]) : file.count
         guard lower < upper, let bytes = file.copy(lower..<upper) else { throw Self.damaged }
@@ -187,9 +194,11 @@ struct IndexBase: Sendable {
     /// order: its run is copied, not mapped, so the listing holds no pages of the index.
     func summary(atLine n: Int) throws(AISyncError) -> RecordSummary {
         guard n >= 0, n < layout.count else { throw Self.damaged }
-        return try withRun(n / Self.sampleEvery) { (bytes: UnsafeRawBufferPointer) throws(AISyncError) -> RecordSummary in
+        return try withRun(n / Self.sampleEvery) {
+            (bytes: UnsafeRawBufferPointer) throws(AISyncError) -> RecordSummary in
             guard let range = Self.line(n % Self.sampleEvery, in: bytes, from: 0),
-                  let (summary, _) = IndexFile.parseSummary(UnsafeRawBufferPointer(rebasing: bytes[range])) else { throw Self.damaged }
+                let (summary, _) = IndexFile.parseSummary(UnsafeRawBufferPointer(rebasing: bytes[range]))
+            else { throw Self.damaged }
             return summary
         }
     }
@@ -200,7 +209,8 @@ struct IndexBase: Sendable {
     /// and the pages passed handed back as the reading moves on: a listing of 1,000,000
     /// records in another order holds a window of the index, and what it parses in list order
     /// is in `out`.
-    func copySummaries(_ lines: [Int32], into out: inout [UInt8], _ each: (Int, Range<Int>) -> Void) throws(AISyncError) {
+    func copySummaries(_ lines: [Int32], into out: inout [UInt8], _ each: (Int, Range<Int>) -> Void) throws(AISyncError)
+    {
         try file.withBytes { (bytes: UnsafeRawBufferPointer) throws(AISyncError) in
             var released = 0
             var last: (line: Int, start: Int)? = nil
@@ -244,10 +254,12 @@ struct IndexBase: Sendable {
 
     /// Compares the id at the start of `line` (up to its first tab) with `key`, byte by byte.
     static func compareID(_ bytes: UnsafeRawBufferPointer, _ line: Range<Int>, _ key: [UInt8]) -> Int {
-        var i = line.lowerBound, k = 0
+        var i = line.lowerBound
+        var k = 0
         while i < line.upperBound, bytes[i] != 9, k < key.count {
             if bytes[i] != key[k] { return bytes[i] < key[k] ? -1 : 1 }
-            i += 1; k += 1
+            i += 1
+            k += 1
         }
         let lineDone = i == line.upperBound || bytes[i] == 9
         if lineDone && k == key.count { return 0 }

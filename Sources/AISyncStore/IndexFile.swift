@@ -1,5 +1,6 @@
 import AISyncCore
 import AISyncFiles
+
 /// `index/records.v2`: the snapshot cached as tab-separated lines, cheap to parse.
 ///
 /// A cache only: it records how far into the journal it reaches (offset, line count, and a
@@ -26,7 +27,8 @@ struct IndexFile: Sendable {
         guard offset > 0 else { return "-" }
         let start = max(0, offset - anchorLength)
         guard let bytes = try? FileIO.readRange(journal.path, from: start, count: Int(offset - start)),
-              bytes.count == Int(offset - start) else { return nil }
+            bytes.count == Int(offset - start)
+        else { return nil }
         return SHA256.hash(bytes).hex
     }
 
@@ -39,20 +41,26 @@ struct IndexFile: Sendable {
         try FileIO.makeDirectories(FileIO.parentDirectory(of: path))
         var starts = IndexBase.Layout()
         // A cache need not be durable: a lost or stale index is rebuilt from the journal.
-        try FileIO.writeAtomically(path, durable: false, temporarySuffix: environment.temporarySuffix()) { (emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) in
+        try FileIO.writeAtomically(path, durable: false, temporarySuffix: environment.temporarySuffix()) {
+            (emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) in
             starts = try encode(snapshot, anchor: anchor, emit: emit)
         }
         return starts
     }
 
-    private func encode(_ snapshot: StoreSnapshot, anchor: String, emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) -> IndexBase.Layout {
+    private func encode(_ snapshot: StoreSnapshot, anchor: String, emit: ([UInt8]) throws(AISyncError) -> Void)
+        throws(AISyncError) -> IndexBase.Layout
+    {
         var starts = IndexBase.Layout()
         starts.reserve(records: snapshot.counts.records)
         var emitted = 0
         var out: [UInt8] = []
         out.reserveCapacity((1 << 20) + 4096)
         let counts = snapshot.counts
-        out.append(contentsOf: "\(Self.magic)\t\(Self.format)\t\(snapshot.journalOffset)\t\(snapshot.journalLines)\t\(anchor)\t\(snapshot.latestTime.wall)\t\(snapshot.latestTime.counter)\t\(counts.conflicts)\t\(counts.records)\t\(counts.damaged)\n".utf8)
+        out.append(
+            contentsOf:
+                "\(Self.magic)\t\(Self.format)\t\(snapshot.journalOffset)\t\(snapshot.journalLines)\t\(anchor)\t\(snapshot.latestTime.wall)\t\(snapshot.latestTime.counter)\t\(counts.conflicts)\t\(counts.records)\t\(counts.damaged)\n"
+                .utf8)
         func flush() throws(AISyncError) {
             guard out.count >= 1 << 20 else { return }
             try emit(out)
@@ -78,16 +86,24 @@ struct IndexFile: Sendable {
 
     /// One record's line.
     static func encode(_ s: RecordSummary, refs: [Journal.LineRef], into out: inout [UInt8]) {
-        out.append(contentsOf: s.id.rawValue.utf8); out.append(9)
-        out.append(contentsOf: s.kind.rawValue.utf8); out.append(9)
-        escape(s.title, into: &out); out.append(9)
-        decimal(s.created.milliseconds, into: &out); out.append(9)
-        decimal(s.updated.milliseconds, into: &out); out.append(9)
+        out.append(contentsOf: s.id.rawValue.utf8)
+        out.append(9)
+        out.append(contentsOf: s.kind.rawValue.utf8)
+        out.append(9)
+        escape(s.title, into: &out)
+        out.append(9)
+        decimal(s.created.milliseconds, into: &out)
+        out.append(9)
+        decimal(s.updated.milliseconds, into: &out)
+        out.append(9)
         let flags = (s.favorite ? "f" : "") + (s.deleted ? "d" : "") + (s.conflict ? "c" : "") + (s.damaged ? "x" : "")
-        out.append(contentsOf: (flags.isEmpty ? "-" : flags).utf8); out.append(9)
+        out.append(contentsOf: (flags.isEmpty ? "-" : flags).utf8)
+        out.append(9)
         for (n, r) in refs.enumerated() {
             if n > 0 { out.append(UInt8(ascii: ",")) }
-            decimal(r.offset, into: &out); out.append(UInt8(ascii: ".")); decimal(Int64(r.length), into: &out)
+            decimal(r.offset, into: &out)
+            out.append(UInt8(ascii: "."))
+            decimal(Int64(r.length), into: &out)
         }
         out.append(10)
     }
@@ -99,7 +115,7 @@ struct IndexFile: Sendable {
         var v = value.magnitude
         let start = out.count
         repeat {
-            out.append(48 + UInt8(v % 10))   // lowest digit first, then reversed
+            out.append(48 + UInt8(v % 10))  // lowest digit first, then reversed
             v /= 10
         } while v > 0
         out[start...].reverse()
@@ -122,22 +138,27 @@ struct IndexFile: Sendable {
 
     /// Reads only the header line (a no-op sync must not read 100,000 summaries).
     func header() -> Header? {
-        guard let bytes = try? FileIO.readRange(path, from: 0, count: 512), let end = bytes.firstIndex(of: 10) else { return nil }
+        guard let bytes = try? FileIO.readRange(path, from: 0, count: 512), let end = bytes.firstIndex(of: 10) else {
+            return nil
+        }
         return Self.header(bytes[..<end])
     }
 
     static func header(_ line: ArraySlice<UInt8>) -> Header? {
         let h = line.split(separator: 9, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         guard h.count == 10, h[0] == Self.magic, h[1] == Self.format, let offset = Int64(h[2]), let count = Int(h[3]),
-              let wall = Int64(h[5]), let counter = Int64(h[6]), let conflicts = Int(h[7]), let records = Int(h[8]),
-              let damaged = Int(h[9]), conflicts >= 0, records >= 0, damaged >= 0 else { return nil }
-        return Header(journalOffset: offset, journalLines: count, anchor: h[4], wall: wall, counter: counter,
-                      conflicts: conflicts, records: records, damaged: damaged)
+            let wall = Int64(h[5]), let counter = Int64(h[6]), let conflicts = Int(h[7]), let records = Int(h[8]),
+            let damaged = Int(h[9]), conflicts >= 0, records >= 0, damaged >= 0
+        else { return nil }
+        return Header(
+            journalOffset: offset, journalLines: count, anchor: h[4], wall: wall, counter: counter,
+            conflicts: conflicts, records: records, damaged: damaged)
     }
 
     /// Where the first six tabs of a line are (its seven fields), without allocating.
     private static func tabs(_ line: UnsafeRawBufferPointer) -> (Int, Int, Int, Int, Int, Int)? {
-        var tabs = (0, 0, 0, 0, 0, 0), found = 0
+        var tabs = (0, 0, 0, 0, 0, 0)
+        var found = 0
         for i in line.indices where line[i] == 9 {
             switch found {
             case 0: tabs.0 = i
@@ -162,14 +183,16 @@ struct IndexFile: Sendable {
         guard let t = tabs(line) else { return nil }
         let idBytes = line[..<t.0]
         guard isID(idBytes), let kind = kind(line[(t.0 + 1)..<t.1]),
-              let title = unescape(line[(t.1 + 1)..<t.2]),
-              let created = parseInt(line[(t.2 + 1)..<t.3]),
-              let updated = parseInt(line[(t.3 + 1)..<t.4]) else { return nil }
+            let title = unescape(line[(t.1 + 1)..<t.2]),
+            let created = parseInt(line[(t.2 + 1)..<t.3]),
+            let updated = parseInt(line[(t.3 + 1)..<t.4])
+        else { return nil }
         let flags = line[(t.4 + 1)..<t.5]
-        let summary = RecordSummary(id: RecordID(checked: ascii(idBytes)), kind: kind, title: title, created: Timestamp(milliseconds: created),
-                                    updated: Timestamp(milliseconds: updated), favorite: flags.contains(UInt8(ascii: "f")),
-                                    deleted: flags.contains(UInt8(ascii: "d")), conflict: flags.contains(UInt8(ascii: "c")),
-                                    damaged: flags.contains(UInt8(ascii: "x")))
+        let summary = RecordSummary(
+            id: RecordID(checked: ascii(idBytes)), kind: kind, title: title, created: Timestamp(milliseconds: created),
+            updated: Timestamp(milliseconds: updated), favorite: flags.contains(UInt8(ascii: "f")),
+            deleted: flags.contains(UInt8(ascii: "d")), conflict: flags.contains(UInt8(ascii: "c")),
+            damaged: flags.contains(UInt8(ascii: "x")))
         return (summary, (t.5 + 1)..<line.count)
     }
 
@@ -180,14 +203,17 @@ struct IndexFile: Sendable {
         // is held and a damaged index can still be rebuilt: the listing reads the line again
         // later, outside the lock.
         guard let t = tabs(line), isID(line[..<t.0]), let kind = kind(line[(t.0 + 1)..<t.1]),
-              isEscapedText(line[(t.1 + 1)..<t.2]), parseInt(line[(t.2 + 1)..<t.3]) != nil,
-              let updated = parseInt(line[(t.3 + 1)..<t.4]) else { return nil }
+            isEscapedText(line[(t.1 + 1)..<t.2]), parseInt(line[(t.2 + 1)..<t.3]) != nil,
+            let updated = parseInt(line[(t.3 + 1)..<t.4])
+        else { return nil }
         return (kind, updated, line[(t.4 + 1)..<t.5].contains(UInt8(ascii: "d")))
     }
 
     /// Bytes known to be ASCII as a String (no validation to repeat).
     private static func ascii(_ bytes: Slice<UnsafeRawBufferPointer>) -> String {
-        UnsafeRawBufferPointer(rebasing: bytes).withMemoryRebound(to: UInt8.self) { String(decoding: $0, as: UTF8.self) }
+        UnsafeRawBufferPointer(rebasing: bytes).withMemoryRebound(to: UInt8.self) {
+            String(decoding: $0, as: UTF8.self)
+        }
     }
 
     /// ``RecordID``'s rule on the id's bytes. Written here, not called across modules: a
@@ -227,7 +253,10 @@ struct IndexFile: Sendable {
         var negative = false
         var any = false
         for (n, b) in bytes.enumerated() {
-            if n == 0, b == UInt8(ascii: "-") { negative = true; continue }
+            if n == 0, b == UInt8(ascii: "-") {
+                negative = true
+                continue
+            }
             guard b >= 48, b <= 57 else { return nil }
             let (m, o1) = value.multipliedReportingOverflow(by: 10)
             let (a, o2) = m.addingReportingOverflow(Int64(b - 48))
@@ -243,7 +272,8 @@ struct IndexFile: Sendable {
         var refs: [Journal.LineRef] = []
         for item in raw.split(separator: UInt8(ascii: ",")) {
             guard let dot = item.firstIndex(of: UInt8(ascii: ".")), let offset = parseInt(item[..<dot]),
-                  let length = parseInt(item[item.index(after: dot)...]), offset >= 0, length > 0 else { return nil }
+                let length = parseInt(item[item.index(after: dot)...]), offset >= 0, length > 0
+            else { return nil }
             refs.append(Journal.LineRef(offset: offset, length: Int(length)))
         }
         return refs.isEmpty ? nil : refs
@@ -274,15 +304,21 @@ struct IndexFile: Sendable {
 
     /// The text of an escaped field; nil when it is not valid UTF-8 or ends in a lone backslash.
     static func unescape(_ bytes: Slice<UnsafeRawBufferPointer>) -> String? {
-        var high: UInt8 = 0, escaped = false
+        var high: UInt8 = 0
+        var escaped = false
         for b in bytes {
             high |= b
-            if b == 92 { escaped = true; break }
+            if b == 92 {
+                escaped = true
+                break
+            }
         }
         if !escaped {
             // ASCII needs no validating (most titles); other text is validated as UTF-8.
             if high < 0x80 { return ascii(bytes) }
-            return UnsafeRawBufferPointer(rebasing: bytes).withMemoryRebound(to: UInt8.self) { String(validating: $0, as: UTF8.self) }
+            return UnsafeRawBufferPointer(rebasing: bytes).withMemoryRebound(to: UInt8.self) {
+                String(validating: $0, as: UTF8.self)
+            }
         }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)

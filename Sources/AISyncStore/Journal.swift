@@ -1,14 +1,15 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#elseif canImport(Musl)
-@preconcurrency import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import Foundation
-import Synchronization
 import AISyncCore
 import AISyncFiles
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    @preconcurrency import Glibc
+#elseif canImport(Musl)
+    @preconcurrency import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The append-only `journal.jsonl`: one canonical JSON version per `\n`-terminated line.
 ///
@@ -57,7 +58,9 @@ struct Journal: Sendable {
         var count = max(maxBytes, 1)
         while true {
             let bytes = try FileIO.readRange(path, from: offset, count: count)
-            if let last = bytes.lastIndex(of: 0x0A) { return try parseInParallel(bytes[...last], at: offset, firstLine: firstLine) }
+            if let last = bytes.lastIndex(of: 0x0A) {
+                return try parseInParallel(bytes[...last], at: offset, firstLine: firstLine)
+            }
             guard bytes.count == count else { return try parse(bytes[...], at: offset, firstLine: firstLine) }
             count *= 2
         }
@@ -67,7 +70,9 @@ struct Journal: Sendable {
     /// rebuilding an index, and lines do not depend on each other. The window is cut at line
     /// ends into one part per core (from 256 KB: a catch-up window is 1 MB); the versions
     /// come back in journal order.
-    private func parseInParallel(_ bytes: ArraySlice<UInt8>, at offset: Int64, firstLine: Int) throws(AISyncError) -> Chunk {
+    private func parseInParallel(_ bytes: ArraySlice<UInt8>, at offset: Int64, firstLine: Int) throws(AISyncError)
+        -> Chunk
+    {
         let parts = min(ProcessInfo.processInfo.activeProcessorCount, 8)
         guard parts > 1, bytes.count >= 1 << 18 else { return try parse(bytes, at: offset, firstLine: firstLine) }
         var cuts = [bytes.startIndex]
@@ -79,9 +84,13 @@ struct Journal: Sendable {
         cuts.append(bytes.endIndex)
         // Line numbers of each part's first line, for messages naming a damaged line.
         var firstLines = [firstLine]
-        for i in 1..<(cuts.count - 1) { firstLines.append(firstLines[i - 1] + bytes[cuts[i - 1]..<cuts[i]].count { $0 == 0x0A }) }
+        for i in 1..<(cuts.count - 1) {
+            firstLines.append(firstLines[i - 1] + bytes[cuts[i - 1]..<cuts[i]].count { $0 == 0x0A })
+        }
         let results = Mutex<[Result<Chunk, AISyncError>?]>(Array(repeating: nil, count: cuts.count - 1))
-        let journal = self, starts = firstLines, ends = cuts
+        let journal = self
+        let starts = firstLines
+        let ends = cuts
         DispatchQueue.concurrentPerform(iterations: ends.count - 1) { i in
             let part = bytes[ends[i]..<ends[i + 1]]
             let result = Result { () throws(AISyncError) in
@@ -113,7 +122,8 @@ struct Journal: Sendable {
             }
             line += 1
             let ref = LineRef(offset: offset + Int64(start - bytes.startIndex), length: newline - start)
-            chunk.versions.append((try parseLine(bytes[start..<newline], line: "\(line)"), line, ref, bytes[start..<newline]))
+            chunk.versions.append(
+                (try parseLine(bytes[start..<newline], line: "\(line)"), line, ref, bytes[start..<newline]))
             start = newline + 1
             chunk.endOffset = offset + Int64(start - bytes.startIndex)
             chunk.endLine = line
@@ -122,11 +132,15 @@ struct Journal: Sendable {
     }
 
     /// Parses and verifies one line; damage names the line.
-    func parseLine(_ slice: ArraySlice<UInt8>, line: @autoclosure () -> String, verifyingID: Bool = true) throws(AISyncError) -> Version {
+    func parseLine(_ slice: ArraySlice<UInt8>, line: @autoclosure () -> String, verifyingID: Bool = true)
+        throws(AISyncError) -> Version
+    {
         do {
             return try Version(journalLine: slice, verifyingID: verifyingID)
         } catch {
-            throw AISyncError(.damagedData, "\(path):\(line()): damaged journal line: \(error.message)", hint: "Check the store; a copy of this line may be on a remote", remedy: .checkStore)
+            throw AISyncError(
+                .damagedData, "\(path):\(line()): damaged journal line: \(error.message)",
+                hint: "Check the store; a copy of this line may be on a remote", remedy: .checkStore)
         }
     }
 
@@ -156,7 +170,9 @@ struct Journal: Sendable {
     /// The lines at `refs` (ascending offsets), each parsed and handed to `body` as it is
     /// read, so a caller that encodes them as it goes holds one line's version at a time.
     /// Lines close together are read in one go, up to ``readGroupBytes``.
-    func forEachLine(at refs: [LineRef], _ body: (Version, ArraySlice<UInt8>) throws(AISyncError) -> Void) throws(AISyncError) {
+    func forEachLine(at refs: [LineRef], _ body: (Version, ArraySlice<UInt8>) throws(AISyncError) -> Void)
+        throws(AISyncError)
+    {
         // Groups of refs whose span wastes little: one read each.
         var groups: [(start: Int64, end: Int64, refs: ArraySlice<LineRef>)] = []
         var i = 0
@@ -172,17 +188,22 @@ struct Journal: Sendable {
         }
         // A group at a time: a push's 4 MB segment holds a MiB of journal, not all of it.
         var n = 0
-        try FileIO.forEachRange(path, groups.map { ($0.start, Int($0.end - $0.start)) }) { (bytes: [UInt8]) throws(AISyncError) in
+        try FileIO.forEachRange(path, groups.map { ($0.start, Int($0.end - $0.start)) }) {
+            (bytes: [UInt8]) throws(AISyncError) in
             let group = groups[n]
             n += 1
             guard bytes.count == Int(group.end - group.start) else {
-                throw AISyncError(.temporary, "the store's index points past the end of the journal", hint: "Run the command again; the index is rebuilt")
+                throw AISyncError(
+                    .temporary, "the store's index points past the end of the journal",
+                    hint: "Run the command again; the index is rebuilt")
             }
             for ref in group.refs {
                 let from = Int(ref.offset - group.start)
                 let line = bytes[from..<(from + ref.length)]
                 guard bytes.count == from + ref.length || bytes[from + ref.length] == 0x0A else {
-                    throw AISyncError(.temporary, "the store's index does not match the journal", hint: "Run the command again; the index is rebuilt")
+                    throw AISyncError(
+                        .temporary, "the store's index does not match the journal",
+                        hint: "Run the command again; the index is rebuilt")
                 }
                 try body(try parseLine(line, line: "@\(ref.offset)", verifyingID: false), line)
             }
@@ -205,7 +226,9 @@ struct Journal: Sendable {
             let start = max(0, position - Int64(buffer.count))
             let count = Int(position - start)
             _ = Platform.lseek(fd, start, SEEK_SET)
-            let n = buffer.withUnsafeMutableBytes { Platform.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<count])) }
+            let n = buffer.withUnsafeMutableBytes {
+                Platform.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<count]))
+            }
             guard n == count else { throw FileIO.ioError("read", path, errno: Platform.errno) }
             for i in stride(from: count - 1, through: 0, by: -1) where buffer[i] == 0x0A {
                 keep = start + Int64(i) + 1
@@ -215,7 +238,9 @@ struct Journal: Sendable {
             keep = 0
         }
         guard keep < total else { return 0 }
-        guard Platform.ftruncate(fd, keep), Platform.fsync(fd) else { throw FileIO.ioError("repair", path, errno: Platform.errno) }
+        guard Platform.ftruncate(fd, keep), Platform.fsync(fd) else {
+            throw FileIO.ioError("repair", path, errno: Platform.errno)
+        }
         return total - keep
     }
 
@@ -272,8 +297,9 @@ struct Journal: Sendable {
         guard let bytes = try? FileIO.readAll(fd, path: path, from: start) else { return nil }
         guard let last = bytes.lastIndex(of: 0x0A) else { return nil }
         let lineStart = (bytes[..<last].lastIndex(of: 0x0A)).map { $0 + 1 } ?? 0
-        guard lineStart > 0 || start == 0, let value = try? JSONParser.parse(bytes[lineStart..<last]) else { return nil }
+        guard lineStart > 0 || start == 0, let value = try? JSONParser.parse(bytes[lineStart..<last]) else {
+            return nil
+        }
         return try? Version(json: value)
     }
 }
-

@@ -1,6 +1,6 @@
+import AISyncCore
 import Dispatch
 import Synchronization
-import AISyncCore
 
 /// Reads and parses one window of the journal on another thread, so a long catch-up (an
 /// index rebuilt from 100,000 versions) parses the next window while it applies this one.
@@ -22,7 +22,7 @@ final class JournalPrefetch: Sendable {
     /// The window, once read (waits for it).
     func chunk() throws(AISyncError) -> Journal.Chunk {
         ready.wait()
-        ready.signal()   // a second call returns at once
+        ready.signal()  // a second call returns at once
         return try result.withLock { $0! }.get()
     }
 }

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#elseif canImport(Musl)
-@preconcurrency import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AISyncCore
 import AISyncFiles
+
+#if canImport(Glibc)
+    @preconcurrency import Glibc
+#elseif canImport(Musl)
+    @preconcurrency import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Content-addressed, immutable files under `objects/ab/<sha256>`.
 ///
@@ -67,11 +68,15 @@ struct ObjectStore: Sendable {
     func get(_ digest: SHA256Digest, limit: Int64 = 256 << 20) throws(AISyncError) -> [UInt8] {
         let p = path(of: digest)
         let bytes: [UInt8]
-        do { bytes = try FileIO.read(p, limit: limit) } catch where error.code == .notFound {
-            throw AISyncError(.damagedData, "object \(digest.hex) is missing from the store (\(p))", hint: "Check the store; pull from a remote to restore it", remedy: .checkStore)
+        do { bytes = try FileIO.read(p, limit: limit) } catch  where error.code == .notFound {
+            throw AISyncError(
+                .damagedData, "object \(digest.hex) is missing from the store (\(p))",
+                hint: "Check the store; pull from a remote to restore it", remedy: .checkStore)
         }
         guard SHA256.hash(bytes) == digest else {
-            throw AISyncError(.damagedData, "object \(p) is damaged: its bytes no longer match its name", hint: "Check the store; pull from a remote to restore it", remedy: .checkStore)
+            throw AISyncError(
+                .damagedData, "object \(p) is damaged: its bytes no longer match its name",
+                hint: "Check the store; pull from a remote to restore it", remedy: .checkStore)
         }
         return bytes
     }
@@ -87,12 +92,16 @@ struct ObjectStore: Sendable {
     /// Copies an object to `destination` (atomically), verifying the hash while streaming.
     /// The error for a picture whose bytes the store lacks.
     static func missing(_ digest: SHA256Digest) -> AISyncError {
-        AISyncError(.damagedData, "the image bytes \(digest.hex) are missing from the store", hint: "Pull from a remote to restore them, or check the store", remedy: .checkStore)
+        AISyncError(
+            .damagedData, "the image bytes \(digest.hex) are missing from the store",
+            hint: "Pull from a remote to restore them, or check the store", remedy: .checkStore)
     }
 
     /// The error for an object file whose bytes no longer hash to its name.
     static func damaged(_ path: String) -> AISyncError {
-        AISyncError(.damagedData, "object \(path) is damaged: its bytes no longer match its name", hint: "Check the store; pull from a remote to restore it", remedy: .checkStore)
+        AISyncError(
+            .damagedData, "object \(path) is damaged: its bytes no longer match its name",
+            hint: "Check the store; pull from a remote to restore it", remedy: .checkStore)
     }
 
     func export(_ digest: SHA256Digest, to destination: String) throws(AISyncError) {
@@ -128,7 +137,11 @@ struct ObjectStore: Sendable {
                 continue
             }
             for name in (Platform.listDirectory(sub) ?? []).sorted() {
-                if let d = SHA256Digest(hex: name), name.hasPrefix(prefix) { objects.append(d) } else if !name.contains(".tmp-") { strays.append("objects/\(prefix)/\(name)") }
+                if let d = SHA256Digest(hex: name), name.hasPrefix(prefix) {
+                    objects.append(d)
+                } else if !name.contains(".tmp-") {
+                    strays.append("objects/\(prefix)/\(name)")
+                }
             }
         }
         return (objects, strays)

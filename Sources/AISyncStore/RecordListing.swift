@@ -33,7 +33,9 @@ public struct RecordListing: Sendable {
 
     /// `order`: the packed positions (``Position/packed``), in list order.
     init(base: IndexBase?, changed: [RecordSummary], order: [Int32]) {
-        self.base = base; self.changed = changed; self.order = order
+        self.base = base
+        self.changed = changed
+        self.order = order
     }
 
     /// The positions in list order: newest first, equal times in the order given (id
@@ -65,7 +67,8 @@ public struct RecordListing: Sendable {
     /// longer parse (they were checked when the listing was made).
     public func summary(at n: Int) throws(AISyncError) -> RecordSummary {
         guard order.indices.contains(n) else {
-            throw AISyncError(.usage, "record \(n) of a listing of \(order.count)", hint: "Ask for 0 to \(max(order.count - 1, 0))")
+            throw AISyncError(
+                .usage, "record \(n) of a listing of \(order.count)", hint: "Ask for 0 to \(max(order.count - 1, 0))")
         }
         switch Position(packed: order[n]) {
         case .line(let line):
@@ -107,7 +110,8 @@ public struct RecordListing: Sendable {
                         switch Position(packed: order[n]) {
                         case .line:
                             let span = spans[n - start]
-                            let line = UnsafeRawBufferPointer(rebasing: bytes[Int(span >> 32)..<Int(span & 0xFFFF_FFFF)])
+                            let line = UnsafeRawBufferPointer(
+                                rebasing: bytes[Int(span >> 32)..<Int(span & 0xFFFF_FFFF)])
                             guard let (summary, _) = IndexFile.parseSummary(line) else { throw IndexBase.damaged }
                             try body(summary)
                         case .changed(let k):

@@ -1,4 +1,5 @@
 import AISyncCore
+
 /// What listing needs to know about a record, derived from its state.
 public struct RecordSummary: Hashable, Sendable, Identifiable, Codable {
     /// The record this summarizes; also its `Identifiable` identity, stable across edits and devices.
@@ -24,9 +25,12 @@ public struct RecordSummary: Hashable, Sendable, Identifiable, Codable {
 
 extension RecordSummary {
     static func make(id: RecordID, state: RecordState, reader: VersionReader) -> RecordSummary {
-        let title = (try? state.title { (d: SHA256Digest) throws(AISyncError) -> JSONValue in try reader.resolve(d) }) ?? ""
-        return RecordSummary(id: id, kind: state.kind, title: title, created: state.created, updated: (state.contentTime == .zero ? state.latestTime : state.contentTime).timestamp,
-                             favorite: !state.isDeleted && state.favorite, deleted: state.isDeleted, conflict: state.isConflict,
-                             damaged: state.damaged)
+        let title =
+            (try? state.title { (d: SHA256Digest) throws(AISyncError) -> JSONValue in try reader.resolve(d) }) ?? ""
+        return RecordSummary(
+            id: id, kind: state.kind, title: title, created: state.created,
+            updated: (state.contentTime == .zero ? state.latestTime : state.contentTime).timestamp,
+            favorite: !state.isDeleted && state.favorite, deleted: state.isDeleted, conflict: state.isConflict,
+            damaged: state.damaged)
     }
 }

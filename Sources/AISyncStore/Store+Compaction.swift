@@ -14,16 +14,23 @@ extension Store {
 
     /// The essential versions of `records`, each with its journal line, in journal order per
     /// record; and how many versions those records have in all (for the report).
-    package func essentialLines(of records: [RecordID]) throws(AISyncError) -> (lines: [(version: Version, raw: [UInt8])], total: Int) {
-        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> ([(version: Version, raw: [UInt8])], Int) in
+    package func essentialLines(of records: [RecordID]) throws(AISyncError) -> (
+        lines: [(version: Version, raw: [UInt8])], total: Int
+    ) {
+        try locked(write: false) {
+            (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> ([(version: Version, raw: [UInt8])], Int) in
             var result: [(version: Version, raw: [UInt8])] = []
             var total = 0
             for id in records {
-                guard let state = try snapshot.state(id, reader: reader), let refs = try snapshot.lineRefs(id) else { continue }
+                guard let state = try snapshot.state(id, reader: reader), let refs = try snapshot.lineRefs(id) else {
+                    continue
+                }
                 let keep = state.essentialVersionIDs
                 let lines = try journal.lines(at: refs)
                 total += lines.count
-                for line in lines where keep.contains(line.version.id) { result.append((line.version, Array(line.raw))) }
+                for line in lines where keep.contains(line.version.id) {
+                    result.append((line.version, Array(line.raw)))
+                }
             }
             snapshot.dropDecodedStates()
             return (result, total)

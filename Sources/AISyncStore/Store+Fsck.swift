@@ -1,5 +1,6 @@
 import AISyncCore
 import AISyncFiles
+
 /// `aisync fsck`: re-hash every object and check every journal line, naming each problem.
 extension Store {
     /// What ``fsck()`` found.
@@ -43,18 +44,26 @@ extension Store {
         if lock != nil { report.droppedTornBytes = try journal.dropTornTail() }
         var scan = try scanJournal(into: &report)
         let (all, strays) = objects.allObjects()
-        for stray in strays { report.problems.append(.init(path: "\(root)/\(stray)", message: "unexpected file in objects/ (not named by its sha256)")) }
+        for stray in strays {
+            report.problems.append(
+                .init(path: "\(root)/\(stray)", message: "unexpected file in objects/ (not named by its sha256)"))
+        }
         for digest in all {
             report.objectsChecked += 1
             if objects.verify(digest) != true {
-                report.problems.append(.init(path: objects.path(of: digest), message: "bytes no longer match the object's name (damaged)"))
+                report.problems.append(
+                    .init(path: objects.path(of: digest), message: "bytes no longer match the object's name (damaged)"))
             }
         }
         let present = Set(all)
         checkReferencedObjects(&scan, present: present, into: &report)
-        for (digest, ref) in scan.imageBytes.sorted(by: { $0.value.line < $1.value.line }) where !present.contains(digest) {
+        for (digest, ref) in scan.imageBytes.sorted(by: { $0.value.line < $1.value.line })
+        where !present.contains(digest) {
             if ref.ours {
-                report.problems.append(.init(path: journal.path, line: ref.line, message: "image bytes \(digest.hex) are missing from objects/"))
+                report.problems.append(
+                    .init(
+                        path: journal.path, line: ref.line,
+                        message: "image bytes \(digest.hex) are missing from objects/"))
             } else {
                 report.imagesNotDownloaded.append(digest)
             }
@@ -92,16 +101,24 @@ extension Store {
                     if scan.referenced[body] == nil { scan.referenced[body] = (version.kind, line) }
                     scan.legacyOurs[body] = scan.legacyOurs[body] == true || version.device == deviceID
                 }
-                for d in version.ops.compactMap({ $0.value?.objectDigest }) where scan.referenced[d] == nil { scan.referenced[d] = (nil, line) }
-                for image in Self.imageReferences(version.ops) { scan.notePicture(image, line: line, ours: version.device == deviceID) }
+                for d in version.ops.compactMap({ $0.value?.objectDigest }) where scan.referenced[d] == nil {
+                    scan.referenced[d] = (nil, line)
+                }
+                for image in Self.imageReferences(version.ops) {
+                    scan.notePicture(image, line: line, ours: version.device == deviceID)
+                }
             } catch let error as AISyncError {
-                report.problems.append(.init(path: journal.path, line: line, message: "damaged journal line: \(error.message)"))
+                report.problems.append(
+                    .init(path: journal.path, line: line, message: "damaged journal line: \(error.message)"))
             } catch {
                 report.problems.append(.init(path: journal.path, line: line, message: "damaged journal line: \(error)"))
             }
         }
         if bytes.last.map({ $0 != 10 }) ?? false {
-            report.problems.append(.init(path: journal.path, line: line + 1, message: "torn final line (store is read-only, so it was not dropped)"))
+            report.problems.append(
+                .init(
+                    path: journal.path, line: line + 1,
+                    message: "torn final line (store is read-only, so it was not dropped)"))
         }
         report.journalLines = line
         return scan
@@ -112,7 +129,8 @@ extension Store {
     func checkReferencedObjects(_ scan: inout JournalScan, present: Set<SHA256Digest>, into report: inout FsckReport) {
         for (digest, ref) in scan.referenced.sorted(by: { $0.value.line < $1.value.line }) {
             guard present.contains(digest) else {
-                report.problems.append(.init(path: journal.path, line: ref.line, message: "body object \(digest.hex) is missing"))
+                report.problems.append(
+                    .init(path: journal.path, line: ref.line, message: "body object \(digest.hex) is missing"))
                 continue
             }
             guard let body = try? objects.get(digest) else { continue }
@@ -124,9 +142,12 @@ extension Store {
             }
             do {
                 let decoded = try RecordBody(bytes: body, expected: kind)
-                for image in decoded.imageReferences { scan.notePicture(image, line: ref.line, ours: scan.legacyOurs[digest] ?? true) }
+                for image in decoded.imageReferences {
+                    scan.notePicture(image, line: ref.line, ours: scan.legacyOurs[digest] ?? true)
+                }
             } catch {
-                report.problems.append(.init(path: objects.path(of: digest), message: "record body is invalid: \(error.message)"))
+                report.problems.append(
+                    .init(path: objects.path(of: digest), message: "record body is invalid: \(error.message)"))
             }
         }
     }
@@ -136,7 +157,8 @@ extension Store {
         ops.compactMap { op in
             switch op {
             case .set("sha256", .inline(.string(let hex))): SHA256Digest(hex: hex)
-            case .add("pages", _, .inline(let v)), .edit("pages", _, .inline(let v)): v["image"]?.stringValue.flatMap { SHA256Digest(hex: $0) }
+            case .add("pages", _, .inline(let v)), .edit("pages", _, .inline(let v)):
+                v["image"]?.stringValue.flatMap { SHA256Digest(hex: $0) }
             default: nil
             }
         }

@@ -25,13 +25,18 @@ extension Store {
     /// Removes objects no journal line names and leftovers of killed writes, older than
     /// `minimumAgeMilliseconds`. Refuses (exit 65) when the journal or a body is damaged or
     /// missing: what it names cannot be known, so nothing may be collected.
-    public func collectGarbage(dryRun: Bool = false, minimumAgeMilliseconds: Int64 = Store.garbageMinimumAgeMilliseconds) throws(AISyncError) -> GarbageReport {
-        guard let lock = try StoreLock.acquire(root: root, timeoutMilliseconds: environment.lockTimeoutMilliseconds) else {
+    public func collectGarbage(
+        dryRun: Bool = false, minimumAgeMilliseconds: Int64 = Store.garbageMinimumAgeMilliseconds
+    ) throws(AISyncError) -> GarbageReport {
+        guard let lock = try StoreLock.acquire(root: root, timeoutMilliseconds: environment.lockTimeoutMilliseconds)
+        else {
             throw AISyncError(.permission, "the store \(root) is read-only", hint: "Check the directory's permissions")
         }
         let (kept, all) = try namesAndObjects(or: "nothing can be collected safely")
         let cutoff = environment.now() - minimumAgeMilliseconds
-        func old(_ path: String) -> Bool { (Platform.statInfo(path)?.modifiedNanoseconds ?? .max) / 1_000_000 <= cutoff }
+        func old(_ path: String) -> Bool {
+            (Platform.statInfo(path)?.modifiedNanoseconds ?? .max) / 1_000_000 <= cutoff
+        }
         var report = GarbageReport(dryRun: dryRun)
         for digest in all where !kept.contains(digest) && old(objects.path(of: digest)) {
             report.objects.append(digest)
@@ -51,7 +56,8 @@ extension Store {
     /// orphan there. Refuses (exit 65) a damaged journal or a missing or damaged body, which
     /// could name anything.
     package func namedObjects() throws(AISyncError) -> Set<SHA256Digest> {
-        guard let lock = try StoreLock.acquire(root: root, timeoutMilliseconds: environment.lockTimeoutMilliseconds) else {
+        guard let lock = try StoreLock.acquire(root: root, timeoutMilliseconds: environment.lockTimeoutMilliseconds)
+        else {
             throw AISyncError(.permission, "the store \(root) is read-only", hint: "Check the directory's permissions")
         }
         let (named, _) = try namesAndObjects(or: "no remote object can be judged an orphan")
@@ -63,14 +69,17 @@ extension Store {
     /// those inside aisync 1 bodies) and every object present. Refuses (exit 65) a damaged
     /// journal or a missing or damaged body, saying `refused` cannot be done: what a damaged
     /// line or body names cannot be known.
-    private func namesAndObjects(or refused: String) throws(AISyncError) -> (named: Set<SHA256Digest>, present: [SHA256Digest]) {
+    private func namesAndObjects(or refused: String) throws(AISyncError) -> (
+        named: Set<SHA256Digest>, present: [SHA256Digest]
+    ) {
         var check = FsckReport()
         var scan = try scanJournal(into: &check)
         let present = objects.allObjects().objects
         if check.problems.isEmpty { checkReferencedObjects(&scan, present: Set(present), into: &check) }
         guard check.problems.isEmpty else {
-            throw AISyncError(.damagedData, "the store is damaged (\(check.problems[0])), so \(refused)",
-                              hint: "Check the store and repair it first", remedy: .checkStore)
+            throw AISyncError(
+                .damagedData, "the store is damaged (\(check.problems[0])), so \(refused)",
+                hint: "Check the store and repair it first", remedy: .checkStore)
         }
         return (Set(scan.referenced.keys).union(scan.imageBytes.keys), present)
     }
@@ -81,11 +90,18 @@ extension Store {
         let top = "\(root)/objects"
         for name in (Platform.listDirectory(top) ?? []).sorted() {
             let path = "\(top)/\(name)"
-            if name.hasPrefix("incoming-") { found.append(path); continue }
+            if name.hasPrefix("incoming-") {
+                found.append(path)
+                continue
+            }
             guard Platform.stat(path)?.isDirectory == true else { continue }
-            for inner in (Platform.listDirectory(path) ?? []).sorted() where inner.contains(".tmp-") { found.append("\(path)/\(inner)") }
+            for inner in (Platform.listDirectory(path) ?? []).sorted() where inner.contains(".tmp-") {
+                found.append("\(path)/\(inner)")
+            }
         }
-        for name in (Platform.listDirectory("\(root)/sync/tmp") ?? []).sorted() { found.append("\(root)/sync/tmp/\(name)") }
+        for name in (Platform.listDirectory("\(root)/sync/tmp") ?? []).sorted() {
+            found.append("\(root)/sync/tmp/\(name)")
+        }
         return found
     }
 }

@@ -19,7 +19,10 @@ extension Store {
 
         /// An item to import; `imageBytes` or `imageFile` only for image bodies.
         public init(id: RecordID, body: RecordBody, imageBytes: [UInt8]? = nil, imageFile: String? = nil) {
-            self.id = id; self.body = body; self.imageBytes = imageBytes; self.imageFile = imageFile
+            self.id = id
+            self.body = body
+            self.imageBytes = imageBytes
+            self.imageFile = imageFile
         }
     }
 
@@ -42,16 +45,22 @@ extension Store {
     /// are a usage error; an id given twice gets its first body only.
     /// `deferIndex` leaves the index for ``finishImport()``: a big import calls this once per
     /// batch, and rewriting the whole index after each would cost O(records²).
-    public func importRecords(_ items: [ImportItem], dryRun: Bool = false, deferIndex: Bool = false) throws(AISyncError) -> [ImportOutcome] {
+    public func importRecords(_ items: [ImportItem], dryRun: Bool = false, deferIndex: Bool = false) throws(AISyncError)
+        -> [ImportOutcome]
+    {
         for item in items { try Self.checkTitle(item.body.title) }
-        return try locked(write: !dryRun, saveIndex: !deferIndex) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [ImportOutcome] in
+        return try locked(write: !dryRun, saveIndex: !deferIndex) {
+            (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [ImportOutcome] in
             var time = snapshot.latestTime
             var versions: [Version] = []
             var lines: [[UInt8]] = []
             var outcomes: [ImportOutcome] = []
             var seen: Set<RecordID> = []
             for item in items {
-                guard seen.insert(item.id).inserted else { outcomes.append(.unchanged); continue }
+                guard seen.insert(item.id).inserted else {
+                    outcomes.append(.unchanged)
+                    continue
+                }
                 let state = try stateOf(item.id, in: snapshot)
                 let (outcome, change) = Self.importChange(item.body, over: state)
                 outcomes.append(outcome)
@@ -60,7 +69,8 @@ extension Store {
                 for (_, bytes) in change.objects { _ = try objects.put(bytes) }
                 time = max(time, state?.latestTime ?? .zero).tick(now: environment.now())
                 let clock = (state?.clock ?? VectorClock()).incremented(for: deviceID)
-                let (version, line) = Version.encoded(record: item.id, kind: item.body.kind, clock: clock, time: time, device: deviceID, ops: change.ops)
+                let (version, line) = Version.encoded(
+                    record: item.id, kind: item.body.kind, clock: clock, time: time, device: deviceID, ops: change.ops)
                 versions.append(version)
                 lines.append(line)
             }
@@ -96,7 +106,8 @@ extension Store {
     }
 
     /// The operations importing `body` needs over the record's current state, if any.
-    static func importChange(_ body: RecordBody, over state: RecordState?) -> (ImportOutcome, RecordBody.OperationList?) {
+    static func importChange(_ body: RecordBody, over state: RecordState?) -> (ImportOutcome, RecordBody.OperationList?)
+    {
         let all = body.creationOperations()
         guard let state else {
             return (.created(elements: all.ops.filter { $0.element != nil }.count), all)

@@ -8,13 +8,15 @@ extension Store.Status {
         .object([
             "store": .string(root),
             "device": .object(["id": .string(device.rawValue), "name": .string(deviceName)]),
-            "records": .object(Dictionary(uniqueKeysWithValues: records.map { ($0.key.rawValue, .int(Int64($0.value))) })),
+            "records": .object(
+                Dictionary(uniqueKeysWithValues: records.map { ($0.key.rawValue, .int(Int64($0.value))) })),
             "deleted": .int(Int64(deleted)),
             "conflicts": .int(Int64(conflicts)),
             "objects": .int(Int64(objects)),
             "bytes": .int(bytes),
             "journal": .object(["lines": .int(Int64(journalLines)), "bytes": .int(journalBytes)]),
-            "remotes": .array(remotes.map { .object(["name": .string($0.name), "url": .string($0.url), "type": .string($0.type)]) }),
+            "remotes": .array(
+                remotes.map { .object(["name": .string($0.name), "url": .string($0.url), "type": .string($0.type)]) }),
             "imagesNotDownloaded": .int(Int64(imagesNotDownloaded)),
         ])
     }
@@ -31,27 +33,40 @@ extension Store.Conflict {
         }
         return .object([
             "id": .string(id.rawValue), "kind": .string(kind.rawValue), "title": .string(title),
-            "versions": .array(versions.map { cv in
-                var o: [String: JSONValue] = ["version": .string(cv.version.id.hex), "time": .string(cv.version.time.timestamp.iso8601),
-                                              "deleted": .bool(cv.version.isDeleted), "winner": .bool(cv.winner)]
-                device(cv.version, into: &o)
-                return .object(o)
-            }),
-            "fields": .array(fields.map { f in
-                .object(["field": .string(f.field), "values": .array(f.values.map { cv in
-                    var o: [String: JSONValue] = ["version": .string(cv.version.id.hex), "time": .string(cv.version.time.timestamp.iso8601),
-                                                  "winner": .bool(cv.winner), "removed": .bool(cv.value == nil)]
-                    o.setIfPresent("value", cv.value)
+            "versions": .array(
+                versions.map { cv in
+                    var o: [String: JSONValue] = [
+                        "version": .string(cv.version.id.hex), "time": .string(cv.version.time.timestamp.iso8601),
+                        "deleted": .bool(cv.version.isDeleted), "winner": .bool(cv.winner),
+                    ]
                     device(cv.version, into: &o)
                     return .object(o)
-                })])
-            }),
+                }),
+            "fields": .array(
+                fields.map { f in
+                    .object([
+                        "field": .string(f.field),
+                        "values": .array(
+                            f.values.map { cv in
+                                var o: [String: JSONValue] = [
+                                    "version": .string(cv.version.id.hex),
+                                    "time": .string(cv.version.time.timestamp.iso8601),
+                                    "winner": .bool(cv.winner), "removed": .bool(cv.value == nil),
+                                ]
+                                o.setIfPresent("value", cv.value)
+                                device(cv.version, into: &o)
+                                return .object(o)
+                            }),
+                    ])
+                }),
         ])
     }
 
     /// The conflicts document (Schemas/conflicts-output.schema.json): the records in the order
     /// given.
-    public static func listJSON(_ conflicts: some Sequence<Store.Conflict>, deviceNames: [DeviceID: String]) -> JSONValue {
+    public static func listJSON(_ conflicts: some Sequence<Store.Conflict>, deviceNames: [DeviceID: String])
+        -> JSONValue
+    {
         .array(conflicts.map { $0.json(deviceNames: deviceNames) })
     }
 }
@@ -59,14 +74,22 @@ extension Store.Conflict {
 extension Store.GarbageReport {
     /// The gc document: `{objects: [sha256], bytes, leftovers: [path], dryRun}`.
     public var json: JSONValue {
-        .object(["objects": .array(objects.map { .string($0.hex) }), "bytes": .int(bytes),
-                 "leftovers": .array(leftovers.map { .string($0) }), "dryRun": .bool(dryRun)])
+        .object([
+            "objects": .array(objects.map { .string($0.hex) }), "bytes": .int(bytes),
+            "leftovers": .array(leftovers.map { .string($0) }), "dryRun": .bool(dryRun),
+        ])
     }
 }
 
 extension StoreConfig {
     /// The remote list document: `[{name, url, type, encrypted}]`, in the configuration's order.
     public var remotesJSON: JSONValue {
-        .array(remotes.map { .object(["name": .string($0.name), "url": .string($0.url), "type": .string($0.type), "encrypted": .bool($0.encrypted)]) })
+        .array(
+            remotes.map {
+                .object([
+                    "name": .string($0.name), "url": .string($0.url), "type": .string($0.type),
+                    "encrypted": .bool($0.encrypted),
+                ])
+            })
     }
 }

@@ -9,7 +9,9 @@ extension Store {
     /// The key remembered for `remote`, if the user chose `--remember`; nil otherwise, or
     /// when the file is not a key (it is then ignored and the passphrase asked for).
     public func rememberedKeys(_ remote: String) -> RemoteKeys? {
-        guard let bytes = try? FileIO.read(keyPath(remote), limit: 4096), let text = String(validating: bytes, as: UTF8.self) else { return nil }
+        guard let bytes = try? FileIO.read(keyPath(remote), limit: 4096),
+            let text = String(validating: bytes, as: UTF8.self)
+        else { return nil }
         return RemoteKeys(remembered: text)
     }
 
@@ -18,7 +20,8 @@ extension Store {
     /// decrypt the remote: the README says so.
     public func rememberKeys(_ keys: RemoteKeys, for remote: String) throws(AISyncError) {
         try FileIO.makeDirectories("\(root)/sync")
-        try FileIO.writeAtomically(keyPath(remote), Array(keys.remembered.utf8), temporarySuffix: environment.temporarySuffix(), mode: 0o600)
+        try FileIO.writeAtomically(
+            keyPath(remote), Array(keys.remembered.utf8), temporarySuffix: environment.temporarySuffix(), mode: 0o600)
     }
 
     /// Forgets a remembered key; the passphrase is asked for again next time.

@@ -1,5 +1,6 @@
 import AISyncCore
 import AISyncFiles
+
 /// Where a store lives when the caller does not say.
 extension Store {
     /// The default store directory: `AISYNC_HOME` when set and not empty, else `$HOME/.aisync`;

@@ -1,4 +1,5 @@
 import AISyncCore
+
 /// Live updates for an app: which records changed, as they change in this process.
 ///
 /// Every write of this `Store` value (edits, creates, pulled versions) is announced once it

@@ -1,6 +1,7 @@
-import Foundation
 import AISyncCore
 import AISyncFiles
+import Foundation
+
 /// Queries. They read through the same lock-and-refresh path, so they see every saved write.
 extension Store {
     /// A record's state; a line list the index cannot decode means the index is damaged,
@@ -8,7 +9,7 @@ extension Store {
     package func stateOf(_ id: RecordID, in snapshot: StoreSnapshot) throws(AISyncError) -> RecordState? {
         do {
             if let state = try snapshot.state(id, reader: reader) { return state }
-        } catch where error.code == .temporary {
+        } catch  where error.code == .temporary {
             dropIndex()
             throw error
         }
@@ -49,10 +50,13 @@ extension Store {
     /// app pages through (4 bytes a record held, not the summaries).
     public func listing(kind: RecordKind? = nil, includeDeleted: Bool = false) throws(AISyncError) -> RecordListing {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> RecordListing in
-            var times: [Int64] = [], positions: [Int32] = [], changed: [RecordSummary] = []
+            var times: [Int64] = []
+            var positions: [Int32] = []
+            var changed: [RecordSummary] = []
             times.reserveCapacity(snapshot.counts.records)
             positions.reserveCapacity(snapshot.counts.records)
-            try snapshot.forEachListed { (k: RecordKind, updated: Int64, deleted: Bool, at: StoreSnapshot.Listed) throws(AISyncError) in
+            try snapshot.forEachListed {
+                (k: RecordKind, updated: Int64, deleted: Bool, at: StoreSnapshot.Listed) throws(AISyncError) in
                 guard (includeDeleted || !deleted) && (kind == nil || k == kind) else { return }
                 times.append(updated)
                 switch at {
@@ -71,7 +75,9 @@ extension Store {
 
     /// The summaries of `ids` that exist, newest first, and how many records the store has:
     /// a lookup each, not a listing of the store.
-    package func summaries(of ids: some Sequence<RecordID>) throws(AISyncError) -> (found: [RecordSummary], records: Int) {
+    package func summaries(of ids: some Sequence<RecordID>) throws(AISyncError) -> (
+        found: [RecordSummary], records: Int
+    ) {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> ([RecordSummary], Int) in
             var found: [RecordSummary] = []
             for id in ids { if let s = try snapshot.summary(id) { found.append(s) } }
@@ -82,7 +88,8 @@ extension Store {
 
     /// A record's current state and its visible body (nil when it is deleted).
     public func record(_ id: RecordID) throws(AISyncError) -> (state: RecordState, body: RecordBody?) {
-        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> (RecordState, RecordBody?) in
+        try locked(write: false) {
+            (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> (RecordState, RecordBody?) in
             guard let state = try stateOf(id, in: snapshot) else {
                 throw AISyncError.noRecord(id)
             }
@@ -97,7 +104,6 @@ extension Store {
         }
     }
 
-
     /// The sha256 of a live image record's original bytes.
     func imageDigest(_ id: RecordID) throws(AISyncError) -> SHA256Digest { try imageBody(id).sha256 }
 
@@ -106,7 +112,9 @@ extension Store {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> ImageBody in
             let state = try liveState(id, in: snapshot)
             guard case .image(let image) = try visibleBody(state) else {
-                throw AISyncError(.usage, "\(id) is \(state.kind.withArticle), not an image", hint: "See the list of images", remedy: .listImages)
+                throw AISyncError(
+                    .usage, "\(id) is \(state.kind.withArticle), not an image", hint: "See the list of images",
+                    remedy: .listImages)
             }
             return image
         }
@@ -173,7 +181,9 @@ extension Store {
                 guard let summary = try snapshot.summary(only) else { throw AISyncError.noRecord(only) }
                 if summary.conflict { inConflict.append(summary) }
             } else if snapshot.counts.conflicts > 0 {
-                try snapshot.forEachSummary { (s: RecordSummary) throws(AISyncError) in if s.conflict { inConflict.append(s) } }
+                try snapshot.forEachSummary { (s: RecordSummary) throws(AISyncError) in
+                    if s.conflict { inConflict.append(s) }
+                }
             }
             var result: [Conflict] = []
             for summary in inConflict {
@@ -184,8 +194,11 @@ extension Store {
         }
     }
 
-    private func conflict(_ summary: RecordSummary, _ state: RecordState, in snapshot: StoreSnapshot) throws(AISyncError) -> Conflict {
-        let byID = Dictionary(try versions(of: summary.id, in: snapshot).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+    private func conflict(_ summary: RecordSummary, _ state: RecordState, in snapshot: StoreSnapshot)
+        throws(AISyncError) -> Conflict
+    {
+        let byID = Dictionary(
+            try versions(of: summary.id, in: snapshot).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let reader = self.reader
         var fields: [ConflictField] = []
         var stamps: [SHA256Digest: RecordState.Stamp] = [:]
@@ -193,10 +206,11 @@ extension Store {
             var values: [ConflictValue] = []
             for (n, entry) in c.entries.enumerated() {
                 guard let v = byID[entry.stamp.version] else { continue }
-                let value: JSONValue? = switch entry.value {
-                case .inline(let j): j
-                case .object(let d): try? reader.resolve(d)
-                }
+                let value: JSONValue? =
+                    switch entry.value {
+                    case .inline(let j): j
+                    case .object(let d): try? reader.resolve(d)
+                    }
                 values.append(ConflictValue(version: v, value: value, winner: n == 0))
                 stamps[v.id] = entry.stamp
             }
@@ -208,7 +222,9 @@ extension Store {
             fields.append(ConflictField(field: c.name, values: values))
         }
         let ordered = stamps.values.sorted { $0.winsOver($1) }
-        let versions = ordered.enumerated().compactMap { n, s in byID[s.version].map { ConflictVersion(version: $0, winner: n == 0) } }
+        let versions = ordered.enumerated().compactMap { n, s in
+            byID[s.version].map { ConflictVersion(version: $0, winner: n == 0) }
+        }
         return Conflict(id: summary.id, kind: state.kind, title: summary.title, versions: versions, fields: fields)
     }
 
@@ -224,13 +240,17 @@ extension Store {
     public func conflictCount() throws(AISyncError) -> Int {
         // From the index's header when it is current and nothing is loaded yet: a sync with
         // nothing new then never reads the whole store.
-        if cache == nil, let header = index.header(), let conflicts = header.conflicts, header.journalOffset == journal.size(),
-           IndexFile.anchor(journal: journal, offset: header.journalOffset) == header.anchor {
+        if cache == nil, let header = index.header(), let conflicts = header.conflicts,
+            header.journalOffset == journal.size(),
+            IndexFile.anchor(journal: journal, offset: header.journalOffset) == header.anchor
+        {
             return conflicts
         }
         return try locked(write: false) { (snapshot: inout StoreSnapshot, canWrite: Bool) throws(AISyncError) -> Int in
             // Bring the index up to date, so the next sync with nothing new finds the count there.
-            if canWrite, index.header().map({ $0.conflicts == nil || $0.journalOffset != snapshot.journalOffset }) ?? true {
+            if canWrite,
+                index.header().map({ $0.conflicts == nil || $0.journalOffset != snapshot.journalOffset }) ?? true
+            {
                 try saveIndex(&snapshot)
             }
             return snapshot.counts.conflicts
@@ -280,12 +300,14 @@ extension Store {
             }
             let all = objects.allObjects().objects
             let bytes = all.reduce(Int64(0)) { $0 + (Platform.stat(objects.path(of: $1))?.size ?? 0) }
-            var status = Status(root: root, device: deviceID, deviceName: config.deviceName, records: counts, deleted: deleted,
-                                conflicts: snapshot.counts.conflicts, objects: all.count, bytes: bytes,
-                                journalLines: snapshot.journalLines, journalBytes: snapshot.journalOffset, remotes: config.remotes)
+            var status = Status(
+                root: root, device: deviceID, deviceName: config.deviceName, records: counts, deleted: deleted,
+                conflicts: snapshot.counts.conflicts, objects: all.count, bytes: bytes,
+                journalLines: snapshot.journalLines, journalBytes: snapshot.journalOffset, remotes: config.remotes)
             let present = Set(all)
             for id in images {
-                guard let state = try stateOf(id, in: snapshot), case .image(let image)? = try? visibleBody(state) else { continue }
+                guard let state = try stateOf(id, in: snapshot), case .image(let image)? = try? visibleBody(state)
+                else { continue }
                 if !present.contains(image.sha256) { status.imagesNotDownloaded += 1 }
             }
             return status

@@ -1,5 +1,6 @@
 import AISyncCore
 import AISyncFiles
+
 /// A store directory copied and used in two places has diverged: both copies wrote versions
 /// as one device, with the same clocks. The copy that finds out takes a new device id and
 /// re-stamps its unpushed versions with it (docs/DESIGN.md §5.6), so both keep syncing, nothing lost.
@@ -12,7 +13,9 @@ extension Store {
     /// entry but the old device's, which drops back to the last version both copies share,
     /// and counts the new device instead. So it follows what it followed before, and is
     /// concurrent with what the other copy wrote since.
-    package func reidentify(diverged: Set<SHA256Digest>, remote: String) throws(AISyncError) -> (old: DeviceID, new: DeviceID) {
+    package func reidentify(diverged: Set<SHA256Digest>, remote: String) throws(AISyncError) -> (
+        old: DeviceID, new: DeviceID
+    ) {
         try locked(write: true) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> (DeviceID, DeviceID) in
             let old = deviceID
             let new = environment.makeDeviceID()
@@ -27,18 +30,26 @@ extension Store {
             var restamped: [Version] = []
             var counters: [RecordID: Int64] = [:]
             for v in all {
-                guard diverged.contains(v.id) else { kept.append(v); continue }
+                guard diverged.contains(v.id) else {
+                    kept.append(v)
+                    continue
+                }
                 var clock = v.clock.counters
                 clock[old] = shared[v.record] ?? 0
                 counters[v.record, default: 0] += 1
                 clock[new] = counters[v.record]
-                restamped.append(Version(record: v.record, kind: v.kind, clock: VectorClock(clock), time: v.time, device: new, payload: v.payload))
+                restamped.append(
+                    Version(
+                        record: v.record, kind: v.kind, clock: VectorClock(clock), time: v.time, device: new,
+                        payload: v.payload))
             }
             let keptBytes = try journal.replace(with: kept + restamped, splitAfter: kept.count)
             try rewriteCheckpoints(old: old, lastShared: lastShared, thisRemote: remote, keptBytes: keptBytes)
             var config = try currentConfig()
             config.deviceID = new
-            try FileIO.writeAtomically("\(root)/config.json", config.json.canonicalBytes + [10], temporarySuffix: environment.temporarySuffix())
+            try FileIO.writeAtomically(
+                "\(root)/config.json", config.json.canonicalBytes + [10], temporarySuffix: environment.temporarySuffix()
+            )
             configBox.withLock { $0 = config }
             dropIndex()
             snapshot = try refresh(canWrite: true)
@@ -49,7 +60,9 @@ extension Store {
     /// Every checkpoint forgets what it pushed (the new device has pushed nothing) and
     /// remembers the old identity as a device it has pulled up to its last push, so the old
     /// versions are not sent again and the other copy's later work is pulled.
-    private func rewriteCheckpoints(old: DeviceID, lastShared: Int64, thisRemote: String, keptBytes: Int64) throws(AISyncError) {
+    private func rewriteCheckpoints(old: DeviceID, lastShared: Int64, thisRemote: String, keptBytes: Int64)
+        throws(AISyncError)
+    {
         for remote in Set(config.remotes.map(\.name) + [thisRemote]) {
             var c = try readCheckpoint(remote)
             c.pulled[old] = SyncCheckpoint.Pulled(seq: c.pushedSeq, etag: nil, counter: lastShared)

@@ -1,4 +1,5 @@
 import AISyncCore
+
 /// Closing conflicts and looking at any version: nothing is hidden (docs/DESIGN.md §3.6).
 extension Store {
     /// Every version of one record, in journal order.
@@ -11,7 +12,8 @@ extension Store {
     /// version it had seen (its causal past). Shows the losing side of any conflict.
     func state(of id: RecordID, asOf version: Version, in snapshot: StoreSnapshot) throws(AISyncError) -> RecordState {
         var state = RecordState(kind: version.kind)
-        for v in try versions(of: id, in: snapshot) where v.clock == version.clock || v.clock.isDominated(by: version.clock) {
+        for v in try versions(of: id, in: snapshot)
+        where v.clock == version.clock || v.clock.isDominated(by: version.clock) {
             reader.merge(v, into: &state)
         }
         return state
@@ -23,8 +25,11 @@ extension Store {
     }
 
     /// The record as of one of its versions (`show ID --version V`), with that version.
-    public func record(_ id: RecordID, asOf prefix: String) throws(AISyncError) -> (version: Version, state: RecordState, body: RecordBody?) {
-        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> (Version, RecordState, RecordBody?) in
+    public func record(_ id: RecordID, asOf prefix: String) throws(AISyncError) -> (
+        version: Version, state: RecordState, body: RecordBody?
+    ) {
+        try locked(write: false) {
+            (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> (Version, RecordState, RecordBody?) in
             let v = try version(prefix, of: id, in: snapshot)
             let state = try state(of: id, asOf: v, in: snapshot)
             return (v, state, state.isDeleted ? nil : try visibleBody(state))
@@ -55,11 +60,15 @@ extension Store {
             if let field {
                 conflicts = conflicts.filter { $0.name == field || ($0.element != nil && $0.element == field) }
                 guard !conflicts.isEmpty else {
-                    throw AISyncError(.notFound, "\(id) has no conflict on \(field)", hint: "See the record's conflicts for the fields in conflict",
-                                      remedy: .listConflicts(id))
+                    throw AISyncError(
+                        .notFound, "\(id) has no conflict on \(field)",
+                        hint: "See the record's conflicts for the fields in conflict",
+                        remedy: .listConflicts(id))
                 }
             }
-            guard !conflicts.isEmpty else { throw AISyncError.notFound("\(id) has no conflict", hint: "Edit it directly instead") }
+            guard !conflicts.isEmpty else {
+                throw AISyncError.notFound("\(id) has no conflict", hint: "Edit it directly instead")
+            }
             var list = RecordBody.OperationList()
             for c in conflicts {
                 if let element = c.element {
@@ -81,13 +90,20 @@ extension Store {
     static func pick(_ prefix: String, among versions: [Version], record: RecordID) throws(AISyncError) -> Version {
         let p = prefix.lowercased()
         guard p.count >= 6, p.utf8.allSatisfy(isLowerHex) else {
-            throw AISyncError(.usage, "\"\(prefix)\" is not a version id", hint: "Give at least 6 hex characters of a version from the record's history", remedy: .listVersions(record))
+            throw AISyncError(
+                .usage, "\"\(prefix)\" is not a version id",
+                hint: "Give at least 6 hex characters of a version from the record's history",
+                remedy: .listVersions(record))
         }
         let matches = versions.filter { $0.id.hex.hasPrefix(p) }
         guard let first = matches.first else {
-            throw AISyncError(.notFound, "\(record) has no version \(prefix)", hint: "See the record's history for its versions", remedy: .listVersions(record))
+            throw AISyncError(
+                .notFound, "\(record) has no version \(prefix)", hint: "See the record's history for its versions",
+                remedy: .listVersions(record))
         }
-        guard matches.count == 1 else { throw AISyncError.usage("version prefix \(prefix) is ambiguous", hint: "Give more characters") }
+        guard matches.count == 1 else {
+            throw AISyncError.usage("version prefix \(prefix) is ambiguous", hint: "Give more characters")
+        }
         return first
     }
 }

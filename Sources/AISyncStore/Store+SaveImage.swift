@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#elseif canImport(Musl)
-@preconcurrency import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AISyncCore
 import AISyncFiles
+
+#if canImport(Glibc)
+    @preconcurrency import Glibc
+#elseif canImport(Musl)
+    @preconcurrency import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Getting a picture's original bytes out of the store: to a file (never replacing one
 /// unless asked) or to an open descriptor such as standard output.
@@ -23,11 +24,13 @@ extension Store {
         if let existing = Platform.stat(path) {
             if existing.isDirectory {
                 let ext = ImageSniffer.fileExtension(mediaType: image.mediaType).map { ".\($0)" } ?? ""
-                target = "\(path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path)/\(id.rawValue)\(ext)"
+                target =
+                    "\(path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path)/\(id.rawValue)\(ext)"
             }
             if target != path || !existing.isDirectory, Platform.stat(target) != nil, !force {
-                throw AISyncError(.usage, "\(target) already exists", hint: "Allow replacing it, or choose another path",
-                                  remedy: .allowReplacing(folder: false))
+                throw AISyncError(
+                    .usage, "\(target) already exists", hint: "Allow replacing it, or choose another path",
+                    remedy: .allowReplacing(folder: false))
             }
         }
         do { try objects.export(digest, to: target) } catch {
@@ -47,7 +50,8 @@ extension Store {
             throw ObjectStore.missing(digest)
         }
         defer { Platform.close(input) }
-        let copied = try FileIO.streamCopy(input, to: fd, source: source, destination: "standard output", durable: false)
+        let copied = try FileIO.streamCopy(
+            input, to: fd, source: source, destination: "standard output", durable: false)
         guard copied.digest == digest else {
             throw ObjectStore.damaged(source)
         }
@@ -58,13 +62,17 @@ extension Store {
     static func destinationError(_ error: AISyncError, target: String) -> AISyncError {
         var clean = error
         if let range = clean.message.range(of: "\(target).aisync-tmp-") {
-            let end = clean.message[range.upperBound...].firstIndex(where: { $0 == " " || $0 == ":" }) ?? clean.message.endIndex
+            let end =
+                clean.message[range.upperBound...].firstIndex(where: { $0 == " " || $0 == ":" })
+                ?? clean.message.endIndex
             clean.message.replaceSubrange(range.lowerBound..<end, with: target)
         }
         let folder = FileIO.parentDirectory(of: target)
         switch error.code {
         case .permission: clean.hint = "Check that you may write to \(folder), or choose another path"
-        case .notFound: clean.message = "cannot write \(target): the folder \(folder) does not exist"; clean.hint = "Create it first, or choose another path"
+        case .notFound:
+            clean.message = "cannot write \(target): the folder \(folder) does not exist"
+            clean.hint = "Create it first, or choose another path"
         default: break
         }
         return clean

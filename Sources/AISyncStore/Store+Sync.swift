@@ -1,5 +1,6 @@
 import AISyncCore
 import AISyncFiles
+
 /// What the sync layer needs from the store: the journal since a point, bodies and blobs,
 /// applying verified remote versions, and per-remote checkpoints.
 extension Store {
@@ -10,8 +11,11 @@ extension Store {
     }
 
     /// The same, each with its journal line's bytes (what a segment carries, as is).
-    package func journalLines(from offset: Int64) throws(AISyncError) -> (lines: [(version: Version, raw: [UInt8])], end: Int64) {
-        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> ([(version: Version, raw: [UInt8])], Int64) in
+    package func journalLines(from offset: Int64) throws(AISyncError) -> (
+        lines: [(version: Version, raw: [UInt8])], end: Int64
+    ) {
+        try locked(write: false) {
+            (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> ([(version: Version, raw: [UInt8])], Int64) in
             let start = min(offset, snapshot.journalOffset)
             let chunk = try journal.read(from: start, firstLine: 0)
             return (chunk.versions.map { ($0.version, Array($0.raw)) }, chunk.endOffset)
@@ -25,7 +29,9 @@ extension Store {
     /// The complete lines in about `maxBytes` of the journal from `offset` (read as is, no
     /// snapshot loaded: a push of nothing new costs O(1)), and the offset just past them.
     /// An offset past the end (a journal rewritten shorter) reads from the end.
-    package func journalWindow(from offset: Int64, maxBytes: Int) throws(AISyncError) -> (lines: [JournalLine], end: Int64) {
+    package func journalWindow(from offset: Int64, maxBytes: Int) throws(AISyncError) -> (
+        lines: [JournalLine], end: Int64
+    ) {
         let size = journal.size()
         let start = min(offset, size)
         guard start < size else { return ([], start) }
@@ -40,7 +46,8 @@ extension Store {
     package func segment(header: [UInt8], lines places: [(offset: Int64, length: Int)]) throws(AISyncError) -> [UInt8] {
         var out = header
         out.reserveCapacity(header.count + places.reduce(0) { $0 + $1.length + 32 })
-        try journal.forEachLine(at: places.map { Journal.LineRef(offset: $0.offset, length: $0.length) }) { (v: Version, raw: ArraySlice<UInt8>) throws(AISyncError) in
+        try journal.forEachLine(at: places.map { Journal.LineRef(offset: $0.offset, length: $0.length) }) {
+            (v: Version, raw: ArraySlice<UInt8>) throws(AISyncError) in
             Segment.appendEntry(objects: try objectsOf(v), line: raw, to: &out)
         }
         return out
@@ -61,7 +68,9 @@ extension Store {
     /// removed) when it does not. `hashed` is the file's SHA-256 when the caller computed it
     /// while writing the file (a download hashed on the way): a 200 MB image is then not read
     /// a second time. Without it the file is hashed here.
-    package func adoptBlob(at temp: String, expected digest: SHA256Digest, hashed: SHA256Digest? = nil) throws(AISyncError) -> Bool {
+    package func adoptBlob(at temp: String, expected digest: SHA256Digest, hashed: SHA256Digest? = nil)
+        throws(AISyncError) -> Bool
+    {
         defer { _ = Platform.unlink(temp) }
         guard let actual = hashed ?? (try? SHA256.hash(fileAt: temp))?.digest, actual == digest else { return false }
         let target = objects.path(of: digest)
@@ -85,8 +94,11 @@ extension Store {
     /// Returns the versions applied and whether the journal was at `expectedEnd` before.
     /// `streaming`: one batch of a long pull; the index is saved by ``flushIndex()`` at its
     /// end and folded states are dropped after the batch, so memory stays one batch.
-    package func integrate(_ entries: [Segment.Entry], expectedEnd: Int64?, streaming: Bool = false) throws(AISyncError) -> (applied: [Version], wasAtEnd: Bool, end: Int64) {
-        try locked(write: true, saveIndex: !streaming) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> ([Version], Bool, Int64) in
+    package func integrate(_ entries: [Segment.Entry], expectedEnd: Int64?, streaming: Bool = false) throws(AISyncError)
+        -> (applied: [Version], wasAtEnd: Bool, end: Int64)
+    {
+        try locked(write: true, saveIndex: !streaming) {
+            (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> ([Version], Bool, Int64) in
             let wasAtEnd = expectedEnd == snapshot.journalOffset
             try checkKinds(entries, in: snapshot)
             var applied: [Version] = []
@@ -114,8 +126,10 @@ extension Store {
             let v = e.version
             if kinds[v.record] == nil { kinds[v.record] = try snapshot.summary(v.record)?.kind ?? v.kind }
             guard let kind = kinds[v.record], kind != v.kind else { continue }
-            throw AISyncError(.damagedData, "a pulled version of \(v.record) would turn a \(kind.rawValue) into a \(v.kind.rawValue)",
-                              hint: "Nothing was applied; the remote holds a forged or damaged version (from device \(v.device.short))")
+            throw AISyncError(
+                .damagedData, "a pulled version of \(v.record) would turn a \(kind.rawValue) into a \(v.kind.rawValue)",
+                hint:
+                    "Nothing was applied; the remote holds a forged or damaged version (from device \(v.device.short))")
         }
     }
 
@@ -123,7 +137,9 @@ extension Store {
     static let integratePiece = 1_000
 
     /// The versions of `entries` this store does not have yet, their objects stored.
-    private func newVersions(_ entries: ArraySlice<Segment.Entry>, in snapshot: StoreSnapshot) throws(AISyncError) -> [Version] {
+    private func newVersions(_ entries: ArraySlice<Segment.Entry>, in snapshot: StoreSnapshot) throws(AISyncError)
+        -> [Version]
+    {
         var known = [RecordID: (kind: RecordKind, ids: Set<SHA256Digest>)]()
         var fresh: [Version] = []
         for e in entries {
@@ -135,7 +151,7 @@ extension Store {
                     known[v.record] = (v.kind, [])
                 }
             }
-            guard known[v.record]?.kind == v.kind else { continue }   // refused by `checkKinds` already
+            guard known[v.record]?.kind == v.kind else { continue }  // refused by `checkKinds` already
             guard known[v.record]?.ids.insert(v.id).inserted == true else { continue }
             for (_, bytes) in e.objects { _ = try objects.put(bytes) }
             fresh.append(v)
@@ -156,16 +172,22 @@ extension Store {
         let before = known
         for (id, name) in names where id != deviceID { known[id] = name }
         guard known != before else { return }
-        let json = JSONValue.object(["format": .int(1), "devices": .object(Dictionary(uniqueKeysWithValues: known.map { ($0.key.rawValue, .string($0.value)) }))])
+        let json = JSONValue.object([
+            "format": .int(1),
+            "devices": .object(Dictionary(uniqueKeysWithValues: known.map { ($0.key.rawValue, .string($0.value)) })),
+        ])
         try FileIO.makeDirectories("\(root)/sync")
-        try FileIO.writeAtomically("\(root)/devices.json", json.canonicalBytes + [10], durable: false,
-                                   temporarySuffix: environment.temporarySuffix())
+        try FileIO.writeAtomically(
+            "\(root)/devices.json", json.canonicalBytes + [10], durable: false,
+            temporarySuffix: environment.temporarySuffix())
     }
 
     /// Names of the devices this store has heard of, this one included.
     public nonisolated func deviceNames() -> [DeviceID: String] {
         var names: [DeviceID: String] = [:]
-        if let bytes = try? FileIO.read("\(root)/devices.json", limit: 1 << 22), let value = try? JSONParser.parse(bytes) {
+        if let bytes = try? FileIO.read("\(root)/devices.json", limit: 1 << 22),
+            let value = try? JSONParser.parse(bytes)
+        {
             for (key, name) in value["devices"]?.objectValue ?? [:] {
                 if let id = DeviceID(key), let n = name.stringValue { names[id] = String(n.prefix(200)) }
             }
@@ -189,17 +211,21 @@ extension Store {
 
     package func writeCheckpoint(_ checkpoint: SyncCheckpoint) throws(AISyncError) {
         try FileIO.makeDirectories("\(root)/sync")
-        try FileIO.writeAtomically(checkpointPath(checkpoint.remote), checkpoint.json.canonicalBytes + [10],
-                                   temporarySuffix: environment.temporarySuffix())
+        try FileIO.writeAtomically(
+            checkpointPath(checkpoint.remote), checkpoint.json.canonicalBytes + [10],
+            temporarySuffix: environment.temporarySuffix())
     }
 
     /// Saves a changed config (remotes); config.json is replaced atomically under the lock.
-    public func updateConfig(_ change: (inout StoreConfig) throws(AISyncError) -> Void) throws(AISyncError) -> StoreConfig {
+    public func updateConfig(_ change: (inout StoreConfig) throws(AISyncError) -> Void) throws(AISyncError)
+        -> StoreConfig
+    {
         try locked(write: true) { (_: inout StoreSnapshot, _) throws(AISyncError) -> StoreConfig in
             let path = "\(root)/config.json"
             var config = try StoreConfig(bytes: FileIO.read(path, limit: 1 << 20), path: path)
             try change(&config)
-            try FileIO.writeAtomically(path, config.json.canonicalBytes + [10], temporarySuffix: environment.temporarySuffix())
+            try FileIO.writeAtomically(
+                path, config.json.canonicalBytes + [10], temporarySuffix: environment.temporarySuffix())
             return config
         }
     }
@@ -215,11 +241,13 @@ extension Store {
     /// The image bodies of some records, deleted ones included (a deleted image can be
     /// restored, so its bytes must be on the remote too), for pushing their bytes.
     package func imageBodies(of records: Set<RecordID>) throws(AISyncError) -> [(SHA256Digest, ImageBody)] {
-        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [(SHA256Digest, ImageBody)] in
+        try locked(write: false) {
+            (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [(SHA256Digest, ImageBody)] in
             var result: [(SHA256Digest, ImageBody)] = []
             for id in records.sorted() {
                 guard let state = try stateOf(id, in: snapshot), state.kind == .image,
-                      case .image(let image)? = try? visibleBody(state) else { continue }
+                    case .image(let image)? = try? visibleBody(state)
+                else { continue }
                 result.append((image.sha256, image))
             }
             return result
@@ -230,17 +258,25 @@ extension Store {
     /// anything is written: their bytes are fetched first, so a record never arrives before
     /// its picture when the remote has it.
     package func previewImages(_ entries: [Segment.Entry]) throws(AISyncError) -> [(SHA256Digest, ImageBody)] {
-        try locked(write: false, saveIndex: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [(SHA256Digest, ImageBody)] in
+        try locked(write: false, saveIndex: false) {
+            (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [(SHA256Digest, ImageBody)] in
             var states: [RecordID: RecordState] = [:]
             var incoming: [SHA256Digest: [UInt8]] = [:]
             for e in entries where e.version.kind == .image {
                 let v = e.version
                 incoming.merge(e.objects) { a, _ in a }
-                if states[v.record] == nil { states[v.record] = try snapshot.state(v.record, reader: reader) ?? RecordState(kind: .image) }
+                if states[v.record] == nil {
+                    states[v.record] = try snapshot.state(v.record, reader: reader) ?? RecordState(kind: .image)
+                }
                 var ops = v.ops
                 if case .legacy(let digest) = v.payload {
-                    guard let digest else { ops = [.delete]; states[v.record]?.merge(v, ops: ops); continue }
-                    guard let bytes = e.objects[digest], let body = try? RecordBody(bytes: bytes, expected: .image) else { continue }
+                    guard let digest else {
+                        ops = [.delete]
+                        states[v.record]?.merge(v, ops: ops)
+                        continue
+                    }
+                    guard let bytes = e.objects[digest], let body = try? RecordBody(bytes: bytes, expected: .image)
+                    else { continue }
                     ops = LegacyOperations.operations(of: body)
                 }
                 states[v.record]?.merge(v, ops: ops)

@@ -1,6 +1,6 @@
-import Synchronization
 import AISyncCore
 import AISyncFiles
+import Synchronization
 
 /// A local aisync store: records as content-addressed objects plus an append-only journal.
 ///
@@ -49,20 +49,28 @@ public actor Store {
     public nonisolated var deviceID: DeviceID { config.deviceID }
 
     /// Creates a new store with a fresh random device id.
-    public static func create(at root: String, deviceName: String?, environment: AISyncEnvironment = .live) throws(AISyncError) -> Store {
+    public static func create(at root: String, deviceName: String?, environment: AISyncEnvironment = .live)
+        throws(AISyncError) -> Store
+    {
         let configPath = "\(root)/config.json"
         if FileIO.exists(configPath) {
-            throw AISyncError(.configuration, "\(root) is already an aisync store", hint: "Use it as it is, or create the new store in another folder",
-                              remedy: .useExistingStore)
+            throw AISyncError(
+                .configuration, "\(root) is already an aisync store",
+                hint: "Use it as it is, or create the new store in another folder",
+                remedy: .useExistingStore)
         }
         try FileIO.makeDirectories(root)
         for sub in ["objects", "index", "sync"] { try FileIO.makeDirectories("\(root)/\(sub)") }
         let name = deviceName ?? environment.hostName() ?? "device"
-        let config = StoreConfig(deviceID: environment.makeDeviceID(), deviceName: name, created: Timestamp(milliseconds: environment.now()))
+        let config = StoreConfig(
+            deviceID: environment.makeDeviceID(), deviceName: name, created: Timestamp(milliseconds: environment.now()))
         let journalPath = "\(root)/journal.jsonl"
-        if !FileIO.exists(journalPath) { try FileIO.writeAtomically(journalPath, [], temporarySuffix: environment.temporarySuffix()) }
+        if !FileIO.exists(journalPath) {
+            try FileIO.writeAtomically(journalPath, [], temporarySuffix: environment.temporarySuffix())
+        }
         // config.json last: its presence is what makes a directory a store.
-        try FileIO.writeAtomically(configPath, config.json.canonicalBytes + [10], temporarySuffix: environment.temporarySuffix())
+        try FileIO.writeAtomically(
+            configPath, config.json.canonicalBytes + [10], temporarySuffix: environment.temporarySuffix())
         return Store(root: root, config: config, environment: environment)
     }
 
@@ -70,8 +78,10 @@ public actor Store {
     public static func open(at root: String, environment: AISyncEnvironment = .live) throws(AISyncError) -> Store {
         let configPath = "\(root)/config.json"
         guard FileIO.exists(configPath) else {
-            throw AISyncError(.notFound, "no aisync store at \(root)", hint: "Create a store there first, or open one at another location",
-                              remedy: .initStore)
+            throw AISyncError(
+                .notFound, "no aisync store at \(root)",
+                hint: "Create a store there first, or open one at another location",
+                remedy: .initStore)
         }
         var config = try StoreConfig(bytes: FileIO.read(configPath, limit: 1 << 20), path: configPath)
         if config.format < StoreConfig.currentFormat { config = try migrate(root: root, environment: environment) }
@@ -85,15 +95,18 @@ public actor Store {
     /// aisync 1 refuses with "upgrade aisync" instead of misreading v2 lines.
     static func migrate(root: String, environment: AISyncEnvironment) throws(AISyncError) -> StoreConfig {
         let configPath = "\(root)/config.json"
-        guard let lock = try StoreLock.acquire(root: root, timeoutMilliseconds: environment.lockTimeoutMilliseconds) else {
-            throw AISyncError(.permission, "the store \(root) was made by aisync 1 and must be migrated, but it is read-only",
-                              hint: "Open it once with write permission")
+        guard let lock = try StoreLock.acquire(root: root, timeoutMilliseconds: environment.lockTimeoutMilliseconds)
+        else {
+            throw AISyncError(
+                .permission, "the store \(root) was made by aisync 1 and must be migrated, but it is read-only",
+                hint: "Open it once with write permission")
         }
         var config = try StoreConfig(bytes: FileIO.read(configPath, limit: 1 << 20), path: configPath)
         if config.format < StoreConfig.currentFormat {
             _ = Platform.unlink("\(root)/index/records.v1")
             config.format = StoreConfig.currentFormat
-            try FileIO.writeAtomically(configPath, config.json.canonicalBytes + [10], temporarySuffix: environment.temporarySuffix())
+            try FileIO.writeAtomically(
+                configPath, config.json.canonicalBytes + [10], temporarySuffix: environment.temporarySuffix())
         }
         _ = consume lock
         return config
@@ -101,17 +114,21 @@ public actor Store {
 
     /// Runs `body` with the lock held (or without it on a read-only store when `write` is false)
     /// and an up-to-date snapshot.
-    package func locked<T>(write: Bool, saveIndex: Bool = true, _ body: (inout StoreSnapshot, Bool) throws(AISyncError) -> T) throws(AISyncError) -> T {
+    package func locked<T>(
+        write: Bool, saveIndex: Bool = true, _ body: (inout StoreSnapshot, Bool) throws(AISyncError) -> T
+    ) throws(AISyncError) -> T {
         let lock = try StoreLock.acquire(root: root, timeoutMilliseconds: environment.lockTimeoutMilliseconds)
         let canWrite = lock != nil
         if write && !canWrite {
-            throw AISyncError(.permission, "the store \(root) is read-only", hint: "Check the directory's permissions; reading commands still work")
+            throw AISyncError(
+                .permission, "the store \(root) is read-only",
+                hint: "Check the directory's permissions; reading commands still work")
         }
         var snapshot = try refresh(canWrite: canWrite, saveIndex: saveIndex)
         let result: T
         do {
             result = try body(&snapshot, canWrite)
-        } catch where IndexBase.isDamage(error) {
+        } catch  where IndexBase.isDamage(error) {
             // The index failed a lookup: rebuilt from the journal, the body runs once more.
             // Safe to repeat: `append` recovers by itself once its lines are written, so
             // nothing was written when this is thrown.
@@ -133,14 +150,17 @@ public actor Store {
         var snapshot: StoreSnapshot
         let fromBase: Bool
         var fromIndex = false
-        if let offset = cache?.journalOffset, offset <= size, IndexFile.anchor(journal: journal, offset: offset) == cachedAnchor {
+        if let offset = cache?.journalOffset, offset <= size,
+            IndexFile.anchor(journal: journal, offset: offset) == cachedAnchor
+        {
             // Taken, not copied: while `cache` still held it, the first change would copy every
             // dictionary (O(records) per command, O(records²) over a big import's batches).
             // `locked` puts it back when its body succeeds.
             snapshot = cache.take()!
             fromBase = true
         } else if let base = IndexBase(path: index.path), base.header.journalOffset <= size,
-                  IndexFile.anchor(journal: journal, offset: base.header.journalOffset) == base.header.anchor {
+            IndexFile.anchor(journal: journal, offset: base.header.journalOffset) == base.header.anchor
+        {
             indexedLines = base.header.journalLines
             snapshot = StoreSnapshot(base: base)
             fromBase = true
@@ -153,7 +173,7 @@ public actor Store {
         do {
             if fromIndex { try snapshot.retryDamaged(reader: reader) }
             try catchUp(&snapshot, canWrite: canWrite)
-        } catch where error.code == .temporary && fromBase {
+        } catch  where error.code == .temporary && fromBase {
             // The index (or cached snapshot) does not match the journal: rebuild from it.
             dropIndex()
             indexedLines = -1
@@ -178,10 +198,14 @@ public actor Store {
     /// threads while this one is applied.
     func catchUp(_ snapshot: inout StoreSnapshot, canWrite: Bool) throws(AISyncError) {
         var windows = 0
-        var chunk = try journal.read(from: snapshot.journalOffset, firstLine: snapshot.journalLines, maxBytes: Self.catchUpWindow)
+        var chunk = try journal.read(
+            from: snapshot.journalOffset, firstLine: snapshot.journalLines, maxBytes: Self.catchUpWindow)
         while chunk.endOffset > snapshot.journalOffset {
             let big = chunk.endOffset - snapshot.journalOffset >= Int64(Self.catchUpWindow / 2)
-            let next = big ? JournalPrefetch(journal, from: chunk.endOffset, firstLine: chunk.endLine, maxBytes: Self.catchUpWindow) : nil
+            let next =
+                big
+                ? JournalPrefetch(
+                    journal, from: chunk.endOffset, firstLine: chunk.endLine, maxBytes: Self.catchUpWindow) : nil
             if windows > 0 { snapshot.dropDecodedStates() }
             try snapshot.apply(chunk.versions.lazy.map { ($0.version, $0.ref) }, reader: reader)
             snapshot.journalOffset = chunk.endOffset
@@ -194,7 +218,8 @@ public actor Store {
             if let next {
                 chunk = try next.chunk()
             } else {
-                chunk = try journal.read(from: snapshot.journalOffset, firstLine: snapshot.journalLines, maxBytes: Self.catchUpWindow)
+                chunk = try journal.read(
+                    from: snapshot.journalOffset, firstLine: snapshot.journalLines, maxBytes: Self.catchUpWindow)
             }
         }
     }
@@ -215,7 +240,9 @@ public actor Store {
         let layout = try index.write(snapshot, anchor: anchor)
         indexedLines = snapshot.journalLines
         // Read back in place; should that fail (no mmap), the changes simply stay in memory.
-        if let written = IndexBase(path: index.path, layout: layout), written.header.journalOffset == snapshot.journalOffset, written.header.anchor == anchor {
+        if let written = IndexBase(path: index.path, layout: layout),
+            written.header.journalOffset == snapshot.journalOffset, written.header.anchor == anchor
+        {
             snapshot.rebase(written)
         }
     }

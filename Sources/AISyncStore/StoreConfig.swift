@@ -1,4 +1,5 @@
 import AISyncCore
+
 /// `config.json`: who this device is and which remotes it knows. Never holds secrets.
 public struct StoreConfig: Hashable, Sendable {
     /// The newest store format this build understands. Format 2 is records v2 (versions
@@ -22,7 +23,11 @@ public struct StoreConfig: Hashable, Sendable {
 
         /// A remote entry; nothing is validated here (``RemoteLocation`` checks the URL).
         public init(name: String, url: String, type: String, insecure: Bool = false, encrypted: Bool = false) {
-            self.name = name; self.url = url; self.type = type; self.insecure = insecure; self.encrypted = encrypted
+            self.name = name
+            self.url = url
+            self.type = type
+            self.insecure = insecure
+            self.encrypted = encrypted
         }
 
         var json: JSONValue {
@@ -58,7 +63,10 @@ public struct StoreConfig: Hashable, Sendable {
 
         /// Settings as `aisync imgur enable` writes them; `api` nil means the official API.
         public init(enabled: Bool, api: String? = nil, images: ImagePlacement = .imgur, publicImages: Bool = false) {
-            self.enabled = enabled; self.api = api; self.images = images; self.publicImages = publicImages
+            self.enabled = enabled
+            self.api = api
+            self.images = images
+            self.publicImages = publicImages
         }
 
         var json: JSONValue {
@@ -93,20 +101,31 @@ public struct StoreConfig: Hashable, Sendable {
         return .object(o)
     }
 
-    init(format: Int64 = currentFormat, deviceID: DeviceID, deviceName: String, created: Timestamp, remotes: [Remote] = []) {
-        self.format = format; self.deviceID = deviceID; self.deviceName = deviceName; self.created = created; self.remotes = remotes
+    init(
+        format: Int64 = currentFormat, deviceID: DeviceID, deviceName: String, created: Timestamp,
+        remotes: [Remote] = []
+    ) {
+        self.format = format
+        self.deviceID = deviceID
+        self.deviceName = deviceName
+        self.created = created
+        self.remotes = remotes
     }
 
     init(bytes: [UInt8], path: String) throws(AISyncError) {
         let value: JSONValue
         do { value = try JSONParser.parse(bytes) } catch {
-            throw AISyncError(.damagedData, "\(path) is not valid JSON", hint: "Restore it from a backup, or move it away and create the store again",
-                              cause: error.description, remedy: .replaceStoreConfig)
+            throw AISyncError(
+                .damagedData, "\(path) is not valid JSON",
+                hint: "Restore it from a backup, or move it away and create the store again",
+                cause: error.description, remedy: .replaceStoreConfig)
         }
         // The format is checked before anything else, so a newer store gets "upgrade", not "damaged".
         if let format = value["format"]?.intValue, format > Self.currentFormat {
-            throw AISyncError(.configuration, "\(path) is store format \(format), but this aisync understands only format \(Self.currentFormat)",
-                              hint: "Upgrade to a newer version to open this store", remedy: .upgrade)
+            throw AISyncError(
+                .configuration,
+                "\(path) is store format \(format), but this aisync understands only format \(Self.currentFormat)",
+                hint: "Upgrade to a newer version to open this store", remedy: .upgrade)
         }
         do throws(AISyncError) {
             var r = try JSONObjectReader(value, context: path)
@@ -114,7 +133,9 @@ public struct StoreConfig: Hashable, Sendable {
             guard format >= 1 else { throw AISyncError.damaged("\(path): format must be ≥ 1") }
             var d = try JSONObjectReader(r.optionalValue("device") ?? .null, context: "\(path) device")
             let idText = try d.string("id")
-            guard let id = DeviceID(idText) else { throw AISyncError.damaged("\(path): device id is not 32 lowercase hex characters") }
+            guard let id = DeviceID(idText) else {
+                throw AISyncError.damaged("\(path): device id is not 32 lowercase hex characters")
+            }
             deviceID = id
             deviceName = try d.string("name")
             try d.finish()
@@ -124,8 +145,11 @@ public struct StoreConfig: Hashable, Sendable {
                 var x = try JSONObjectReader(item, context: "\(path) remote")
                 let insecure = x.optionalValue("insecure")?.boolValue ?? false
                 let encrypted = x.optionalValue("encrypted")?.boolValue ?? false
-                remotes.append(Remote(name: try x.string("name"), url: try x.string("url"), type: try x.string("type"), insecure: insecure,
-                                      encrypted: encrypted))
+                remotes.append(
+                    Remote(
+                        name: try x.string("name"), url: try x.string("url"), type: try x.string("type"),
+                        insecure: insecure,
+                        encrypted: encrypted))
                 try x.finish()
             }
             self.remotes = remotes
@@ -134,7 +158,9 @@ public struct StoreConfig: Hashable, Sendable {
                 let enabled = try i.bool("enabled")
                 let api = try i.optionalString("api")
                 let imagesText = try i.string("images")
-                guard let images = ImagePlacement(rawValue: imagesText) else { throw AISyncError.damaged("\(path): imgur images must be imgur, remote or both") }
+                guard let images = ImagePlacement(rawValue: imagesText) else {
+                    throw AISyncError.damaged("\(path): imgur images must be imgur, remote or both")
+                }
                 let publicImages = i.optionalValue("publicImages")?.boolValue ?? false
                 imgur = ImgurSettings(enabled: enabled, api: api, images: images, publicImages: publicImages)
                 try i.finish()

@@ -1,12 +1,13 @@
-#if canImport(Glibc)
-@preconcurrency import Glibc
-#elseif canImport(Musl)
-@preconcurrency import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import AISyncCore
 import AISyncFiles
+
+#if canImport(Glibc)
+    @preconcurrency import Glibc
+#elseif canImport(Musl)
+    @preconcurrency import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The advisory lock on `<store>/lock` that keeps two processes from writing at once.
 ///
@@ -15,15 +16,14 @@ import AISyncFiles
 package struct StoreLock: ~Copyable {
     private let fd: Int32
 
-    private init(fd: Int32) { self.fd = fd }
-
     /// Takes the lock, waiting up to `timeoutMilliseconds`. Returns nil when the store is
     /// read-only (reads go on without a lock); throws when another process keeps it.
     static func acquire(root: String, timeoutMilliseconds: Int) throws(AISyncError) -> StoreLock? {
         try acquire(path: "\(root)/lock", what: "the store \(root)", timeoutMilliseconds: timeoutMilliseconds)
     }
 
-    package static func acquire(path: String, what: String, timeoutMilliseconds: Int) throws(AISyncError) -> StoreLock? {
+    package static func acquire(path: String, what: String, timeoutMilliseconds: Int) throws(AISyncError) -> StoreLock?
+    {
         guard let fd = try openLockFile(path) else { return nil }
         var waited = 0
         while !Platform.tryLockExclusive(fd) {
@@ -40,7 +40,9 @@ package struct StoreLock: ~Copyable {
     /// Takes the lock without blocking a thread while another process holds it: tries, then
     /// suspends (`Task.sleep`) between tries, so a wait of up to `timeoutMilliseconds` on the
     /// cooperative pool costs no thread, and a cancelled task stops waiting at once.
-    package static func acquireAsync(path: String, what: String, timeoutMilliseconds: Int) async throws(AISyncError) -> StoreLock? {
+    package static func acquireAsync(path: String, what: String, timeoutMilliseconds: Int) async throws(AISyncError)
+        -> StoreLock?
+    {
         guard let fd = try openLockFile(path) else { return nil }
         var waited = 0
         while !Platform.tryLockExclusive(fd) {

@@ -1,4 +1,5 @@
 import AISyncCore
+
 /// Everything the store knows: the index as last written (``IndexBase``, read in place), the
 /// records changed since (summary and journal lines, in memory), the states decoded so far,
 /// and how far into the journal that reaches.
@@ -67,7 +68,9 @@ package struct StoreSnapshot: Sendable {
 
     /// Records, records in conflict, and records partly unreadable.
     var counts: (records: Int, conflicts: Int, damaged: Int) {
-        var records = base?.header.records ?? 0, conflicts = base?.header.conflicts ?? 0, damaged = base?.header.damaged ?? 0
+        var records = base?.header.records ?? 0
+        var conflicts = base?.header.conflicts ?? 0
+        var damaged = base?.header.damaged ?? 0
         for c in changed.values {
             if !c.inBase { records += 1 }
             conflicts += (c.summary.conflict ? 1 : 0) - (c.wasConflict ? 1 : 0)
@@ -101,7 +104,9 @@ package struct StoreSnapshot: Sendable {
 
     /// Every record in id order with what a listing filters and sorts by, and where it is:
     /// lines of the base are not made into summaries (no id or title strings).
-    func forEachListed(_ body: (_ kind: RecordKind, _ updated: Int64, _ deleted: Bool, Listed) throws(AISyncError) -> Void) throws(AISyncError) {
+    func forEachListed(
+        _ body: (_ kind: RecordKind, _ updated: Int64, _ deleted: Bool, Listed) throws(AISyncError) -> Void
+    ) throws(AISyncError) {
         try forEachLine(
             unchanged: { (line: UnsafeRawBufferPointer, n: Int) throws(AISyncError) in
                 guard let key = IndexFile.parseListKey(line) else { throw IndexBase.damaged }
@@ -124,8 +129,10 @@ package struct StoreSnapshot: Sendable {
 
     /// Every record in id order: the index's own line when it did not change (`unchanged`,
     /// with its line number), else its summary and journal lines (`changed`).
-    func forEachLine(unchanged: (UnsafeRawBufferPointer, Int) throws(AISyncError) -> Void,
-                     changed onChanged: (RecordSummary, [Journal.LineRef]) throws(AISyncError) -> Void) throws(AISyncError) {
+    func forEachLine(
+        unchanged: (UnsafeRawBufferPointer, Int) throws(AISyncError) -> Void,
+        changed onChanged: (RecordSummary, [Journal.LineRef]) throws(AISyncError) -> Void
+    ) throws(AISyncError) {
         let extra = changed.keys.sorted()
         var next = 0
         func emitChanged(before key: UnsafeRawBufferPointer?) throws(AISyncError) -> Bool {
@@ -173,7 +180,9 @@ package struct StoreSnapshot: Sendable {
 
     /// The state of a record not decoded yet, folded from its journal lines as changed or as
     /// the index on disk has them, with the index's entry when it came from there.
-    private func folded(_ id: RecordID, reader: VersionReader) throws(AISyncError) -> (state: RecordState, base: Changed?)? {
+    private func folded(_ id: RecordID, reader: VersionReader) throws(AISyncError) -> (
+        state: RecordState, base: Changed?
+    )? {
         if let c = changed[id] { return (try reader.state(kind: c.summary.kind, refs: c.refs), nil) }
         guard let entry = try baseEntry(id) else { return nil }
         return (try reader.state(kind: entry.summary.kind, refs: entry.refs), entry)
@@ -202,13 +211,17 @@ package struct StoreSnapshot: Sendable {
     private func baseEntry(_ id: RecordID) throws(AISyncError) -> Changed? {
         guard let entry = try findInBase(id) else { return nil }
         guard let refs = IndexFile.decodeRefs(entry.encodedRefs) else { throw IndexBase.damaged }
-        return Changed(summary: entry.summary, refs: refs, inBase: true, wasConflict: entry.summary.conflict, wasDamaged: entry.summary.damaged)
+        return Changed(
+            summary: entry.summary, refs: refs, inBase: true, wasConflict: entry.summary.conflict,
+            wasDamaged: entry.summary.damaged)
     }
 
     /// Folds versions (in journal order, each with its line) and refreshes the summaries of
     /// records that changed. A version of another kind than its record's first is ignored:
     /// a record's kind is fixed when it is created.
-    mutating func apply(_ versions: some Collection<(version: Version, ref: Journal.LineRef)>, reader: VersionReader) throws(AISyncError) {
+    mutating func apply(_ versions: some Collection<(version: Version, ref: Journal.LineRef)>, reader: VersionReader)
+        throws(AISyncError)
+    {
         var touched: Set<RecordID> = []
         touched.reserveCapacity(versions.count)
         decoded.reserveCapacity(decoded.count + versions.count)
@@ -237,9 +250,15 @@ package struct StoreSnapshot: Sendable {
                 if fromBase == nil, wasDecoded, changed[record] == nil { fromBase = try baseEntry(record) }
                 // One lookup, the entry made only when missing; its lines appended in place
                 // (taken out of `fromBase`, so a long history is not copied per version).
-                changed[record, default: fromBase.take() ?? Changed(summary: RecordSummary(id: record, kind: v.kind, title: "", created: .init(milliseconds: 0),
-                                                                                         updated: .init(milliseconds: 0), favorite: false, deleted: false,
-                                                                                         conflict: false), refs: [])].refs.append(ref)
+                changed[
+                    record,
+                    default: fromBase.take()
+                        ?? Changed(
+                            summary: RecordSummary(
+                                id: record, kind: v.kind, title: "", created: .init(milliseconds: 0),
+                                updated: .init(milliseconds: 0), favorite: false, deleted: false,
+                                conflict: false), refs: [])
+                ].refs.append(ref)
                 touched.insert(record)
             }
             if merged || wasDecoded { decoded[record] = current }

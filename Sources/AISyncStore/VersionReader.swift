@@ -1,4 +1,5 @@
 import AISyncCore
+
 /// Reads what folding a record needs from the journal and objects: its versions, the
 /// operations of aisync 1 versions (from their body objects), and large values.
 package struct VersionReader: Sendable {
@@ -12,7 +13,8 @@ package struct VersionReader: Sendable {
         case .operations(let ops): return ops
         case .legacy(nil): return [.delete]
         case .legacy(let digest?):
-            guard let bytes = try? objects.get(digest), let body = try? RecordBody(bytes: bytes, expected: v.kind) else { return nil }
+            guard let bytes = try? objects.get(digest), let body = try? RecordBody(bytes: bytes, expected: v.kind)
+            else { return nil }
             return LegacyOperations.operations(of: body)
         }
     }
@@ -37,7 +39,9 @@ package struct VersionReader: Sendable {
     package func resolve(_ digest: SHA256Digest) throws(AISyncError) -> JSONValue {
         let bytes = try objects.get(digest)
         do { return try JSONParser.parse(bytes) } catch {
-            throw AISyncError(.damagedData, "object \(digest.hex) is not a JSON value", hint: "Check the store", cause: error.description, remedy: .checkStore)
+            throw AISyncError(
+                .damagedData, "object \(digest.hex) is not a JSON value", hint: "Check the store",
+                cause: error.description, remedy: .checkStore)
         }
     }
 }

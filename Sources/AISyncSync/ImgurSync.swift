@@ -1,8 +1,9 @@
 import AISyncCore
 import AISyncFiles
-import AISyncStore
-import AISyncRemote
 import AISyncImgur
+import AISyncRemote
+import AISyncStore
+
 /// The image side of sync (docs/DESIGN.md §7): uploads to Imgur on push, fetches from Imgur on pull,
 /// deletes on Imgur when the last record using a picture is deleted.
 ///
@@ -30,16 +31,22 @@ public struct ImgurSync: Sendable {
     /// a seeded test store governs rate-limit waits too.
     public init(store: Store, client: ImgurClient, placement: StoreConfig.ImagePlacement) {
         let environment = store.environment
-        self.store = store; self.client = client; self.placement = placement
+        self.store = store
+        self.client = client
+        self.placement = placement
         self.now = { environment.now() / 1000 }
     }
 
     /// Kept so callers that passed their own clock (Unix seconds) compile while they move over.
     @available(*, deprecated, message: "Drop `now:`: the clock comes from store.environment")
-    public init(store: Store, client: ImgurClient, placement: StoreConfig.ImagePlacement, now: @escaping @Sendable () -> Int64) {
-        self.store = store; self.client = client; self.placement = placement; self.now = now
+    public init(
+        store: Store, client: ImgurClient, placement: StoreConfig.ImagePlacement, now: @escaping @Sendable () -> Int64
+    ) {
+        self.store = store
+        self.client = client
+        self.placement = placement
+        self.now = now
     }
-
 
     /// Uploads every live image without Imgur coordinates. Failures of one image do not stop
     /// the others; a rate limit stops uploading until its reset; a refused credential stops
@@ -70,7 +77,9 @@ public struct ImgurSync: Sendable {
             do throws(ImgurError) {
                 try await upload(id, image, run: &run, report: &report)
             } catch {
-                if case .stop(let refused) = try await failed(error, image: image, run: &run, report: &report) { return refused }
+                if case .stop(let refused) = try await failed(error, image: image, run: &run, report: &report) {
+                    return refused
+                }
             }
         }
         return nil
@@ -85,7 +94,9 @@ public struct ImgurSync: Sendable {
     }
 
     /// Gets one image onto Imgur (or reuses its copy) and records where it is.
-    private func upload(_ id: RecordID, _ image: ImageBody, run: inout UploadRun, report: inout SyncReport) async throws(ImgurError) {
+    private func upload(_ id: RecordID, _ image: ImageBody, run: inout UploadRun, report: inout SyncReport)
+        async throws(ImgurError)
+    {
         let upload: ImgurState.Upload
         switch ImgurPlanner.source(for: image.sha256, copies: run.copies, state: run.state) {
         case .reuse(let copy):
@@ -96,7 +107,7 @@ public struct ImgurSync: Sendable {
             upload = known
         case .findLost:
             if let found = try await findLostUpload(image.sha256) {
-                upload = found   // stored by Imgur although its answer was lost: reuse it
+                upload = found  // stored by Imgur although its answer was lost: reuse it
                 run.state.answered[image.sha256] = found
                 try await persist(run.state)
             } else {
@@ -106,8 +117,9 @@ public struct ImgurSync: Sendable {
             upload = try await freshUpload(image, run: &run)
         }
         let served = try await servedDigest(of: upload, original: image)
-        let location = ImageBody.ImgurLocation(id: upload.id, link: upload.link, deletehash: upload.deletehash,
-                                               servedSHA256: served?.digest, servedSize: served?.size ?? upload.size)
+        let location = ImageBody.ImgurLocation(
+            id: upload.id, link: upload.link, deletehash: upload.deletehash,
+            servedSHA256: served?.digest, servedSize: served?.size ?? upload.size)
         try await record(id, location)
         run.copies[image.sha256] = location
         run.state.answered[image.sha256] = nil
@@ -120,15 +132,18 @@ public struct ImgurSync: Sendable {
     /// Uploads one image (or takes its answer from the batch in flight) and notes the answer
     /// before anything else, so a crash never uploads it twice.
     private func freshUpload(_ image: ImageBody, run: inout UploadRun) async throws(ImgurError) -> ImgurState.Upload {
-        let answer: ImgurUpload, limit: ImgurRateLimit?
+        let answer: ImgurUpload
+        let limit: ImgurRateLimit?
         if let result = run.answers.removeValue(forKey: image.sha256) {
             (answer, limit) = try result.get()
         } else {
             let path = await store.objectPath(image.sha256)
-            (answer, limit) = try await client.upload(fileAt: path, mediaType: image.mediaType, title: image.title,
-                                                      description: image.prompt, fileStem: Self.fileStem(image.sha256))
+            (answer, limit) = try await client.upload(
+                fileAt: path, mediaType: image.mediaType, title: image.title,
+                description: image.prompt, fileStem: Self.fileStem(image.sha256))
         }
-        let upload = ImgurState.Upload(id: answer.id, link: answer.link, deletehash: answer.deletehash, size: answer.size)
+        let upload = ImgurState.Upload(
+            id: answer.id, link: answer.link, deletehash: answer.deletehash, size: answer.size)
         run.state.answered[image.sha256] = upload
         run.state.uploads += 1
         if let limit { run.state.rateLimit = limit.json }
@@ -137,10 +152,15 @@ public struct ImgurSync: Sendable {
     }
 
     /// Whether uploading goes on after a failure.
-    enum Continuation { case next, stop(AISyncError?) }
+    enum Continuation {
+        case next
+        case stop(AISyncError?)
+    }
 
     /// Applies `ImgurPlanner.afterFailure` to one failed upload.
-    private func failed(_ error: ImgurError, image: ImageBody, run: inout UploadRun, report: inout SyncReport) async throws(AISyncError) -> Continuation {
+    private func failed(_ error: ImgurError, image: ImageBody, run: inout UploadRun, report: inout SyncReport)
+        async throws(AISyncError) -> Continuation
+    {
         if let limit = error.rateLimit { run.state.rateLimit = limit.json }
         if error.mayHaveUploaded { run.state.maybeUploaded.insert(image.sha256) }
         var next = Continuation.next
@@ -174,7 +194,8 @@ public struct ImgurSync: Sendable {
         for page in 0..<10 {
             let images = try await client.accountImages(page: page)
             if let hit = images.first(where: { $0.name.map { $0 == stem || $0.hasPrefix(stem + ".") } ?? false }) {
-                return ImgurState.Upload(id: hit.upload.id, link: hit.upload.link, deletehash: hit.upload.deletehash, size: hit.upload.size)
+                return ImgurState.Upload(
+                    id: hit.upload.id, link: hit.upload.link, deletehash: hit.upload.deletehash, size: hit.upload.size)
             }
             if images.count < 50 { break }
         }
@@ -183,32 +204,47 @@ public struct ImgurSync: Sendable {
 
     /// When uploading stops mid-batch: the uploads of that batch Imgur did store are kept, to
     /// be recorded by the next push instead of being uploaded a second time.
-    static func keep(_ answers: [SHA256Digest: Result<(upload: ImgurUpload, rateLimit: ImgurRateLimit?), ImgurError>], in state: inout ImgurState) {
+    static func keep(
+        _ answers: [SHA256Digest: Result<(upload: ImgurUpload, rateLimit: ImgurRateLimit?), ImgurError>],
+        in state: inout ImgurState
+    ) {
         for (digest, result) in answers {
             guard case .success(let r) = result else { continue }
-            state.answered[digest] = ImgurState.Upload(id: r.upload.id, link: r.upload.link, deletehash: r.upload.deletehash, size: r.upload.size)
+            state.answered[digest] = ImgurState.Upload(
+                id: r.upload.id, link: r.upload.link, deletehash: r.upload.deletehash, size: r.upload.size)
             state.uploads += 1
         }
     }
 
     /// Uploads the images of one batch at the same time (bounded concurrency), except those
     /// already on Imgur or answered before a crash. Results are applied in order by the caller.
-    private func uploadBatch(_ images: [ImageBody], skipping copies: [SHA256Digest: ImageBody.ImgurLocation],
-                             state: ImgurState) async -> [SHA256Digest: Result<(upload: ImgurUpload, rateLimit: ImgurRateLimit?), ImgurError>] {
+    private func uploadBatch(
+        _ images: [ImageBody], skipping copies: [SHA256Digest: ImageBody.ImgurLocation],
+        state: ImgurState
+    ) async -> [SHA256Digest: Result<(upload: ImgurUpload, rateLimit: ImgurRateLimit?), ImgurError>] {
         var jobs: [(SHA256Digest, String, ImageBody)] = []
         var seen = Set<SHA256Digest>()
-        for image in images where copies[image.sha256] == nil && state.answered[image.sha256] == nil
-            && !state.maybeUploaded.contains(image.sha256) && seen.insert(image.sha256).inserted {
+        for image in images
+        where copies[image.sha256] == nil && state.answered[image.sha256] == nil
+            && !state.maybeUploaded.contains(image.sha256) && seen.insert(image.sha256).inserted
+        {
             guard await store.hasObject(image.sha256) else { continue }
             jobs.append((image.sha256, await store.objectPath(image.sha256), image))
         }
         let client = self.client
-        return await withTaskGroup(of: (SHA256Digest, Result<(upload: ImgurUpload, rateLimit: ImgurRateLimit?), ImgurError>).self) { group in
+        return await withTaskGroup(
+            of: (SHA256Digest, Result<(upload: ImgurUpload, rateLimit: ImgurRateLimit?), ImgurError>).self
+        ) { group in
             for (digest, path, image) in jobs {
                 group.addTask {
                     do throws(ImgurError) {
-                        return (digest, .success(try await client.upload(fileAt: path, mediaType: image.mediaType, title: image.title,
-                                                                         description: image.prompt, fileStem: Self.fileStem(digest))))
+                        return (
+                            digest,
+                            .success(
+                                try await client.upload(
+                                    fileAt: path, mediaType: image.mediaType, title: image.title,
+                                    description: image.prompt, fileStem: Self.fileStem(digest)))
+                        )
                     } catch {
                         return (digest, .failure(error))
                     }
@@ -230,7 +266,9 @@ public struct ImgurSync: Sendable {
 
     /// What Imgur serves for an upload: the same bytes when the size matches and the hash
     /// confirms it, otherwise the hash of the re-encoded bytes.
-    private func servedDigest(of upload: ImgurState.Upload, original: ImageBody) async throws(ImgurError) -> (digest: SHA256Digest, size: Int64)? {
+    private func servedDigest(of upload: ImgurState.Upload, original: ImageBody) async throws(ImgurError) -> (
+        digest: SHA256Digest, size: Int64
+    )? {
         let temp: String
         do { temp = try await store.scratchPath() } catch { throw ImgurError(.other, error) }
         defer { _ = Platform.unlink(temp) }
@@ -244,7 +282,9 @@ public struct ImgurSync: Sendable {
     /// Returns false when it cannot (re-encoded, removed upstream, unreachable): the caller
     /// then takes them from the remote.
     func fetchOriginal(sha256: SHA256Digest, imgur: ImageBody.ImgurLocation?) async -> FetchOutcome {
-        guard let imgur, imgur.servedSHA256 == sha256, let temp = try? await store.scratchPath() else { return .unavailable }
+        guard let imgur, imgur.servedSHA256 == sha256, let temp = try? await store.scratchPath() else {
+            return .unavailable
+        }
         defer { _ = Platform.unlink(temp) }
         switch try? await client.download(link: imgur.link, to: temp, maxBytes: RemoteLimits.blob) {
         case .downloaded(let digest, _)? where digest == sha256:
@@ -305,7 +345,10 @@ public struct ImgurSync: Sendable {
                 report.imgurDeleted += 1
             } catch {
                 if let limit = error.rateLimit { state.rateLimit = limit.json }
-                if error.kind == .auth { try await store.writeImgurState(state); throw error.aisyncError }
+                if error.kind == .auth {
+                    try await store.writeImgurState(state)
+                    throw error.aisyncError
+                }
                 report.imgurErrors.append(error.aisyncError.description)
             }
         }

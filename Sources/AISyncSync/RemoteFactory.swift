@@ -1,25 +1,29 @@
 import AISyncCore
 import AISyncFiles
-import AISyncStore
 import AISyncHTTP
-import AISyncRemote
 import AISyncImgur
+import AISyncRemote
+import AISyncStore
+
 /// Builds the storage for a configured remote, with credentials from the environment or
 /// `~/.netrc` (never from config).
 public enum RemoteFactory {
     /// `environment` is the process's variables (credentials); `runtime` is the clock and
     /// randomness the remote uses for retries and temp names (pass `store.environment`).
-    public static func make(_ remote: StoreConfig.Remote, environment: [String: String],
-                            transport: (any HTTPTransport)? = nil,
-                            runtime: AISyncEnvironment = .live) throws(AISyncError) -> any RemoteStorage {
+    public static func make(
+        _ remote: StoreConfig.Remote, environment: [String: String],
+        transport: (any HTTPTransport)? = nil,
+        runtime: AISyncEnvironment = .live
+    ) throws(AISyncError) -> any RemoteStorage {
         let location = try RemoteLocation(url: remote.url, plain: remote.type == "http", insecure: remote.insecure)
         switch location.kind {
         case .folder:
             return FolderRemote(root: location.base, environment: runtime)
         case .webdav, .http:
-            return HTTPRemote(location: location, transport: transport ?? LiveTransport.make(),
-                              credentials: Credentials.lookup(host: location.host, environment: environment),
-                              environment: runtime)
+            return HTTPRemote(
+                location: location, transport: transport ?? LiveTransport.make(),
+                credentials: Credentials.lookup(host: location.host, environment: environment),
+                environment: runtime)
         }
     }
 
@@ -28,21 +32,27 @@ public enum RemoteFactory {
         if let name {
             guard let remote = config.remotes.first(where: { $0.name == name }) else {
                 let names = config.remotes.map(\.name)
-                throw AISyncError(.notFound, "no remote named '\(name)'",
-                                  hint: names.isEmpty ? "This store has no remote yet; add one" : "The remotes are: \(names.joined(separator: ", "))",
-                                  remedy: names.isEmpty ? .addRemote : .chooseRemote(names))
+                throw AISyncError(
+                    .notFound, "no remote named '\(name)'",
+                    hint: names.isEmpty
+                        ? "This store has no remote yet; add one" : "The remotes are: \(names.joined(separator: ", "))",
+                    remedy: names.isEmpty ? .addRemote : .chooseRemote(names))
             }
             return remote
         }
         switch config.remotes.count {
         case 0:
-            throw AISyncError(.configuration, "this store has no remote",
-                              hint: "Add one: a WebDAV URL, a plain HTTP URL, or a folder (e.g. file:///media/usb/aisync)", remedy: .addRemote)
+            throw AISyncError(
+                .configuration, "this store has no remote",
+                hint: "Add one: a WebDAV URL, a plain HTTP URL, or a folder (e.g. file:///media/usb/aisync)",
+                remedy: .addRemote)
         case 1: return config.remotes[0]
         default:
             let names = config.remotes.map(\.name)
-            throw AISyncError(.usage, "this store has \(names.count) remotes; say which one", hint: "One of: \(names.joined(separator: ", "))",
-                              remedy: .chooseRemote(names))
+            throw AISyncError(
+                .usage, "this store has \(names.count) remotes; say which one",
+                hint: "One of: \(names.joined(separator: ", "))",
+                remedy: .chooseRemote(names))
         }
     }
 }

@@ -1,7 +1,8 @@
 import AISyncCore
-import AISyncStore
-import AISyncRemote
 import AISyncImgur
+import AISyncRemote
+import AISyncStore
+
 /// `aisync.json` at a remote's root: the mark that a location is an aisync remote.
 ///
 /// Format 2 marks a remote that holds records v2 segments: aisync 1 refuses it with "upgrade
@@ -22,25 +23,37 @@ struct RemoteManifest: Sendable, Equatable {
     var encrypted = false
 
     var json: JSONValue {
-        var o: [String: JSONValue] = ["format": .int(format), "remote": .string(remoteID), "created": .string(created.iso8601)]
+        var o: [String: JSONValue] = [
+            "format": .int(format), "remote": .string(remoteID), "created": .string(created.iso8601),
+        ]
         if encrypted { o["encrypted"] = .bool(true) }
         return .object(o)
     }
 
     init(remoteID: String, created: Timestamp, encrypted: Bool = false) {
         format = encrypted ? Self.encryptedFormat : Self.currentFormat
-        self.remoteID = remoteID; self.created = created; self.encrypted = encrypted
+        self.remoteID = remoteID
+        self.created = created
+        self.encrypted = encrypted
     }
 
     init(bytes: [UInt8], location: String) throws(AISyncError) {
-        let bad = AISyncError(.damagedData, "\(location)/aisync.json is not a valid aisync remote manifest", hint: "Check the URL; it must point at an aisync remote or an empty folder")
+        let bad = AISyncError(
+            .damagedData, "\(location)/aisync.json is not a valid aisync remote manifest",
+            hint: "Check the URL; it must point at an aisync remote or an empty folder")
         guard let value = try? JSONParser.parse(bytes) else { throw bad }
         if let f = value["format"]?.intValue, f > Self.encryptedFormat {
-            throw AISyncError(.configuration, "\(location) is remote format \(f); this aisync understands formats up to \(Self.encryptedFormat)", hint: "Upgrade to a newer version", remedy: .upgrade)
+            throw AISyncError(
+                .configuration,
+                "\(location) is remote format \(f); this aisync understands formats up to \(Self.encryptedFormat)",
+                hint: "Upgrade to a newer version", remedy: .upgrade)
         }
         guard let f = value["format"]?.intValue, f >= 1, let id = value["remote"]?.stringValue, DeviceID(id) != nil,
-              let createdText = value["created"]?.stringValue, let created = Timestamp(iso8601: createdText) else { throw bad }
-        format = f; remoteID = id; self.created = created
+            let createdText = value["created"]?.stringValue, let created = Timestamp(iso8601: createdText)
+        else { throw bad }
+        format = f
+        remoteID = id
+        self.created = created
         encrypted = value["encrypted"]?.boolValue ?? false
         guard encrypted == (f == Self.encryptedFormat) else { throw bad }
     }
@@ -61,20 +74,34 @@ struct DeviceHead: Sendable, Equatable {
     var snapshot: SnapshotInfo?
 
     var json: JSONValue {
-        var o: [String: JSONValue] = ["format": .int(1), "device": .string(device.rawValue), "name": .string(name), "seq": .int(seq),
-                                      "updated": .string(updated.iso8601), "remote": .string(remoteID),
-                                      "devices": .array(devices.sorted().map { .string($0.rawValue) })]
+        var o: [String: JSONValue] = [
+            "format": .int(1), "device": .string(device.rawValue), "name": .string(name), "seq": .int(seq),
+            "updated": .string(updated.iso8601), "remote": .string(remoteID),
+            "devices": .array(devices.sorted().map { .string($0.rawValue) }),
+        ]
         o.setIfPresent("snapshot", snapshot?.json)
         return .object(o)
     }
 
-    init(device: DeviceID, name: String, seq: Int64, updated: Timestamp, remoteID: String, devices: [DeviceID], snapshot: SnapshotInfo? = nil) {
-        self.device = device; self.name = name; self.seq = seq; self.updated = updated; self.remoteID = remoteID; self.devices = devices
+    init(
+        device: DeviceID, name: String, seq: Int64, updated: Timestamp, remoteID: String, devices: [DeviceID],
+        snapshot: SnapshotInfo? = nil
+    ) {
+        self.device = device
+        self.name = name
+        self.seq = seq
+        self.updated = updated
+        self.remoteID = remoteID
+        self.devices = devices
         self.snapshot = snapshot
     }
 
     init(bytes: [UInt8], path: String, expected: DeviceID) throws(AISyncError) {
-        func bad(_ why: String) -> AISyncError { AISyncError(.damagedData, "remote head \(path) is invalid: \(why)", hint: "The device that wrote it should push again") }
+        func bad(_ why: String) -> AISyncError {
+            AISyncError(
+                .damagedData, "remote head \(path) is invalid: \(why)",
+                hint: "The device that wrote it should push again")
+        }
         guard let value = try? JSONParser.parse(bytes) else { throw bad("not JSON") }
         var r: JSONObjectReader
         do { r = try JSONObjectReader(value, context: path) } catch { throw bad("not an object") }
@@ -89,11 +116,15 @@ struct DeviceHead: Sendable, Equatable {
             remoteID = try r.string("remote")
             var devices: [DeviceID] = []
             for item in try r.array("devices") {
-                guard let text = item.stringValue, let id = DeviceID(text) else { throw bad("invalid device id in devices") }
+                guard let text = item.stringValue, let id = DeviceID(text) else {
+                    throw bad("invalid device id in devices")
+                }
                 devices.append(id)
             }
             self.devices = devices
-            snapshot = try r.optionalValue("snapshot").map { (v: JSONValue) throws(AISyncError) -> SnapshotInfo in try SnapshotInfo(json: v, context: path) }
+            snapshot = try r.optionalValue("snapshot").map { (v: JSONValue) throws(AISyncError) -> SnapshotInfo in
+                try SnapshotInfo(json: v, context: path)
+            }
             try r.finish()
         } catch {
             throw error.message.hasPrefix("remote head") ? error : bad(error.message)
@@ -107,14 +138,21 @@ struct DevicesIndex: Sendable, Equatable {
     var devices: [DeviceID: String]
 
     var json: JSONValue {
-        .object(["format": .int(1), "devices": .object(Dictionary(uniqueKeysWithValues: devices.map { ($0.key.rawValue, .string($0.value)) }))])
+        .object([
+            "format": .int(1),
+            "devices": .object(Dictionary(uniqueKeysWithValues: devices.map { ($0.key.rawValue, .string($0.value)) })),
+        ])
     }
 
     init(devices: [DeviceID: String] = [:]) { self.devices = devices }
 
     init(bytes: [UInt8], path: String) throws(AISyncError) {
-        let bad = AISyncError(.damagedData, "remote device index \(path) is invalid", hint: "Delete it on the server; devices re-register on their next push")
-        guard let value = try? JSONParser.parse(bytes), value["format"]?.intValue == 1, let members = value["devices"]?.objectValue else { throw bad }
+        let bad = AISyncError(
+            .damagedData, "remote device index \(path) is invalid",
+            hint: "Delete it on the server; devices re-register on their next push")
+        guard let value = try? JSONParser.parse(bytes), value["format"]?.intValue == 1,
+            let members = value["devices"]?.objectValue
+        else { throw bad }
         var devices: [DeviceID: String] = [:]
         for (key, name) in members {
             guard let id = DeviceID(key), let n = name.stringValue else { throw bad }

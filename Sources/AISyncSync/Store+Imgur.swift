@@ -1,7 +1,7 @@
 import AISyncCore
 import AISyncFiles
-import AISyncStore
 import AISyncImgur
+import AISyncStore
 
 /// The store side of Imgur sync: where the upload bookkeeping lives, which images are live, and
 /// recording Imgur coordinates as new versions.
@@ -15,7 +15,8 @@ extension Store {
 
     func writeImgurState(_ state: ImgurState) throws(AISyncError) {
         try FileIO.makeDirectories("\(root)/sync")
-        try FileIO.writeAtomically(imgurStatePath, state.json.canonicalBytes + [10], temporarySuffix: environment.temporarySuffix())
+        try FileIO.writeAtomically(
+            imgurStatePath, state.json.canonicalBytes + [10], temporarySuffix: environment.temporarySuffix())
     }
 
     /// Live image records, with their visible bodies.
@@ -23,7 +24,8 @@ extension Store {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [(RecordID, ImageBody)] in
             var result: [(RecordID, ImageBody)] = []
             for id in try snapshot.ids(where: { $0.kind == .image && !$0.deleted && !$0.damaged }) {
-                guard let state = try stateOf(id, in: snapshot), case .image(let image)? = try? visibleBody(state) else { continue }
+                guard let state = try stateOf(id, in: snapshot), case .image(let image)? = try? visibleBody(state)
+                else { continue }
                 result.append((id, image))
             }
             return result
@@ -54,11 +56,14 @@ extension Store {
     /// Every Imgur copy any image record (live or deleted, any version) recorded for one of
     /// `digests`, once per Imgur id: what to delete on Imgur when the bytes' last user is gone.
     func imgurCopies(of digests: Set<SHA256Digest>) throws(AISyncError) -> [ImageBody.ImgurLocation] {
-        try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [ImageBody.ImgurLocation] in
+        try locked(write: false) {
+            (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [ImageBody.ImgurLocation] in
             var copies: [String: ImageBody.ImgurLocation] = [:]
             for id in try snapshot.ids(where: { $0.kind == .image }) {
-                guard let state = try stateOf(id, in: snapshot), case .inline(.string(let hex))? = state.value("sha256"),
-                      let sha = SHA256Digest(hex: hex), digests.contains(sha) else { continue }
+                guard let state = try stateOf(id, in: snapshot),
+                    case .inline(.string(let hex))? = state.value("sha256"),
+                    let sha = SHA256Digest(hex: hex), digests.contains(sha)
+                else { continue }
                 for v in try versions(of: id, in: snapshot) {
                     for case .set("imgur", .inline(let value)) in reader.operations(of: v) ?? [] {
                         guard value != .null, let imgur = try? ImageBody.ImgurLocation(json: value) else { continue }
@@ -104,7 +109,8 @@ public struct ImgurStatus: Sendable, Equatable {
     public static func == (a: ImgurStatus, b: ImgurStatus) -> Bool {
         a.uploads == b.uploads && a.deletes == b.deletes && a.pending == b.pending && a.retryAt == b.retryAt
             && a.enabled == b.enabled && a.images == b.images
-            && a.rateLimit == b.rateLimit && a.failed.map(\.sha256) == b.failed.map(\.sha256) && a.failed.map(\.message) == b.failed.map(\.message)
+            && a.rateLimit == b.rateLimit && a.failed.map(\.sha256) == b.failed.map(\.sha256)
+            && a.failed.map(\.message) == b.failed.map(\.message)
     }
 }
 
@@ -115,12 +121,15 @@ extension Store {
         let state = try readImgurState()
         let settings = try currentConfig().imgur
         // With images kept on the remote, nothing waits for Imgur.
-        let pending = settings?.images == .remote ? 0
+        let pending =
+            settings?.images == .remote
+            ? 0
             : try liveImages().filter { $0.1.imgur == nil && state.failed[$0.1.sha256] == nil }.count
-        return ImgurStatus(uploads: state.uploads, deletes: state.deletes, pending: pending,
-                           failed: state.failed.sorted { $0.key.hex < $1.key.hex }.map { ($0.key, $0.value) },
-                           retryAt: state.retryAt, rateLimit: state.rateLimit,
-                           enabled: settings?.enabled ?? false, images: settings?.images ?? .remote)
+        return ImgurStatus(
+            uploads: state.uploads, deletes: state.deletes, pending: pending,
+            failed: state.failed.sorted { $0.key.hex < $1.key.hex }.map { ($0.key, $0.value) },
+            retryAt: state.retryAt, rateLimit: state.rateLimit,
+            enabled: settings?.enabled ?? false, images: settings?.images ?? .remote)
     }
 }
 

@@ -1,6 +1,7 @@
 import AISyncCore
-import AISyncStore
 import AISyncImgur
+import AISyncStore
+
 /// Turning Imgur uploads on and off (docs/DESIGN.md §7).
 extension Store {
     /// Turns Imgur uploads on: `api` replaces https://api.imgur.com (tests, proxies),
@@ -12,19 +13,26 @@ extension Store {
     /// - Throws: `.configuration` when `api` is not a URL aisync may talk to, or when a
     ///   remote is encrypted and `publicImages` is false: pictures on Imgur are public to
     ///   anyone with the link, which would undo what the encryption is for.
-    public func enableImgur(api: String? = nil, images: StoreConfig.ImagePlacement = .imgur, publicImages: Bool = false,
-                            environment: [String: String]) throws(AISyncError) -> (retried: Int, warnings: [SyncWarning]) {
+    public func enableImgur(
+        api: String? = nil, images: StoreConfig.ImagePlacement = .imgur, publicImages: Bool = false,
+        environment: [String: String]
+    ) throws(AISyncError) -> (retried: Int, warnings: [SyncWarning]) {
         if let api { try ImgurClient.validateAPIBase(api) }
         _ = try updateConfig { (config: inout StoreConfig) throws(AISyncError) in
             if images != .remote, !publicImages, let encrypted = config.remotes.first(where: \.encrypted) {
-                throw AISyncError(.configuration, "remote \(encrypted.name) is encrypted, but pictures on Imgur are public to anyone with the link",
-                                  hint: "Allow public pictures to upload them anyway (records stay encrypted), or keep pictures on the remote only",
-                                  remedy: .allowPublicImages)
+                throw AISyncError(
+                    .configuration,
+                    "remote \(encrypted.name) is encrypted, but pictures on Imgur are public to anyone with the link",
+                    hint:
+                        "Allow public pictures to upload them anyway (records stay encrypted), or keep pictures on the remote only",
+                    remedy: .allowPublicImages)
             }
-            config.imgur = StoreConfig.ImgurSettings(enabled: true, api: api, images: images, publicImages: publicImages)
+            config.imgur = StoreConfig.ImgurSettings(
+                enabled: true, api: api, images: images, publicImages: publicImages)
         }
         let retried = try retryRefusedImgurUploads()
-        let warnings: [SyncWarning] = ImgurCredential.fromEnvironment(environment) == nil ? [.imgurEnabledWithoutCredential] : []
+        let warnings: [SyncWarning] =
+            ImgurCredential.fromEnvironment(environment) == nil ? [.imgurEnabledWithoutCredential] : []
         return (retried, warnings)
     }
 

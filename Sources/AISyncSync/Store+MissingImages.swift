@@ -19,7 +19,8 @@ extension Store {
     /// A damaged file counts as never recorded: it is only a cache of a scan.
     func missingImages() -> [WantedImage]? {
         guard let bytes = try? FileIO.read(missingImagesPath, limit: 1 << 24), let value = try? JSONParser.parse(bytes),
-              value["format"]?.intValue == 1, let items = value["images"]?.arrayValue else { return nil }
+            value["format"]?.intValue == 1, let items = value["images"]?.arrayValue
+        else { return nil }
         var result: [WantedImage] = []
         for item in items {
             guard let hex = item["sha256"]?.stringValue, let digest = SHA256Digest(hex: hex) else { return nil }
@@ -33,7 +34,13 @@ extension Store {
         let items = images.sorted { $0.digest.hex < $1.digest.hex }.map { image -> JSONValue in
             var o: [String: JSONValue] = ["sha256": .string(image.digest.hex)]
             // Where to fetch it, never the deletehash (a secret that stays in the records).
-            o.setIfPresent("imgur", image.imgur.map { ImageBody.ImgurLocation(id: $0.id, link: $0.link, servedSHA256: $0.servedSHA256, servedSize: $0.servedSize).json })
+            o.setIfPresent(
+                "imgur",
+                image.imgur.map {
+                    ImageBody.ImgurLocation(
+                        id: $0.id, link: $0.link, servedSHA256: $0.servedSHA256, servedSize: $0.servedSize
+                    ).json
+                })
             return .object(o)
         }
         let bytes = JSONValue.object(["format": .int(1), "images": .array(items)]).canonicalBytes + [10]

@@ -1,6 +1,7 @@
 import AISyncCore
-import AISyncStore
 import AISyncRemote
+import AISyncStore
+
 /// Adding and forgetting remotes, with the checks every front end needs.
 ///
 /// Here rather than in AISyncStore because a remote's URL is vetted by `RemoteLocation`
@@ -16,14 +17,18 @@ extension Store {
     ///   for a URL aisync refuses (credentials in it, plain http to another machine without
     ///   `insecure`, …), or when a remote of that name exists (remedy `.removeRemote`).
     @discardableResult
-    public func addRemote(name: String, url: String, plain: Bool = false, insecure: Bool = false, encrypted: Bool = false) throws(AISyncError) -> StoreConfig.Remote {
+    public func addRemote(
+        name: String, url: String, plain: Bool = false, insecure: Bool = false, encrypted: Bool = false
+    ) throws(AISyncError) -> StoreConfig.Remote {
         try RemoteLocation.validateName(name)
         let location = try RemoteLocation(url: url, plain: plain, insecure: insecure)
-        let remote = StoreConfig.Remote(name: name, url: url, type: location.kind.rawValue, insecure: insecure, encrypted: encrypted)
+        let remote = StoreConfig.Remote(
+            name: name, url: url, type: location.kind.rawValue, insecure: insecure, encrypted: encrypted)
         _ = try updateConfig { (config: inout StoreConfig) throws(AISyncError) in
             guard !config.remotes.contains(where: { $0.name == name }) else {
-                throw AISyncError(.usage, "a remote named '\(name)' exists already", hint: "Remove it first to replace it",
-                                  remedy: .removeRemote(name))
+                throw AISyncError(
+                    .usage, "a remote named '\(name)' exists already", hint: "Remove it first to replace it",
+                    remedy: .removeRemote(name))
             }
             config.remotes.append(remote)
         }
@@ -39,9 +44,11 @@ extension Store {
         _ = try updateConfig { (config: inout StoreConfig) throws(AISyncError) in
             guard config.remotes.contains(where: { $0.name == name }) else {
                 let names = config.remotes.map(\.name)
-                throw AISyncError(.notFound, "no remote named '\(name)'",
-                                  hint: names.isEmpty ? "This store has no remote" : "The remotes are: \(names.joined(separator: ", "))",
-                                  remedy: .chooseRemote(names))
+                throw AISyncError(
+                    .notFound, "no remote named '\(name)'",
+                    hint: names.isEmpty
+                        ? "This store has no remote" : "The remotes are: \(names.joined(separator: ", "))",
+                    remedy: .chooseRemote(names))
             }
             config.remotes.removeAll { $0.name == name }
         }

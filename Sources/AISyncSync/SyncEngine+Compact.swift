@@ -1,7 +1,7 @@
 import AISyncCore
 import AISyncFiles
-import AISyncStore
 import AISyncRemote
+import AISyncStore
 
 /// Compaction (docs/DESIGN.md §5.7): a device writes a snapshot of what its store needs, its head names
 /// it, and a fresh store restores from it plus the segments past it instead of replaying
@@ -41,7 +41,9 @@ extension SyncEngine {
 
     /// Syncs, writes a snapshot of this store, then removes what an older snapshot made
     /// unnecessary (only past `graceMilliseconds`).
-    public func compact(graceMilliseconds: Int64 = SyncEngine.defaultGraceMilliseconds) async throws(AISyncError) -> CompactReport {
+    public func compact(graceMilliseconds: Int64 = SyncEngine.defaultGraceMilliseconds) async throws(AISyncError)
+        -> CompactReport
+    {
         try await withSyncLock { () async throws(AISyncError) -> CompactReport in
             _ = try await pullLocked(dryRun: false)
             _ = try await pushLocked(dryRun: false)
@@ -76,7 +78,8 @@ extension SyncEngine {
         let seq = (checkpoint.snapshot?.seq ?? 0) + 1
         let parts = try await writeSnapshotParts(seq: seq, remoteID: remoteID, report: &report)
         try await raiseToSnapshotFormat()
-        let info = SnapshotInfo(seq: seq, parts: Int64(parts), covers: covers, created: Timestamp(milliseconds: store.environment.now()))
+        let info = SnapshotInfo(
+            seq: seq, parts: Int64(parts), covers: covers, created: Timestamp(milliseconds: store.environment.now()))
         try await publish(info, checkpoint: &checkpoint, report: &report)
         checkpoint.sinceSnapshot = 0
         checkpoint.snapshotBytes = report.bytes
@@ -89,7 +92,9 @@ extension SyncEngine {
     }
 
     /// Writes the snapshot's parts (segment format, create-only), a few records at a time.
-    private func writeSnapshotParts(seq: Int64, remoteID: String, report: inout CompactReport) async throws(AISyncError) -> Int {
+    private func writeSnapshotParts(seq: Int64, remoteID: String, report: inout CompactReport) async throws(AISyncError)
+        -> Int
+    {
         let ids = try await store.allRecordIDs()
         var part = 0
         var batch: [Segment.Entry] = []
@@ -98,7 +103,8 @@ extension SyncEngine {
             guard !batch.isEmpty || part == 0 else { return }
             part += 1
             let bytes = Segment(device: store.deviceID, seq: Int64(part), remoteID: remoteID, entries: batch).encoded()
-            _ = try await remote.write(RemotePath.snapshotPath(store.deviceID, seq, part: Int64(part)), bytes, condition: .always)
+            _ = try await remote.write(
+                RemotePath.snapshotPath(store.deviceID, seq, part: Int64(part)), bytes, condition: .always)
             report.bytes += Int64(bytes.count)
             (batch, size) = ([], 0)
         }
@@ -111,7 +117,9 @@ extension SyncEngine {
             for (v, raw) in lines {
                 let objects = try await store.objectsOf(v)
                 let entrySize = PushPlanner.entrySize(lineBytes: raw.count, objectSizes: objects.values.map(\.count))
-                if !batch.isEmpty, size + entrySize > Segment.targetBytes || batch.count >= Segment.maxEntries { try await flush() }
+                if !batch.isEmpty, size + entrySize > Segment.targetBytes || batch.count >= Segment.maxEntries {
+                    try await flush()
+                }
                 batch.append(Segment.Entry(version: v, objects: objects, line: raw))
                 size += entrySize
             }
@@ -125,7 +133,9 @@ extension SyncEngine {
     /// Names the snapshot in this device's head. The checkpoint notes it first, as a pending
     /// write of the same head number: a crash before the head's ETag is saved is settled by
     /// the next push like any interrupted head write.
-    private func publish(_ info: SnapshotInfo, checkpoint: inout SyncCheckpoint, report: inout CompactReport) async throws(AISyncError) {
+    private func publish(_ info: SnapshotInfo, checkpoint: inout SyncCheckpoint, report: inout CompactReport)
+        async throws(AISyncError)
+    {
         guard let remoteID = checkpoint.remoteID else { return }
         checkpoint.snapshots.append(info)
         checkpoint.pendingSeq = checkpoint.pushedSeq
@@ -133,10 +143,13 @@ extension SyncEngine {
         try await store.writeCheckpoint(checkpoint)
         var known = Set(checkpoint.pulled.keys)
         known.insert(store.deviceID)
-        let head = DeviceHead(device: store.deviceID, name: store.config.deviceName, seq: checkpoint.pushedSeq,
-                              updated: Timestamp(milliseconds: store.environment.now()), remoteID: remoteID, devices: known.sorted(), snapshot: info)
+        let head = DeviceHead(
+            device: store.deviceID, name: store.config.deviceName, seq: checkpoint.pushedSeq,
+            updated: Timestamp(milliseconds: store.environment.now()), remoteID: remoteID, devices: known.sorted(),
+            snapshot: info)
         let bytes = head.json.canonicalBytes + [10]
-        let condition: WriteCondition = checkpoint.headETag.flatMap { $0.isEmpty ? nil : WriteCondition.replacing(etag: $0) } ?? .always
+        let condition: WriteCondition =
+            checkpoint.headETag.flatMap { $0.isEmpty ? nil : WriteCondition.replacing(etag: $0) } ?? .always
         var etag = try await putHead(head, bytes, condition: condition)
         if etag == nil { etag = try await remote.read(RemotePath.headPath(store.deviceID))?.etag ?? "" }
         report.bytes += Int64(bytes.count)
@@ -148,7 +161,9 @@ extension SyncEngine {
 
     /// Removes this device's segments and older snapshots that the newest of its snapshots
     /// older than the grace period covers. Other devices still reading them had that long.
-    private func removeCovered(grace: Int64, checkpoint: inout SyncCheckpoint, report: inout CompactReport) async throws(AISyncError) {
+    private func removeCovered(grace: Int64, checkpoint: inout SyncCheckpoint, report: inout CompactReport)
+        async throws(AISyncError)
+    {
         let now = store.environment.now()
         guard let durable = checkpoint.snapshots.last(where: { now - $0.created.milliseconds >= grace }) else { return }
         let through = durable.covers[store.deviceID] ?? 0

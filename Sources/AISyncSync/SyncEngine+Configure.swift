@@ -1,9 +1,10 @@
 import AISyncCore
 import AISyncFiles
-import AISyncStore
 import AISyncHTTP
-import AISyncRemote
 import AISyncImgur
+import AISyncRemote
+import AISyncStore
+
 /// A sync engine set up the way the store's config says, in one call.
 extension SyncEngine {
     /// An engine for the remote called `name` (nil: the only one), with its credentials and
@@ -22,31 +23,42 @@ extension SyncEngine {
     ///   `.notFound` / `.usage` (remedy `.chooseRemote`) when `name` is unknown or missing among
     ///   several, `.usage` for a remote URL aisync refuses, `.configuration` for an Imgur API
     ///   base it refuses.
-    public static func configured(store: Store, remote name: String? = nil, environment: [String: String],
-                                  passphrase: PassphraseSource? = nil, rememberKey: Bool = false,
-                                  progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }) async throws(AISyncError)
-        -> (engine: SyncEngine, warnings: [SyncWarning]) {
+    public static func configured(
+        store: Store, remote name: String? = nil, environment: [String: String],
+        passphrase: PassphraseSource? = nil, rememberKey: Bool = false,
+        progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }
+    ) async throws(AISyncError)
+        -> (engine: SyncEngine, warnings: [SyncWarning])
+    {
         let config = try await store.currentConfig()
         let remote = try RemoteFactory.pick(name, in: config)
         var storage = try RemoteFactory.make(remote, environment: environment, runtime: store.environment)
         let source = RemoteEncryption.source(environment: environment, fallback: passphrase)
-        if let keys = try await RemoteEncryption.keys(for: remote, storage: storage, store: store, passphrase: source, remember: rememberKey) {
+        if let keys = try await RemoteEncryption.keys(
+            for: remote, storage: storage, store: store, passphrase: source, remember: rememberKey)
+        {
             let scratch = try await store.scratchPath()
-            storage = EncryptedRemote(storage, keys: keys, environment: store.environment, scratchDirectory: FileIO.parentDirectory(of: scratch))
+            storage = EncryptedRemote(
+                storage, keys: keys, environment: store.environment,
+                scratchDirectory: FileIO.parentDirectory(of: scratch))
         }
-        let imgur = try ImgurSync.configured(store: store, settings: config.imgur, environment: environment,
-                                             transport: LiveTransport.make(redirects: .imgur))
+        let imgur = try ImgurSync.configured(
+            store: store, settings: config.imgur, environment: environment,
+            transport: LiveTransport.make(redirects: .imgur))
         var warnings = imgur.warnings
         var uploads = imgur.uploads
         if uploads, storage is EncryptedRemote, config.imgur?.publicImages != true {
             uploads = false
             warnings.append(.imgurPausedForEncryptedRemote)
         }
-        var engine = SyncEngine(store: store, remote: storage, name: remote.name, imgur: imgur.sync, uploadsToImgur: uploads,
-                                progress: progress)
+        var engine = SyncEngine(
+            store: store, remote: storage, name: remote.name, imgur: imgur.sync, uploadsToImgur: uploads,
+            progress: progress)
         if let text = environment["AISYNC_AUTO_COMPACT_BYTES"] {
             guard let bytes = Int64(text), bytes >= 0 else {
-                throw AISyncError.usage("AISYNC_AUTO_COMPACT_BYTES must be a whole number of bytes (0 turns automatic snapshots off), not \"\(text.prefix(40))\"")
+                throw AISyncError.usage(
+                    "AISYNC_AUTO_COMPACT_BYTES must be a whole number of bytes (0 turns automatic snapshots off), not \"\(text.prefix(40))\""
+                )
             }
             engine.autoCompactBytes = bytes == 0 ? nil : bytes
         }

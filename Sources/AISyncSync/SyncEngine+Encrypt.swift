@@ -1,7 +1,7 @@
 import AISyncCore
 import AISyncFiles
-import AISyncStore
 import AISyncRemote
+import AISyncStore
 
 /// What `aisync encrypt` did.
 public struct EncryptionReport: Sendable, Equatable {
@@ -26,14 +26,18 @@ extension SyncEngine {
     /// this store does not have (orphans on the server) stay as they are.
     ///
     /// - Returns: the keys, for the caller to remember if the user allows, and what was done.
-    public func encryptRemote(passphrase: PassphraseSource) async throws(AISyncError) -> (keys: RemoteKeys, report: EncryptionReport) {
+    public func encryptRemote(passphrase: PassphraseSource) async throws(AISyncError) -> (
+        keys: RemoteKeys, report: EncryptionReport
+    ) {
         let raw = (remote as? EncryptedRemote)?.inner ?? remote
         guard let manifest = try await RemoteEncryption.readManifest(raw) else {
-            throw AISyncError(.notFound, "\(raw.displayName) is not an aisync remote yet (no aisync.json)",
-                              hint: "Nothing to encrypt: add the remote as encrypted and push to it", remedy: .addEncryptedRemote)
+            throw AISyncError(
+                .notFound, "\(raw.displayName) is not an aisync remote yet (no aisync.json)",
+                hint: "Nothing to encrypt: add the remote as encrypted and push to it", remedy: .addEncryptedRemote)
         }
         if !manifest.encrypted, keys == nil { _ = try await sync() }
-        let keys = try await RemoteEncryption.conversionKeys(raw, remoteID: manifest.remoteID, store: store, passphrase: passphrase)
+        let keys = try await RemoteEncryption.conversionKeys(
+            raw, remoteID: manifest.remoteID, store: store, passphrase: passphrase)
         return try await withSyncLock { () async throws(AISyncError) -> (keys: RemoteKeys, report: EncryptionReport) in
             if !manifest.encrypted {
                 var raised = manifest
@@ -41,8 +45,9 @@ extension SyncEngine {
                 raised.encrypted = true
                 _ = try await raw.write(RemotePath.manifest, raised.json.canonicalBytes + [10], condition: .always)
             }
-            let sealed = EncryptedRemote(raw, keys: keys, environment: store.environment,
-                                         scratchDirectory: FileIO.parentDirectory(of: try await store.scratchPath()))
+            let sealed = EncryptedRemote(
+                raw, keys: keys, environment: store.environment,
+                scratchDirectory: FileIO.parentDirectory(of: try await store.scratchPath()))
             var report = EncryptionReport()
             try await sealFiles(raw, sealed, report: &report)
             try await sealObjects(raw, sealed, report: &report)
@@ -52,7 +57,9 @@ extension SyncEngine {
     }
 
     /// Seals every device's segments, snapshot parts and head, then the device index.
-    private func sealFiles(_ raw: any RemoteStorage, _ sealed: EncryptedRemote, report: inout EncryptionReport) async throws(AISyncError) {
+    private func sealFiles(_ raw: any RemoteStorage, _ sealed: EncryptedRemote, report: inout EncryptionReport)
+        async throws(AISyncError)
+    {
         var devices = Set<DeviceID>()
         if raw.canList {
             for entry in try await raw.list("heads") ?? [] where entry.name.hasSuffix(".json") {
@@ -71,14 +78,21 @@ extension SyncEngine {
             let head = try DeviceHead(bytes: headFile.plain, path: path, expected: device)
             for other in head.devices where devices.insert(other).inserted { pending.append(other) }
             guard head.seq <= 10_000_000 else {
-                throw AISyncError(.damagedData, "\(raw.displayName)/\(path) claims \(head.seq) segments", hint: "The device that wrote it should push again")
+                throw AISyncError(
+                    .damagedData, "\(raw.displayName)/\(path) claims \(head.seq) segments",
+                    hint: "The device that wrote it should push again")
             }
             for seq in stride(from: Int64(1), through: head.seq, by: 1) {
-                progress(SyncProgress(phase: .pushingSegments, done: Int(seq), total: Int(head.seq), bytes: 0, from: head.name))
+                progress(
+                    SyncProgress(
+                        phase: .pushingSegments, done: Int(seq), total: Int(head.seq), bytes: 0, from: head.name))
                 _ = try await sealFile(RemotePath.segmentPath(device, seq), raw, sealed, report: &report)
             }
             if let info = head.snapshot, info.parts > 0 {
-                for part in 1...info.parts { _ = try await sealFile(RemotePath.snapshotPath(device, info.seq, part: part), raw, sealed, report: &report) }
+                for part in 1...info.parts {
+                    _ = try await sealFile(
+                        RemotePath.snapshotPath(device, info.seq, part: part), raw, sealed, report: &report)
+                }
             }
             try await seal(path, headFile, sealed, report: &report)
         }
@@ -86,24 +100,33 @@ extension SyncEngine {
 
     /// A file as stored and its plaintext (read plain, or opened when it is sealed already);
     /// nil when missing.
-    private func readForSealing(_ path: String, _ raw: any RemoteStorage, _ sealed: EncryptedRemote) async throws(AISyncError)
-        -> (stored: RemoteFile, plain: [UInt8])? {
+    private func readForSealing(_ path: String, _ raw: any RemoteStorage, _ sealed: EncryptedRemote)
+        async throws(AISyncError)
+        -> (stored: RemoteFile, plain: [UInt8])?
+    {
         try AISyncError.checkCancellation()
-        guard let file = try await raw.read(path, maxBytes: Int(sealed.storedSize(path, plainSize: Int64(RemoteLimits.segment)))) else { return nil }
+        guard
+            let file = try await raw.read(
+                path, maxBytes: Int(sealed.storedSize(path, plainSize: Int64(RemoteLimits.segment))))
+        else { return nil }
         return (file, file.bytes.starts(with: SealedFile.magic) ? try sealed.open(file.bytes, at: path) : file.bytes)
     }
 
     /// Seals one file where it is (unless it is already); returns its plaintext, nil when missing.
-    private func sealFile(_ path: String, _ raw: any RemoteStorage, _ sealed: EncryptedRemote,
-                          report: inout EncryptionReport) async throws(AISyncError) -> [UInt8]? {
+    private func sealFile(
+        _ path: String, _ raw: any RemoteStorage, _ sealed: EncryptedRemote,
+        report: inout EncryptionReport
+    ) async throws(AISyncError) -> [UInt8]? {
         guard let read = try await readForSealing(path, raw, sealed) else { return nil }
         try await seal(path, read, sealed, report: &report)
         return read.plain
     }
 
     /// Writes a file read by ``readForSealing(_:_:_:)`` back sealed, unless it was already.
-    private func seal(_ path: String, _ read: (stored: RemoteFile, plain: [UInt8]), _ sealed: EncryptedRemote,
-                      report: inout EncryptionReport) async throws(AISyncError) {
+    private func seal(
+        _ path: String, _ read: (stored: RemoteFile, plain: [UInt8]), _ sealed: EncryptedRemote,
+        report: inout EncryptionReport
+    ) async throws(AISyncError) {
         guard !read.stored.bytes.starts(with: SealedFile.magic) else {
             report.alreadySealed += 1
             return
@@ -121,7 +144,9 @@ extension SyncEngine {
     /// Seals every picture this store has that the remote holds in plain, under its keyed
     /// name, checked against its sha256 on the way; the plain copy is removed once the
     /// sealed one is stored.
-    private func sealObjects(_ raw: any RemoteStorage, _ sealed: EncryptedRemote, report: inout EncryptionReport) async throws(AISyncError) {
+    private func sealObjects(_ raw: any RemoteStorage, _ sealed: EncryptedRemote, report: inout EncryptionReport)
+        async throws(AISyncError)
+    {
         let digests = await store.objectDigests()
         for (n, digest) in digests.enumerated() {
             try AISyncError.checkCancellation()
@@ -130,7 +155,9 @@ extension SyncEngine {
             progress(SyncProgress(phase: .pushingImages, done: n, total: digests.count, bytes: 0))
             let local = await store.objectPath(digest)
             let size = Platform.stat(local)?.size ?? 0
-            if case .present(let stored) = try await sealed.presence(plainPath), stored == nil || stored == sealed.storedSize(plainPath, plainSize: size) {
+            if case .present(let stored) = try await sealed.presence(plainPath),
+                stored == nil || stored == sealed.storedSize(plainPath, plainSize: size)
+            {
                 report.alreadySealed += 1
             } else {
                 _ = try await sealed.upload(plainPath, from: local, condition: .always)

@@ -1,6 +1,6 @@
 import AISyncCore
-import AISyncStore
 import AISyncRemote
+import AISyncStore
 
 /// Orphan pictures on the remote (docs/DESIGN.md §5.8): bytes under `objects/` that no version names,
 /// left by a push killed between its pictures and its segment, or by versions a snapshot
@@ -15,7 +15,9 @@ extension SyncEngine {
     /// names are judged (64 lowercase hex characters under their 2-character folder);
     /// anything else stays. A remote that cannot list (plain HTTP) is left as it is. Call it
     /// only right after a pull, in the same lock.
-    func sweepOrphans(grace: Int64, checkpoint: inout SyncCheckpoint, report: inout CompactReport) async throws(AISyncError) {
+    func sweepOrphans(grace: Int64, checkpoint: inout SyncCheckpoint, report: inout CompactReport)
+        async throws(AISyncError)
+    {
         // Stored names: an encrypted remote keys them, and they must not be keyed again.
         let raw = (remote as? EncryptedRemote)?.inner ?? remote
         guard raw.canList else { return }

@@ -1,8 +1,8 @@
 import AISyncCore
 import AISyncFiles
-import AISyncStore
-import AISyncRemote
 import AISyncImgur
+import AISyncRemote
+import AISyncStore
 
 /// Pull, the executor: finds the heads that moved, fetches and verifies their segments and
 /// pictures, merges, and records how far it got — each decision made by `PullPlanner`.
@@ -21,17 +21,23 @@ extension SyncEngine {
         if !dryRun, unlisted, checkpoint.headETag != nil { try await register() }
         let heads = try await readHeads(changed, report: &report)
         if keys != nil {
-            for (head, _) in heads { try PullPlanner.checkNotReplayed(head, knownSeq: checkpoint.pulled[head.device]?.seq ?? 0, shown: remote.displayName) }
+            for (head, _) in heads {
+                try PullPlanner.checkNotReplayed(
+                    head, knownSeq: checkpoint.pulled[head.device]?.seq ?? 0, shown: remote.displayName)
+            }
         }
         // 2. Their new segments, each verified whole before anything is applied, merged a
         // batch at a time (memory stays one batch; an interrupted pull resumes after the last).
         var run = PullRun(checkpoint: checkpoint, report: report, total: 0)
         // A store that never synced with this remote starts from the newest snapshot, if any.
-        if !dryRun, let (writer, info) = PullPlanner.startingSnapshot(heads: heads.map(\.head), checkpoint: checkpoint) {
+        if !dryRun, let (writer, info) = PullPlanner.startingSnapshot(heads: heads.map(\.head), checkpoint: checkpoint)
+        {
             try await applySnapshot(of: writer, info, run: &run)
         }
         let fetches = PullPlanner.fetches(heads: heads.map(\.head), device: store.deviceID, checkpoint: run.checkpoint)
-        run.total = fetches.reduce(0) { sum, f in sum.addingReportingOverflow(f.seqs.count).overflow ? .max : sum + f.seqs.count }
+        run.total = fetches.reduce(0) { sum, f in
+            sum.addingReportingOverflow(f.seqs.count).overflow ? .max : sum + f.seqs.count
+        }
         for fetch in fetches {
             guard let head = heads.first(where: { $0.head.device == fetch.device }) else { continue }
             try await pullSegments(fetch, head: head, dryRun: dryRun, run: &run)
@@ -44,10 +50,12 @@ extension SyncEngine {
         // 3. Pictures that earlier pulls could not get, now that the remote may have them.
         try await retryMissingImages(run.missing, report: &report)
         // 4. Remember how far we got: every head read, ETags included.
-        let next = PullPlanner.checkpoint(after: checkpoint, heads: heads, device: store.deviceID, counters: [:], merged: (false, 0))
+        let next = PullPlanner.checkpoint(
+            after: checkpoint, heads: heads, device: store.deviceID, counters: [:], merged: (false, 0))
         if next != checkpoint { try await store.writeCheckpoint(next) }
         if report.pulled > 0 { try await store.flushIndex() }
-        try await store.rememberDeviceNames(Dictionary(heads.map { ($0.head.device, $0.head.name) }, uniquingKeysWith: { a, _ in a }))
+        try await store.rememberDeviceNames(
+            Dictionary(heads.map { ($0.head.device, $0.head.name) }, uniquingKeysWith: { a, _ in a }))
         report.conflicts = try await store.conflictCount()
         return report
     }
@@ -65,16 +73,22 @@ extension SyncEngine {
     /// Fetches one device's new segments in order and applies them in batches of about
     /// `PullPlanner.batchBytes`, checkpointing after each (a dry run only counts them). A
     /// segment removed after compaction is replaced by the device's snapshot that covers it.
-    private func pullSegments(_ fetch: PullPlanner.Fetch, head: (head: DeviceHead, etag: String?), dryRun: Bool, run: inout PullRun) async throws(AISyncError) {
+    private func pullSegments(
+        _ fetch: PullPlanner.Fetch, head: (head: DeviceHead, etag: String?), dryRun: Bool, run: inout PullRun
+    ) async throws(AISyncError) {
         var batch: [Segment.Entry] = []
         var batchBytes = 0
         var seq = fetch.seqs.lowerBound
         while seq <= fetch.seqs.upperBound {
             defer { seq += 1 }
-            progress(SyncProgress(phase: .pullingSegments, done: run.done, total: run.total, bytes: run.report.bytes, from: fetch.name))
+            progress(
+                SyncProgress(
+                    phase: .pullingSegments, done: run.done, total: run.total, bytes: run.report.bytes, from: fetch.name
+                ))
             try AISyncError.checkCancellation()
             guard let read = try await readSegmentIfPresent(of: fetch.device, seq: seq, remoteID: fetch.remoteID) else {
-                guard !dryRun, let info = head.head.snapshot, let covered = info.covers[fetch.device], covered >= seq else {
+                guard !dryRun, let info = head.head.snapshot, let covered = info.covers[fetch.device], covered >= seq
+                else {
                     throw missingSegment(of: fetch.device, seq: seq)
                 }
                 if !batch.isEmpty {
@@ -105,17 +119,22 @@ extension SyncEngine {
     /// Applies one batch of a device's segments: their pictures first (so a record never
     /// arrives before its picture when the remote has it), then the versions, then the
     /// checkpoint moves past the last segment of the batch.
-    private func apply(_ batch: [Segment.Entry], from device: DeviceID, through seq: Int64, headETag: String?,
-                       run: inout PullRun) async throws(AISyncError) {
+    private func apply(
+        _ batch: [Segment.Entry], from device: DeviceID, through seq: Int64, headETag: String?,
+        run: inout PullRun
+    ) async throws(AISyncError) {
         let result = try await merge(batch, run: &run)
         let counter = PullPlanner.counters([(device, batch.map(\.version))])[device] ?? 0
-        run.checkpoint = PullPlanner.advance(run.checkpoint, device: device, through: seq, etag: headETag, counter: counter,
-                                             merged: (result.wasAtEnd, result.end))
+        run.checkpoint = PullPlanner.advance(
+            run.checkpoint, device: device, through: seq, etag: headETag, counter: counter,
+            merged: (result.wasAtEnd, result.end))
         try await store.writeCheckpoint(run.checkpoint)
     }
 
     /// Merges verified entries: their pictures first, then the versions (no checkpoint change).
-    func merge(_ batch: [Segment.Entry], run: inout PullRun) async throws(AISyncError) -> (applied: [Version], wasAtEnd: Bool, end: Int64) {
+    func merge(_ batch: [Segment.Entry], run: inout PullRun) async throws(AISyncError) -> (
+        applied: [Version], wasAtEnd: Bool, end: Int64
+    ) {
         let incoming = try await store.previewImages(batch)
         var have = Set<SHA256Digest>()
         for digest in Set(incoming.map(\.0)) where await store.hasObject(digest) { have.insert(digest) }
@@ -129,7 +148,9 @@ extension SyncEngine {
 
     /// Tries again the pictures earlier pulls could not get (the recorded list, or every live
     /// image when none was ever recorded), then records what is still missing.
-    private func retryMissingImages(_ missedNow: [Store.WantedImage], report: inout SyncReport) async throws(AISyncError) {
+    private func retryMissingImages(_ missedNow: [Store.WantedImage], report: inout SyncReport)
+        async throws(AISyncError)
+    {
         let known: [Store.WantedImage]
         if let recorded = await store.missingImages() {
             known = recorded
@@ -147,7 +168,9 @@ extension SyncEngine {
 
     /// Reads the heads that a listing said moved (those already read while walking a remote
     /// that cannot list come with their head).
-    private func readHeads(_ changed: [(PullPlanner.Change, DeviceHead?)], report: inout SyncReport) async throws(AISyncError) -> [(head: DeviceHead, etag: String?)] {
+    private func readHeads(_ changed: [(PullPlanner.Change, DeviceHead?)], report: inout SyncReport)
+        async throws(AISyncError) -> [(head: DeviceHead, etag: String?)]
+    {
         var heads: [(head: DeviceHead, etag: String?)] = []
         for (change, preloaded) in changed {
             if let preloaded {
@@ -164,15 +187,19 @@ extension SyncEngine {
     /// One device's head, read and verified (re-read once when caught half-written).
     private func readHead(of device: DeviceID) async throws(AISyncError) -> (value: DeviceHead, file: RemoteFile)? {
         let path = RemotePath.headPath(device)
-        let where_ = "\(remote.displayName)/\(path)"
-        return try await readParsed(path, { (bytes: [UInt8]) throws(AISyncError) -> DeviceHead in
-            try DeviceHead(bytes: bytes, path: where_, expected: device)
-        })
+        let site = "\(remote.displayName)/\(path)"
+        return try await readParsed(
+            path,
+            { (bytes: [UInt8]) throws(AISyncError) -> DeviceHead in
+                try DeviceHead(bytes: bytes, path: site, expected: device)
+            })
     }
 
     /// Fetches pictures: from Imgur when it serves the original unchanged, else from the
     /// remote, verified. Returns those that neither had.
-    private func fetchImages(_ wanted: [Store.WantedImage], report: inout SyncReport) async throws(AISyncError) -> [Store.WantedImage] {
+    private func fetchImages(_ wanted: [Store.WantedImage], report: inout SyncReport) async throws(AISyncError)
+        -> [Store.WantedImage]
+    {
         var missing: [Store.WantedImage] = []
         let before = report.bytes
         for (n, image) in wanted.enumerated() {
@@ -200,11 +227,14 @@ extension SyncEngine {
         let temp = try await store.scratchPath()
         let path = RemotePath.objectPath(digest)
         // Hashed while it is written (by the remote, from the bytes in `temp`): not read twice.
-        guard let hashed = try await remote.downloadHashed(path, to: temp, maxBytes: RemoteLimits.blob) else { return false }
+        guard let hashed = try await remote.downloadHashed(path, to: temp, maxBytes: RemoteLimits.blob) else {
+            return false
+        }
         report.bytes += Platform.stat(temp)?.size ?? 0
         guard try await store.adoptBlob(at: temp, expected: digest, hashed: hashed) else {
-            throw AISyncError(.damagedData, "remote object \(remote.displayName)/\(path) does not match its sha256",
-                              hint: "Nothing was applied; the device that pushed it should push again")
+            throw AISyncError(
+                .damagedData, "remote object \(remote.displayName)/\(path) does not match its sha256",
+                hint: "Nothing was applied; the device that pushed it should push again")
         }
         return true
     }
@@ -214,21 +244,29 @@ extension SyncEngine {
     /// Also returns our own head's ETag when it is not the one we wrote (a store restored from
     /// a backup), or "" when the head should be read to find out.
     /// `unlisted`: the remote cannot list and its device index does not name this device.
-    func changedHeads(checkpoint: SyncCheckpoint) async throws(AISyncError) -> (heads: [(PullPlanner.Change, DeviceHead?)], own: String?, unlisted: Bool) {
+    func changedHeads(checkpoint: SyncCheckpoint) async throws(AISyncError) -> (
+        heads: [(PullPlanner.Change, DeviceHead?)], own: String?, unlisted: Bool
+    ) {
         guard remote.canList else { return try await walkHeads(checkpoint: checkpoint) }
-        let changes = PullPlanner.changedHeads(listing: try await remote.list("heads") ?? [], device: store.deviceID, checkpoint: checkpoint)
+        let changes = PullPlanner.changedHeads(
+            listing: try await remote.list("heads") ?? [], device: store.deviceID, checkpoint: checkpoint)
         return (changes.toRead.map { ($0, nil) }, changes.own, false)
     }
 
     /// Without a listing: every head named by the device index or by another head is read,
     /// and kept when its number moved (`PullPlanner.headMoved`).
-    private func walkHeads(checkpoint: SyncCheckpoint) async throws(AISyncError) -> (heads: [(PullPlanner.Change, DeviceHead?)], own: String?, unlisted: Bool) {
+    private func walkHeads(checkpoint: SyncCheckpoint) async throws(AISyncError) -> (
+        heads: [(PullPlanner.Change, DeviceHead?)], own: String?, unlisted: Bool
+    ) {
         var pending = Set(checkpoint.pulled.keys)
         let indexPath = RemotePath.devicesIndex
         var unlisted = true
-        if let read = try await readParsed(indexPath, { (bytes: [UInt8]) throws(AISyncError) -> DevicesIndex in
-            try DevicesIndex(bytes: bytes, path: "\(remote.displayName)/\(indexPath)")
-        }) {
+        if let read = try await readParsed(
+            indexPath,
+            { (bytes: [UInt8]) throws(AISyncError) -> DevicesIndex in
+                try DevicesIndex(bytes: bytes, path: "\(remote.displayName)/\(indexPath)")
+            })
+        {
             pending.formUnion(read.value.devices.keys)
             unlisted = read.value.devices[store.deviceID] == nil
         }
@@ -244,7 +282,9 @@ extension SyncEngine {
                 if read.value.seq > checkpoint.pushedSeq { own = read.file.etag ?? "" }
                 continue
             }
-            for other in read.value.devices where other != store.deviceID && !seen.contains(other) { pending.insert(other) }
+            for other in read.value.devices where other != store.deviceID && !seen.contains(other) {
+                pending.insert(other)
+            }
             if PullPlanner.headMoved(read.value, checkpoint: checkpoint) {
                 result.append((PullPlanner.Change(device: device, etag: read.file.etag), read.value))
             }
@@ -254,11 +294,14 @@ extension SyncEngine {
 
     /// Pull takes back this device's own segments when the store was restored from a backup
     /// (its head on the remote is past what the store knows it pushed); see `adoptOwnHistory`.
-    func takeBackOwnHistoryIfRestored(_ checkpoint: inout SyncCheckpoint, listedETag: String?) async throws(AISyncError) {
-        guard listedETag != nil, let read = try await readOwnHead(), PullPlanner.ownHeadMoved(read.head, checkpoint: checkpoint) else { return }
+    func takeBackOwnHistoryIfRestored(_ checkpoint: inout SyncCheckpoint, listedETag: String?) async throws(AISyncError)
+    {
+        guard listedETag != nil, let read = try await readOwnHead(),
+            PullPlanner.ownHeadMoved(read.head, checkpoint: checkpoint)
+        else { return }
         do {
             _ = try await adoptOwnHistory(head: read.head, etag: read.etag, checkpoint: &checkpoint, reidentify: false)
-        } catch where error.code == .configuration {
+        } catch  where error.code == .configuration {
             // A copy that diverged: pulling is still safe; its next push says what to do.
         }
     }

@@ -1,8 +1,8 @@
 import AISyncCore
 import AISyncFiles
-import AISyncStore
-import AISyncRemote
 import AISyncImgur
+import AISyncRemote
+import AISyncStore
 
 /// Push, the executor: reads what `PushPlanner` needs, carries out its plan in the order that
 /// keeps the remote valid at every moment (blobs, segments, head), and feeds answers back.
@@ -12,7 +12,7 @@ extension SyncEngine {
     func pushLocked(dryRun: Bool) async throws(AISyncError) -> SyncReport {
         do {
             return try await pushOnce(dryRun: dryRun)
-        } catch where error.code == .reidentified {
+        } catch  where error.code == .reidentified {
             var report = try await pushOnce(dryRun: dryRun)
             report.oldDeviceID = error.cause.flatMap(DeviceID.init)
             report.newDeviceID = store.deviceID
@@ -65,10 +65,14 @@ extension SyncEngine {
         if uploadsToImgur, !dryRun, let imgur { imgurRefused = try await imgur.uploadPending(into: &report) }
         var outgoing = try await self.outgoing(checkpoint)
         if !allowMassDelete {
-            do { try await refuseMassDelete(outgoing.deletedRecords) } catch where dryRun { report.massDelete = try await stillDeleted(outgoing.deletedRecords).count }
+            do { try await refuseMassDelete(outgoing.deletedRecords) } catch  where dryRun {
+                report.massDelete = try await stillDeleted(outgoing.deletedRecords).count
+            }
         }
-        if case .nothingToSend(let advanceTo) = PushPlanner.start(outgoing: outgoing.entries.count, journaled: outgoing.journaled,
-                                                                   end: outgoing.end, checkpoint: checkpoint) {
+        if case .nothingToSend(let advanceTo) = PushPlanner.start(
+            outgoing: outgoing.entries.count, journaled: outgoing.journaled,
+            end: outgoing.end, checkpoint: checkpoint)
+        {
             if let advanceTo, !dryRun {
                 checkpoint.pushedOffset = advanceTo
                 try await store.writeCheckpoint(checkpoint)
@@ -120,8 +124,11 @@ extension SyncEngine {
     /// segments are taken back) or a copy (refused, or re-identified: see `adoptOwnHistory`).
     private func judgeOwnHead(_ checkpoint: inout SyncCheckpoint) async throws(AISyncError) -> PushPlanner.OwnHead {
         let read = try await readOwnHead()
-        if keys != nil, let read { try PullPlanner.checkNotReplayed(read.head, knownSeq: checkpoint.pushedSeq, shown: remote.displayName) }
-        let verdict = PushPlanner.ownHead(read.map { PushPlanner.ObservedHead(seq: $0.head.seq, etag: $0.etag) }, checkpoint: checkpoint)
+        if keys != nil, let read {
+            try PullPlanner.checkNotReplayed(read.head, knownSeq: checkpoint.pushedSeq, shown: remote.displayName)
+        }
+        let verdict = PushPlanner.ownHead(
+            read.map { PushPlanner.ObservedHead(seq: $0.head.seq, etag: $0.etag) }, checkpoint: checkpoint)
         if case .ahead = verdict, let read {
             _ = try await adoptOwnHistory(head: read.head, etag: read.etag, checkpoint: &checkpoint, reidentify: true)
         }
@@ -131,34 +138,45 @@ extension SyncEngine {
     /// This device's head on the remote, if there is one.
     func readOwnHead() async throws(AISyncError) -> (head: DeviceHead, etag: String?)? {
         let path = RemotePath.headPath(store.deviceID)
-        let where_ = "\(remote.displayName)/\(path)"
+        let site = "\(remote.displayName)/\(path)"
         let read = try await readParsed(path) { (bytes: [UInt8]) throws(AISyncError) -> DeviceHead in
-            try DeviceHead(bytes: bytes, path: where_, expected: store.deviceID)
+            try DeviceHead(bytes: bytes, path: site, expected: store.deviceID)
         }
         return read.map { ($0.value, $0.file.etag) }
     }
 
     /// Asks the planner for the push, from the outgoing versions and the checkpoint.
-    private func plan(_ outgoing: Outgoing, checkpoint: SyncCheckpoint, ownHead: PushPlanner.OwnHead) async throws(AISyncError) -> PushPlanner.Plan {
-        guard let remoteID = checkpoint.remoteID else { throw AISyncError(.other, "no remote id after reading the manifest") }
-        let ownHead: PushPlanner.OwnHead = if case .ahead = ownHead { .current(etag: checkpoint.headETag) } else { ownHead }
-        return PushPlanner.plan(PushPlanner.Input(
-            checkpoint: checkpoint, ownHead: ownHead, remoteID: remoteID, device: store.deviceID,
-            deviceName: store.config.deviceName, now: Timestamp(milliseconds: store.environment.now()),
-            chunks: outgoing.segments.finish(), end: outgoing.end, blobs: try await blobDigests(outgoing)))
+    private func plan(_ outgoing: Outgoing, checkpoint: SyncCheckpoint, ownHead: PushPlanner.OwnHead)
+        async throws(AISyncError) -> PushPlanner.Plan
+    {
+        guard let remoteID = checkpoint.remoteID else {
+            throw AISyncError(.other, "no remote id after reading the manifest")
+        }
+        let ownHead: PushPlanner.OwnHead =
+            if case .ahead = ownHead { .current(etag: checkpoint.headETag) } else { ownHead }
+        return PushPlanner.plan(
+            PushPlanner.Input(
+                checkpoint: checkpoint, ownHead: ownHead, remoteID: remoteID, device: store.deviceID,
+                deviceName: store.config.deviceName, now: Timestamp(milliseconds: store.environment.now()),
+                chunks: outgoing.segments.finish(), end: outgoing.end, blobs: try await blobDigests(outgoing)))
     }
 
     /// Carries out a plan: blobs, segments, the pending mark, the head, registration, and the
     /// final checkpoint. Cancellation is honoured between writes, never inside the head write.
-    private func execute(_ plan: PushPlanner.Plan, outgoing: Outgoing, report: inout SyncReport) async throws(AISyncError) {
+    private func execute(_ plan: PushPlanner.Plan, outgoing: Outgoing, report: inout SyncReport)
+        async throws(AISyncError)
+    {
         try await putBlobs(plan.blobs, report: &report)
         let totalBytes = outgoing.bytes
         var segmentBytes: Int64 = 0
         for write in plan.segments {
             try AISyncError.checkCancellation()
-            progress(SyncProgress(phase: .pushingSegments, done: write.entries.lowerBound, total: outgoing.entries.count,
-                                  bytes: segmentBytes, totalBytes: totalBytes))
-            let header = Segment.header(device: store.deviceID, seq: write.seq, remoteID: plan.head.remoteID, count: write.entries.count)
+            progress(
+                SyncProgress(
+                    phase: .pushingSegments, done: write.entries.lowerBound, total: outgoing.entries.count,
+                    bytes: segmentBytes, totalBytes: totalBytes))
+            let header = Segment.header(
+                device: store.deviceID, seq: write.seq, remoteID: plan.head.remoteID, count: write.entries.count)
             let bytes = try await store.segment(header: header, lines: outgoing.entries[write.entries])
             let sent = Int64(try await putSegment(write.seq, bytes))
             report.bytes += sent
@@ -167,8 +185,10 @@ extension SyncEngine {
             segmentBytes += sent
         }
         if !plan.segments.isEmpty {
-            progress(SyncProgress(phase: .pushingSegments, done: outgoing.entries.count, total: outgoing.entries.count,
-                                  bytes: segmentBytes, totalBytes: segmentBytes))
+            progress(
+                SyncProgress(
+                    phase: .pushingSegments, done: outgoing.entries.count, total: outgoing.entries.count,
+                    bytes: segmentBytes, totalBytes: segmentBytes))
         }
         try AISyncError.checkCancellation()
         // The head, last: only now do other devices see the new segments. The checkpoint
@@ -203,11 +223,14 @@ extension SyncEngine {
             // servers that honour it (nginx overwrites) and answer `Expect: 100-continue`.
             let (local, size) = locals[n]
             let presence = try await remote.presence(path)
-            if case .present(let remoteSize) = presence, remoteSize == nil || remoteSize == remote.storedSize(path, plainSize: size) {
+            if case .present(let remoteSize) = presence,
+                remoteSize == nil || remoteSize == remote.storedSize(path, plainSize: size)
+            {
                 totalBytes -= size
                 continue
             }
-            progress(SyncProgress(phase: .pushingImages, done: n, total: digests.count, bytes: sent, totalBytes: totalBytes))
+            progress(
+                SyncProgress(phase: .pushingImages, done: n, total: digests.count, bytes: sent, totalBytes: totalBytes))
             // A file of another size under a content address is what a killed upload leaves on
             // a server that writes in place (rclone): it is replaced, not trusted.
             _ = try await remote.upload(path, from: local, condition: presence == .missing ? .createOnly : .always)
@@ -233,7 +256,8 @@ extension SyncEngine {
     /// Writes the head under its condition. A 412 is read back before judging: after a lost
     /// answer the transport's retry finds the head already written — by us.
     func putHead(_ head: DeviceHead, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> String? {
-        var outcome = PushPlanner.headOutcome(try await remote.write(RemotePath.headPath(store.deviceID), bytes, condition: condition))
+        var outcome = PushPlanner.headOutcome(
+            try await remote.write(RemotePath.headPath(store.deviceID), bytes, condition: condition))
         if outcome == .readBack {
             let read = try? await readOwnHead()
             outcome = PushPlanner.judgeReadBack(read?.head, etag: read?.etag, sent: head)
@@ -278,9 +302,12 @@ extension SyncEngine {
         let deleted = found.filter(\.deleted)
         guard deleted.count > Swift.max(50, records / 4) else { return }
         let named = deleted.prefix(5).map { r in r.title.isEmpty ? r.id.rawValue : "\(r.id) “\(r.title.prefix(40))”" }
-        throw AISyncError(.usage, "sending these changes would delete \(deleted.count) of the \(records) records on every device (\(named.joined(separator: ", "))\(deleted.count > named.count ? ", …" : ""))",
-                          hint: "If you meant to, push again allowing mass deletes; if not, pull from another device's remote before pushing",
-                          remedy: .allowMassDelete(count: deleted.count))
+        throw AISyncError(
+            .usage,
+            "sending these changes would delete \(deleted.count) of the \(records) records on every device (\(named.joined(separator: ", "))\(deleted.count > named.count ? ", …" : ""))",
+            hint:
+                "If you meant to, push again allowing mass deletes; if not, pull from another device's remote before pushing",
+            remedy: .allowMassDelete(count: deleted.count))
     }
 
     /// Of the records outgoing versions delete, those still deleted (a delete undone by a
@@ -293,15 +320,18 @@ extension SyncEngine {
     /// checkpoint is made to match the remote (`PushPlanner.settle`).
     func settleInterruptedPush(_ checkpoint: inout SyncCheckpoint) async throws(AISyncError) {
         let read = try await readOwnHead()
-        checkpoint = PushPlanner.settle(checkpoint, observed: read.map { PushPlanner.ObservedHead(seq: $0.head.seq, etag: $0.etag) })
+        checkpoint = PushPlanner.settle(
+            checkpoint, observed: read.map { PushPlanner.ObservedHead(seq: $0.head.seq, etag: $0.etag) })
         try await store.writeCheckpoint(checkpoint)
     }
 
     func copiedStoreError(diverged: Int? = nil) -> AISyncError {
-        AISyncError(.configuration,
-                    "another store is pushing to \(remote.displayName) as this device (\(store.deviceID.short)); this store directory was probably copied"
-                        + (diverged.map { " (\($0) local change(s) are not on the remote, which has changes this store lacks)" } ?? ""),
-                    hint: "Keep one copy. For a second machine create a new store and pull into it", remedy: .separateStore)
+        AISyncError(
+            .configuration,
+            "another store is pushing to \(remote.displayName) as this device (\(store.deviceID.short)); this store directory was probably copied"
+                + (diverged.map { " (\($0) local change(s) are not on the remote, which has changes this store lacks)" }
+                    ?? ""),
+            hint: "Keep one copy. For a second machine create a new store and pull into it", remedy: .separateStore)
     }
 
     /// The image bytes the outgoing versions' records need on the remote.
@@ -317,20 +347,25 @@ extension SyncEngine {
     func register() async throws(AISyncError) {
         let path = RemotePath.devicesIndex
         for attempt in 0..<8 {
-            let read = try await readParsed(path, { (bytes: [UInt8]) throws(AISyncError) -> DevicesIndex in
-                try DevicesIndex(bytes: bytes, path: "\(remote.displayName)/\(path)")
-            })
+            let read = try await readParsed(
+                path,
+                { (bytes: [UInt8]) throws(AISyncError) -> DevicesIndex in
+                    try DevicesIndex(bytes: bytes, path: "\(remote.displayName)/\(path)")
+                })
             var index = read?.value ?? DevicesIndex()
             if index.devices[store.deviceID] != nil, attempt > 0 { return }
             index.devices[store.deviceID] = store.config.deviceName
-            let condition: WriteCondition = read.map { $0.file.etag.map { .replacing(etag: $0) } ?? .always } ?? .createOnly
+            let condition: WriteCondition =
+                read.map { $0.file.etag.map { .replacing(etag: $0) } ?? .always } ?? .createOnly
             _ = try await remote.write(path, index.json.canonicalBytes + [10], condition: condition)
             // Give a concurrent writer time to land, then verify on the next loop. A remote
             // that lists finds devices by their heads (the index only names them), so it is
             // read back at once: the wait protected nothing there and slowed every first push.
             if !remote.canList { await store.environment.sleep(50 * (attempt + 1)) }
         }
-        throw AISyncError(.temporary, "could not register this device in \(remote.displayName)/\(path): other devices kept rewriting it",
-                          hint: "Push again")
+        throw AISyncError(
+            .temporary,
+            "could not register this device in \(remote.displayName)/\(path): other devices kept rewriting it",
+            hint: "Push again")
     }
 }

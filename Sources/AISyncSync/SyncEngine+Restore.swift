@@ -1,7 +1,8 @@
 import AISyncCore
-import AISyncStore
-import AISyncRemote
 import AISyncImgur
+import AISyncRemote
+import AISyncStore
+
 /// A store restored from a backup (Time Machine, a phone restore, a copied-back folder) is
 /// behind its own history on the remote: its head there names segments this store never
 /// saw as pushed, or this store has no checkpoint at all. If everything this device wrote
@@ -13,12 +14,17 @@ import AISyncImgur
 extension SyncEngine {
     /// Adopts this device's own segments up to `head` when that is safe. Returns the ETag
     /// to replace the head with next.
-    func adoptOwnHistory(head: DeviceHead, etag: String?, checkpoint: inout SyncCheckpoint, reidentify: Bool) async throws(AISyncError) -> String {
+    func adoptOwnHistory(head: DeviceHead, etag: String?, checkpoint: inout SyncCheckpoint, reidentify: Bool)
+        async throws(AISyncError) -> String
+    {
         var entries: [Segment.Entry] = []
         var seq = checkpoint.pushedSeq + 1
         var snapshotRead = false
         while seq <= head.seq {
-            progress(SyncProgress(phase: .takingBackOwnSegments, done: Int(seq - checkpoint.pushedSeq - 1), total: Int(head.seq - checkpoint.pushedSeq)))
+            progress(
+                SyncProgress(
+                    phase: .takingBackOwnSegments, done: Int(seq - checkpoint.pushedSeq - 1),
+                    total: Int(head.seq - checkpoint.pushedSeq)))
             if let read = try await readSegmentIfPresent(of: store.deviceID, seq: seq, remoteID: head.remoteID) {
                 entries += read.entries
                 seq += 1
@@ -27,7 +33,8 @@ extension SyncEngine {
             // Removed after this device compacted (the backup predates it): its snapshot holds
             // what the store needs. Versions it left out cannot be matched, so local work
             // since the backup counts as diverged and is re-stamped, never lost.
-            guard !snapshotRead, let info = head.snapshot, let covered = info.covers[store.deviceID], covered >= seq else {
+            guard !snapshotRead, let info = head.snapshot, let covered = info.covers[store.deviceID], covered >= seq
+            else {
                 throw missingSegment(of: store.deviceID, seq: seq)
             }
             for part in 1...info.parts { entries += try await readSnapshotPart(of: head, info, part: part).entries }
@@ -35,7 +42,8 @@ extension SyncEngine {
             seq = covered + 1
         }
         let (journaled, _) = try await store.journalVersions(from: checkpoint.pushedOffset)
-        let diverged = RestorePlanner.diverged(journaled: journaled, onRemote: Set(entries.map(\.version.id)), device: store.deviceID)
+        let diverged = RestorePlanner.diverged(
+            journaled: journaled, onRemote: Set(entries.map(\.version.id)), device: store.deviceID)
         guard diverged.isEmpty else {
             guard reidentify else { throw copiedStoreError(diverged: diverged.count) }
             let (old, _) = try await store.reidentify(diverged: Set(diverged), remote: name)
@@ -50,21 +58,30 @@ extension SyncEngine {
     }
 
     /// Reads and verifies one segment; a segment a head names must exist.
-    func readSegment(of device: DeviceID, seq: Int64, remoteID: String) async throws(AISyncError) -> (entries: [Segment.Entry], bytes: Int) {
-        guard let read = try await readSegmentIfPresent(of: device, seq: seq, remoteID: remoteID) else { throw missingSegment(of: device, seq: seq) }
+    func readSegment(of device: DeviceID, seq: Int64, remoteID: String) async throws(AISyncError) -> (
+        entries: [Segment.Entry], bytes: Int
+    ) {
+        guard let read = try await readSegmentIfPresent(of: device, seq: seq, remoteID: remoteID) else {
+            throw missingSegment(of: device, seq: seq)
+        }
         return read
     }
 
     /// Reads and verifies one segment; nil when the remote does not have it (removed after
     /// compaction, or never written).
-    func readSegmentIfPresent(of device: DeviceID, seq: Int64, remoteID: String) async throws(AISyncError) -> (entries: [Segment.Entry], bytes: Int)? {
-        let read = try await readSegmentFile(RemotePath.segmentPath(device, seq), device: device, seq: seq, remoteID: remoteID)
+    func readSegmentIfPresent(of device: DeviceID, seq: Int64, remoteID: String) async throws(AISyncError) -> (
+        entries: [Segment.Entry], bytes: Int
+    )? {
+        let read = try await readSegmentFile(
+            RemotePath.segmentPath(device, seq), device: device, seq: seq, remoteID: remoteID)
         return read.map { ($0.segment.entries, $0.bytes) }
     }
 
     /// The error for a segment a head names that the remote lacks (and no snapshot covers).
     func missingSegment(of device: DeviceID, seq: Int64) -> AISyncError {
-        AISyncError(.damagedData, "remote segment \(remote.displayName)/\(RemotePath.segmentPath(device, seq)) is missing although its device's head names it",
-                    hint: "Nothing was applied from it; the device that wrote it should push again")
+        AISyncError(
+            .damagedData,
+            "remote segment \(remote.displayName)/\(RemotePath.segmentPath(device, seq)) is missing although its device's head names it",
+            hint: "Nothing was applied from it; the device that wrote it should push again")
     }
 }

@@ -1,7 +1,7 @@
 import AISyncCore
 import AISyncFiles
-import AISyncStore
 import AISyncRemote
+import AISyncStore
 
 extension SyncEngine {
     /// Downloads a segment (or snapshot part) to a scratch file, hashing it on the way, and
@@ -13,7 +13,9 @@ extension SyncEngine {
     /// a short wait (a server writing it in place, an answer cut short), until a read of the
     /// same size is refused for the same reason: then the damage is real. (Compared without
     /// hashing the file: most refusals stop reading after a few KiB.)
-    func readSegmentFile(_ path: String, device: DeviceID, seq: Int64, remoteID: String) async throws(AISyncError) -> (segment: Segment, bytes: Int)? {
+    func readSegmentFile(_ path: String, device: DeviceID, seq: Int64, remoteID: String) async throws(AISyncError) -> (
+        segment: Segment, bytes: Int
+    )? {
         let shown = "\(remote.displayName)/\(path)"
         var attempt = 0
         var refused: (size: Int64, message: String)?
@@ -23,13 +25,19 @@ extension SyncEngine {
             var size: Int64 = 0
             do throws(AISyncError) {
                 // On an encrypted remote a file caught half-written fails here, as `.truncated`.
-                guard try await remote.download(path, to: temp, maxBytes: Int64(RemoteLimits.segment)) else { return nil }
+                guard try await remote.download(path, to: temp, maxBytes: Int64(RemoteLimits.segment)) else {
+                    return nil
+                }
                 size = Platform.stat(temp)?.size ?? 0
                 var source = try FileLines(path: temp)
-                let segment = try Segment.decode(&source, path: shown, device: device, seq: seq, remoteID: remoteID, maxLineBytes: RemoteLimits.segment)
+                let segment = try Segment.decode(
+                    &source, path: shown, device: device, seq: seq, remoteID: remoteID,
+                    maxLineBytes: RemoteLimits.segment)
                 return (segment, Int(size))
-            } catch where (error.code == .damagedData || error.code == .truncated) && attempt < 3 {
-                if keys == nil, (try? FileIO.readRange(temp, from: 0, count: 8)) == SealedFile.magic { throw try await encryptedNow() }
+            } catch  where (error.code == .damagedData || error.code == .truncated) && attempt < 3 {
+                if keys == nil, (try? FileIO.readRange(temp, from: 0, count: 8)) == SealedFile.magic {
+                    throw try await encryptedNow()
+                }
                 if let refused, refused.size == size, refused.message == error.message { throw error }
                 refused = (size, error.message)
                 attempt += 1

@@ -1,6 +1,6 @@
 import AISyncCore
-import AISyncStore
 import AISyncRemote
+import AISyncStore
 
 /// Restoring from a snapshot (docs/DESIGN.md §5.7): a fresh store merges the newest snapshot and then
 /// only the segments past what it covers; a store that finds a segment removed after
@@ -12,7 +12,10 @@ extension SyncEngine {
         var counters: [DeviceID: Int64] = [:]
         for part in 1...info.parts {
             try AISyncError.checkCancellation()
-            progress(SyncProgress(phase: .pullingSegments, done: Int(part - 1), total: Int(info.parts), bytes: run.report.bytes, from: writer.name))
+            progress(
+                SyncProgress(
+                    phase: .pullingSegments, done: Int(part - 1), total: Int(info.parts), bytes: run.report.bytes,
+                    from: writer.name))
             let read = try await readSnapshotPart(of: writer, info, part: part)
             run.report.segments += 1
             run.report.bytes += Int64(read.bytes)
@@ -27,12 +30,17 @@ extension SyncEngine {
     }
 
     /// Reads and verifies one part of a snapshot; a part the head names must exist.
-    func readSnapshotPart(of writer: DeviceHead, _ info: SnapshotInfo, part: Int64) async throws(AISyncError) -> (entries: [Segment.Entry], bytes: Int) {
+    func readSnapshotPart(of writer: DeviceHead, _ info: SnapshotInfo, part: Int64) async throws(AISyncError) -> (
+        entries: [Segment.Entry], bytes: Int
+    ) {
         let path = RemotePath.snapshotPath(writer.device, info.seq, part: part)
-        let where_ = "\(remote.displayName)/\(path)"
-        guard let read = try await readSegmentFile(path, device: writer.device, seq: part, remoteID: writer.remoteID) else {
-            throw AISyncError(.damagedData, "remote snapshot \(where_) is missing although \(writer.name)'s head names it",
-                              hint: "Nothing more was applied; the device that wrote it should compact the remote again", remedy: .compactRemote)
+        let site = "\(remote.displayName)/\(path)"
+        guard let read = try await readSegmentFile(path, device: writer.device, seq: part, remoteID: writer.remoteID)
+        else {
+            throw AISyncError(
+                .damagedData, "remote snapshot \(site) is missing although \(writer.name)'s head names it",
+                hint: "Nothing more was applied; the device that wrote it should compact the remote again",
+                remedy: .compactRemote)
         }
         return (read.segment.entries, read.bytes)
     }
@@ -50,12 +58,15 @@ extension PullPlanner {
 
     /// The checkpoint after merging a snapshot: each device it covers counts as pulled up to
     /// there (never going back); its ETag is kept, so its head is read again next time.
-    static func afterSnapshot(_ checkpoint: SyncCheckpoint, _ info: SnapshotInfo, device: DeviceID, counters: [DeviceID: Int64]) -> SyncCheckpoint {
+    static func afterSnapshot(
+        _ checkpoint: SyncCheckpoint, _ info: SnapshotInfo, device: DeviceID, counters: [DeviceID: Int64]
+    ) -> SyncCheckpoint {
         var next = checkpoint
         for (other, seq) in info.covers where other != device {
             let known = checkpoint.pulled[other]
-            next.pulled[other] = SyncCheckpoint.Pulled(seq: max(seq, known?.seq ?? 0), etag: known?.etag,
-                                                       counter: max(counters[other] ?? 0, known?.counter ?? 0))
+            next.pulled[other] = SyncCheckpoint.Pulled(
+                seq: max(seq, known?.seq ?? 0), etag: known?.etag,
+                counter: max(counters[other] ?? 0, known?.counter ?? 0))
         }
         return next
     }

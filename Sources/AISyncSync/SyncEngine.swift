@@ -1,8 +1,9 @@
 import AISyncCore
 import AISyncFiles
-import AISyncStore
-import AISyncRemote
 import AISyncImgur
+import AISyncRemote
+import AISyncStore
+
 /// Push and pull between a store and one remote (docs/DESIGN.md §5.3, §5.4).
 ///
 /// Push writes blobs, then segments, then the head: a crash at any point leaves the remote
@@ -32,14 +33,19 @@ public struct SyncEngine: Sendable {
     /// Lets a push send deletes of more than max(50 records, a quarter of the store); off by
     /// default, so a wiped or half-restored store cannot empty every other device.
     public var allowMassDelete = false
-        /// 64 MiB: about 80,000 chat versions.
+    /// 64 MiB: about 80,000 chat versions.
     public static let defaultAutoCompactBytes: Int64 = 64 << 20
 
     /// An engine for `store` and `remote`. `progress` is called from the syncing task, often:
     /// keep it cheap, and hop to the main actor yourself to update UI.
-    public init(store: Store, remote: any RemoteStorage, name: String, imgur: ImgurSync? = nil, uploadsToImgur: Bool = false,
-                progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }) {
-        self.store = store; self.remote = remote; self.name = name; self.imgur = imgur
+    public init(
+        store: Store, remote: any RemoteStorage, name: String, imgur: ImgurSync? = nil, uploadsToImgur: Bool = false,
+        progress: @escaping @Sendable (SyncProgress) -> Void = { _ in }
+    ) {
+        self.store = store
+        self.remote = remote
+        self.name = name
+        self.imgur = imgur
         self.uploadsToImgur = uploadsToImgur && imgur != nil
         self.progress = progress
     }
@@ -48,7 +54,8 @@ public struct SyncEngine: Sendable {
         // A task cancelled before it started (a view that went away) does nothing at all.
         try AISyncError.checkCancellation()
         try FileIO.makeDirectories("\(store.root)/sync")
-        let lock = try await StoreLock.acquireAsync(path: "\(store.root)/sync/\(name).lock", what: "syncing with \(name)", timeoutMilliseconds: 30_000)
+        let lock = try await StoreLock.acquireAsync(
+            path: "\(store.root)/sync/\(name).lock", what: "syncing with \(name)", timeoutMilliseconds: 30_000)
         let result = try await body()
         _ = consume lock
         return result
@@ -90,8 +97,10 @@ public struct SyncEngine: Sendable {
     /// parse: Apache and rclone write files in place, so a reader can catch one half-written,
     /// and a lost connection can cut an answer short. Real damage fails as soon as a read
     /// gives the same refused bytes again (or after the last attempt). Nil when the file does not exist.
-    func readParsed<T>(_ path: String, maxBytes: Int = RemoteLimits.smallFile,
-                       _ parse: ([UInt8]) throws(AISyncError) -> T) async throws(AISyncError) -> (value: T, file: RemoteFile)? {
+    func readParsed<T>(
+        _ path: String, maxBytes: Int = RemoteLimits.smallFile,
+        _ parse: ([UInt8]) throws(AISyncError) -> T
+    ) async throws(AISyncError) -> (value: T, file: RemoteFile)? {
         var attempt = 0
         var refused: SHA256Digest?
         while true {
@@ -99,7 +108,7 @@ public struct SyncEngine: Sendable {
             do throws(AISyncError) {
                 if keys == nil, file.bytes.starts(with: SealedFile.magic) { throw try await encryptedNow() }
                 return (try parse(file.bytes), file)
-            } catch where (error.code == .damagedData || error.code == .truncated) && attempt < 3 {
+            } catch  where (error.code == .damagedData || error.code == .truncated) && attempt < 3 {
                 // A clean read that gives the very bytes refused before says the damage is
                 // real: stop there, rather than parse a large file four times.
                 let digest = SHA256.hash(file.bytes)
@@ -123,8 +132,11 @@ public struct SyncEngine: Sendable {
         switch PullPlanner.manifestAction(found: found, knownID: checkpoint.remoteID, create: create) {
         case .checkReset(let found):
             guard let known = checkpoint.remoteID, try await ownHeadBelongs(to: known) else {
-                throw AISyncError(.configuration, "\(remote.displayName) is no longer the remote this store synced with (its id changed)",
-                                  hint: "If it was reset on purpose, remove the remote and add it again", remedy: .replaceRemote(name))
+                throw AISyncError(
+                    .configuration,
+                    "\(remote.displayName) is no longer the remote this store synced with (its id changed)",
+                    hint: "If it was reset on purpose, remove the remote and add it again", remedy: .replaceRemote(name)
+                )
             }
             return found
         case .use(let found):
@@ -135,12 +147,15 @@ public struct SyncEngine: Sendable {
             var raised = found
             raised.format = RemoteManifest.currentFormat
             if checkpoint.remoteID == nil { checkpoint.remoteID = raised.remoteID }
-            _ = try await remote.write(RemotePath.manifest, raised.json.canonicalBytes + [10],
-                                       condition: file?.etag.map { .replacing(etag: $0) } ?? .always)
+            _ = try await remote.write(
+                RemotePath.manifest, raised.json.canonicalBytes + [10],
+                condition: file?.etag.map { .replacing(etag: $0) } ?? .always)
             return raised
         case .missing:
-            throw AISyncError(.notFound, "\(remote.displayName) is not an aisync remote (no aisync.json there)",
-                              hint: checkpoint.remoteID == nil ? "Check the URL, or push to it first" : "The remote was emptied; push to it again to restore it")
+            throw AISyncError(
+                .notFound, "\(remote.displayName) is not an aisync remote (no aisync.json there)",
+                hint: checkpoint.remoteID == nil
+                    ? "Check the URL, or push to it first" : "The remote was emptied; push to it again to restore it")
         case .create:
             return try await createManifest(&checkpoint)
         }
@@ -149,12 +164,15 @@ public struct SyncEngine: Sendable {
     /// Creates `aisync.json` create-only, then reads it back: with two first pushes at once
     /// (and a server ignoring If-None-Match), the last write wins, and both must agree on it.
     private func createManifest(_ checkpoint: inout SyncCheckpoint) async throws(AISyncError) -> RemoteManifest {
-        let manifest = RemoteManifest(remoteID: keys?.remoteID ?? store.environment.randomHex(bytes: 16),
-                                      created: Timestamp(milliseconds: store.environment.now()), encrypted: keys != nil)
+        let manifest = RemoteManifest(
+            remoteID: keys?.remoteID ?? store.environment.randomHex(bytes: 16),
+            created: Timestamp(milliseconds: store.environment.now()), encrypted: keys != nil)
         // 412: another device created it at the same moment; use theirs.
         _ = try await remote.write(RemotePath.manifest, manifest.json.canonicalBytes + [10], condition: .createOnly)
         guard let final = try await readManifest()?.value else {
-            throw AISyncError(.unavailable, "\(remote.displayName) did not keep aisync.json", hint: "Check that the server accepts uploads")
+            throw AISyncError(
+                .unavailable, "\(remote.displayName) did not keep aisync.json",
+                hint: "Check that the server accepts uploads")
         }
         try await checkEncryption(final)
         checkpoint.remoteID = final.remoteID
@@ -170,8 +188,10 @@ public struct SyncEngine: Sendable {
     func checkEncryption(_ manifest: RemoteManifest) async throws(AISyncError) {
         if let keys {
             guard manifest.encrypted, manifest.remoteID == keys.remoteID else {
-                throw AISyncError(.tampered, "\(remote.displayName)/aisync.json does not match the remote's key (\(manifest.encrypted ? "another remote id" : "it says the remote is not encrypted"))",
-                                  hint: "Nothing was sent; check the URL, or restore the server's aisync.json from a backup")
+                throw AISyncError(
+                    .tampered,
+                    "\(remote.displayName)/aisync.json does not match the remote's key (\(manifest.encrypted ? "another remote id" : "it says the remote is not encrypted"))",
+                    hint: "Nothing was sent; check the URL, or restore the server's aisync.json from a backup")
             }
         } else if manifest.encrypted {
             throw try await encryptedNow()
@@ -182,8 +202,9 @@ public struct SyncEngine: Sendable {
     /// the caller is told to run again with the passphrase.
     func encryptedNow() async throws(AISyncError) -> AISyncError {
         try await store.markRemoteEncrypted(name)
-        return AISyncError(.configuration, "\(remote.displayName) is encrypted now (another device turned encryption on)",
-                           hint: "Try again with the remote's passphrase", remedy: .providePassphrase(remote: name, new: false))
+        return AISyncError(
+            .configuration, "\(remote.displayName) is encrypted now (another device turned encryption on)",
+            hint: "Try again with the remote's passphrase", remedy: .providePassphrase(remote: name, new: false))
     }
 
     /// Raises the remote to the snapshot format before the first head names a snapshot.
@@ -191,8 +212,9 @@ public struct SyncEngine: Sendable {
         guard let read = try await readManifest(), read.value.format < RemoteManifest.snapshotFormat else { return }
         var raised = read.value
         raised.format = RemoteManifest.snapshotFormat
-        _ = try await remote.write(RemotePath.manifest, raised.json.canonicalBytes + [10],
-                                   condition: read.file.etag.map { .replacing(etag: $0) } ?? .always)
+        _ = try await remote.write(
+            RemotePath.manifest, raised.json.canonicalBytes + [10],
+            condition: read.file.etag.map { .replacing(etag: $0) } ?? .always)
     }
 
     /// Reads `aisync.json`, read again when it does not parse (a truncated answer after a

@@ -1,7 +1,8 @@
 import AISyncCore
-import AISyncStore
-import AISyncRemote
 import AISyncImgur
+import AISyncRemote
+import AISyncStore
+
 /// Where a push or pull is, for a progress bar: what it is moving, how many of how many, and
 /// the bytes moved so far in this phase.
 public struct SyncProgress: Hashable, Sendable, CustomStringConvertible {
@@ -30,7 +31,12 @@ public struct SyncProgress: Hashable, Sendable, CustomStringConvertible {
 
     /// A progress report; the engine makes these, tests and previews may too.
     public init(phase: Phase, done: Int, total: Int, bytes: Int64 = 0, totalBytes: Int64 = 0, from: String? = nil) {
-        self.phase = phase; self.done = done; self.total = total; self.bytes = bytes; self.totalBytes = totalBytes; self.from = from
+        self.phase = phase
+        self.done = done
+        self.total = total
+        self.bytes = bytes
+        self.totalBytes = totalBytes
+        self.from = from
     }
 
     /// How far the phase is, from 0 to 1: by bytes when their total is known, else by items.

@@ -1,7 +1,8 @@
 import AISyncCore
-import AISyncStore
-import AISyncRemote
 import AISyncImgur
+import AISyncRemote
+import AISyncStore
+
 /// What a push, pull or sync moved.
 public struct SyncReport: Sendable, Equatable {
     /// Versions written to the remote.
@@ -54,10 +55,17 @@ public struct SyncReport: Sendable, Equatable {
     /// push): counts add up, while `conflicts` and `imgurPending` are taken from `b`, the later.
     public static func + (a: SyncReport, b: SyncReport) -> SyncReport {
         var r = a
-        r.pushed += b.pushed; r.pulled += b.pulled; r.bytes += b.bytes; r.segments += b.segments; r.segmentBytes += b.segmentBytes; r.blobs += b.blobs
+        r.pushed += b.pushed
+        r.pulled += b.pulled
+        r.bytes += b.bytes
+        r.segments += b.segments
+        r.segmentBytes += b.segmentBytes
+        r.blobs += b.blobs
         r.missingBlobs += b.missingBlobs
         r.removedOnImgur += b.removedOnImgur
-        r.imgurUploaded += b.imgurUploaded; r.imgurFailed += b.imgurFailed; r.imgurDeleted += b.imgurDeleted
+        r.imgurUploaded += b.imgurUploaded
+        r.imgurFailed += b.imgurFailed
+        r.imgurDeleted += b.imgurDeleted
         r.imgurPending = b.imgurPending
         r.imgurRetryAt = b.imgurRetryAt ?? a.imgurRetryAt
         r.imgurErrors += b.imgurErrors

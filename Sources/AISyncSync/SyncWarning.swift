@@ -1,4 +1,5 @@
 import AISyncCore
+
 /// Something the user should know about a sync setup that still works, as a value: the
 /// library decides when it applies, each front end says it in its own words.
 public enum SyncWarning: Hashable, Sendable {

@@ -1,5 +1,5 @@
-import Synchronization
 import AISync
+import Synchronization
 
 extension AISyncEnvironment {
     /// A deterministic environment: the same seed gives the same ids, device ids, temp names,
@@ -17,9 +17,11 @@ extension AISyncEnvironment {
     ///
     /// Use a different seed for each device in a test: two stores with one seed would get the
     /// same device id.
-    public static func test(seed: UInt64, clock: ManualClock = ManualClock(),
-                            hostName: String? = "test-host",
-                            temporaryDirectory: String = AISyncEnvironment.live.temporaryDirectory) -> AISyncEnvironment {
+    public static func test(
+        seed: UInt64, clock: ManualClock = ManualClock(),
+        hostName: String? = "test-host",
+        temporaryDirectory: String = AISyncEnvironment.live.temporaryDirectory
+    ) -> AISyncEnvironment {
         let generator = SeededSource(seed: seed)
         return AISyncEnvironment(
             now: { clock.now() },

@@ -1,4 +1,5 @@
 import AISync
+
 /// A remote held in memory, for fast tests, with spy accessors (requests made, files held).
 ///
 /// It can behave like the servers aisync meets: `canList: false` is a plain HTTP server;
@@ -84,7 +85,9 @@ public actor InMemoryRemote: RemoteStorage {
 
     /// Records a `PUT` and stores `bytes` under a new ETag, honouring `condition` unless the
     /// remote was made with `ignoresConditions`.
-    public func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+    public func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError)
+        -> WriteResult
+    {
         try log("PUT", path)
         if !ignoresConditions {
             switch condition {
@@ -97,7 +100,9 @@ public actor InMemoryRemote: RemoteStorage {
     }
 
     /// Reads the local file at `localPath` and stores it like ``write(_:_:condition:)``.
-    public func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+    public func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError)
+        -> WriteResult
+    {
         let bytes = try FileIO.read(localPath, limit: 1 << 32)
         return try await write(path, bytes, condition: condition)
     }

@@ -1,5 +1,5 @@
-import Synchronization
 import AISync
+import Synchronization
 
 /// A clock for tests: starts at a fixed instant and moves only when read, slept on, or told.
 ///

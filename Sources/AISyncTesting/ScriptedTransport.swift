@@ -41,7 +41,9 @@ public actor ScriptedTransport: HTTPTransport {
     }
 
     /// Records the request and answers with the next step of the script.
-    public func send(_ request: HTTPRequest, downloadTo: String?, maxBytes: Int64) async throws(AISyncError) -> HTTPResponse {
+    public func send(_ request: HTTPRequest, downloadTo: String?, maxBytes: Int64) async throws(AISyncError)
+        -> HTTPResponse
+    {
         var body: [UInt8] = []
         switch request.body {
         case .none: break

@@ -39,7 +39,9 @@ func generate(_ arguments: [String]) async {
     var args = arguments
     let storePath = option("store", in: &args) ?? ProcessInfo.processInfo.environment["AISYNC_HOME"]
     guard let storePath else { usageError("generate needs --store DIR") }
-    guard let renames = Int(option("renames", in: &args) ?? "0"), renames >= 0 else { usageError("K must be a whole number") }
+    guard let renames = Int(option("renames", in: &args) ?? "0"), renames >= 0 else {
+        usageError("K must be a whole number")
+    }
     guard let answerBytes = Int(option("answer-bytes", in: &args) ?? "0"), (0...1_000_000).contains(answerBytes) else {
         usageError("B must be a whole number up to 1000000")
     }
@@ -63,7 +65,9 @@ func generate(_ arguments: [String]) async {
             let ids = try await store.createMany(batch)
             made += batch.count
             for round in 0..<renames {
-                let titles = ids.enumerated().map { ($0.element, "Generated chat \(made - batch.count + $0.offset), title \(round + 1)") }
+                let titles = ids.enumerated().map {
+                    ($0.element, "Generated chat \(made - batch.count + $0.offset), title \(round + 1)")
+                }
                 try await store.renameMany(titles)
             }
         }

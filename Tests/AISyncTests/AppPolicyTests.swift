@@ -1,14 +1,15 @@
+import AISync
 import Foundation
 import Testing
+
 @testable import AISyncCore
 @testable import AISyncFiles
-@testable import AISyncStore
 @testable import AISyncHTTP
-@testable import AISyncRemote
 @testable import AISyncImgur
+@testable import AISyncRemote
+@testable import AISyncStore
 @testable import AISyncSync
 @testable import AISyncTesting
-import AISync
 
 /// Issue 8, "the CLI holds no policy": what an app gets from the library without the CLI.
 /// Errors carry a code, a remedy and (for rate limits) `retryAfter`; `SyncEngine.configured`
@@ -45,7 +46,8 @@ struct AppPolicyTests {
         StatusCase(status: 429, headers: ["retry-after": " 5000 "], code: .temporary, retryAfter: .seconds(5000)),
         StatusCase(status: 429, headers: [:], code: .temporary, retryAfter: nil),
         StatusCase(status: 429, headers: ["retry-after": "99999999999"], code: .temporary, retryAfter: nil),
-        StatusCase(status: 429, headers: ["retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"], code: .temporary, retryAfter: nil),
+        StatusCase(
+            status: 429, headers: ["retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"], code: .temporary, retryAfter: nil),
         StatusCase(status: 503, headers: ["retry-after": "7"], code: .unavailable, retryAfter: .seconds(7)),
         StatusCase(status: 423, headers: [:], code: .temporary, retryAfter: nil),
     ]
@@ -71,7 +73,9 @@ struct AppPolicyTests {
         defer { SyncEngineTests.removeDirectory(dir) }
         let png = CLIFixtures.write(CLIFixtures.png, in: dir)
         try imgur.fail(["shape": "rate_limited", "match": "upload", "count": 1])
-        let client = ImgurClient(apiBase: imgur.url, credential: .clientID(ImgurStandIn.clientID), transport: LiveTransport.make(redirects: .imgur))
+        let client = ImgurClient(
+            apiBase: imgur.url, credential: .clientID(ImgurStandIn.clientID),
+            transport: LiveTransport.make(redirects: .imgur))
         var caught: ImgurError?
         do {
             _ = try await client.upload(fileAt: png, mediaType: "image/png", title: nil, description: nil)
@@ -82,7 +86,8 @@ struct AppPolicyTests {
         #expect(error.retryAt != nil)
         #expect(error.aisyncError.code == .temporary)
         #expect(error.aisyncError.remedy == .retryLater)
-        let after = try #require(error.aisyncError.retryAfter, "a 429 with reset headers should carry retryAfter: \(error)")
+        let after = try #require(
+            error.aisyncError.retryAfter, "a 429 with reset headers should carry retryAfter: \(error)")
         #expect(after >= .seconds(890) && after <= .seconds(900), "\(after)")
     }
 
@@ -96,7 +101,9 @@ struct AppPolicyTests {
         let dir = SyncEngineTests.makeDirectory("imgur-removed")
         defer { SyncEngineTests.removeDirectory(dir) }
         let png = CLIFixtures.write(CLIFixtures.png, in: dir)
-        let client = ImgurClient(apiBase: imgur.url, credential: .clientID(ImgurStandIn.clientID), transport: LiveTransport.make(redirects: .imgur))
+        let client = ImgurClient(
+            apiBase: imgur.url, credential: .clientID(ImgurStandIn.clientID),
+            transport: LiveTransport.make(redirects: .imgur))
         let uploaded = try await client.upload(fileAt: png, mediaType: "image/png", title: nil, description: nil).upload
         try imgur.remove(uploaded.id)
 
@@ -104,7 +111,8 @@ struct AppPolicyTests {
         #expect(stopped == .removed)
         #expect(!FileManager.default.fileExists(atPath: "\(dir)/stopped"))
 
-        let neutral = ImgurClient(apiBase: imgur.url, credential: .clientID(ImgurStandIn.clientID), transport: LiveTransport.make())
+        let neutral = ImgurClient(
+            apiBase: imgur.url, credential: .clientID(ImgurStandIn.clientID), transport: LiveTransport.make())
         let followed = try await neutral.download(link: uploaded.link, to: "\(dir)/followed", maxBytes: 1 << 20)
         guard case .downloaded = followed else {
             Issue.record("the neutral policy should follow the same-host redirect to the placeholder: \(followed)")
@@ -151,7 +159,8 @@ struct AppPolicyTests {
         #expect(try await store.enableImgur(environment: credential).warnings.isEmpty)
 
         let badAPI = await Self.failure { () async throws(AISyncError) in
-            try await SyncEngine.configured(store: store, environment: credential.merging(["AISYNC_IMGUR_API": "ftp://x"]) { $1 })
+            try await SyncEngine.configured(
+                store: store, environment: credential.merging(["AISYNC_IMGUR_API": "ftp://x"]) { $1 })
         }
         #expect(badAPI?.code == .configuration)
 
@@ -169,30 +178,44 @@ struct AppPolicyTests {
         defer { SyncEngineTests.removeDirectory(dir) }
         let store = try SyncEngineTests.makeStore(in: dir, "a")
 
-        let none = await Self.failure { () async throws(AISyncError) in try await SyncEngine.configured(store: store, environment: [:]) }
+        let none = await Self.failure { () async throws(AISyncError) in
+            try await SyncEngine.configured(store: store, environment: [:])
+        }
         #expect(none?.code == .configuration && none?.remedy == .addRemote)
         let unknownEmpty = await Self.failure { () async throws(AISyncError) in try await store.removeRemote("origin") }
         #expect(unknownEmpty?.code == .notFound && unknownEmpty?.remedy == .chooseRemote([]))
 
         let added = try await store.addRemote(name: "origin", url: "https://dav.example.com/dav/aisync/")
         #expect(added == StoreConfig.Remote(name: "origin", url: "https://dav.example.com/dav/aisync/", type: "webdav"))
-        let badName = await Self.failure { () async throws(AISyncError) in try await store.addRemote(name: "Bad Name", url: "file:///tmp/x") }
+        let badName = await Self.failure { () async throws(AISyncError) in
+            try await store.addRemote(name: "Bad Name", url: "file:///tmp/x")
+        }
         #expect(badName?.code == .usage)
-        let secretURL = await Self.failure { () async throws(AISyncError) in try await store.addRemote(name: "b", url: "https://me:pw@dav.example.com/x") }
+        let secretURL = await Self.failure { () async throws(AISyncError) in
+            try await store.addRemote(name: "b", url: "https://me:pw@dav.example.com/x")
+        }
         #expect(secretURL?.code == .usage && secretURL?.message.contains("pw") == false)
-        let twice = await Self.failure { () async throws(AISyncError) in try await store.addRemote(name: "origin", url: "file:///tmp/x") }
+        let twice = await Self.failure { () async throws(AISyncError) in
+            try await store.addRemote(name: "origin", url: "file:///tmp/x")
+        }
         #expect(twice?.code == .usage && twice?.remedy == .removeRemote("origin"))
 
         try await store.addRemote(name: "usb", url: "file://\(dir)/usb")
-        let which = await Self.failure { () async throws(AISyncError) in try await SyncEngine.configured(store: store, environment: [:]) }
+        let which = await Self.failure { () async throws(AISyncError) in
+            try await SyncEngine.configured(store: store, environment: [:])
+        }
         #expect(which?.code == .usage && which?.remedy == .chooseRemote(["origin", "usb"]))
-        let unknown = await Self.failure { () async throws(AISyncError) in try await SyncEngine.configured(store: store, remote: "nas", environment: [:]) }
+        let unknown = await Self.failure { () async throws(AISyncError) in
+            try await SyncEngine.configured(store: store, remote: "nas", environment: [:])
+        }
         #expect(unknown?.code == .notFound && unknown?.remedy == .chooseRemote(["origin", "usb"]))
 
         FileManager.default.createFile(atPath: "\(store.root)/sync/usb.json", contents: Data("{}".utf8))
         try await store.removeRemote("usb")
         #expect(try await store.currentConfig().remotes.map(\.name) == ["origin"])
-        #expect(!FileManager.default.fileExists(atPath: "\(store.root)/sync/usb.json"), "the checkpoint goes with the remote")
+        #expect(
+            !FileManager.default.fileExists(atPath: "\(store.root)/sync/usb.json"),
+            "the checkpoint goes with the remote")
     }
 
     // MARK: - Records
@@ -210,17 +233,25 @@ struct AppPolicyTests {
         let unknown = await Self.failure { () async throws(AISyncError) in try await store.visibleRecord(unknownID) }
         #expect(unknown?.code == .notFound)
         let asOf = try #require(try await store.history(id).last).id.hex
-        let deleting = await Self.failure { () async throws(AISyncError) in try await store.visibleRecord(id, asOf: asOf) }
+        let deleting = await Self.failure { () async throws(AISyncError) in
+            try await store.visibleRecord(id, asOf: asOf)
+        }
         #expect(deleting?.code == .notFound && deleting?.remedy == .listVersions(id))
     }
 
     @Test func redactingSecretsDropsOnlyTheDeletehash() throws {
         let digest = try #require(SHA256Digest(hex: String(repeating: "ab", count: 32)))
         let time = Timestamp(milliseconds: 1_764_417_600_000)
-        let location = ImageBody.ImgurLocation(id: "MUkssj6", link: "https://i.imgur.com/MUkssj6.png", deletehash: "s3cr3tDeleteHash")
-        let image = RecordBody.image(ImageBody(title: "fox", sha256: digest, size: 10, mediaType: "image/png", imgur: location,
-                                               created: time, updated: time))
-        guard case .image(let redacted) = image.redactingSecrets() else { Issue.record("not an image"); return }
+        let location = ImageBody.ImgurLocation(
+            id: "MUkssj6", link: "https://i.imgur.com/MUkssj6.png", deletehash: "s3cr3tDeleteHash")
+        let image = RecordBody.image(
+            ImageBody(
+                title: "fox", sha256: digest, size: 10, mediaType: "image/png", imgur: location,
+                created: time, updated: time))
+        guard case .image(let redacted) = image.redactingSecrets() else {
+            Issue.record("not an image")
+            return
+        }
         #expect(redacted.imgur?.deletehash == nil)
         #expect(redacted.imgur?.id == "MUkssj6" && redacted.imgur?.link == location.link && redacted.title == "fox")
         let chat = RecordBody.chat(ChatBody(title: "c", model: nil, messages: [], created: time, updated: time))

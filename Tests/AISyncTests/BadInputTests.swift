@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #elseif canImport(Musl)
-@preconcurrency import Musl
+    @preconcurrency import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Bad input of every kind: each must end in one clear `Error: ` line on stderr, the documented
@@ -41,7 +42,8 @@ struct BadInputTests {
         Case(args: ["chat", "say", "{chat}", "--role", "bot", "hi"], code: 64, mentioning: ["bot"]),
         Case(args: ["chat", "say", "{chat}", "--role", "user"], code: 64, mentioning: ["TEXT"]),
         Case(args: ["chat", "say", "{chat}", "--role", "user", "a", "b"], code: 64, mentioning: ["'b'"]),
-        Case(args: ["chat", "say", "{image}", "--role", "user", "hi"], code: 64, mentioning: ["is an image, not a chat"]),
+        Case(
+            args: ["chat", "say", "{image}", "--role", "user", "hi"], code: 64, mentioning: ["is an image, not a chat"]),
         Case(args: ["chat", "say", "{story}", "--role", "user", "hi"], code: 64, mentioning: ["not a chat"]),
         Case(args: ["show"], code: 64, mentioning: ["ID"]),
         Case(args: ["show", "{chat}", "extra"], code: 64, mentioning: ["extra"]),
@@ -60,9 +62,15 @@ struct BadInputTests {
         Case(args: ["list", "extra"], code: 64, mentioning: ["extra"]),
         Case(args: ["story", "new", "--title", "S"], code: 64, mentioning: ["--page"]),
         Case(args: ["story", "new", "--page", "p"], code: 64, mentioning: ["--title"]),
-        Case(args: ["story", "new", "--title", "S", "--page", "a", "--image", "{image}", "--image", "{image}"], code: 64, mentioning: ["2 images for 1 page"]),
-        Case(args: ["story", "new", "--title", "S", "--page", "a", "--image", "{chat}"], code: 64, mentioning: ["not an image"]),
-        Case(args: ["story", "new", "--title", "S", "--page", "a", "--image", "Not_An_Id"], code: 64, mentioning: ["not a record id"]),
+        Case(
+            args: ["story", "new", "--title", "S", "--page", "a", "--image", "{image}", "--image", "{image}"], code: 64,
+            mentioning: ["2 images for 1 page"]),
+        Case(
+            args: ["story", "new", "--title", "S", "--page", "a", "--image", "{chat}"], code: 64,
+            mentioning: ["not an image"]),
+        Case(
+            args: ["story", "new", "--title", "S", "--page", "a", "--image", "Not_An_Id"], code: 64,
+            mentioning: ["not a record id"]),
         Case(args: ["image", "save", "{chat}", "{dir}/out.png"], code: 64, mentioning: ["not an image"]),
         Case(args: ["image", "save", "{image}"], code: 64, mentioning: ["PATH"]),
         Case(args: ["image", "add"], code: 64, mentioning: ["PATH"]),
@@ -129,23 +137,35 @@ struct BadInputTests {
             try store.ok(["chat", "say", chat, "--role", "user", "Hello"])
             // A message over 4 KiB: its value lives in an object (records v2), the one the
             // object-damage cases below damage.
-            try store.ok(["chat", "say", chat, "--role", "assistant", "Hello! Kept. " + String(repeating: "A long answer. ", count: 400)])
+            try store.ok([
+                "chat", "say", chat, "--role", "assistant",
+                "Hello! Kept. " + String(repeating: "A long answer. ", count: 400),
+            ])
             let image = try store.ok(["image", "add", CLIFixtures.write(CLIFixtures.png, in: store.directory)])
             let story = try store.ok(["story", "new", "--title", "Tale", "--page", "p1", "--image", image])
             let deleted = try store.ok(["chat", "new", "--title", "Gone"])
             try store.ok(["rm", deleted])
             var versions: [String] = []
             for line in store.journalLines() {
-                if let o = try? CLIJSON.parseObject(line), o["record"] as? String == chat, let v = o["id"] as? String { versions.append(v) }
+                if let o = try? CLIJSON.parseObject(line), o["record"] as? String == chat, let v = o["id"] as? String {
+                    versions.append(v)
+                }
             }
             var nohex = "abcdef"
-            for p in ["abcdef", "012345", "fedcba", "999999"] where !versions.contains(where: { v in v.hasPrefix(p) }) { nohex = p; break }
+            for p in ["abcdef", "012345", "fedcba", "999999"] where !versions.contains(where: { v in v.hasPrefix(p) }) {
+                nohex = p
+                break
+            }
             let dir = "\(store.directory)/scratch"
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
             let text = CLIFixtures.writeFile(Data("just some text, not an image\n".utf8), in: dir, name: "notes.png")
             let empty = CLIFixtures.writeFile(Data(), in: dir, name: "empty.jpg")
-            return Small(store: store, values: ["chat": chat, "image": image, "story": story, "deleted": deleted, "dir": dir,
-                                                "text": text, "empty": empty, "nohex": nohex, "long": String(repeating: "x", count: 1001)])
+            return Small(
+                store: store,
+                values: [
+                    "chat": chat, "image": image, "story": story, "deleted": deleted, "dir": dir,
+                    "text": text, "empty": empty, "nohex": nohex, "long": String(repeating: "x", count: 1001),
+                ])
         } catch {
             store.remove()
             throw error
@@ -163,9 +183,13 @@ struct BadInputTests {
         // appended `--store DIR` would become the value of a trailing option).
         let r = store.run(small.fill(c.args), via: .environment)
         CLIExpect.cleanError(r, code: c.code, mentioning: small.fill(c.mentioning), sourceLocation: sourceLocation)
-        #expect(store.journalBytes() == journalBefore, "a failed command must not write to the journal", sourceLocation: sourceLocation)
+        #expect(
+            store.journalBytes() == journalBefore, "a failed command must not write to the journal",
+            sourceLocation: sourceLocation)
         let after = store.run(["list", "--json", "--deleted"])
-        #expect(after.exitCode == 0 && after.stdout == before, "records must stay readable and unchanged: \(after)", sourceLocation: sourceLocation)
+        #expect(
+            after.exitCode == 0 && after.stdout == before, "records must stay readable and unchanged: \(after)",
+            sourceLocation: sourceLocation)
         let fsck = store.run(["fsck"])
         #expect(fsck.exitCode == 0, "the store must stay sound: \(fsck)", sourceLocation: sourceLocation)
     }
@@ -210,7 +234,8 @@ struct BadInputTests {
         _ = CLIHarness.shell(#"printf 'x' > "$DIR/$(printf '\377').png""#, environment: ["DIR": small.values["dir"]!])
         let before = store.listSnapshot()
         let journalBefore = store.journalBytes()
-        let r = CLIHarness.shell(script, environment: ["STORE": store.path, "CHAT": small.values["chat"]!, "DIR": small.values["dir"]!])
+        let r = CLIHarness.shell(
+            script, environment: ["STORE": store.path, "CHAT": small.values["chat"]!, "DIR": small.values["dir"]!])
         CLIExpect.cleanError(r, code: 64, mentioning: ["UTF-8"])
         #expect(store.journalBytes() == journalBefore)
         #expect(store.listSnapshot() == before)
@@ -218,8 +243,11 @@ struct BadInputTests {
 
     // MARK: the store itself
 
-    @Test(arguments: [["list"], ["list", "--json"], ["status"], ["show", "chat-0000000000000000"], ["log"], ["fsck"],
-                      ["conflicts"], ["chat", "new", "--title", "x"], ["rm", "chat-0000000000000000"]] as [[String]])
+    @Test(
+        arguments: [
+            ["list"], ["list", "--json"], ["status"], ["show", "chat-0000000000000000"], ["log"], ["fsck"],
+            ["conflicts"], ["chat", "new", "--title", "x"], ["rm", "chat-0000000000000000"],
+        ] as [[String]])
     func noStore(_ args: [String]) throws {
         let dir = CLIHarness.makeTemporaryDirectory()
         defer { CLIHarness.removeTree(dir) }
@@ -244,18 +272,24 @@ struct BadInputTests {
             let r = store.run(args)
             CLIExpect.cleanError(r, code: 78, mentioning: ["already"])
         }
-        #expect(FileManager.default.contents(atPath: store.configPath) == config, "init must not touch an existing store's config (device id!)")
+        #expect(
+            FileManager.default.contents(atPath: store.configPath) == config,
+            "init must not touch an existing store's config (device id!)")
         #expect(store.listSnapshot() == before)
     }
 
-    @Test(arguments: [["list"], ["list", "--json"], ["status", "--json"], ["show", "{chat}"], ["log"], ["fsck"],
-                      ["chat", "new", "--title", "x"], ["chat", "say", "{chat}", "--role", "user", "hi"], ["rm", "{chat}"]] as [[String]])
+    @Test(
+        arguments: [
+            ["list"], ["list", "--json"], ["status", "--json"], ["show", "{chat}"], ["log"], ["fsck"],
+            ["chat", "new", "--title", "x"], ["chat", "say", "{chat}", "--role", "user", "hi"], ["rm", "{chat}"],
+        ] as [[String]])
     func newerStoreFormat(_ args: [String]) throws {
         let small = try Self.makeSmallStore()
         defer { small.store.remove() }
         let store = small.store
         let original = try #require(FileManager.default.contents(atPath: store.configPath))
-        let newer = String(decoding: original, as: UTF8.self).replacingOccurrences(of: "\"format\":2", with: "\"format\":99")
+        let newer = String(decoding: original, as: UTF8.self).replacingOccurrences(
+            of: "\"format\":2", with: "\"format\":99")
         #expect(newer != String(decoding: original, as: UTF8.self))
         FileManager.default.createFile(atPath: store.configPath, contents: Data(newer.utf8))
         let journal = store.journalBytes()
@@ -283,7 +317,9 @@ struct BadInputTests {
         let store = small.store
         let asNobody = CLIHarness.isRoot
         if asNobody {
-            try #require(CLIHarness.which("setpriv") != nil, "running as root: setpriv (util-linux) is needed to test a read-only store as `nobody`")
+            try #require(
+                CLIHarness.which("setpriv") != nil,
+                "running as root: setpriv (util-linux) is needed to test a read-only store as `nobody`")
             chmod(store.directory, 0o755)
         }
         let before = store.listSnapshot()
@@ -294,8 +330,10 @@ struct BadInputTests {
         try #require(ro.exitCode == 0, "\(ro)")
         defer { _ = CLIHarness.runProcess("/bin/chmod", ["-R", "u+w", store.path]) }
 
-        let reads: [[String]] = [["list", "--json", "--deleted"], ["list"], ["show", "{chat}"], ["show", "{image}", "--json"],
-                                 ["status", "--json"], ["log"], ["conflicts", "--json"], ["fsck"]]
+        let reads: [[String]] = [
+            ["list", "--json", "--deleted"], ["list"], ["show", "{chat}"], ["show", "{image}", "--json"],
+            ["status", "--json"], ["log"], ["conflicts", "--json"], ["fsck"],
+        ]
         for args in reads {
             let r = store.run(small.fill(args), asNobody: asNobody)
             #expect(r.exitCode == 0, "reading a read-only store must work: \(r)")
@@ -310,15 +348,19 @@ struct BadInputTests {
         #expect(save.exitCode == 0, "image save reads the store and writes elsewhere: \(save)")
         #expect(FileManager.default.contents(atPath: out) == CLIFixtures.png.bytes)
 
-        let writes: [[String]] = [["chat", "new", "--title", "x"], ["chat", "say", "{chat}", "--role", "user", "hi"],
-                                  ["rename", "{chat}", "new"], ["favorite", "{chat}"], ["rm", "{chat}"],
-                                  ["image", "add", image], ["story", "new", "--title", "S", "--page", "p"],
-                                  ["story", "new", "--title", "S", "--page", "p", "--image", "{image}"]]
+        let writes: [[String]] = [
+            ["chat", "new", "--title", "x"], ["chat", "say", "{chat}", "--role", "user", "hi"],
+            ["rename", "{chat}", "new"], ["favorite", "{chat}"], ["rm", "{chat}"],
+            ["image", "add", image], ["story", "new", "--title", "S", "--page", "p"],
+            ["story", "new", "--title", "S", "--page", "p", "--image", "{image}"],
+        ]
         for args in writes {
             let r = store.run(small.fill(args), asNobody: asNobody)
             CLIExpect.cleanError(r, code: 77)
             let message = r.stderr.lowercased()
-            #expect(message.contains("read-only") || message.contains("permission"), "the message should say the store cannot be written: \(r)")
+            #expect(
+                message.contains("read-only") || message.contains("permission"),
+                "the message should say the store cannot be written: \(r)")
             #expect(message.contains(store.path.lowercased()), "the message should name the store: \(r)")
         }
         #expect(store.journalBytes() == journal)
@@ -336,7 +378,9 @@ struct BadInputTests {
         // Half of a line, no newline: what a crash mid-append leaves.
         let torn = Data(#"{"body":"1f2e3d","clock":{"0123"#.utf8)
         let handle = try #require(FileHandle(forWritingAtPath: store.journalPath))
-        handle.seekToEndOfFile(); handle.write(torn); try handle.close()
+        handle.seekToEndOfFile()
+        handle.write(torn)
+        try handle.close()
 
         let list = store.run(["list", "--json", "--deleted"])
         #expect(list.exitCode == 0, "\(list)")
@@ -366,7 +410,9 @@ struct BadInputTests {
         _ = try other.ok(["chat", "new", "--title", "never saved"])
         let donor = other.journalLines()[0]
         let handle = try #require(FileHandle(forWritingAtPath: store.journalPath))
-        handle.seekToEndOfFile(); handle.write(Data(donor.utf8)); try handle.close()
+        handle.seekToEndOfFile()
+        handle.write(Data(donor.utf8))
+        try handle.close()
 
         let fsck = store.run(["fsck"])
         #expect(fsck.exitCode == 0, "\(fsck)")
@@ -375,7 +421,9 @@ struct BadInputTests {
         #expect(store.listSnapshot() == before)
 
         let handle2 = try #require(FileHandle(forWritingAtPath: store.journalPath))
-        handle2.seekToEndOfFile(); handle2.write(Data(donor.utf8)); try handle2.close()
+        handle2.seekToEndOfFile()
+        handle2.write(Data(donor.utf8))
+        try handle2.close()
         let id = try store.ok(["chat", "new", "--title", "next"])
         let lines = store.journalLines()
         #expect(lines.count == String(decoding: journal, as: UTF8.self).split(separator: "\n").count + 1)
@@ -391,7 +439,8 @@ struct BadInputTests {
     static func damageJournalLine(_ store: CLIStore, _ number: Int, with text: String) {
         var lines = store.journalLines()
         lines[number - 1] = text
-        FileManager.default.createFile(atPath: store.journalPath, contents: Data((lines.joined(separator: "\n") + "\n").utf8))
+        FileManager.default.createFile(
+            atPath: store.journalPath, contents: Data((lines.joined(separator: "\n") + "\n").utf8))
     }
 
     @Test(arguments: [#"{"not":"a version"}"#, "garbage that is not JSON", #"{"body":null,"#])
@@ -422,8 +471,11 @@ struct BadInputTests {
         // A fresh index covering every line (what any read leaves behind after a rebuild).
         try? FileManager.default.removeItem(atPath: "\(store.indexPath)/records.v2")
         CLIExpect.success(store.run(["list"]))
-        let index = String(decoding: FileManager.default.contents(atPath: "\(store.indexPath)/records.v2") ?? Data(), as: UTF8.self)
-        #expect(index.hasPrefix("aisync-index\t4\t\(store.journalBytes().count)\t\(store.journalLines().count)\t"), "the index should cover the whole journal: \(index.prefix(80))")
+        let index = String(
+            decoding: FileManager.default.contents(atPath: "\(store.indexPath)/records.v2") ?? Data(), as: UTF8.self)
+        #expect(
+            index.hasPrefix("aisync-index\t4\t\(store.journalBytes().count)\t\(store.journalLines().count)\t"),
+            "the index should cover the whole journal: \(index.prefix(80))")
         let size = store.journalBytes().count
         let line2 = store.journalLines()[1]
         let damaged = line2.replacingOccurrences(of: "\"op\":\"add\"", with: "\"op\":\"ad+\"")
@@ -493,7 +545,9 @@ struct BadInputTests {
         let chat = small.values["chat"]!
         let object = store.objectPath(try #require(try store.latestBodyHash(of: chat)))
         let good = try #require(FileManager.default.contents(atPath: object))
-        FileManager.default.createFile(atPath: object, contents: Data(String(decoding: good, as: UTF8.self).replacingOccurrences(of: "Kept", with: "Kapt").utf8))
+        FileManager.default.createFile(
+            atPath: object,
+            contents: Data(String(decoding: good, as: UTF8.self).replacingOccurrences(of: "Kept", with: "Kapt").utf8))
         try? FileManager.default.removeItem(atPath: "\(store.indexPath)/records.v2")
         let r = store.run(["list", "--json"])
         CLIExpect.noCrash(r)
@@ -501,8 +555,10 @@ struct BadInputTests {
             // Records v2 keep the title in the journal, so a damaged message object leaves the
             // listing right; otherwise list must say something about the damage.
             let listed = (try? CLIJSON.array(r))?.first { $0["id"] as? String == chat }
-            #expect(r.stderr.contains(object) || r.stderr.contains(chat) || listed?["title"] as? String == "Kept",
-                    "list exits 0 without a word about the damaged object \(object) and shows the chat as \(listed ?? [:]): \(r)")
+            #expect(
+                r.stderr.contains(object) || r.stderr.contains(chat) || listed?["title"] as? String == "Kept",
+                "list exits 0 without a word about the damaged object \(object) and shows the chat as \(listed ?? [:]): \(r)"
+            )
         } else {
             CLIExpect.cleanError(r, code: 65, mentioning: [object])
         }
@@ -521,14 +577,18 @@ struct BadInputTests {
         #expect(before.first { $0["id"] as? String == chat }?["title"] as? String == "Kept")
         // Damage it, let `list` (and its index) see the damage, then restore the bytes.
         try? FileManager.default.removeItem(atPath: "\(store.indexPath)/records.v2")
-        FileManager.default.createFile(atPath: object, contents: Data(String(decoding: good, as: UTF8.self).replacingOccurrences(of: "Kept", with: "Kapt").utf8))
+        FileManager.default.createFile(
+            atPath: object,
+            contents: Data(String(decoding: good, as: UTF8.self).replacingOccurrences(of: "Kept", with: "Kapt").utf8))
         _ = store.run(["list", "--json"])
         FileManager.default.createFile(atPath: object, contents: good)
         CLIExpect.success(store.run(["fsck"]))
         #expect(try store.show(chat)["title"] as? String == "Kept")
         let after = try store.list()
-        #expect(after.first { $0["id"] as? String == chat }?["title"] as? String == "Kept",
-                "list still shows what it derived from the damaged object: \(after.first { $0["id"] as? String == chat } ?? [:])")
+        #expect(
+            after.first { $0["id"] as? String == chat }?["title"] as? String == "Kept",
+            "list still shows what it derived from the damaged object: \(after.first { $0["id"] as? String == chat } ?? [:])"
+        )
     }
 
     @Test func damagedImageBytes() throws {
@@ -544,7 +604,8 @@ struct BadInputTests {
         let out = "\(small.values["dir"]!)/out.png"
         let r = store.run(["image", "save", image, out])
         CLIExpect.cleanError(r, code: 65, mentioning: [object])
-        #expect(!FileManager.default.fileExists(atPath: out), "no damaged or partial file may be left at the destination")
+        #expect(
+            !FileManager.default.fileExists(atPath: out), "no damaged or partial file may be left at the destination")
         let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: small.values["dir"]!)) ?? []
         #expect(!leftovers.contains { $0.hasPrefix("out.png") }, "no temp file left behind: \(leftovers)")
         let fsck = store.run(["fsck"])

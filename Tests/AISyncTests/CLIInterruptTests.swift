@@ -1,14 +1,17 @@
+import AISync
 import Foundation
 import Testing
+
 @testable import AISyncCore
 @testable import AISyncStore
-import AISync
 
 /// Ctrl-C and SIGTERM cancel a running command instead of killing it: a push stops between
 /// two writes, says so in one line (exit 130) and leaves store and remote as they were.
 @Suite("Ctrl-C")
 struct CLIInterruptTests {
-    @Test("an interrupted push: exit 130, one line, nothing changed; the next push completes", arguments: [SIGINT, SIGTERM])
+    @Test(
+        "an interrupted push: exit 130, one line, nothing changed; the next push completes",
+        arguments: [SIGINT, SIGTERM])
     func interruptedPush(signal: Int32) throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
@@ -43,7 +46,11 @@ struct CLIInterruptTests {
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
             let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
-            if fds.contains(where: { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) == path }) { return true }
+            if fds.contains(where: {
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) == path
+            }) {
+                return true
+            }
             usleep(5_000)
         }
         return false

@@ -13,9 +13,12 @@ struct CLITests {
     @Test func harnessFindsTheBuiltExecutable() {
         let r = CLIHarness.run(["--version"])
         #expect(CLIHarness.isExecutableFile(CLIHarness.executable), "no aisync executable at \(CLIHarness.executable)")
-        if ProcessInfo.processInfo.environment["AISYNC_BIN"] == nil, let buildDir = CLIHarness.testBundleDirectories.first,
-           CLIHarness.isExecutableFile("\(buildDir)/aisync") {
-            #expect(CLIHarness.executable == "\(buildDir)/aisync", "the aisync next to the test bundle should be preferred")
+        if ProcessInfo.processInfo.environment["AISYNC_BIN"] == nil,
+            let buildDir = CLIHarness.testBundleDirectories.first,
+            CLIHarness.isExecutableFile("\(buildDir)/aisync")
+        {
+            #expect(
+                CLIHarness.executable == "\(buildDir)/aisync", "the aisync next to the test bundle should be preferred")
         }
         CLIExpect.success(r)
         #expect(CLIExpect.matches(r.stdout, "^aisync [0-9]+\\.[0-9]+\\.[0-9]+\n$"), "\(r)")
@@ -33,7 +36,8 @@ struct CLITests {
         for file in ["config.json", "journal.jsonl"] {
             #expect(FileManager.default.fileExists(atPath: "\(path)/\(file)"), "init should create \(file)")
         }
-        let config = try CLIJSON.parseObject(String(decoding: FileManager.default.contents(atPath: "\(path)/config.json") ?? Data(), as: UTF8.self))
+        let config = try CLIJSON.parseObject(
+            String(decoding: FileManager.default.contents(atPath: "\(path)/config.json") ?? Data(), as: UTF8.self))
         let device = config["device"] as? [String: Any]
         #expect(device?["name"] as? String == "my laptop")
         #expect(CLIExpect.matches(device?["id"] as? String ?? "", "^[0-9a-f]{32}$"))
@@ -50,7 +54,8 @@ struct CLITests {
         // Without --name, and through AISYNC_HOME: a fresh, different device id.
         let other = "\(dir)/other"
         CLIExpect.success(await CLIHarness.invoke(["init"], store: other, via: .environment))
-        let otherStatus = try CLIJSON.object(await CLIHarness.invoke(["status", "--json"], store: other, via: .environment))
+        let otherStatus = try CLIJSON.object(
+            await CLIHarness.invoke(["status", "--json"], store: other, via: .environment))
         let otherID = (otherStatus["device"] as? [String: Any])?["id"] as? String
         #expect(otherID != nil && otherID != device?["id"] as? String, "every store gets its own random device id")
         #expect(((otherStatus["device"] as? [String: Any])?["name"] as? String ?? "").isEmpty == false)
@@ -94,7 +99,9 @@ struct CLITests {
         defer { store.remove() }
         let id = try await store.invokeOK(["chat", "new", "--title", "Roles"])
         var versions: [String] = []
-        for (role, text) in [("system", "Be brief."), ("user", "Hello, wörld 👋"), ("assistant", "  leading and trailing spaces  ")] {
+        for (role, text) in [
+            ("system", "Be brief."), ("user", "Hello, wörld 👋"), ("assistant", "  leading and trailing spaces  "),
+        ] {
             let r = await store.invoke(["chat", "say", id, "--role", role, text])
             CLIExpect.success(r)
             #expect(CLIExpect.matches(r.stdout, "^[0-9a-f]{12}\n$"), "chat say prints the new version id: \(r)")
@@ -113,7 +120,10 @@ struct CLITests {
         let body = try store.show(id)
         let messages = try #require(body["messages"] as? [[String: Any]])
         #expect(messages.map { $0["role"] as? String } == ["system", "user", "assistant", "user", "assistant"])
-        #expect(messages.map { $0["text"] as? String } == ["Be brief.", "Hello, wörld 👋", "  leading and trailing spaces  ", piped, "--not-an-option"])
+        #expect(
+            messages.map { $0["text"] as? String } == [
+                "Be brief.", "Hello, wörld 👋", "  leading and trailing spaces  ", piped, "--not-an-option",
+            ])
         let messageIDs = messages.compactMap { $0["id"] as? String }
         #expect(Set(messageIDs).count == 5, "message ids must be unique: \(messageIDs)")
         let times = messages.compactMap { $0["time"] as? String }
@@ -125,7 +135,9 @@ struct CLITests {
         let log = try CLIJSON.array(await store.invoke(["log", id, "--json"]))
         let logged = log.compactMap { $0["version"] as? String }
         #expect(logged.count == 6)
-        for (n, v) in versions.reversed().enumerated() { #expect(logged[n].hasPrefix(v), "log[\(n)] \(logged[n]) vs printed \(v)") }
+        for (n, v) in versions.reversed().enumerated() {
+            #expect(logged[n].hasPrefix(v), "log[\(n)] \(logged[n]) vs printed \(v)")
+        }
 
         // The human view shows every message.
         let text = await store.invoke(["show", id])
@@ -143,7 +155,9 @@ struct CLITests {
         defer { store.remove() }
         let path = CLIFixtures.write(image, in: store.directory)
         let expectedHash = try CLIFixtures.sha256(ofFile: path)
-        let r = await store.invoke(["image", "add", path, "--prompt", "a tiny \(image.mediaType) square", "--model", "dall-e-3"])
+        let r = await store.invoke([
+            "image", "add", path, "--prompt", "a tiny \(image.mediaType) square", "--model", "dall-e-3",
+        ])
         CLIExpect.success(r)
         #expect(CLIExpect.matches(r.stdout, "^image-[0-9a-f]{16}\n$"), "image add must print only the id: \(r)")
         let id = r.trimmedStdout
@@ -158,7 +172,9 @@ struct CLITests {
         #expect(body["prompt"] as? String == "a tiny \(image.mediaType) square")
         #expect(body["model"] as? String == "dall-e-3")
         #expect(body["title"] as? String == image.name, "the title defaults to the file name")
-        #expect(FileManager.default.fileExists(atPath: store.objectPath(expectedHash)), "the bytes are stored under objects/")
+        #expect(
+            FileManager.default.fileExists(atPath: store.objectPath(expectedHash)),
+            "the bytes are stored under objects/")
 
         // save: byte-identical to a file path, and into a directory under the id and its type's extension.
         let out = "\(store.directory)/saved-\(image.name)"
@@ -170,11 +186,15 @@ struct CLITests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         CLIExpect.success(await store.invoke(["image", "save", id, folder]))
         let ext = ["image/png": "png", "image/jpeg": "jpg", "image/gif": "gif"][image.mediaType] ?? "?"
-        #expect(FileManager.default.contents(atPath: "\(folder)/\(id).\(ext)") == image.bytes, "saved into a folder as ID.\(ext)")
+        #expect(
+            FileManager.default.contents(atPath: "\(folder)/\(id).\(ext)") == image.bytes,
+            "saved into a folder as ID.\(ext)")
         // An existing file is never replaced without --force; `-` is standard output.
         FileManager.default.createFile(atPath: out, contents: Data("keep me".utf8))
-        CLIExpect.cleanError(await store.invoke(["image", "save", id, out]), code: 64, mentioning: ["already exists", "--force"])
-        CLIExpect.cleanError(await store.invoke(["image", "save", id, folder]), code: 64, mentioning: ["already exists"])
+        CLIExpect.cleanError(
+            await store.invoke(["image", "save", id, out]), code: 64, mentioning: ["already exists", "--force"])
+        CLIExpect.cleanError(
+            await store.invoke(["image", "save", id, folder]), code: 64, mentioning: ["already exists"])
         #expect(FileManager.default.contents(atPath: out) == Data("keep me".utf8))
         CLIExpect.success(await store.invoke(["image", "save", id, out, "--force"]))
         #expect(FileManager.default.contents(atPath: out) == image.bytes)
@@ -189,7 +209,9 @@ struct CLITests {
         // The human view names the media type, size and hash.
         let text = await store.invoke(["show", id])
         CLIExpect.success(text)
-        #expect(text.stdout.contains(image.mediaType) && text.stdout.contains(expectedHash) && text.stdout.contains("\(image.width)x\(image.height)"), "\(text)")
+        #expect(
+            text.stdout.contains(image.mediaType) && text.stdout.contains(expectedHash)
+                && text.stdout.contains("\(image.width)x\(image.height)"), "\(text)")
     }
 
     @Test func imageAddWithoutPromptOrModelAndWithTitle() async throws {
@@ -217,9 +239,11 @@ struct CLITests {
             ids.append(try await store.invokeOK(["image", "add", path, "--prompt", "prompt \(image.name)"]))
             hashes.append(try CLIFixtures.sha256(ofFile: path))
         }
-        let r = await store.invoke(["story", "new", "--title", "The Fox", "--moral", "Be kind",
-                           "--page", "Page A", "--page", "Page B", "--page", "Page C",
-                           "--image", ids[0], "--image", ids[1]])
+        let r = await store.invoke([
+            "story", "new", "--title", "The Fox", "--moral", "Be kind",
+            "--page", "Page A", "--page", "Page B", "--page", "Page C",
+            "--image", ids[0], "--image", ids[1],
+        ])
         CLIExpect.success(r)
         #expect(CLIExpect.matches(r.stdout, "^story-[0-9a-f]{16}\n$"), "story new must print only the id: \(r)")
         let story = try store.show(r.trimmedStdout)
@@ -291,7 +315,9 @@ struct CLITests {
         let all = try store.list()
         #expect(Set(all.compactMap { $0["id"] as? String }) == Set(session.chats + session.images + [session.story]))
         for item in all {
-            for key in ["id", "kind", "title", "updated", "conflict"] { #expect(item[key] != nil, "list --json item lacks \(key): \(item)") }
+            for key in ["id", "kind", "title", "updated", "conflict"] {
+                #expect(item[key] != nil, "list --json item lacks \(key): \(item)")
+            }
             #expect(item["conflict"] as? Bool == false)
             #expect(CLIExpect.matches(item["updated"] as? String ?? "", Self.time))
             #expect(["chat", "story", "image"].contains(item["kind"] as? String ?? ""))
@@ -304,13 +330,17 @@ struct CLITests {
             #expect(Set(only.compactMap { $0["id"] as? String }) == Set(expected), "list --kind \(kind)")
             #expect(only.allSatisfy { $0["kind"] as? String == kind })
         }
-        #expect(try store.list().first { $0["id"] as? String == session.renamed }?["title"] as? String == "Old completions (renamed)")
+        #expect(
+            try store.list().first { $0["id"] as? String == session.renamed }?["title"] as? String
+                == "Old completions (renamed)")
 
         // The text list: a header, then one line per record, id first.
         let text = await store.invoke(["list"])
         CLIExpect.success(text)
         #expect(text.stdoutLines.count == all.count + 1)
-        #expect(text.stdoutLines.dropFirst().compactMap { $0.split(separator: " ").first.map(String.init) } == all.compactMap { $0["id"] as? String })
+        #expect(
+            text.stdoutLines.dropFirst().compactMap { $0.split(separator: " ").first.map(String.init) }
+                == all.compactMap { $0["id"] as? String })
         let fresh = try CLIHarness.makeStore()
         defer { fresh.remove() }
         let empty = await fresh.invoke(["list", "--json"])
@@ -338,7 +368,9 @@ struct CLITests {
         }
         try? FileManager.default.removeItem(atPath: store.indexPath)
         for (id, output) in before {
-            #expect(await store.invoke(["show", id, "--json"]).stdout == output, "show --json of \(id) changed when the index was rebuilt")
+            #expect(
+                await store.invoke(["show", id, "--json"]).stdout == output,
+                "show --json of \(id) changed when the index was rebuilt")
         }
     }
 
@@ -352,7 +384,8 @@ struct CLITests {
         #expect(all.stdoutLines.count == journal.count, "one log line per journal line")
         let ids = journal.compactMap { try? CLIJSON.parseObject($0)["id"] as? String }
         for (line, version) in zip(all.stdoutLines, ids.reversed()) {
-            #expect(line.hasPrefix(String(version.prefix(12))), "log line \(line) should start with \(version.prefix(12))")
+            #expect(
+                line.hasPrefix(String(version.prefix(12))), "log line \(line) should start with \(version.prefix(12))")
         }
         let json = try CLIJSON.array(await store.invoke(["log", "--json"]))
         #expect(json.compactMap { $0["version"] as? String } == ids.reversed())
@@ -366,7 +399,9 @@ struct CLITests {
         #expect(one.stdoutLines.count == 5, "create + 3 messages + favorite: \(one)")
         #expect(one.stdoutLines.allSatisfy { $0.contains(session.chats[0]) })
         #expect(one.stdoutLines.last?.hasSuffix("created") == true, "\(one)")
-        #expect(one.stdoutLines.filter { $0.hasSuffix("+1 message") }.count == 3, "each message is one version saying so: \(one)")
+        #expect(
+            one.stdoutLines.filter { $0.hasSuffix("+1 message") }.count == 3,
+            "each message is one version saying so: \(one)")
         #expect(one.stdoutLines.contains { $0.hasSuffix("favorited") }, "\(one)")
     }
 
@@ -429,7 +464,9 @@ struct CLITests {
         for args in [["help"], ["--help"], ["-h"]] {
             let r = await CLIHarness.invoke(args)
             CLIExpect.success(r)
-            for heading in ["OVERVIEW:", "USAGE:", "OPTIONS:", "SUBCOMMANDS:"] { #expect(r.stdout.contains(heading), "\(args): \(r)") }
+            for heading in ["OVERVIEW:", "USAGE:", "OPTIONS:", "SUBCOMMANDS:"] {
+                #expect(r.stdout.contains(heading), "\(args): \(r)")
+            }
             for path in Self.commandPaths {
                 #expect(r.stdout.contains("  \(path.joined(separator: " ")) "), "help should list \(path): \(r)")
             }
@@ -440,7 +477,9 @@ struct CLITests {
     func commandHelp(path: [String]) async {
         let r = await CLIHarness.invoke(path + ["--help"])
         CLIExpect.success(r)
-        for heading in ["OVERVIEW:", "USAGE:", "OPTIONS:"] { #expect(r.stdout.contains(heading), "\(path) --help lacks \(heading): \(r)") }
+        for heading in ["OVERVIEW:", "USAGE:", "OPTIONS:"] {
+            #expect(r.stdout.contains(heading), "\(path) --help lacks \(heading): \(r)")
+        }
         #expect(r.stdout.contains("USAGE: aisync \(path.joined(separator: " "))"), "\(r)")
         #expect(r.stdout.contains("--store"), "every command takes --store: \(r)")
         let viaHelp = await CLIHarness.invoke(["help"] + path)
@@ -508,8 +547,10 @@ struct CLITests {
         #expect(alone.stdout == list.stdout && alone.stdout.contains("usb"), "\(alone)")
     }
 
-    @Test(arguments: [(["lst"], "list"), (["statsu"], "status"), (["chat", "nwe"], "chat new"), (["fsk"], "fsck"),
-                      (["imgae"], "image"), (["shwo"], "show")])
+    @Test(arguments: [
+        (["lst"], "list"), (["statsu"], "status"), (["chat", "nwe"], "chat new"), (["fsk"], "fsck"),
+        (["imgae"], "image"), (["shwo"], "show"),
+    ])
     func unknownCommandSuggestsTheClosest(args: [String], suggestion: String) async {
         let r = await CLIHarness.invoke(args)
         CLIExpect.cleanError(r, code: 64, mentioning: ["Did you mean '\(suggestion)'"])
@@ -532,7 +573,8 @@ struct CLITests {
         CLIExpect.success(leading)
         #expect(leading.stdout == viaEnv.stdout, "\(leading)")
         // --store wins over AISYNC_HOME.
-        let both = await CLIHarness.invoke(["list", "--json", "--store", store.path], environment: ["AISYNC_HOME": "\(store.directory)/nowhere"])
+        let both = await CLIHarness.invoke(
+            ["list", "--json", "--store", store.path], environment: ["AISYNC_HOME": "\(store.directory)/nowhere"])
         #expect(both.stdout == viaEnv.stdout, "\(both)")
     }
 
@@ -542,8 +584,10 @@ struct CLITests {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
         let session = try CLIFixtures.realisticSession(store)
-        var commands: [[String]] = [["list", "--json"], ["list", "--json", "--deleted"], ["list", "--kind", "image", "--json"],
-                                    ["log", "--json"], ["status", "--json"], ["conflicts", "--json"]]
+        var commands: [[String]] = [
+            ["list", "--json"], ["list", "--json", "--deleted"], ["list", "--kind", "image", "--json"],
+            ["log", "--json"], ["status", "--json"], ["conflicts", "--json"],
+        ]
         for id in session.chats + session.images + [session.story] {
             commands.append(["show", id, "--json"])
             commands.append(["log", id, "--json"])
@@ -573,17 +617,22 @@ struct CLITests {
         CLIExpect.success(await store.invoke(["list"]))
         let good = try #require(FileManager.default.contents(atPath: indexFile))
         try? FileManager.default.removeItem(atPath: store.indexPath)
-        #expect(await store.invoke(["list", "--json", "--deleted"]).stdout == list.stdout, "deleting index/ changed list")
+        #expect(
+            await store.invoke(["list", "--json", "--deleted"]).stdout == list.stdout, "deleting index/ changed list")
         #expect(await store.invoke(["status", "--json"]).stdout == status.stdout, "deleting index/ changed status")
         // Whole-file garbage, and a current header over damaged lines (found only when read:
         // lines out of order, a line cut short, a line list that is not one, a missing end).
         let ids = try CLIJSON.array(await store.invoke(["list", "--json"])).compactMap { $0["id"] as? String }
-        var lines = String(decoding: good, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        var lines = String(decoding: good, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(
+            String.init)
         try #require(lines.count >= 4 && lines.last == "", "a header and at least two records: \(lines)")
         lines.removeLast()
-        var swapped = lines; swapped.swapAt(1, 2)
-        var cut = lines; cut[2] = cut[2].split(separator: "\t").prefix(3).joined(separator: "\t")
-        var refs = lines; refs[1] = refs[1].split(separator: "\t").dropLast().joined(separator: "\t") + "\t12.x"
+        var swapped = lines
+        swapped.swapAt(1, 2)
+        var cut = lines
+        cut[2] = cut[2].split(separator: "\t").prefix(3).joined(separator: "\t")
+        var refs = lines
+        refs[1] = refs[1].split(separator: "\t").dropLast().joined(separator: "\t") + "\t12.x"
         // Fields a listing reads only when it prints the line (after the store's lock is
         // released): they must still be found damaged while the index can be rebuilt.
         func field(_ n: Int, of line: Int, _ value: String) -> [String] {
@@ -593,16 +642,25 @@ struct CLITests {
             copy[line] = fields.joined(separator: "\t")
             return copy
         }
-        let title = field(2, of: 1, "a bad \\q escape"), created = field(3, of: 2, "12x")
-        let damaged = [swapped, cut, refs, title, created].map { $0.joined(separator: "\n") + "\n" } + [lines.joined(separator: "\n")]
-        for garbage in ["aisync-index\t4\t999999999\t5\t-\t0\t0\t0\t1\t0\n", "not an index at all", "aisync-index\t4\t0\t0\t-\t0\t0\nchat-1\tchat\n"] + damaged {
+        let title = field(2, of: 1, "a bad \\q escape")
+        let created = field(3, of: 2, "12x")
+        let damaged =
+            [swapped, cut, refs, title, created].map { $0.joined(separator: "\n") + "\n" } + [
+                lines.joined(separator: "\n")
+            ]
+        for garbage in [
+            "aisync-index\t4\t999999999\t5\t-\t0\t0\t0\t1\t0\n", "not an index at all",
+            "aisync-index\t4\t0\t0\t-\t0\t0\nchat-1\tchat\n",
+        ] + damaged {
             FileManager.default.createFile(atPath: indexFile, contents: Data(garbage.utf8))
             // One record looked up (by binary search), then everything listed.
             for id in ids { CLIExpect.success(await store.invoke(["show", id, "--json"])) }
             FileManager.default.createFile(atPath: indexFile, contents: Data(garbage.utf8))
             let r = await store.invoke(["list", "--json", "--deleted"])
             CLIExpect.success(r)
-            #expect(r.stdout == list.stdout, "a damaged index must be rebuilt, not trusted: \(garbage.prefix(300).debugDescription)")
+            #expect(
+                r.stdout == list.stdout,
+                "a damaged index must be rebuilt, not trusted: \(garbage.prefix(300).debugDescription)")
             #expect(await store.invoke(["status", "--json"]).stdout == status.stdout)
         }
         CLIExpect.success(await store.invoke(["fsck"]))
@@ -618,7 +676,8 @@ struct CLITests {
         try? FileManager.default.removeItem(atPath: store.indexPath)
         CLIExpect.success(await store.invoke(["list"]))
         let indexFile = "\(store.indexPath)/records.v2"
-        let lines = try String(contentsOfFile: indexFile, encoding: .utf8).split(separator: "\n").map { line -> String in
+        let lines = try String(contentsOfFile: indexFile, encoding: .utf8).split(separator: "\n").map {
+            line -> String in
             guard line.hasPrefix(first + "\t") else { return String(line) }
             return line.split(separator: "\t").dropLast().joined(separator: "\t") + "\t7.x"
         }
@@ -645,8 +704,12 @@ struct CLITests {
         let rebuilt = try store.list()
         let cached = try store.list()
         for (id, title) in ids {
-            #expect(rebuilt.first { $0["id"] as? String == id }?["title"] as? String == title, "rebuilt: \(title.debugDescription)")
-            #expect(cached.first { $0["id"] as? String == id }?["title"] as? String == title, "cached: \(title.debugDescription)")
+            #expect(
+                rebuilt.first { $0["id"] as? String == id }?["title"] as? String == title,
+                "rebuilt: \(title.debugDescription)")
+            #expect(
+                cached.first { $0["id"] as? String == id }?["title"] as? String == title,
+                "cached: \(title.debugDescription)")
             #expect(try store.show(id)["title"] as? String == title)
         }
     }
@@ -660,8 +723,11 @@ struct CLITests {
         defer { store.remove() }
         let session = try CLIFixtures.realisticSession(store)
         // One more chat with awkward text, to exercise escaping.
-        let odd = try await store.invokeOK(["chat", "new", "--title", "tab\there \"quotes\" \\ back\u{1}slash", "--model", "ada"])
-        try await store.invokeOK(["chat", "say", odd, "--role", "user", "-"], stdin: Data("new\nline\r\n\u{7f} and \u{1f}".utf8))
+        let odd = try await store.invokeOK([
+            "chat", "new", "--title", "tab\there \"quotes\" \\ back\u{1}slash", "--model", "ada",
+        ])
+        try await store.invokeOK(
+            ["chat", "say", odd, "--role", "user", "-"], stdin: Data("new\nline\r\n\u{7f} and \u{1f}".utf8))
 
         var check = SchemaValidator.validate("config", files: [store.configPath], canonical: true)
         #expect(check.passed, "config.json: \(check)")
@@ -685,9 +751,11 @@ struct CLITests {
             let c = SchemaValidator.validate(kind, files: [store.objectPath(body)], canonical: true)
             #expect(c.passed, "object \(body): \(c)")
         }
-        for (args, schema) in [(["list", "--json"], "list-output"), (["list", "--json", "--deleted"], "list-output"),
-                               (["list", "--kind", "story", "--json"], "list-output"),
-                               (["status", "--json"], "status-output"), (["conflicts", "--json"], "conflicts-output")] {
+        for (args, schema) in [
+            (["list", "--json"], "list-output"), (["list", "--json", "--deleted"], "list-output"),
+            (["list", "--kind", "story", "--json"], "list-output"),
+            (["status", "--json"], "status-output"), (["conflicts", "--json"], "conflicts-output"),
+        ] {
             let r = await store.invoke(args)
             CLIExpect.success(r)
             let c = SchemaValidator.validate(schema, stdin: r.stdoutData, canonical: true)

@@ -1,12 +1,13 @@
+import AISync
 import Testing
+
 @testable import AISyncCore
 @testable import AISyncFiles
-@testable import AISyncStore
-@testable import AISyncRemote
 @testable import AISyncImgur
+@testable import AISyncRemote
+@testable import AISyncStore
 @testable import AISyncSync
 @testable import AISyncTesting
-import AISync
 
 // Canonical JSON (Schemas/README.md "Conventions"), the strict JSONParser, and record bodies.
 
@@ -32,14 +33,20 @@ struct CanonicalEncodingTests {
             switch Int.random(in: 0...(depth > 3 ? 4 : 6), using: &rng) {
             case 0: return .null
             case 1: return .bool(Bool.random(using: &rng))
-            case 2: return .int([Int64.min, Int64.max, 0, -7, 10, 99, 100, Int64.random(in: -1_000_000...1_000_000, using: &rng)].randomElement(using: &rng)!)
+            case 2:
+                return .int(
+                    [Int64.min, Int64.max, 0, -7, 10, 99, 100, Int64.random(in: -1_000_000...1_000_000, using: &rng)]
+                        .randomElement(using: &rng)!)
             case 3, 4:
                 let parts = ["a", "é", "😀", "\"", "\\", "\n", "\u{1}", "\u{1F}", "\t", "/", "\u{7F}"]
-                return .string((0..<Int.random(in: 0...20, using: &rng)).map { _ in parts.randomElement(using: &rng)! }.joined())
+                return .string(
+                    (0..<Int.random(in: 0...20, using: &rng)).map { _ in parts.randomElement(using: &rng)! }.joined())
             case 5: return .array((0..<Int.random(in: 0...5, using: &rng)).map { _ in value(depth + 1) })
             default:
                 var o: [String: JSONValue] = [:]
-                for n in 0..<Int.random(in: 0...5, using: &rng) { o["k\(n)\(["", "\"", "é"].randomElement(using: &rng)!)"] = value(depth + 1) }
+                for n in 0..<Int.random(in: 0...5, using: &rng) {
+                    o["k\(n)\(["", "\"", "é"].randomElement(using: &rng)!)"] = value(depth + 1)
+                }
                 return .object(o)
             }
         }
@@ -51,22 +58,40 @@ struct CanonicalEncodingTests {
         }
     }
 
-    @Test("A version encoded once (id spliced into the hashed content) is byte for byte its journal line", arguments: 0..<40)
+    @Test(
+        "A version encoded once (id spliced into the hashed content) is byte for byte its journal line",
+        arguments: 0..<40)
     func encodedVersionLineIsItsCanonicalLine(seed: Int) throws {
         var rng = SplitMix64(seed: UInt64(seed))
-        let devices = (0..<3).map { _ in DeviceID(String((0..<32).map { _ in "0123456789abcdef".randomElement(using: &rng)! }))! }
+        let devices = (0..<3).map { _ in
+            DeviceID(String((0..<32).map { _ in "0123456789abcdef".randomElement(using: &rng)! }))!
+        }
         var clock = VectorClock()
-        for d in devices.prefix(Int.random(in: 1...3, using: &rng)) { for _ in 0..<Int.random(in: 1...5, using: &rng) { clock = clock.incremented(for: d) } }
+        for d in devices.prefix(Int.random(in: 1...3, using: &rng)) {
+            for _ in 0..<Int.random(in: 1...5, using: &rng) { clock = clock.incremented(for: d) }
+        }
         let texts = ["", "plain", "quote \" and \\ back", "line\nbreak\ttab", "kind\",\"kind\":", "é😀\u{1}"]
         var ops: [Operation] = [.set(field: "title", value: .inline(.string(texts.randomElement(using: &rng)!)))]
         for n in 0..<Int.random(in: 0...4, using: &rng) {
-            ops.append(.add(field: "messages", element: "m-\(n)", value: .inline(.object([
-                "role": .string("user"), "text": .string(texts.randomElement(using: &rng)!), "time": .string("2026-01-01T00:00:00.000Z")]))))
+            ops.append(
+                .add(
+                    field: "messages", element: "m-\(n)",
+                    value: .inline(
+                        .object([
+                            "role": .string("user"), "text": .string(texts.randomElement(using: &rng)!),
+                            "time": .string("2026-01-01T00:00:00.000Z"),
+                        ]))))
         }
-        let time = HybridLogicalTime(wall: Int64.random(in: 0...2_000_000_000_000, using: &rng), counter: Int64.random(in: 0...3, using: &rng))
-        let (version, line) = Version.encoded(record: RecordID("chat-\(seed)")!, kind: .chat, clock: clock, time: time, device: devices[0], ops: ops)
+        let time = HybridLogicalTime(
+            wall: Int64.random(in: 0...2_000_000_000_000, using: &rng), counter: Int64.random(in: 0...3, using: &rng))
+        let (version, line) = Version.encoded(
+            record: RecordID("chat-\(seed)")!, kind: .chat, clock: clock, time: time, device: devices[0], ops: ops)
         #expect(line == version.json.canonicalBytes)
-        #expect(version == Version(record: RecordID("chat-\(seed)")!, kind: .chat, clock: clock, time: time, device: devices[0], ops: ops))
+        #expect(
+            version
+                == Version(
+                    record: RecordID("chat-\(seed)")!, kind: .chat, clock: clock, time: time, device: devices[0],
+                    ops: ops))
         #expect(try Version(json: JSONParser.parse(line)) == version, "the line reads back, its id verified")
     }
 
@@ -79,9 +104,14 @@ struct CanonicalEncodingTests {
         // When encoded
         let text = value.canonicalString
         // Then the keys appear in UTF-8 byte order
-        #expect(text == "{\"\":6,\"\\u0001\":12,\"B\":2,\"Z\":8,\"a\":4,\"a b\":10,\"aa\":7,\"\u{7F}\":11,\"ä\":5,\"é\":1,\"ａ\":3,\"ｚ\":9,\"😀\":0}")
+        #expect(
+            text
+                == "{\"\":6,\"\\u0001\":12,\"B\":2,\"Z\":8,\"a\":4,\"a b\":10,\"aa\":7,\"\u{7F}\":11,\"ä\":5,\"é\":1,\"ａ\":3,\"ｚ\":9,\"😀\":0}"
+        )
         let sortedByBytes = keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        let sortedByScalars = keys.sorted { $0.unicodeScalars.map(\.value).lexicographicallyPrecedes($1.unicodeScalars.map(\.value)) }
+        let sortedByScalars = keys.sorted {
+            $0.unicodeScalars.map(\.value).lexicographicallyPrecedes($1.unicodeScalars.map(\.value))
+        }
         #expect(sortedByBytes == sortedByScalars)
         let parsedBack = try #require(try JSONParser.parse(value.canonicalBytes).objectValue)
         #expect(parsedBack.count == keys.count)
@@ -97,27 +127,32 @@ struct CanonicalEncodingTests {
         #expect(value.canonicalString == "{\"a\":{},\"m\":{\"x\":[],\"y\":false},\"z\":[3,1,{\"a\":true,\"b\":null}]}")
     }
 
-    @Test("Integers are written plainly", arguments: [
-        (Int64(0), "0"), (-1, "-1"), (42, "42"), (Int64.max, "9223372036854775807"), (Int64.min, "-9223372036854775808"),
-    ])
+    @Test(
+        "Integers are written plainly",
+        arguments: [
+            (Int64(0), "0"), (-1, "-1"), (42, "42"), (Int64.max, "9223372036854775807"),
+            (Int64.min, "-9223372036854775808"),
+        ])
     func integers(value: Int64, text: String) throws {
         #expect(JSONValue.int(value).canonicalString == text)
         #expect(try parse(text) == .int(value))
     }
 
-    @Test("Strings escape only quote, backslash and C0 controls", arguments: [
-        ("plain", "\"plain\""),
-        ("\"", "\"\\\"\""),
-        ("\\", "\"\\\\\""),
-        ("a/b</script>", "\"a/b</script>\""),                  // '/' is not escaped
-        ("\u{8}\u{C}\n\r\t", "\"\\b\\f\\n\\r\\t\""),
-        ("\u{0}", "\"\\u0000\""),
-        ("\u{1}\u{B}\u{E}\u{1A}\u{1F}", "\"\\u0001\\u000b\\u000e\\u001a\\u001f\""),   // lowercase hex
-        (" ~\u{7F}", "\" ~\u{7F}\""),                          // DEL is not a C0 control
-        ("é ü ß 中文 😀", "\"é ü ß 中文 😀\""),                 // non-ASCII raw
-        ("\u{2028}\u{2029}\u{FEFF}\u{FFFD}", "\"\u{2028}\u{2029}\u{FEFF}\u{FFFD}\""),
-        ("", "\"\""),
-    ])
+    @Test(
+        "Strings escape only quote, backslash and C0 controls",
+        arguments: [
+            ("plain", "\"plain\""),
+            ("\"", "\"\\\"\""),
+            ("\\", "\"\\\\\""),
+            ("a/b</script>", "\"a/b</script>\""),  // '/' is not escaped
+            ("\u{8}\u{C}\n\r\t", "\"\\b\\f\\n\\r\\t\""),
+            ("\u{0}", "\"\\u0000\""),
+            ("\u{1}\u{B}\u{E}\u{1A}\u{1F}", "\"\\u0001\\u000b\\u000e\\u001a\\u001f\""),  // lowercase hex
+            (" ~\u{7F}", "\" ~\u{7F}\""),  // DEL is not a C0 control
+            ("é ü ß 中文 😀", "\"é ü ß 中文 😀\""),  // non-ASCII raw
+            ("\u{2028}\u{2029}\u{FEFF}\u{FFFD}", "\"\u{2028}\u{2029}\u{FEFF}\u{FFFD}\""),
+            ("", "\"\""),
+        ])
     func escapes(raw: String, encoded: String) throws {
         #expect(JSONValue.string(raw).canonicalString == encoded)
         #expect(JSONValue.string(raw).canonicalBytes == utf8(encoded))
@@ -139,7 +174,8 @@ struct CanonicalEncodingTests {
 
     @Test("Canonical encoding never normalizes Unicode: NFC and NFD text keep their own bytes")
     func noNormalization() throws {
-        let nfc = "caf\u{E9}", nfd = "cafe\u{301}"
+        let nfc = "caf\u{E9}"
+        let nfd = "cafe\u{301}"
         #expect(JSONValue.string(nfc).canonicalBytes == utf8("\"caf\u{E9}\""))
         #expect(JSONValue.string(nfd).canonicalBytes == [0x22, 0x63, 0x61, 0x66, 0x65, 0xCC, 0x81, 0x22])
         #expect(JSONValue.string(nfc).canonicalBytes != JSONValue.string(nfd).canonicalBytes)
@@ -147,19 +183,21 @@ struct CanonicalEncodingTests {
         #expect(try JSONParser.parse(utf8("\"cafe\u{301}\"")).canonicalBytes == utf8("\"cafe\u{301}\""))
     }
 
-    @Test("Parse then encode gives the canonical form", arguments: [
-        (" { \"b\" : 1 ,\n\t\"a\" : [ true , false , null ] } ", "{\"a\":[true,false,null],\"b\":1}"),
-        ("{\"k\":\"\\u00e9\\u00E9\"}", "{\"k\":\"éé\"}"),
-        ("\"\\/\"", "\"/\""),
-        ("\"\\ud83d\\ude00\\uD83D\\uDE00\"", "\"😀😀\""),
-        ("\"\\u001F\\u0008\\u000A\"", "\"\\u001f\\b\\n\""),
-        ("\"\\u007f\\u0020\"", "\"\u{7F} \""),
-        ("[-0]", "[0]"),
-        ("[ ]", "[]"),
-        ("{ }", "{}"),
-        ("{\"é\":1,\"e\":2,\"E\":3}", "{\"E\":3,\"e\":2,\"é\":1}"),
-        ("[[[{\"x\":[{}]}]]]", "[[[{\"x\":[{}]}]]]"),
-    ])
+    @Test(
+        "Parse then encode gives the canonical form",
+        arguments: [
+            (" { \"b\" : 1 ,\n\t\"a\" : [ true , false , null ] } ", "{\"a\":[true,false,null],\"b\":1}"),
+            ("{\"k\":\"\\u00e9\\u00E9\"}", "{\"k\":\"éé\"}"),
+            ("\"\\/\"", "\"/\""),
+            ("\"\\ud83d\\ude00\\uD83D\\uDE00\"", "\"😀😀\""),
+            ("\"\\u001F\\u0008\\u000A\"", "\"\\u001f\\b\\n\""),
+            ("\"\\u007f\\u0020\"", "\"\u{7F} \""),
+            ("[-0]", "[0]"),
+            ("[ ]", "[]"),
+            ("{ }", "{}"),
+            ("{\"é\":1,\"e\":2,\"E\":3}", "{\"E\":3,\"e\":2,\"é\":1}"),
+            ("[[[{\"x\":[{}]}]]]", "[[[{\"x\":[{}]}]]]"),
+        ])
     func parseToCanonical(input: String, expected: String) throws {
         #expect(try canonical(input) == expected)
         // and the canonical form is a fixed point
@@ -179,15 +217,17 @@ struct CanonicalEncodingTests {
               "created": "2026-11-29T12:00:00.000Z", "title": "Trip", "kind": "chat"
             }
             """
-        let bodyA = try RecordBody(bytes: utf8(a)), bodyB = try RecordBody(bytes: utf8(b))
+        let bodyA = try RecordBody(bytes: utf8(a))
+        let bodyB = try RecordBody(bytes: utf8(b))
         #expect(bodyA == bodyB)
         #expect(bodyA.canonicalBytes == bodyB.canonicalBytes)
         #expect(SHA256.hash(bodyA.canonicalBytes) == SHA256.hash(bodyB.canonicalBytes))
         #expect(try parse(a).canonicalBytes == parse(b).canonicalBytes)
-        #expect(bodyA.json.canonicalString == """
-            {"created":"2026-11-29T12:00:00.000Z","favorite":false,"kind":"chat","messages":[{"id":"m-1","role":"user","text":"hi",\
-            "time":"2026-11-29T12:00:00.000Z"}],"model":"gpt-4o","title":"Trip","updated":"2026-11-29T12:00:00.000Z"}
-            """)
+        #expect(
+            bodyA.json.canonicalString == """
+                {"created":"2026-11-29T12:00:00.000Z","favorite":false,"kind":"chat","messages":[{"id":"m-1","role":"user","text":"hi",\
+                "time":"2026-11-29T12:00:00.000Z"}],"model":"gpt-4o","title":"Trip","updated":"2026-11-29T12:00:00.000Z"}
+                """)
     }
 }
 
@@ -197,8 +237,14 @@ struct CanonicalEncodingTests {
 struct CanonicalParserCase: Sendable, CustomTestStringConvertible {
     let name: String
     let bytes: [UInt8]
-    init(_ name: String, _ text: String) { self.name = name; bytes = Array(text.utf8) }
-    init(_ name: String, bytes: [UInt8]) { self.name = name; self.bytes = bytes }
+    init(_ name: String, _ text: String) {
+        self.name = name
+        bytes = Array(text.utf8)
+    }
+    init(_ name: String, bytes: [UInt8]) {
+        self.name = name
+        self.bytes = bytes
+    }
     var testDescription: String { name }
 }
 
@@ -309,30 +355,34 @@ struct JSONParserTests {
         }
     }
 
-    @Test("Accepts", arguments: [
-        ("surrogate pair", "\"\\uD83D\\uDE00\"", JSONValue.string("😀")),
-        ("lowercase surrogate pair", "\"\\ud83d\\ude00\"", .string("😀")),
-        ("highest code point", "\"\\uDBFF\\uDFFF\"", .string("\u{10FFFF}")),
-        ("raw 4-byte UTF-8", "\"😀\"", .string("😀")),
-        ("escaped NUL", "\"\\u0000\"", .string("\u{0}")),
-        ("BMP escape", "\"\\u20AC\"", .string("€")),
-        ("all simple escapes", "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"", .string("\"\\/\u{8}\u{C}\n\r\t")),
-        ("DEL raw", "\"\u{7F}\"", .string("\u{7F}")),
-        ("zero", "0", .int(0)),
-        ("negative zero", "-0", .int(0)),
-        ("Int64.max", "9223372036854775807", .int(.max)),
-        ("Int64.min", "-9223372036854775808", .int(.min)),
-        ("beyond Int64 becomes double", "9223372036854775808", .double(9.223372036854775808e18)),
-        ("fraction", "1.5", .double(1.5)),
-        ("exponent", "-2.5E+3", .double(-2500)),
-        ("zero with fraction", "0.25", .double(0.25)),
-        ("literals", "[true,false,null]", .array([.bool(true), .bool(false), .null])),
-        ("surrounding whitespace", " \r\n\t{}\n ", .object([:])),
-        ("empty key", "{\"\":1}", .object(["": .int(1)])),
-        ("keys differing in case", "{\"a\":1,\"A\":2}", .object(["a": .int(1), "A": .int(2)])),
-        ("64 nested arrays (the limit)", nested(64, open: "[", close: "]"),
-         (0..<63).reduce(JSONValue.array([])) { inner, _ in .array([inner]) }),
-    ] as [(String, String, JSONValue)])
+    @Test(
+        "Accepts",
+        arguments: [
+            ("surrogate pair", "\"\\uD83D\\uDE00\"", JSONValue.string("😀")),
+            ("lowercase surrogate pair", "\"\\ud83d\\ude00\"", .string("😀")),
+            ("highest code point", "\"\\uDBFF\\uDFFF\"", .string("\u{10FFFF}")),
+            ("raw 4-byte UTF-8", "\"😀\"", .string("😀")),
+            ("escaped NUL", "\"\\u0000\"", .string("\u{0}")),
+            ("BMP escape", "\"\\u20AC\"", .string("€")),
+            ("all simple escapes", "\"\\\"\\\\\\/\\b\\f\\n\\r\\t\"", .string("\"\\/\u{8}\u{C}\n\r\t")),
+            ("DEL raw", "\"\u{7F}\"", .string("\u{7F}")),
+            ("zero", "0", .int(0)),
+            ("negative zero", "-0", .int(0)),
+            ("Int64.max", "9223372036854775807", .int(.max)),
+            ("Int64.min", "-9223372036854775808", .int(.min)),
+            ("beyond Int64 becomes double", "9223372036854775808", .double(9.223372036854775808e18)),
+            ("fraction", "1.5", .double(1.5)),
+            ("exponent", "-2.5E+3", .double(-2500)),
+            ("zero with fraction", "0.25", .double(0.25)),
+            ("literals", "[true,false,null]", .array([.bool(true), .bool(false), .null])),
+            ("surrounding whitespace", " \r\n\t{}\n ", .object([:])),
+            ("empty key", "{\"\":1}", .object(["": .int(1)])),
+            ("keys differing in case", "{\"a\":1,\"A\":2}", .object(["a": .int(1), "A": .int(2)])),
+            (
+                "64 nested arrays (the limit)", nested(64, open: "[", close: "]"),
+                (0..<63).reduce(JSONValue.array([])) { inner, _ in .array([inner]) }
+            ),
+        ] as [(String, String, JSONValue)])
     func accepts(name: String, text: String, expected: JSONValue) throws {
         #expect(try JSONParser.parse(text) == expected, "\(name)")
     }
@@ -343,20 +393,28 @@ struct JSONParserTests {
         let ok = try JSONParser.parse(nested(63, open: "{\"a\":", close: "}", inner: "{}"))
         var depth = 1
         var cursor = ok
-        while let next = cursor["a"] { depth += 1; cursor = next }
+        while let next = cursor["a"] {
+            depth += 1
+            cursor = next
+        }
         #expect(depth == 64)
-        #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(nested(64, open: "{\"a\":", close: "}", inner: "{}")) }
+        #expect(throws: JSONParser.Failure.self) {
+            try JSONParser.parse(nested(64, open: "{\"a\":", close: "}", inner: "{}"))
+        }
         #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(nested(65, open: "[", close: "]")) }
     }
 
     /// The limit is on container nesting ("nesting deeper than maxDepth"), so whether the innermost
     /// container is empty or holds a scalar must not matter.
-    @Test("The nesting limit does not depend on whether the innermost container is empty", arguments: [
-        CanonicalParserCase("64 arrays around a number", nested(64, open: "[", close: "]", inner: "1")),
-        CanonicalParserCase("64 arrays around a string", nested(64, open: "[", close: "]", inner: "\"x\"")),
-        CanonicalParserCase("64 objects around a number", nested(64, open: "{\"a\":", close: "}", inner: "1")),
-        CanonicalParserCase("63 objects around an array of a number", nested(63, open: "{\"a\":", close: "}", inner: "[1]")),
-    ])
+    @Test(
+        "The nesting limit does not depend on whether the innermost container is empty",
+        arguments: [
+            CanonicalParserCase("64 arrays around a number", nested(64, open: "[", close: "]", inner: "1")),
+            CanonicalParserCase("64 arrays around a string", nested(64, open: "[", close: "]", inner: "\"x\"")),
+            CanonicalParserCase("64 objects around a number", nested(64, open: "{\"a\":", close: "}", inner: "1")),
+            CanonicalParserCase(
+                "63 objects around an array of a number", nested(63, open: "{\"a\":", close: "}", inner: "[1]")),
+        ])
     func depthLimitCountsContainers(input: CanonicalParserCase) throws {
         let sameDepthEmpty = try JSONParser.parse(nested(64, open: "[", close: "]"))
         #expect(sameDepthEmpty != .null)
@@ -368,7 +426,8 @@ struct JSONParserTests {
     @Test("Every truncation of a valid document fails cleanly")
     func truncations() throws {
         // Given a document that uses every construct, including multi-byte UTF-8 and escapes
-        let doc = utf8("""
+        let doc = utf8(
+            """
             {"a":[1,-2.5e3,0,true,false,null,"x\\"\\\\\\u00e9\\ud83d\\ude00é😀"],"b":{"c":"","d":{}},"e":[],"f":-0.5E-2,"g":1234567890}
             """)
         let full = try JSONParser.parse(doc)
@@ -382,7 +441,7 @@ struct JSONParserTests {
     @Test("Random corruptions of a valid document never crash, and anything accepted is stable")
     func corruptions() throws {
         var state: UInt64 = 0xC0DE_F00D
-        func next() -> UInt64 {   // SplitMix64
+        func next() -> UInt64 {  // SplitMix64
             state &+= 0x9E37_79B9_7F4A_7C15
             var z = state
             z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -420,30 +479,63 @@ struct JSONParserTests {
 @Suite("Record bodies")
 struct RecordBodyTests {
     static let bodies: [(String, RecordBody)] = [
-        ("chat with model and messages", .chat(ChatBody(
-            title: "Trip ideas \"Lisbon\" \\ é 😀", model: "gpt-4o",
-            messages: [ChatBody.Message(id: "m-1", role: .user, text: "hi\nthere\t\u{1}", time: t1),
-                       ChatBody.Message(id: "m-2", role: .assistant, text: "Hello! ¿Qué tal?", time: t2),
-                       ChatBody.Message(id: "m-3", role: .system, text: "", time: t2)],
-            favorite: true, created: t1, updated: t2))),
+        (
+            "chat with model and messages",
+            .chat(
+                ChatBody(
+                    title: "Trip ideas \"Lisbon\" \\ é 😀", model: "gpt-4o",
+                    messages: [
+                        ChatBody.Message(id: "m-1", role: .user, text: "hi\nthere\t\u{1}", time: t1),
+                        ChatBody.Message(id: "m-2", role: .assistant, text: "Hello! ¿Qué tal?", time: t2),
+                        ChatBody.Message(id: "m-3", role: .system, text: "", time: t2),
+                    ],
+                    favorite: true, created: t1, updated: t2))
+        ),
         ("chat without model or messages", .chat(ChatBody(title: "", model: nil, created: t1, updated: t1))),
-        ("davinci chat", .chat(ChatBody(title: "old", model: "davinci", messages: [], favorite: false, created: t1, updated: t2))),
-        ("story with moral and pages", .story(StoryBody(
-            title: "The Fox", moral: "Be kind",
-            pages: [StoryBody.Page(id: "page-1", position: 1, text: "Once upon a time", image: digestA), StoryBody.Page(id: "page-2", position: 2, text: "The end")],
-            prompts: ["a fox in a forest, watercolor", "a fox asleep"], favorite: true, created: t1, updated: t2))),
-        ("story without moral, pages or prompts", .story(StoryBody(title: "Empty", moral: nil, pages: [], created: t1, updated: t1))),
-        ("image with everything", .image(ImageBody(
-            title: "fox.png", sha256: digestA, size: 12_345, mediaType: "image/png", width: 512, height: 256,
-            prompt: "a fox", model: "dall-e-3",
-            imgur: ImageBody.ImgurLocation(id: "aBc12", link: "https://i.imgur.com/aBc12.png", deletehash: "secret",
-                                           servedSHA256: digestB, servedSize: 9_999),
-            favorite: true, created: t1, updated: t2))),
-        ("image with minimal imgur", .image(ImageBody(
-            title: "x", sha256: digestB, size: 0, mediaType: "image/jpeg",
-            imgur: ImageBody.ImgurLocation(id: "i", link: "https://i.imgur.com/i.jpg", deletehash: nil, servedSHA256: nil, servedSize: nil),
-            created: t1, updated: t1))),
-        ("image minimal", .image(ImageBody(title: "y", sha256: digestB, size: 1, mediaType: "image/gif", created: t1, updated: t1))),
+        (
+            "davinci chat",
+            .chat(ChatBody(title: "old", model: "davinci", messages: [], favorite: false, created: t1, updated: t2))
+        ),
+        (
+            "story with moral and pages",
+            .story(
+                StoryBody(
+                    title: "The Fox", moral: "Be kind",
+                    pages: [
+                        StoryBody.Page(id: "page-1", position: 1, text: "Once upon a time", image: digestA),
+                        StoryBody.Page(id: "page-2", position: 2, text: "The end"),
+                    ],
+                    prompts: ["a fox in a forest, watercolor", "a fox asleep"], favorite: true, created: t1, updated: t2
+                ))
+        ),
+        (
+            "story without moral, pages or prompts",
+            .story(StoryBody(title: "Empty", moral: nil, pages: [], created: t1, updated: t1))
+        ),
+        (
+            "image with everything",
+            .image(
+                ImageBody(
+                    title: "fox.png", sha256: digestA, size: 12_345, mediaType: "image/png", width: 512, height: 256,
+                    prompt: "a fox", model: "dall-e-3",
+                    imgur: ImageBody.ImgurLocation(
+                        id: "aBc12", link: "https://i.imgur.com/aBc12.png", deletehash: "secret",
+                        servedSHA256: digestB, servedSize: 9_999),
+                    favorite: true, created: t1, updated: t2))
+        ),
+        (
+            "image with minimal imgur",
+            .image(
+                ImageBody(
+                    title: "x", sha256: digestB, size: 0, mediaType: "image/jpeg",
+                    imgur: ImageBody.ImgurLocation(
+                        id: "i", link: "https://i.imgur.com/i.jpg", deletehash: nil, servedSHA256: nil, servedSize: nil),
+                    created: t1, updated: t1))
+        ),
+        (
+            "image minimal",
+            .image(ImageBody(title: "y", sha256: digestB, size: 1, mediaType: "image/gif", created: t1, updated: t1))
+        ),
     ]
 
     static let bodyNames = bodies.map(\.0)
@@ -477,17 +569,19 @@ struct RecordBodyTests {
         #expect(imgur == .object(["id": .string("i"), "link": .string("https://i.imgur.com/i.jpg")]))
     }
 
-    @Test("The documented example bodies parse", arguments: [
-        """
-        {"created":"2026-11-29T12:00:00.000Z","favorite":false,"kind":"chat","messages":[{"id":"m-1","role":"user","text":"hi","time":"2026-11-29T12:00:00.000Z"}],"model":"gpt-4o","title":"Trip ideas","updated":"2026-11-29T12:00:00.000Z"}
-        """,
-        """
-        {"created":"2026-11-29T12:00:00.000Z","favorite":false,"kind":"story","moral":"Be kind","pages":[{"id":"page-1","image":"\(String(repeating: "ab", count: 32))","text":"Once upon a time"}],"prompts":["a fox in a forest, watercolor"],"title":"The Fox","updated":"2026-11-29T12:00:00.000Z"}
-        """,
-        """
-        {"created":"2026-11-29T12:00:00.000Z","favorite":false,"height":512,"kind":"image","mediaType":"image/png","model":"dall-e-3","prompt":"a fox","sha256":"\(String(repeating: "ab", count: 32))","size":12345,"title":"fox.png","updated":"2026-11-29T12:00:00.000Z","width":512}
-        """,
-    ])
+    @Test(
+        "The documented example bodies parse",
+        arguments: [
+            """
+            {"created":"2026-11-29T12:00:00.000Z","favorite":false,"kind":"chat","messages":[{"id":"m-1","role":"user","text":"hi","time":"2026-11-29T12:00:00.000Z"}],"model":"gpt-4o","title":"Trip ideas","updated":"2026-11-29T12:00:00.000Z"}
+            """,
+            """
+            {"created":"2026-11-29T12:00:00.000Z","favorite":false,"kind":"story","moral":"Be kind","pages":[{"id":"page-1","image":"\(String(repeating: "ab", count: 32))","text":"Once upon a time"}],"prompts":["a fox in a forest, watercolor"],"title":"The Fox","updated":"2026-11-29T12:00:00.000Z"}
+            """,
+            """
+            {"created":"2026-11-29T12:00:00.000Z","favorite":false,"height":512,"kind":"image","mediaType":"image/png","model":"dall-e-3","prompt":"a fox","sha256":"\(String(repeating: "ab", count: 32))","size":12345,"title":"fox.png","updated":"2026-11-29T12:00:00.000Z","width":512}
+            """,
+        ])
     func documentedExamples(text: String) throws {
         // (aisync 1 stored pages without ids; they read as page-1, page-2, … by position.)
         let body = try RecordBody(bytes: utf8(text))
@@ -538,28 +632,59 @@ struct RecordBodyTests {
                 Issue.record("accepted a \(body.kind) as a \(other)")
             } catch {
                 #expect(error.code == .damagedData)
-                #expect(error.message.contains("is a \(body.kind.rawValue)") && error.message.contains(other.rawValue), "\(error.message)")
+                #expect(
+                    error.message.contains("is a \(body.kind.rawValue)") && error.message.contains(other.rawValue),
+                    "\(error.message)")
             }
             #expect(throws: AISyncError.self) { try RecordBody(bytes: body.canonicalBytes, expected: other) }
         }
     }
 
-    @Test("Bad bodies are rejected", arguments: [
-        ("no kind", "{\"title\":\"x\"}"),
-        ("unknown kind", "{\"kind\":\"video\",\"title\":\"x\"}"),
-        ("kind not a string", "{\"kind\":1}"),
-        ("not an object", "[]"),
-        ("not JSON", "{"),
-        ("bad time", "{\"created\":\"2026-11-29\",\"favorite\":false,\"kind\":\"chat\",\"messages\":[],\"title\":\"t\",\"updated\":\"2026-11-29T12:00:00.000Z\"}"),
-        ("favorite not a bool", "{\"created\":\"2026-11-29T12:00:00.000Z\",\"favorite\":0,\"kind\":\"chat\",\"messages\":[],\"title\":\"t\",\"updated\":\"2026-11-29T12:00:00.000Z\"}"),
-        ("missing title", "{\"created\":\"2026-11-29T12:00:00.000Z\",\"favorite\":false,\"kind\":\"chat\",\"messages\":[],\"updated\":\"2026-11-29T12:00:00.000Z\"}"),
-        ("bad role", "{\"created\":\"2026-11-29T12:00:00.000Z\",\"favorite\":false,\"kind\":\"chat\",\"messages\":[{\"id\":\"m\",\"role\":\"bot\",\"text\":\"\",\"time\":\"2026-11-29T12:00:00.000Z\"}],\"title\":\"t\",\"updated\":\"2026-11-29T12:00:00.000Z\"}"),
-        ("bad message id", "{\"created\":\"2026-11-29T12:00:00.000Z\",\"favorite\":false,\"kind\":\"chat\",\"messages\":[{\"id\":\"M_1\",\"role\":\"user\",\"text\":\"\",\"time\":\"2026-11-29T12:00:00.000Z\"}],\"title\":\"t\",\"updated\":\"2026-11-29T12:00:00.000Z\"}"),
-        ("page image not a sha256", "{\"created\":\"2026-11-29T12:00:00.000Z\",\"favorite\":false,\"kind\":\"story\",\"pages\":[{\"image\":\"pic.png\",\"text\":\"\"}],\"prompts\":[],\"title\":\"t\",\"updated\":\"2026-11-29T12:00:00.000Z\"}"),
-        ("prompt not a string", "{\"created\":\"2026-11-29T12:00:00.000Z\",\"favorite\":false,\"kind\":\"story\",\"pages\":[],\"prompts\":[1],\"title\":\"t\",\"updated\":\"2026-11-29T12:00:00.000Z\"}"),
-        ("negative image size", "{\"created\":\"2026-11-29T12:00:00.000Z\",\"favorite\":false,\"kind\":\"image\",\"mediaType\":\"image/png\",\"sha256\":\"\(String(repeating: "ab", count: 32))\",\"size\":-1,\"title\":\"t\",\"updated\":\"2026-11-29T12:00:00.000Z\"}"),
-        ("uppercase sha256", "{\"created\":\"2026-11-29T12:00:00.000Z\",\"favorite\":false,\"kind\":\"image\",\"mediaType\":\"image/png\",\"sha256\":\"\(String(repeating: "AB", count: 32))\",\"size\":1,\"title\":\"t\",\"updated\":\"2026-11-29T12:00:00.000Z\"}"),
-    ])
+    @Test(
+        "Bad bodies are rejected",
+        arguments: [
+            ("no kind", "{\"title\":\"x\"}"),
+            ("unknown kind", "{\"kind\":\"video\",\"title\":\"x\"}"),
+            ("kind not a string", "{\"kind\":1}"),
+            ("not an object", "[]"),
+            ("not JSON", "{"),
+            (
+                "bad time",
+                "{\"created\":\"2026-11-29\",\"favorite\":false,\"kind\":\"chat\",\"messages\":[],\"title\":\"t\",\"updated\":\"2026-11-29T12:00:00.000Z\"}"
+            ),
+            (
+                "favorite not a bool",
+                "{\"created\":\"2026-11-29T12:00:00.000Z\",\"favorite\":0,\"kind\":\"chat\",\"messages\":[],\"title\":\"t\",\"updated\":\"2026-11-29T12:00:00.000Z\"}"
+            ),
+            (
+                "missing title",
+                "{\"created\":\"2026-11-29T12:00:00.000Z\",\"favorite\":false,\"kind\":\"chat\",\"messages\":[],\"updated\":\"2026-11-29T12:00:00.000Z\"}"
+            ),
+            (
+                "bad role",
+                "{\"created\":\"2026-11-29T12:00:00.000Z\",\"favorite\":false,\"kind\":\"chat\",\"messages\":[{\"id\":\"m\",\"role\":\"bot\",\"text\":\"\",\"time\":\"2026-11-29T12:00:00.000Z\"}],\"title\":\"t\",\"updated\":\"2026-11-29T12:00:00.000Z\"}"
+            ),
+            (
+                "bad message id",
+                "{\"created\":\"2026-11-29T12:00:00.000Z\",\"favorite\":false,\"kind\":\"chat\",\"messages\":[{\"id\":\"M_1\",\"role\":\"user\",\"text\":\"\",\"time\":\"2026-11-29T12:00:00.000Z\"}],\"title\":\"t\",\"updated\":\"2026-11-29T12:00:00.000Z\"}"
+            ),
+            (
+                "page image not a sha256",
+                "{\"created\":\"2026-11-29T12:00:00.000Z\",\"favorite\":false,\"kind\":\"story\",\"pages\":[{\"image\":\"pic.png\",\"text\":\"\"}],\"prompts\":[],\"title\":\"t\",\"updated\":\"2026-11-29T12:00:00.000Z\"}"
+            ),
+            (
+                "prompt not a string",
+                "{\"created\":\"2026-11-29T12:00:00.000Z\",\"favorite\":false,\"kind\":\"story\",\"pages\":[],\"prompts\":[1],\"title\":\"t\",\"updated\":\"2026-11-29T12:00:00.000Z\"}"
+            ),
+            (
+                "negative image size",
+                "{\"created\":\"2026-11-29T12:00:00.000Z\",\"favorite\":false,\"kind\":\"image\",\"mediaType\":\"image/png\",\"sha256\":\"\(String(repeating: "ab", count: 32))\",\"size\":-1,\"title\":\"t\",\"updated\":\"2026-11-29T12:00:00.000Z\"}"
+            ),
+            (
+                "uppercase sha256",
+                "{\"created\":\"2026-11-29T12:00:00.000Z\",\"favorite\":false,\"kind\":\"image\",\"mediaType\":\"image/png\",\"sha256\":\"\(String(repeating: "AB", count: 32))\",\"size\":1,\"title\":\"t\",\"updated\":\"2026-11-29T12:00:00.000Z\"}"
+            ),
+        ])
     func badBodies(name: String, text: String) {
         do {
             _ = try RecordBody(bytes: utf8(text))
@@ -572,7 +697,10 @@ struct RecordBodyTests {
     @Test("Content changes (page order, title) change the hash; restoring the content restores it")
     func contentOrderMatters() {
         let story = Self.body(named: "story with moral and pages")
-        guard case .story(var s) = story else { Issue.record("not a story"); return }
+        guard case .story(var s) = story else {
+            Issue.record("not a story")
+            return
+        }
         s.pages.reverse()
         #expect(RecordBody.story(s).canonicalBytes != story.canonicalBytes)
         var retitled = story

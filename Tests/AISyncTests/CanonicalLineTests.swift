@@ -1,4 +1,5 @@
 import Testing
+
 @testable import AISyncCore
 
 // The journal's direct reader of canonical lines (`CanonicalLineReader`) against the general
@@ -8,15 +9,25 @@ import Testing
 /// Random valid v2 versions of every kind, with every operation and awkward text.
 private struct LineMaker {
     var rng: SeededGenerator
-    static let devices = (0..<4).map { n in DeviceID(String(repeating: "0123456789abcdef".map(String.init)[n * 3 + 1], count: 32))! }
-    static let texts = ["Hello", "", "say \"hi\"", "back\\slash", "tab\tnew\nline", "ctrl \u{01}\u{1f}", "é ünïcødé", "🐉 dragons 🐉",
-                        "</script>", "\u{2028}sep", String(repeating: "long ", count: 60)]
+    static let devices = (0..<4).map { n in
+        DeviceID(String(repeating: "0123456789abcdef".map(String.init)[n * 3 + 1], count: 32))!
+    }
+    static let texts = [
+        "Hello", "", "say \"hi\"", "back\\slash", "tab\tnew\nline", "ctrl \u{01}\u{1f}", "é ünïcødé", "🐉 dragons 🐉",
+        "</script>", "\u{2028}sep", String(repeating: "long ", count: 60),
+    ]
 
     mutating func text() -> String { Self.texts[Int.random(in: 0..<Self.texts.count, using: &rng)] }
     mutating func chance() -> Bool { Bool.random(using: &rng) }
-    mutating func time() -> String { Timestamp(milliseconds: Int64.random(in: 0...4_000_000_000_000, using: &rng)).iso8601 }
-    mutating func digest() -> SHA256Digest { SHA256.hash(Array(text().utf8) + [UInt8.random(in: 0...255, using: &rng)]) }
-    mutating func element() -> String { ["m-0", "m-1-a", "p1", "x", "0-z"][Int.random(in: 0..<5, using: &rng)] + "\(Int.random(in: 0..<9, using: &rng))" }
+    mutating func time() -> String {
+        Timestamp(milliseconds: Int64.random(in: 0...4_000_000_000_000, using: &rng)).iso8601
+    }
+    mutating func digest() -> SHA256Digest {
+        SHA256.hash(Array(text().utf8) + [UInt8.random(in: 0...255, using: &rng)])
+    }
+    mutating func element() -> String {
+        ["m-0", "m-1-a", "p1", "x", "0-z"][Int.random(in: 0..<5, using: &rng)] + "\(Int.random(in: 0..<9, using: &rng))"
+    }
 
     mutating func value(_ field: String, kind: RecordKind) -> FieldValue {
         if chance() && chance() && field != "favorite" { return .object(digest()) }
@@ -31,8 +42,11 @@ private struct LineMaker {
         case "height", "imgur": return .inline(.null)
         case "mediaType": return .inline(.string("image/png"))
         case "messages":
-            return .inline(.object(["role": .string(chance() ? "user" : "assistant"), "text": .string(text()), "time": .string(time())]))
-        default: // pages
+            return .inline(
+                .object([
+                    "role": .string(chance() ? "user" : "assistant"), "text": .string(text()), "time": .string(time()),
+                ]))
+        default:  // pages
             var page: [String: JSONValue] = ["n": .int(Int64.random(in: 0...40, using: &rng)), "text": .string(text())]
             if chance() { page["image"] = .string(digest().hex) }
             return .inline(.object(page))
@@ -60,9 +74,12 @@ private struct LineMaker {
         for d in Self.devices where chance() { counters[d] = Int64.random(in: 1...Int64.max, using: &rng) }
         let device = Self.devices[Int.random(in: 0..<4, using: &rng)]
         counters[device] = Int64.random(in: 1...9, using: &rng)
-        return Version(record: RecordID("\(kind.rawValue)-\(Int.random(in: 0..<1_000_000, using: &rng))")!, kind: kind, clock: VectorClock(counters),
-                       time: HybridLogicalTime(wall: Int64.random(in: 0...Int64.max, using: &rng), counter: Int64.random(in: 0...3, using: &rng)),
-                       device: device, ops: ops)
+        return Version(
+            record: RecordID("\(kind.rawValue)-\(Int.random(in: 0..<1_000_000, using: &rng))")!, kind: kind,
+            clock: VectorClock(counters),
+            time: HybridLogicalTime(
+                wall: Int64.random(in: 0...Int64.max, using: &rng), counter: Int64.random(in: 0...3, using: &rng)),
+            device: device, ops: ops)
     }
 }
 
@@ -92,7 +109,8 @@ struct CanonicalLineTests {
     func mutatedLinesAgree() throws {
         var maker = LineMaker(rng: SeededGenerator(seed: 12))
         var rng = SeededGenerator(seed: 13)
-        var accepted = 0, refused = 0
+        var accepted = 0
+        var refused = 0
         for _ in 0..<400 {
             let line = maker.version().json.canonicalBytes
             for _ in 0..<40 {
@@ -107,9 +125,13 @@ struct CanonicalLineTests {
                     default: bad.remove(at: at)
                     }
                 }
-                guard let read = direct(bad) else { refused += 1; continue }
+                guard let read = direct(bad) else {
+                    refused += 1
+                    continue
+                }
                 accepted += 1
-                let reference = try #require(general(bad), "read directly, refused by the general path: \(String(decoding: bad, as: UTF8.self))")
+                let reference = try #require(
+                    general(bad), "read directly, refused by the general path: \(String(decoding: bad, as: UTF8.self))")
                 #expect(read == reference, "\(String(decoding: bad, as: UTF8.self))")
             }
         }
@@ -118,15 +140,19 @@ struct CanonicalLineTests {
         #expect(accepted > 100 && refused > 1_000, "accepted \(accepted), refused \(refused)")
     }
 
-    @Test("Lines in another valid form go to the general path and read the same", arguments: [
-        ("a space after a separator", #"","#, #"", "#),
-        ("another key order in an operation", #"{"field":"title","op":"set""#, #"{"op":"set","field":"title""#),
-        ("an escape in a name", #""field":"title""#, #""field":"ti\u0074le""#),
-        ("an exponent", #""c":0"#, #""c":0e0"#),
-    ])
+    @Test(
+        "Lines in another valid form go to the general path and read the same",
+        arguments: [
+            ("a space after a separator", #"","#, #"", "#),
+            ("another key order in an operation", #"{"field":"title","op":"set""#, #"{"op":"set","field":"title""#),
+            ("an escape in a name", #""field":"title""#, #""field":"ti\u0074le""#),
+            ("an exponent", #""c":0"#, #""c":0e0"#),
+        ])
     func otherFormsFallBack(_ what: String, _ from: String, _ to: String) throws {
-        let v = Version(record: RecordID("chat-1")!, kind: .chat, clock: VectorClock([LineMaker.devices[0]: 2]), time: HybridLogicalTime(wall: 5),
-                        device: LineMaker.devices[0], ops: [.set(field: "title", value: .inline(.string("Hi")))])
+        let v = Version(
+            record: RecordID("chat-1")!, kind: .chat, clock: VectorClock([LineMaker.devices[0]: 2]),
+            time: HybridLogicalTime(wall: 5),
+            device: LineMaker.devices[0], ops: [.set(field: "title", value: .inline(.string("Hi")))])
         let canonical = String(decoding: v.json.canonicalBytes, as: UTF8.self)
         #expect(canonical.contains(from), "\(canonical)")
         let other = Array(canonical.replacingOccurrences(of: from, with: to).utf8)
@@ -143,9 +169,13 @@ struct CanonicalLineTests {
 
     @Test("A canonical line whose content does not match its id is refused when verified, and only then")
     func alteredContentRefused() throws {
-        let v = Version(record: RecordID("chat-1")!, kind: .chat, clock: VectorClock([LineMaker.devices[0]: 2]), time: HybridLogicalTime(wall: 5),
-                        device: LineMaker.devices[0], ops: [.set(field: "title", value: .inline(.string("Hi")))])
-        let altered = Array(String(decoding: v.json.canonicalBytes, as: UTF8.self).replacingOccurrences(of: "\"Hi\"", with: "\"Ho\"").utf8)
+        let v = Version(
+            record: RecordID("chat-1")!, kind: .chat, clock: VectorClock([LineMaker.devices[0]: 2]),
+            time: HybridLogicalTime(wall: 5),
+            device: LineMaker.devices[0], ops: [.set(field: "title", value: .inline(.string("Hi")))])
+        let altered = Array(
+            String(decoding: v.json.canonicalBytes, as: UTF8.self).replacingOccurrences(of: "\"Hi\"", with: "\"Ho\"")
+                .utf8)
         #expect(direct(altered) != nil)
         #expect(throws: AISyncError.self) { try Version(journalLine: altered[...], verifyingID: true) }
         #expect(try Version(journalLine: altered[...], verifyingID: false).id == v.id)
@@ -153,18 +183,25 @@ struct CanonicalLineTests {
 
     @Test("Leading zeros, duplicate or unsorted clock entries and format 1 lines are not read directly")
     func strictForms() throws {
-        let a = LineMaker.devices[0].rawValue, b = LineMaker.devices[1].rawValue
-        let v = Version(record: RecordID("chat-1")!, kind: .chat, clock: VectorClock([LineMaker.devices[0]: 2, LineMaker.devices[1]: 3]),
-                        time: HybridLogicalTime(wall: 5), device: LineMaker.devices[0], ops: [.delete])
+        let a = LineMaker.devices[0].rawValue
+        let b = LineMaker.devices[1].rawValue
+        let v = Version(
+            record: RecordID("chat-1")!, kind: .chat,
+            clock: VectorClock([LineMaker.devices[0]: 2, LineMaker.devices[1]: 3]),
+            time: HybridLogicalTime(wall: 5), device: LineMaker.devices[0], ops: [.delete])
         let canonical = String(decoding: v.json.canonicalBytes, as: UTF8.self)
         #expect(direct(Array(canonical.utf8)) == v)
-        for (from, to) in [("\"\(a)\":2", "\"\(a)\":02"), ("\"\(b)\":3", "\"\(a)\":3"),
-                           ("{\"\(a)\":2,\"\(b)\":3}", "{\"\(b)\":3,\"\(a)\":2}"), ("\"v\":2", "\"v\":1"), ("\"c\":0", "\"c\":-0")] {
+        for (from, to) in [
+            ("\"\(a)\":2", "\"\(a)\":02"), ("\"\(b)\":3", "\"\(a)\":3"),
+            ("{\"\(a)\":2,\"\(b)\":3}", "{\"\(b)\":3,\"\(a)\":2}"), ("\"v\":2", "\"v\":1"), ("\"c\":0", "\"c\":-0"),
+        ] {
             let other = Array(canonical.replacingOccurrences(of: from, with: to).utf8)
             #expect(direct(other) == nil, "\(to)")
         }
-        let legacy = Version(record: RecordID("chat-1")!, kind: .chat, clock: VectorClock([LineMaker.devices[0]: 1]), time: HybridLogicalTime(wall: 5),
-                             device: LineMaker.devices[0], payload: .legacy(body: nil))
+        let legacy = Version(
+            record: RecordID("chat-1")!, kind: .chat, clock: VectorClock([LineMaker.devices[0]: 1]),
+            time: HybridLogicalTime(wall: 5),
+            device: LineMaker.devices[0], payload: .legacy(body: nil))
         #expect(direct(legacy.json.canonicalBytes) == nil)
         #expect(try Version(journalLine: legacy.json.canonicalBytes[...], verifyingID: true) == legacy)
     }
@@ -179,8 +216,9 @@ struct CanonicalLineTests {
         #expect(op(#"{"op":"remove","field":"messages","elem":"m1","value":null}"#) == nil)
         #expect(op(#"{"op":"delete","field":null}"#) == nil)
         #expect(op(#"{"op":"set","field":"title","elem":null,"value":"x"}"#) == nil)
-        #expect(op(#"{"op":"set","field":"title","value":"x","ref":null}"#) == .set(field: "title", value: .inline(.string("x"))))
+        #expect(
+            op(#"{"op":"set","field":"title","value":"x","ref":null}"#)
+                == .set(field: "title", value: .inline(.string("x"))))
         #expect(op(#"{"op":"set","field":"model","value":null}"#) == .set(field: "model", value: .inline(.null)))
     }
 }
-

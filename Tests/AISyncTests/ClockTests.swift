@@ -1,12 +1,13 @@
+import AISync
 import Testing
+
 @testable import AISyncCore
 @testable import AISyncFiles
-@testable import AISyncStore
-@testable import AISyncRemote
 @testable import AISyncImgur
+@testable import AISyncRemote
+@testable import AISyncStore
 @testable import AISyncSync
 @testable import AISyncTesting
-import AISync
 
 // Timestamps, vector clocks, hybrid logical clocks, versions and ids (docs/DESIGN.md §3.4, Schemas/README.md).
 
@@ -22,10 +23,15 @@ private func digest(_ byte: UInt8) -> SHA256Digest { SHA256Digest(bytes: Array(r
 private func clock(_ counters: [DeviceID: Int64]) -> VectorClock { VectorClock(counters) }
 
 /// A valid version to start from; tests alter one thing at a time.
-private func makeVersion(record: String = "chat-1", clock: [DeviceID: Int64] = [deviceA: 3], wall: Int64 = 1_764_417_600_000,
-                         counter: Int64 = 0, device: DeviceID = deviceA, body: SHA256Digest? = SHA256Digest(hex: String(repeating: "b", count: 64))!) -> Version {
-    Version(record: RecordID(record)!, kind: .chat, clock: VectorClock(clock), time: HybridLogicalTime(wall: wall, counter: counter),
-            device: device, payload: .legacy(body: body))
+private func makeVersion(
+    record: String = "chat-1", clock: [DeviceID: Int64] = [deviceA: 3], wall: Int64 = 1_764_417_600_000,
+    counter: Int64 = 0, device: DeviceID = deviceA,
+    body: SHA256Digest? = SHA256Digest(hex: String(repeating: "b", count: 64))!
+) -> Version {
+    Version(
+        record: RecordID(record)!, kind: .chat, clock: VectorClock(clock),
+        time: HybridLogicalTime(wall: wall, counter: counter),
+        device: device, payload: .legacy(body: body))
 }
 
 /// A version's journal line as a mutable dictionary, as read back from disk.
@@ -33,10 +39,14 @@ private func lineObject(_ v: Version) throws -> [String: JSONValue] {
     try #require(try JSONParser.parse(v.json.canonicalBytes).objectValue)
 }
 
-private func expectDamaged(_ object: [String: JSONValue], containing text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+private func expectDamaged(
+    _ object: [String: JSONValue], containing text: String, sourceLocation: SourceLocation = #_sourceLocation
+) {
     do {
         let v = try Version(json: .object(object))
-        Issue.record("accepted a bad line as \(v.shortID); expected an error containing \"\(text)\"", sourceLocation: sourceLocation)
+        Issue.record(
+            "accepted a bad line as \(v.shortID); expected an error containing \"\(text)\"",
+            sourceLocation: sourceLocation)
     } catch {
         #expect(error.code == .damagedData, sourceLocation: sourceLocation)
         #expect(error.message.contains(text), "message was: \(error.message)", sourceLocation: sourceLocation)
@@ -55,19 +65,21 @@ private func expectDamaged(_ object: [String: JSONValue], containing text: Strin
 
 @Suite("Timestamp")
 struct TimestampTests {
-    @Test("Formats and parses known instants", arguments: [
-        (Int64(0), "1970-01-01T00:00:00.000Z"),
-        (-1, "1969-12-31T23:59:59.999Z"),
-        (1_709_164_800_000, "2024-02-29T00:00:00.000Z"),
-        (1_709_251_199_999, "2024-02-29T23:59:59.999Z"),
-        (951_868_800_000, "2000-03-01T00:00:00.000Z"),
-        (-2_203_891_200_000, "1900-03-01T00:00:00.000Z"),
-        (1_795_953_600_000, "2026-11-29T12:00:00.000Z"),
-        (1_795_953_600_007, "2026-11-29T12:00:00.007Z"),
-        (253_402_300_799_999, "9999-12-31T23:59:59.999Z"),
-        (-62_135_596_800_000, "0001-01-01T00:00:00.000Z"),
-        (-62_167_219_200_000, "0000-01-01T00:00:00.000Z"),
-    ])
+    @Test(
+        "Formats and parses known instants",
+        arguments: [
+            (Int64(0), "1970-01-01T00:00:00.000Z"),
+            (-1, "1969-12-31T23:59:59.999Z"),
+            (1_709_164_800_000, "2024-02-29T00:00:00.000Z"),
+            (1_709_251_199_999, "2024-02-29T23:59:59.999Z"),
+            (951_868_800_000, "2000-03-01T00:00:00.000Z"),
+            (-2_203_891_200_000, "1900-03-01T00:00:00.000Z"),
+            (1_795_953_600_000, "2026-11-29T12:00:00.000Z"),
+            (1_795_953_600_007, "2026-11-29T12:00:00.007Z"),
+            (253_402_300_799_999, "9999-12-31T23:59:59.999Z"),
+            (-62_135_596_800_000, "0001-01-01T00:00:00.000Z"),
+            (-62_167_219_200_000, "0000-01-01T00:00:00.000Z"),
+        ])
     func knownInstants(milliseconds: Int64, text: String) throws {
         #expect(Timestamp(milliseconds: milliseconds).iso8601 == text)
         #expect(Timestamp(milliseconds: milliseconds).description == text)
@@ -79,35 +91,37 @@ struct TimestampTests {
         #expect(parsed.milliseconds == milliseconds)
     }
 
-    @Test("Rejects anything but exactly YYYY-MM-DDTHH:MM:SS.mmmZ of a real date", arguments: [
-        "2026-02-30T00:00:00.000Z",   // no such day
-        "2025-02-29T00:00:00.000Z",   // not a leap year
-        "1900-02-29T00:00:00.000Z",   // century, not a leap year
-        "2026-04-31T00:00:00.000Z",
-        "2026-11-29T24:00:00.000Z",   // 24:00 is not allowed
-        "2026-11-29T12:60:00.000Z",
-        "2026-11-29T12:00:60.000Z",   // no leap seconds
-        "2026-13-01T00:00:00.000Z",
-        "2026-00-10T00:00:00.000Z",
-        "2026-11-00T00:00:00.000Z",
-        "2026-11-29T12:00:00.000",    // missing Z
-        "2026-11-29T12:00:00.000z",
-        "2026-11-29T12:00:00.000+00:00",
-        "2026-11-29T12:00:00Z",       // no milliseconds
-        "2026-11-29T12:00:00.0000Z",  // too long
-        "2026-11-29T12:00:00.00Z",
-        "2026-11-29 12:00:00.000Z",
-        "2026-11-29t12:00:00.000Z",
-        "2026/11/29T12:00:00.000Z",
-        "2026-11-29T12:00:00,000Z",
-        "+026-11-29T12:00:00.000Z",
-        "-026-11-29T12:00:00.000Z",
-        "2026-1a-29T12:00:00.000Z",
-        " 2026-11-29T12:00:00.000Z",
-        "2026-11-29T12:00:00.000Z ",
-        "２026-11-29T12:00:00.000Z",   // full-width digit
-        "",
-    ])
+    @Test(
+        "Rejects anything but exactly YYYY-MM-DDTHH:MM:SS.mmmZ of a real date",
+        arguments: [
+            "2026-02-30T00:00:00.000Z",  // no such day
+            "2025-02-29T00:00:00.000Z",  // not a leap year
+            "1900-02-29T00:00:00.000Z",  // century, not a leap year
+            "2026-04-31T00:00:00.000Z",
+            "2026-11-29T24:00:00.000Z",  // 24:00 is not allowed
+            "2026-11-29T12:60:00.000Z",
+            "2026-11-29T12:00:60.000Z",  // no leap seconds
+            "2026-13-01T00:00:00.000Z",
+            "2026-00-10T00:00:00.000Z",
+            "2026-11-00T00:00:00.000Z",
+            "2026-11-29T12:00:00.000",  // missing Z
+            "2026-11-29T12:00:00.000z",
+            "2026-11-29T12:00:00.000+00:00",
+            "2026-11-29T12:00:00Z",  // no milliseconds
+            "2026-11-29T12:00:00.0000Z",  // too long
+            "2026-11-29T12:00:00.00Z",
+            "2026-11-29 12:00:00.000Z",
+            "2026-11-29t12:00:00.000Z",
+            "2026/11/29T12:00:00.000Z",
+            "2026-11-29T12:00:00,000Z",
+            "+026-11-29T12:00:00.000Z",
+            "-026-11-29T12:00:00.000Z",
+            "2026-1a-29T12:00:00.000Z",
+            " 2026-11-29T12:00:00.000Z",
+            "2026-11-29T12:00:00.000Z ",
+            "２026-11-29T12:00:00.000Z",  // full-width digit
+            "",
+        ])
     func rejects(text: String) {
         #expect(Timestamp(iso8601: text) == nil, "accepted \(text)")
     }
@@ -141,24 +155,27 @@ struct TimestampTests {
 struct VectorClockTests {
     enum Order: String, Sendable { case equal, before, after, concurrent }
 
-    @Test("Partial order table", arguments: [
-        ([:], [:], Order.equal),
-        ([deviceA: 1], [deviceA: 1], .equal),
-        ([deviceA: 2, deviceB: 1], [deviceB: 1, deviceA: 2], .equal),
-        ([:], [deviceA: 1], .before),
-        ([deviceA: 1], [:], .after),
-        ([deviceA: 1], [deviceA: 2], .before),
-        ([deviceA: 1], [deviceA: 1, deviceB: 1], .before),
-        ([deviceA: 2, deviceB: 3], [deviceA: 2, deviceB: 4, deviceC: 1], .before),
-        ([deviceA: 3], [deviceA: 2], .after),
-        ([deviceA: 1, deviceB: 1], [deviceA: 1], .after),
-        ([deviceA: 1], [deviceB: 1], .concurrent),
-        ([deviceA: 2, deviceB: 1], [deviceA: 1, deviceB: 2], .concurrent),
-        ([deviceA: 2], [deviceA: 1, deviceB: 1], .concurrent),
-        ([deviceA: 1, deviceC: 5], [deviceA: 1, deviceB: 5], .concurrent),
-    ] as [([DeviceID: Int64], [DeviceID: Int64], Order)])
+    @Test(
+        "Partial order table",
+        arguments: [
+            ([:], [:], Order.equal),
+            ([deviceA: 1], [deviceA: 1], .equal),
+            ([deviceA: 2, deviceB: 1], [deviceB: 1, deviceA: 2], .equal),
+            ([:], [deviceA: 1], .before),
+            ([deviceA: 1], [:], .after),
+            ([deviceA: 1], [deviceA: 2], .before),
+            ([deviceA: 1], [deviceA: 1, deviceB: 1], .before),
+            ([deviceA: 2, deviceB: 3], [deviceA: 2, deviceB: 4, deviceC: 1], .before),
+            ([deviceA: 3], [deviceA: 2], .after),
+            ([deviceA: 1, deviceB: 1], [deviceA: 1], .after),
+            ([deviceA: 1], [deviceB: 1], .concurrent),
+            ([deviceA: 2, deviceB: 1], [deviceA: 1, deviceB: 2], .concurrent),
+            ([deviceA: 2], [deviceA: 1, deviceB: 1], .concurrent),
+            ([deviceA: 1, deviceC: 5], [deviceA: 1, deviceB: 5], .concurrent),
+        ] as [([DeviceID: Int64], [DeviceID: Int64], Order)])
     func order(lhs: [DeviceID: Int64], rhs: [DeviceID: Int64], expected: Order) {
-        let x = clock(lhs), y = clock(rhs)
+        let x = clock(lhs)
+        let y = clock(rhs)
         // `isDescendant(of:)` means "has seen everything the other has" (x ≥ y).
         #expect(x.isDescendant(of: y) == (expected == .equal || expected == .after))
         #expect(y.isDescendant(of: x) == (expected == .equal || expected == .before))
@@ -181,7 +198,8 @@ struct VectorClockTests {
 
     @Test("Join is component-wise max; empty is its identity")
     func join() {
-        let x = clock([deviceA: 3, deviceB: 1]), y = clock([deviceB: 4, deviceC: 2])
+        let x = clock([deviceA: 3, deviceB: 1])
+        let y = clock([deviceB: 4, deviceC: 2])
         #expect(x.joined(with: y) == clock([deviceA: 3, deviceB: 4, deviceC: 2]))
         #expect(x.joined(with: VectorClock()) == x)
         #expect(VectorClock().joined(with: VectorClock()) == VectorClock())
@@ -216,9 +234,11 @@ struct VectorClockTests {
         let x = clock([deviceA: 3, deviceB: 1])
         #expect(try VectorClock(json: x.json) == x)
         #expect(x.json.canonicalString == "{\"\(deviceA)\":3,\"\(deviceB)\":1}")
-        for bad: JSONValue in [.object([:]), .null, .array([]), .object([deviceA.rawValue: .int(0)]),
-                               .object([deviceA.rawValue: .int(-1)]), .object([deviceA.rawValue: .string("1")]),
-                               .object(["A" + String(repeating: "a", count: 31): .int(1)]), .object(["laptop": .int(1)])] {
+        for bad: JSONValue in [
+            .object([:]), .null, .array([]), .object([deviceA.rawValue: .int(0)]),
+            .object([deviceA.rawValue: .int(-1)]), .object([deviceA.rawValue: .string("1")]),
+            .object(["A" + String(repeating: "a", count: 31): .int(1)]), .object(["laptop": .int(1)]),
+        ] {
             #expect(throws: AISyncError.self, "\(bad.canonicalString)") { try VectorClock(json: bad) }
         }
     }
@@ -290,8 +310,12 @@ struct HybridLogicalTimeTests {
     @Test("Receiving an older remote time still moves forward")
     func receivePast() {
         let local = HybridLogicalTime(wall: 5_000, counter: 0)
-        #expect(local.receiving(HybridLogicalTime(wall: 10, counter: 99), now: 4_000) == HybridLogicalTime(wall: 5_000, counter: 1))
-        #expect(local.receiving(HybridLogicalTime(wall: 10, counter: 99), now: 6_000) == HybridLogicalTime(wall: 6_000, counter: 0))
+        #expect(
+            local.receiving(HybridLogicalTime(wall: 10, counter: 99), now: 4_000)
+                == HybridLogicalTime(wall: 5_000, counter: 1))
+        #expect(
+            local.receiving(HybridLogicalTime(wall: 10, counter: 99), now: 6_000)
+                == HybridLogicalTime(wall: 6_000, counter: 0))
         let sameWall = HybridLogicalTime(wall: 5_000, counter: 9)
         #expect(local.receiving(sameWall, now: 4_000) == HybridLogicalTime(wall: 5_000, counter: 10))
     }
@@ -304,9 +328,11 @@ struct HybridLogicalTimeTests {
         #expect(t.json.canonicalString == "{\"c\":3,\"t\":1795953600000}")
         #expect(try HybridLogicalTime(json: t.json) == t)
         #expect(t.description == "2026-11-29T12:00:00.000Z+3")
-        for bad: JSONValue in [.object(["t": .int(-1), "c": .int(0)]), .object(["t": .int(1), "c": .int(-1)]),
-                               .object(["t": .int(1)]), .object(["t": .int(1), "c": .int(0), "x": .int(0)]),
-                               .object(["t": .string("1"), "c": .int(0)])] {
+        for bad: JSONValue in [
+            .object(["t": .int(-1), "c": .int(0)]), .object(["t": .int(1), "c": .int(-1)]),
+            .object(["t": .int(1)]), .object(["t": .int(1), "c": .int(0), "x": .int(0)]),
+            .object(["t": .string("1"), "c": .int(0)]),
+        ] {
             #expect(throws: AISyncError.self, "\(bad.canonicalString)") { try HybridLogicalTime(json: bad) }
         }
     }
@@ -318,14 +344,17 @@ struct HybridLogicalTimeTests {
 struct VersionTests {
     @Test("The id is the sha256 of the canonical line without the id (known answer)")
     func knownAnswerID() throws {
-        let a = String(repeating: "a", count: 32), b = String(repeating: "b", count: 64)
+        let a = String(repeating: "a", count: 32)
+        let b = String(repeating: "b", count: 64)
         let live = makeVersion()
         #expect(live.id.hex == "e3832edf1e60b1676ab006d4a59fbc885ff1b83c67c16b430aa870500a903199")
         #expect(live.shortID == "e3832edf1e60")
         var object = try lineObject(live)
         #expect(object.removeValue(forKey: "id") == .string(live.id.hex))
-        #expect(JSONValue.object(object).canonicalString ==
-                "{\"body\":\"\(b)\",\"clock\":{\"\(a)\":3},\"deleted\":false,\"device\":\"\(a)\",\"hlc\":{\"c\":0,\"t\":1764417600000},\"kind\":\"chat\",\"record\":\"chat-1\",\"v\":1}")
+        #expect(
+            JSONValue.object(object).canonicalString
+                == "{\"body\":\"\(b)\",\"clock\":{\"\(a)\":3},\"deleted\":false,\"device\":\"\(a)\",\"hlc\":{\"c\":0,\"t\":1764417600000},\"kind\":\"chat\",\"record\":\"chat-1\",\"v\":1}"
+        )
         #expect(SHA256.hash(JSONValue.object(object).canonicalBytes) == live.id)
 
         let tomb = makeVersion(body: nil)
@@ -339,10 +368,14 @@ struct VersionTests {
         let base = makeVersion()
         #expect(makeVersion().id == base.id)
         let variants = [
-            makeVersion(record: "chat-2"), makeVersion(clock: [deviceA: 4]), makeVersion(clock: [deviceA: 3, deviceB: 1]),
-            makeVersion(wall: 1_764_417_600_001), makeVersion(counter: 1), makeVersion(clock: [deviceB: 3], device: deviceB),
+            makeVersion(record: "chat-2"), makeVersion(clock: [deviceA: 4]),
+            makeVersion(clock: [deviceA: 3, deviceB: 1]),
+            makeVersion(wall: 1_764_417_600_001), makeVersion(counter: 1),
+            makeVersion(clock: [deviceB: 3], device: deviceB),
             makeVersion(body: digest(1)), makeVersion(body: nil),
-            Version(record: base.record, kind: .story, clock: base.clock, time: base.time, device: base.device, payload: base.payload),
+            Version(
+                record: base.record, kind: .story, clock: base.clock, time: base.time, device: base.device,
+                payload: base.payload),
         ]
         #expect(Set(variants.map(\.id)).count == variants.count)
         #expect(!variants.map(\.id).contains(base.id))
@@ -354,13 +387,18 @@ struct VersionTests {
         for n in 0..<50 {
             let devices = [deviceA, deviceB, deviceC]
             var counters: [DeviceID: Int64] = [:]
-            for d in devices where Bool.random(using: &rng) { counters[d] = Int64.random(in: 1...1_000_000, using: &rng) }
+            for d in devices where Bool.random(using: &rng) {
+                counters[d] = Int64.random(in: 1...1_000_000, using: &rng)
+            }
             let device = devices.randomElement(using: &rng)!
             counters[device] = Int64.random(in: 1...50, using: &rng)
             let kind = RecordKind.allCases.randomElement(using: &rng)!
-            let v = Version(record: RecordID("\(kind.rawValue)-\(n)")!, kind: kind, clock: VectorClock(counters),
-                            time: HybridLogicalTime(wall: Int64.random(in: 0...Int64.max / 2, using: &rng), counter: Int64.random(in: 0...9, using: &rng)),
-                            device: device, payload: .legacy(body: deleted ? nil : digest(UInt8(n))))
+            let v = Version(
+                record: RecordID("\(kind.rawValue)-\(n)")!, kind: kind, clock: VectorClock(counters),
+                time: HybridLogicalTime(
+                    wall: Int64.random(in: 0...Int64.max / 2, using: &rng),
+                    counter: Int64.random(in: 0...9, using: &rng)),
+                device: device, payload: .legacy(body: deleted ? nil : digest(UInt8(n))))
             let bytes = v.json.canonicalBytes
             let back = try Version(json: JSONParser.parse(bytes))
             #expect(back == v)
@@ -368,11 +406,14 @@ struct VersionTests {
         }
     }
 
-    @Test("A version whose kind is not its id's kind is refused, even with a valid id (a forged story of a chat)", arguments: RecordKind.allCases)
+    @Test(
+        "A version whose kind is not its id's kind is refused, even with a valid id (a forged story of a chat)",
+        arguments: RecordKind.allCases)
     func kindMustMatchID(kind: RecordKind) throws {
         for other in RecordKind.allCases where other != kind {
-            let forged = Version(record: RecordID("\(kind.rawValue)-1")!, kind: other, clock: VectorClock([deviceA: 1]),
-                                 time: HybridLogicalTime(wall: 1), device: deviceA, payload: .legacy(body: nil))
+            let forged = Version(
+                record: RecordID("\(kind.rawValue)-1")!, kind: other, clock: VectorClock([deviceA: 1]),
+                time: HybridLogicalTime(wall: 1), device: deviceA, payload: .legacy(body: nil))
             expectDamaged(try lineObject(forged), containing: "is not a \(other.rawValue) id")
         }
     }
@@ -380,12 +421,14 @@ struct VersionTests {
     @Test("An altered line is detected by its id")
     func alteredLine() throws {
         let v = makeVersion()
-        for (key, value) in [("hlc", JSONValue.object(["t": .int(1_764_417_600_000), "c": .int(1)])),
-                             ("clock", .object([deviceA.rawValue: .int(4)])),
-                             ("body", .string(digest(7).hex)),
-                             ("kind", .string("story")),
-                             ("record", .string("chat-2")),
-                             ("id", .string(digest(9).hex))] {
+        for (key, value) in [
+            ("hlc", JSONValue.object(["t": .int(1_764_417_600_000), "c": .int(1)])),
+            ("clock", .object([deviceA.rawValue: .int(4)])),
+            ("body", .string(digest(7).hex)),
+            ("kind", .string("story")),
+            ("record", .string("chat-2")),
+            ("id", .string(digest(9).hex)),
+        ] {
             var line = try lineObject(v)
             line[key] = value
             // Another kind is refused before the id is even checked: ids carry their kind.
@@ -398,15 +441,20 @@ struct VersionTests {
         expectDamaged(line, containing: "altered")
     }
 
-    @Test("A line is verified from its bytes: a canonical one by hashing it without its id, any other by encoding it again")
+    @Test(
+        "A line is verified from its bytes: a canonical one by hashing it without its id, any other by encoding it again"
+    )
     func verifiedFromBytes() throws {
-        let v = Version(record: RecordID("chat-1")!, kind: .chat, clock: VectorClock([deviceA: 2]), time: HybridLogicalTime(wall: 5),
-                        device: deviceA, ops: [.set(field: "title", value: .inline(.string("Hi \"there\"")))])
+        let v = Version(
+            record: RecordID("chat-1")!, kind: .chat, clock: VectorClock([deviceA: 2]),
+            time: HybridLogicalTime(wall: 5),
+            device: deviceA, ops: [.set(field: "title", value: .inline(.string("Hi \"there\"")))])
         let canonical = v.json.canonicalBytes
         #expect(Version.hashWithoutID(canonical[...], id: v.id) == v.id)
         #expect(try Version(json: JSONParser.parse(canonical), line: canonical[...]) == v)
         // Not canonical (spaces after the separators): the fast hash misses, the full check passes it.
-        let spaced = Array(String(decoding: canonical, as: UTF8.self).replacingOccurrences(of: "\",\"", with: "\", \"").utf8)
+        let spaced = Array(
+            String(decoding: canonical, as: UTF8.self).replacingOccurrences(of: "\",\"", with: "\", \"").utf8)
         #expect(Version.hashWithoutID(spaced[...], id: v.id) != v.id)
         #expect(try Version(json: JSONParser.parse(spaced), line: spaced[...]) == v)
         // One byte of the title changed: refused by both checks.
@@ -439,27 +487,31 @@ struct VersionTests {
         expectDamaged(try lineObject(v), containing: "no entry for its own device")
     }
 
-    @Test("Malformed fields are rejected", arguments: [
-        ("device", JSONValue.string("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), "device id"),
-        ("device", .string(String(repeating: "a", count: 31)), "device id"),
-        ("device", .string(String(repeating: "g", count: 32)), "device id"),
-        ("record", .string("Chat-1"), "invalid record id"),
-        ("record", .string("-chat"), "invalid record id"),
-        ("kind", .string("video"), "unknown kind"),
-        ("v", .int(3), "format 3 is unknown"),
-        ("clock", .object([:]), "non-empty"),
-        ("clock", .object([String(repeating: "a", count: 32): .int(0)]), "≥ 1"),
-        ("hlc", .object(["t": .int(-5), "c": .int(0)]), "≥ 0"),
-        ("body", .string("BB"), "sha256"),
-        ("extra", .int(1), "unknown field \"extra\""),
-    ] as [(String, JSONValue, String)])
+    @Test(
+        "Malformed fields are rejected",
+        arguments: [
+            ("device", JSONValue.string("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"), "device id"),
+            ("device", .string(String(repeating: "a", count: 31)), "device id"),
+            ("device", .string(String(repeating: "g", count: 32)), "device id"),
+            ("record", .string("Chat-1"), "invalid record id"),
+            ("record", .string("-chat"), "invalid record id"),
+            ("kind", .string("video"), "unknown kind"),
+            ("v", .int(3), "format 3 is unknown"),
+            ("clock", .object([:]), "non-empty"),
+            ("clock", .object([String(repeating: "a", count: 32): .int(0)]), "≥ 1"),
+            ("hlc", .object(["t": .int(-5), "c": .int(0)]), "≥ 0"),
+            ("body", .string("BB"), "sha256"),
+            ("extra", .int(1), "unknown field \"extra\""),
+        ] as [(String, JSONValue, String)])
     func malformed(key: String, value: JSONValue, message: String) throws {
         var line = try lineObject(makeVersion())
         line[key] = value
         expectDamaged(line, containing: message)
     }
 
-    @Test("A line missing a required field is rejected", arguments: ["v", "record", "kind", "clock", "hlc", "device", "deleted", "id"])
+    @Test(
+        "A line missing a required field is rejected",
+        arguments: ["v", "record", "kind", "clock", "hlc", "device", "deleted", "id"])
     func missingField(key: String) throws {
         var line = try lineObject(makeVersion())
         line.removeValue(forKey: key)
@@ -474,7 +526,8 @@ struct VersionTests {
         let tieA = makeVersion(clock: [deviceA: 1], wall: 10, device: deviceA)
         let tieB = makeVersion(clock: [deviceB: 1], wall: 10, device: deviceB)
         #expect(tieB.winsOver(tieA) && !tieA.winsOver(tieB))
-        let x = makeVersion(body: digest(1)), y = makeVersion(body: digest(2))
+        let x = makeVersion(body: digest(1))
+        let y = makeVersion(body: digest(2))
         #expect(x.winsOver(y) != y.winsOver(x))
         #expect(!x.winsOver(x))
     }
@@ -484,15 +537,23 @@ struct VersionTests {
 
 @Suite("Identifiers")
 struct IdentifierTests {
-    @Test("Valid record ids", arguments: ["a", "0", "chat-1", "chat-3f9a1c2b4d5e6f70", "a-", "a--b", "9-z",
-                                          String(repeating: "a", count: 64), "z" + String(repeating: "-", count: 63)])
+    @Test(
+        "Valid record ids",
+        arguments: [
+            "a", "0", "chat-1", "chat-3f9a1c2b4d5e6f70", "a-", "a--b", "9-z",
+            String(repeating: "a", count: 64), "z" + String(repeating: "-", count: 63),
+        ])
     func validRecordIDs(text: String) throws {
         let id = try #require(RecordID(text))
         #expect(id.rawValue == text && id.description == text)
     }
 
-    @Test("Invalid record ids", arguments: ["", "-a", "A", "Chat-1", "a_b", "a b", "a.b", "a/b", "é", "chat-é",
-                                            String(repeating: "a", count: 65), " a", "a\n", "a\u{0}", "ａ"])
+    @Test(
+        "Invalid record ids",
+        arguments: [
+            "", "-a", "A", "Chat-1", "a_b", "a b", "a.b", "a/b", "é", "chat-é",
+            String(repeating: "a", count: 65), " a", "a\n", "a\u{0}", "ａ",
+        ])
     func invalidRecordIDs(text: String) {
         #expect(RecordID(text) == nil, "accepted \(text.debugDescription)")
     }
@@ -504,16 +565,18 @@ struct IdentifierTests {
         #expect(RecordID("a")! < RecordID("a-")!)
     }
 
-    @Test("Device ids are 32 lowercase hex characters", arguments: [
-        (String(repeating: "0", count: 32), true),
-        ("0123456789abcdef0123456789abcdef", true),
-        (String(repeating: "a", count: 31), false),
-        (String(repeating: "a", count: 33), false),
-        ("0123456789ABCDEF0123456789abcdef", false),
-        (String(repeating: "g", count: 32), false),
-        ("", false),
-        ("0123456789abcdef-123456789abcdef", false),
-    ])
+    @Test(
+        "Device ids are 32 lowercase hex characters",
+        arguments: [
+            (String(repeating: "0", count: 32), true),
+            ("0123456789abcdef0123456789abcdef", true),
+            (String(repeating: "a", count: 31), false),
+            (String(repeating: "a", count: 33), false),
+            ("0123456789ABCDEF0123456789abcdef", false),
+            (String(repeating: "g", count: 32), false),
+            ("", false),
+            ("0123456789abcdef-123456789abcdef", false),
+        ])
     func deviceIDs(text: String, valid: Bool) {
         #expect((DeviceID(text) != nil) == valid)
         if valid { #expect(DeviceID(text)?.short == String(text.prefix(8))) }

@@ -1,6 +1,6 @@
+import AISyncCore
 import Foundation
 import Testing
-import AISyncCore
 
 /// Snapshots and compaction (docs/DESIGN.md §5.7) on every kind of remote: a new device
 /// restores from the newest snapshot plus what came after it; a device offline across a
@@ -21,7 +21,9 @@ struct CompactionTests {
             try await laptop.sync("push")
         }
         let shown = try await Scenario.show(laptop, chats[0])
-        let goes = (shown["messages"] as? [[String: Any]] ?? []).first { $0["text"] as? String == "a message that goes" }?["id"] as? String
+        let goes =
+            (shown["messages"] as? [[String: Any]] ?? []).first { $0["text"] as? String == "a message that goes" }?[
+                "id"] as? String
         try await laptop.ok(["chat", "rm", chats[0], try #require(goes)])
         try await laptop.ok(["rm", chats[3]])
         try await laptop.sync("push")
@@ -32,18 +34,23 @@ struct CompactionTests {
         try String(contentsOfFile: "\(device.store.path)/journal.jsonl", encoding: .utf8).split(separator: "\n").count
     }
 
-    @Test("a new device restores from the snapshot; one offline across the compaction falls back to it; nothing lost",
-          arguments: RemoteKind.allCases)
+    @Test(
+        "a new device restores from the snapshot; one offline across the compaction falls back to it; nothing lost",
+        arguments: RemoteKind.allCases)
     func restoreAndFallBack(_ kind: RemoteKind) async throws {
         let remote = try await TestServer.require(kind).freshRemote("compact")
         let laptop = try await Device.make("laptop", remote: remote)
         let phone = try await Device.make("phone", remote: remote)
         let tablet = try await Device.make("tablet", remote: remote)
-        defer { laptop.remove(); phone.remove(); tablet.remove() }
+        defer {
+            laptop.remove()
+            phone.remove()
+            tablet.remove()
+        }
 
         try await laptop.ok(["chat", "new", "--title", "before the phone went offline"])
         try await laptop.sync("push")
-        try await phone.sync()   // then the phone stays offline for a while
+        try await phone.sync()  // then the phone stays offline for a while
         let chats = try await makeHistory(on: laptop, rounds: 4)
 
         let report = try CLIJSON.object(await laptop.run(["compact", "--grace", "0", "--json"]))
@@ -75,19 +82,30 @@ struct CompactionTests {
         let remote = try await TestServer.require(.folder).freshRemote("compact-grace")
         let laptop = try await Device.make("laptop", remote: remote)
         let tablet = try await Device.make("tablet", remote: remote)
-        defer { laptop.remove(); tablet.remove() }
+        defer {
+            laptop.remove()
+            tablet.remove()
+        }
         _ = try await makeHistory(on: laptop, rounds: 3)
         let folder = try #require(remote.folderPath)
-        let segments = try FileManager.default.subpathsOfDirectory(atPath: "\(folder)/segments").filter { $0.hasSuffix(".seg") }
+        let segments = try FileManager.default.subpathsOfDirectory(atPath: "\(folder)/segments").filter {
+            $0.hasSuffix(".seg")
+        }
         let report = try CLIJSON.object(await laptop.run(["compact", "--json"]))
         #expect(report["removedSegments"] as? Int == 0 && report["removedSnapshotParts"] as? Int == 0, "\(report)")
-        #expect(try FileManager.default.subpathsOfDirectory(atPath: "\(folder)/segments").filter { $0.hasSuffix(".seg") } == segments)
+        #expect(
+            try FileManager.default.subpathsOfDirectory(atPath: "\(folder)/segments").filter { $0.hasSuffix(".seg") }
+                == segments)
         let manifest = try String(contentsOfFile: "\(folder)/aisync.json", encoding: .utf8)
         #expect(manifest.contains("\"format\":3"), "a remote with snapshots tells older aisync to upgrade: \(manifest)")
         // A second compaction past the grace period (0 days) removes the segments and the first snapshot.
-        try await laptop.ok(["rename", try #require(try await laptop.list(deleted: false).first?["id"] as? String), "one more"])
+        try await laptop.ok([
+            "rename", try #require(try await laptop.list(deleted: false).first?["id"] as? String), "one more",
+        ])
         let second = try CLIJSON.object(await laptop.run(["compact", "--grace", "0", "--json"]))
-        #expect(second["snapshot"] as? Int == 2 && second["removedSnapshotParts"] as? Int == 1 && second["removedSegments"] as? Int ?? 0 > 0, "\(second)")
+        #expect(
+            second["snapshot"] as? Int == 2 && second["removedSnapshotParts"] as? Int == 1
+                && second["removedSegments"] as? Int ?? 0 > 0, "\(second)")
         let restore = try await tablet.sync()
         #expect(restore["segments"] as? Int == 1, "one snapshot part, no segment: \(restore)")
         try await Converge.expectIdentical([laptop, tablet], "after two compactions")
@@ -95,16 +113,23 @@ struct CompactionTests {
         await remote.remove()
     }
 
-    @Test("a push past AISYNC_AUTO_COMPACT_BYTES writes a snapshot by itself (not the first upload), and the next only once it pushed more than that")
+    @Test(
+        "a push past AISYNC_AUTO_COMPACT_BYTES writes a snapshot by itself (not the first upload), and the next only once it pushed more than that"
+    )
     func automaticSnapshots() async throws {
         let remote = try await TestServer.require(.folder).freshRemote("compact-auto")
         var laptop = try await Device.make("laptop", remote: remote)
         let tablet = try await Device.make("tablet", remote: remote)
-        defer { laptop.remove(); tablet.remove() }
+        defer {
+            laptop.remove()
+            tablet.remove()
+        }
         laptop.environment["AISYNC_AUTO_COMPACT_BYTES"] = "1"
         let folder = try #require(remote.folderPath)
         func snapshots() -> [String] {
-            ((try? FileManager.default.subpathsOfDirectory(atPath: "\(folder)/snapshots")) ?? []).filter { $0.hasSuffix(".snap") }.sorted()
+            ((try? FileManager.default.subpathsOfDirectory(atPath: "\(folder)/snapshots")) ?? []).filter {
+                $0.hasSuffix(".snap")
+            }.sorted()
         }
         let chat = try await laptop.ok(["chat", "new", "--title", "a chat with a long first message"])
         try await laptop.ok(["chat", "say", chat, "--role", "user", String(repeating: "long ", count: 400)])
@@ -117,7 +142,10 @@ struct CompactionTests {
         try await laptop.ok(["rename", chat, "x"])
         try await laptop.sync("push")
         #expect(snapshots().count == 1, "\(snapshots())")
-        let head = try String(contentsOfFile: try #require(FileManager.default.subpathsOfDirectory(atPath: "\(folder)/heads").first.map { "\(folder)/heads/\($0)" }), encoding: .utf8)
+        let head = try String(
+            contentsOfFile: try #require(
+                FileManager.default.subpathsOfDirectory(atPath: "\(folder)/heads").first.map { "\(folder)/heads/\($0)" }
+            ), encoding: .utf8)
         #expect(head.contains("\"snapshot\":{"), "the head still names the snapshot after a push: \(head)")
         try await tablet.sync()
         try await Converge.expectIdentical([laptop, tablet], "after an automatic snapshot")
@@ -133,7 +161,10 @@ struct CompactionTests {
         let remote = try await TestServer.require(.folder).freshRemote("compact-backup")
         let laptop = try await Device.make("laptop", remote: remote)
         let phone = try await Device.make("phone", remote: remote)
-        defer { laptop.remove(); phone.remove() }
+        defer {
+            laptop.remove()
+            phone.remove()
+        }
         let chat = try await laptop.ok(["chat", "new", "--title", "before the backup"])
         try await laptop.sync("push")
         let backup = "\(laptop.store.directory)/backup"
@@ -152,18 +183,25 @@ struct CompactionTests {
         let shown = try await Scenario.show(phone, chat)
         #expect(shown["title"] as? String == "renamed after the backup")
         #expect((shown["messages"] as? [[String: Any]])?.compactMap { $0["text"] as? String } == ["after the backup"])
-        #expect(try await phone.list(deleted: false).contains { $0["title"] as? String == "written on the restored store" })
+        #expect(
+            try await phone.list(deleted: false).contains { $0["title"] as? String == "written on the restored store" })
         for d in [laptop, phone] { try await d.ok(["fsck"]) }
         await remote.remove()
     }
 
-    @Test("two devices compacting at once: both snapshots are valid and every device converges", arguments: RemoteKind.allCases)
+    @Test(
+        "two devices compacting at once: both snapshots are valid and every device converges",
+        arguments: RemoteKind.allCases)
     func twoDevicesCompactAtOnce(_ kind: RemoteKind) async throws {
         let remote = try await TestServer.require(kind).freshRemote("compact-race")
         let laptop = try await Device.make("laptop", remote: remote)
         let phone = try await Device.make("phone", remote: remote)
         let tablet = try await Device.make("tablet", remote: remote)
-        defer { laptop.remove(); phone.remove(); tablet.remove() }
+        defer {
+            laptop.remove()
+            phone.remove()
+            tablet.remove()
+        }
         let chats = try await makeHistory(on: laptop, rounds: 2)
         try await phone.sync()
         try await phone.ok(["rename", chats[1], "renamed on the phone"])
@@ -181,18 +219,23 @@ struct CompactionTests {
         await remote.remove()
     }
 
-    @Test("orphan pictures on the remote are removed only by a later sweep, past the grace period; named ones and odd files stay; a push never sweeps",
-          arguments: RemoteKind.allCases)
+    @Test(
+        "orphan pictures on the remote are removed only by a later sweep, past the grace period; named ones and odd files stay; a push never sweeps",
+        arguments: RemoteKind.allCases)
     func orphanPictures(_ kind: RemoteKind) async throws {
         let remote = try await TestServer.require(kind).freshRemote("compact-orphans")
         var laptop = try await Device.make("laptop", remote: remote)
         let tablet = try await Device.make("tablet", remote: remote)
-        defer { laptop.remove(); tablet.remove() }
+        defer {
+            laptop.remove()
+            tablet.remove()
+        }
         let png = CLIHarness.makeTemporaryDirectory() + "/kept.png"
         try Data(SyncEngineTests.pngBytes).write(to: URL(fileURLWithPath: png))
         try await laptop.ok(["image", "add", png, "--prompt", "a picture a record names"])
         try await laptop.sync("push")
-        let kept = "objects/\(SHA256.hash(SyncEngineTests.pngBytes).hex.prefix(2))/\(SHA256.hash(SyncEngineTests.pngBytes).hex)"
+        let kept =
+            "objects/\(SHA256.hash(SyncEngineTests.pngBytes).hex.prefix(2))/\(SHA256.hash(SyncEngineTests.pngBytes).hex)"
         #expect(try await remote.fileExists(kept), "\(kind): the picture was pushed")
         // What a push killed between its picture and its segment leaves, and a file that is
         // not an object at all.
@@ -205,7 +248,9 @@ struct CompactionTests {
 
         // The snapshot a push writes by itself does not sweep: that push has not pulled.
         laptop.environment["AISYNC_AUTO_COMPACT_BYTES"] = "1"
-        try await laptop.ok(["rename", try #require(try await laptop.list(deleted: false).first?["id"] as? String), "renamed"])
+        try await laptop.ok([
+            "rename", try #require(try await laptop.list(deleted: false).first?["id"] as? String), "renamed",
+        ])
         try await laptop.sync("push")
         laptop.environment["AISYNC_AUTO_COMPACT_BYTES"] = nil
         let checkpoint = try String(contentsOfFile: "\(laptop.store.path)/sync/origin.json", encoding: .utf8)
@@ -213,13 +258,17 @@ struct CompactionTests {
 
         let first = try CLIJSON.object(await laptop.run(["compact", "--json"]))
         guard kind != .nginx else {
-            #expect(first["sweptOrphans"] as? Bool == false && first["removedOrphans"] as? Int == 0, "plain HTTP cannot list: \(first)")
+            #expect(
+                first["sweptOrphans"] as? Bool == false && first["removedOrphans"] as? Int == 0,
+                "plain HTTP cannot list: \(first)")
             #expect(try await remote.fileExists(orphan))
             await remote.remove()
             return
         }
-        #expect(first["sweptOrphans"] as? Bool == true && first["removedOrphans"] as? Int == 0 && first["waitingOrphans"] as? Int == 1,
-                "\(kind): found, kept for the grace period: \(first)")
+        #expect(
+            first["sweptOrphans"] as? Bool == true && first["removedOrphans"] as? Int == 0
+                && first["waitingOrphans"] as? Int == 1,
+            "\(kind): found, kept for the grace period: \(first)")
         #expect(try await remote.fileExists(orphan))
         // Another orphan appears (a device between its picture and its segment): even with no
         // grace, the sweep that first finds it keeps it.
@@ -246,7 +295,8 @@ struct CompactionTests {
     private func put(_ path: String, _ bytes: Data, on remote: TestRemote) async throws {
         guard remote.kind.isServer else {
             let full = "\(try #require(remote.folderPath))/\(path)"
-            try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try bytes.write(to: URL(fileURLWithPath: full))
             return
         }
@@ -254,7 +304,8 @@ struct CompactionTests {
             var folder = ""
             for part in path.split(separator: "/").dropLast() {
                 folder += "/\(part)"
-                _ = try await RemoteHTTP.send("MKCOL", "\(remote.url)\(folder)/", server: remote.server)   // 405 when it exists
+                // 405 when it exists
+                _ = try await RemoteHTTP.send("MKCOL", "\(remote.url)\(folder)/", server: remote.server)
             }
         }
         let r = try await RemoteHTTP.send("PUT", "\(remote.url)/\(path)", server: remote.server, body: bytes)

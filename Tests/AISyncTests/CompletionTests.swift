@@ -8,9 +8,11 @@ struct CompletionTests {
     /// What bash's completion offers for `line` (the word under the cursor last), with
     /// AISYNC_HOME set to `home`.
     static func complete(_ line: String, home: String) -> CLIResult {
-        let script = "source <(aisync completion bash); COMP_WORDS=(\(line)); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); _aisync; printf '%s\\n' \"${COMPREPLY[@]}\""
+        let script =
+            "source <(aisync completion bash); COMP_WORDS=(\(line)); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); _aisync; printf '%s\\n' \"${COMPREPLY[@]}\""
         var env = CLIHarness.baseEnvironment()
-        env["PATH"] = (CLIHarness.executable as NSString).deletingLastPathComponent + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+        env["PATH"] =
+            (CLIHarness.executable as NSString).deletingLastPathComponent + ":" + (env["PATH"] ?? "/usr/bin:/bin")
         env["AISYNC_HOME"] = home
         return CLIHarness.runProcess("/bin/bash", ["-c", script], environment: env)
     }
@@ -27,9 +29,11 @@ struct CompletionTests {
             ("aisync push --allow", ["--allow-mass-delete"]), ("aisync remote a", ["add"]),
             ("aisync show \(chat.prefix(8))", [chat]), ("aisync rename \(chat.prefix(8))", [chat]),
             // Option values, the shells, a file after an id, and --store before the command.
-            ("aisync list --kind s", ["story"]), ("aisync chat say \(chat) --role as", ["assistant"]), ("aisync completion f", ["fish"]),
+            ("aisync list --kind s", ["story"]), ("aisync chat say \(chat) --role as", ["assistant"]),
+            ("aisync completion f", ["fish"]),
             ("aisync image save \(chat) \(store.directory)/saved-h", [saved]),
-            ("aisync --store \(store.path) sh", ["show"]), ("aisync --store \(store.path) list --json --kind ima", ["image"]),
+            ("aisync --store \(store.path) sh", ["show"]),
+            ("aisync --store \(store.path) list --json --kind ima", ["image"]),
         ]
         for (line, expected) in cases {
             let r = Self.complete(line, home: store.path)
@@ -39,8 +43,11 @@ struct CompletionTests {
         let other = try CLIHarness.makeStore()
         defer { other.remove() }
         let theirs = try other.ok(["chat", "new", "--title", "in another store"])
-        for line in ["aisync --store \(other.path) show \(theirs.prefix(8))", "aisync show --store \(other.path) \(theirs.prefix(8))",
-                     "aisync show --store=\(other.path) \(theirs.prefix(8))"] {
+        for line in [
+            "aisync --store \(other.path) show \(theirs.prefix(8))",
+            "aisync show --store \(other.path) \(theirs.prefix(8))",
+            "aisync show --store=\(other.path) \(theirs.prefix(8))",
+        ] {
             let r = Self.complete(line, home: store.path)
             #expect(r.exitCode == 0 && r.stdoutLines == [theirs], "\(line): \(r)")
         }
@@ -52,10 +59,13 @@ struct CompletionTests {
         let zsh = CLIHarness.run(["completion", "zsh"])
         let fish = CLIHarness.run(["completion", "fish"])
         #expect(zsh.exitCode == 0 && zsh.stdout.hasPrefix("#compdef aisync"), "\(zsh)")
-        #expect(fish.exitCode == 0 && fish.stdout.contains("complete -c aisync -n __fish_use_subcommand -a push"), "\(fish)")
+        #expect(
+            fish.exitCode == 0 && fish.stdout.contains("complete -c aisync -n __fish_use_subcommand -a push"), "\(fish)"
+        )
         for word in ["push", "pull", "conflicts", "encrypt", "passphrase"] {
             #expect(help.stdout.contains(word) && fish.stdout.contains("-a \(word)"), "\(word)")
         }
-        CLIExpect.cleanError(CLIHarness.run(["completion", "tcsh"]), code: 64, mentioning: ["tcsh", "bash, zsh or fish"])
+        CLIExpect.cleanError(
+            CLIHarness.run(["completion", "tcsh"]), code: 64, mentioning: ["tcsh", "bash, zsh or fish"])
     }
 }

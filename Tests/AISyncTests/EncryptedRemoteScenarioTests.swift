@@ -1,6 +1,6 @@
+import AISyncCore
 import Foundation
 import Testing
-import AISyncCore
 
 /// `--encrypt` end to end on real servers (issue 12): two devices and a fresh restore sync
 /// through Apache, rclone, nginx and a folder; the server's raw files hold no title, message
@@ -33,22 +33,32 @@ struct EncryptedRemoteScenarioTests {
         #expect(!files.isEmpty, "nothing under \(folder)")
         for file in files {
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: "\(folder)/\(file)", isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            guard FileManager.default.fileExists(atPath: "\(folder)/\(file)", isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            else { continue }
             all += Data(file.utf8) + (FileManager.default.contents(atPath: "\(folder)/\(file)") ?? Data())
         }
         return all
     }
 
-    @Test("two devices and a fresh restore sync; the server's files show nothing of the store", arguments: RemoteKind.allCases)
+    @Test(
+        "two devices and a fresh restore sync; the server's files show nothing of the store",
+        arguments: RemoteKind.allCases)
     func twoDevicesAndARestore(_ kind: RemoteKind) async throws {
         let remote = try await TestServer.require(kind).freshRemote("encrypted")
         let laptop = try await Self.encryptedDevice("laptop", remote: remote)
         // The phone adds the remote without --encrypt: its first sync finds out.
         var phone = try await Device.make("phone", remote: remote)
         var tablet = try await Device.make("tablet", remote: remote)
-        defer { laptop.remove(); phone.remove(); tablet.remove() }
+        defer {
+            laptop.remove()
+            phone.remove()
+            tablet.remove()
+        }
 
-        let chat = try await laptop.ok(["chat", "new", "--title", "Questions about my thyroid results", "--model", "gpt-4o"])
+        let chat = try await laptop.ok([
+            "chat", "new", "--title", "Questions about my thyroid results", "--model", "gpt-4o",
+        ])
         try await laptop.ok(["chat", "say", chat, "--role", "user", "My TSH came back at 7.9 mIU/L, should I worry?"])
         let png = CLIHarness.makeTemporaryDirectory() + "/dragon.png"
         let pictureBytes = Data(SyncEngineTests.pngBytes)
@@ -67,7 +77,10 @@ struct EncryptedRemoteScenarioTests {
         let first = await phone.run(["sync", "--remember"], environment: ["AISYNC_PASSPHRASE": Self.passphrase])
         #expect(first.succeeded, "\(kind): \(first)")
         phone.environment["AISYNC_PASSPHRASE"] = nil
-        try await phone.ok(["chat", "say", chat, "--role", "assistant", "A TSH of 7.9 is mildly high; ask your doctor about a repeat test."])
+        try await phone.ok([
+            "chat", "say", chat, "--role", "assistant",
+            "A TSH of 7.9 is mildly high; ask your doctor about a repeat test.",
+        ])
         try await phone.sync()
         try await laptop.sync()
 
@@ -75,11 +88,15 @@ struct EncryptedRemoteScenarioTests {
         let compacted = try CLIJSON.object(await laptop.run(["compact", "--grace", "0", "--json"]))
         #expect(compacted["removedSegments"] as? Int ?? 0 >= 1, "\(kind): \(compacted)")
         // The sweep judges keyed names: the sealed picture is named, not an orphan.
-        #expect(compacted["sweptOrphans"] as? Bool == (kind != .nginx) && compacted["removedOrphans"] as? Int == 0, "\(kind): \(compacted)")
+        #expect(
+            compacted["sweptOrphans"] as? Bool == (kind != .nginx) && compacted["removedOrphans"] as? Int == 0,
+            "\(kind): \(compacted)")
         // A fresh restore on a new machine asks once and brings everything back.
         tablet.environment["AISYNC_PASSPHRASE"] = Self.passphrase
         let restored = try await tablet.sync("pull")
-        #expect(restored["pulled"] as? Int == compacted["versions"] as? Int, "\(kind): restored from the snapshot: \(restored) vs \(compacted)")
+        #expect(
+            restored["pulled"] as? Int == compacted["versions"] as? Int,
+            "\(kind): restored from the snapshot: \(restored) vs \(compacted)")
         try await Converge.expectIdentical([laptop, phone, tablet], "\(kind): encrypted")
         for d in [laptop, phone, tablet] { try await d.ok(["fsck"]) }
         let remoteList = try await phone.ok(["remote", "list"])
@@ -94,7 +111,9 @@ struct EncryptedRemoteScenarioTests {
             #expect(raw.range(of: Data(secret.utf8)) == nil, "\(kind): \"\(secret)\" is on the server")
         }
         #expect(raw.range(of: pictureBytes.subdata(in: 16..<48)) == nil, "\(kind): picture bytes are on the server")
-        #expect(raw.range(of: Data(SHA256.hash(Array(pictureBytes)).hex.utf8)) == nil, "\(kind): the picture's sha256 names it on the server")
+        #expect(
+            raw.range(of: Data(SHA256.hash(Array(pictureBytes)).hex.utf8)) == nil,
+            "\(kind): the picture's sha256 names it on the server")
         await remote.remove()
     }
 
@@ -103,30 +122,40 @@ struct EncryptedRemoteScenarioTests {
         let remote = try await TestServer.require(.folder).freshRemote("encrypted-lies")
         let laptop = try await Self.encryptedDevice("laptop", remote: remote)
         let phone = try await Self.deviceWithPassphrase("phone", remote: remote)
-        defer { laptop.remove(); phone.remove() }
+        defer {
+            laptop.remove()
+            phone.remove()
+        }
         let chat = try await laptop.ok(["chat", "new", "--title", "one"])
         try await laptop.sync("push")
         try await phone.sync("pull")
         let folder = try remote.rawFolder()
-        let headPath = try #require(FileManager.default.subpaths(atPath: "\(folder)/heads")?.first.map { "\(folder)/heads/\($0)" })
+        let headPath = try #require(
+            FileManager.default.subpaths(atPath: "\(folder)/heads")?.first.map { "\(folder)/heads/\($0)" })
         let oldHead = try Data(contentsOf: URL(fileURLWithPath: headPath))
         try await laptop.ok(["chat", "say", chat, "--role", "user", "two"])
         try await laptop.sync("push")
         try await laptop.ok(["chat", "say", chat, "--role", "user", "three"])
         try await laptop.sync("push")
-        let segments = try #require(FileManager.default.subpaths(atPath: "\(folder)/segments")?.first { !$0.contains("/") })
-        let seg2 = "\(folder)/segments/\(segments)/2.seg", seg3 = "\(folder)/segments/\(segments)/3.seg"
+        let segments = try #require(
+            FileManager.default.subpaths(atPath: "\(folder)/segments")?.first { !$0.contains("/") })
+        let seg2 = "\(folder)/segments/\(segments)/2.seg"
+        let seg3 = "\(folder)/segments/\(segments)/3.seg"
         let good2 = try Data(contentsOf: URL(fileURLWithPath: seg2))
         let good3 = try Data(contentsOf: URL(fileURLWithPath: seg3))
         let before = try await phone.ok(["list", "--json"])
 
         var flipped = good2
         flipped[flipped.count / 2] ^= 1
-        let lies: [(String, Data, Int32)] = [("tampered", flipped, 81), ("truncated", good2.prefix(good2.count - 9), 82), ("swapped", good3, 83)]
+        let lies: [(String, Data, Int32)] = [
+            ("tampered", flipped, 81), ("truncated", good2.prefix(good2.count - 9), 82), ("swapped", good3, 83),
+        ]
         for (lie, bytes, code) in lies {
             try bytes.write(to: URL(fileURLWithPath: seg2))
             let r = await phone.run(["pull"])
-            #expect(r.exitCode == code && r.stderr.contains("2.seg") && r.stderr.split(separator: "\n").count == 1, "\(lie): \(r)")
+            #expect(
+                r.exitCode == code && r.stderr.contains("2.seg") && r.stderr.split(separator: "\n").count == 1,
+                "\(lie): \(r)")
             #expect(try await phone.ok(["list", "--json"]) == before, "\(lie)")
         }
         try good2.write(to: URL(fileURLWithPath: seg2))
@@ -147,7 +176,8 @@ struct EncryptedRemoteScenarioTests {
         try await laptop.sync("push")
         let short = await laptop.run(["passphrase", "change"], environment: ["AISYNC_NEW_PASSPHRASE": "short"])
         #expect(short.exitCode == 64, "\(short)")
-        let changed = await laptop.run(["passphrase", "change"], environment: ["AISYNC_NEW_PASSPHRASE": "a brand new passphrase"])
+        let changed = await laptop.run(
+            ["passphrase", "change"], environment: ["AISYNC_NEW_PASSPHRASE": "a brand new passphrase"])
         #expect(changed.succeeded, "\(changed)")
         let old = await laptop.run(["pull"])
         #expect(old.exitCode == 80, "\(old)")
@@ -155,8 +185,11 @@ struct EncryptedRemoteScenarioTests {
         try await laptop.sync("pull")
         let keys = try String(contentsOfFile: "\(try remote.rawFolder())/keys.json", encoding: .utf8)
         try SchemaValidator.requireAvailable()
-        for (schema, file) in [("keys", "\(try remote.rawFolder())/keys.json"), ("remote-manifest", "\(try remote.rawFolder())/aisync.json"),
-                               ("config", laptop.store.configPath)] {
+        for (schema, file) in [
+            ("keys", "\(try remote.rawFolder())/keys.json"),
+            ("remote-manifest", "\(try remote.rawFolder())/aisync.json"),
+            ("config", laptop.store.configPath),
+        ] {
             let check = SchemaValidator.validate(schema, files: [file], canonical: true)
             #expect(check.passed, "\(schema): \(check)")
         }
@@ -171,14 +204,19 @@ struct EncryptedRemoteScenarioTests {
         await remote.remove()
     }
 
-    @Test("aisync encrypt seals a plain remote in place; other devices follow with the passphrase; a run cut off is finished by running it again",
-          arguments: [RemoteKind.folder, .apache, .nginx])
+    @Test(
+        "aisync encrypt seals a plain remote in place; other devices follow with the passphrase; a run cut off is finished by running it again",
+        arguments: [RemoteKind.folder, .apache, .nginx])
     func encryptInPlace(_ kind: RemoteKind) async throws {
         let remote = try await TestServer.require(kind).freshRemote("encrypt-in-place")
         var laptop = try await Device.make("laptop", remote: remote)
         var phone = try await Device.make("phone", remote: remote)
         var tablet = try await Device.make("tablet", remote: remote)
-        defer { laptop.remove(); phone.remove(); tablet.remove() }
+        defer {
+            laptop.remove()
+            phone.remove()
+            tablet.remove()
+        }
         let chat = try await laptop.ok(["chat", "new", "--title", "Divorce lawyer questions"])
         let png = CLIHarness.makeTemporaryDirectory() + "/family.png"
         try Data(SyncEngineTests.pngBytes).write(to: URL(fileURLWithPath: png))
@@ -189,9 +227,12 @@ struct EncryptedRemoteScenarioTests {
         try await phone.sync()
         // The laptop's first segment as it is now, plain: put back later, as if a run had been cut off before it.
         let folder = try remote.rawFolder()
-        let firstSegment = try #require(FileManager.default.subpaths(atPath: "\(folder)/segments")?.first { name in
-            name.hasSuffix("/1.seg") && (try? String(contentsOfFile: "\(folder)/segments/\(name)", encoding: .utf8))?.contains("Divorce") == true
-        })
+        let firstSegment = try #require(
+            FileManager.default.subpaths(atPath: "\(folder)/segments")?.first { name in
+                name.hasSuffix("/1.seg")
+                    && (try? String(contentsOfFile: "\(folder)/segments/\(name)", encoding: .utf8))?.contains("Divorce")
+                        == true
+            })
         let plainSegment = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/segments/\(firstSegment)"))
 
         laptop.environment["AISYNC_PASSPHRASE"] = Self.passphrase
@@ -201,7 +242,9 @@ struct EncryptedRemoteScenarioTests {
         for secret in ["Divorce", "custody", "beach", chat] {
             #expect(raw.range(of: Data(secret.utf8)) == nil, "\(kind): \"\(secret)\" is still on the server")
         }
-        #expect(raw.range(of: Data(SyncEngineTests.pngBytes).subdata(in: 16..<48)) == nil, "\(kind): picture bytes are still on the server")
+        #expect(
+            raw.range(of: Data(SyncEngineTests.pngBytes).subdata(in: 16..<48)) == nil,
+            "\(kind): picture bytes are still on the server")
 
         // The phone, without the key, is told; with the passphrase it carries on.
         let told = await phone.run(["sync"])
@@ -226,12 +269,16 @@ struct EncryptedRemoteScenarioTests {
         await remote.remove()
     }
 
-    @Test("an orphan under a keyed name is removed by a later sweep; the sealed picture records name stays and restores")
+    @Test(
+        "an orphan under a keyed name is removed by a later sweep; the sealed picture records name stays and restores")
     func orphanSweepOnAnEncryptedRemote() async throws {
         let remote = try await TestServer.require(.folder).freshRemote("encrypted-orphans")
         let laptop = try await Self.encryptedDevice("laptop", remote: remote)
         let tablet = try await Self.deviceWithPassphrase("tablet", remote: remote)
-        defer { laptop.remove(); tablet.remove() }
+        defer {
+            laptop.remove()
+            tablet.remove()
+        }
         let png = CLIHarness.makeTemporaryDirectory() + "/dragon.png"
         try Data(SyncEngineTests.pngBytes).write(to: URL(fileURLWithPath: png))
         try await laptop.ok(["image", "add", png, "--prompt", "a green dragon"])
@@ -245,7 +292,8 @@ struct EncryptedRemoteScenarioTests {
         // Sealed bytes under a keyed-looking name no version names (a killed push's leftover).
         let stray = String(repeating: "ab", count: 32)
         try FileManager.default.createDirectory(atPath: "\(folder)/objects/ab", withIntermediateDirectories: true)
-        try Data("sealed bytes of a picture nobody kept".utf8).write(to: URL(fileURLWithPath: "\(folder)/objects/ab/\(stray)"))
+        try Data("sealed bytes of a picture nobody kept".utf8).write(
+            to: URL(fileURLWithPath: "\(folder)/objects/ab/\(stray)"))
         let first = try CLIJSON.object(await laptop.run(["compact", "--grace", "0", "--json"]))
         #expect(first["removedOrphans"] as? Int == 0 && first["waitingOrphans"] as? Int == 1, "\(first)")
         let second = try CLIJSON.object(await laptop.run(["compact", "--grace", "0", "--json"]))

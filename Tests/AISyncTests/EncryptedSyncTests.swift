@@ -1,12 +1,13 @@
+import AISync
 import Foundation
 import Testing
+
 @testable import AISyncCore
 @testable import AISyncFiles
-@testable import AISyncStore
 @testable import AISyncRemote
+@testable import AISyncStore
 @testable import AISyncSync
 @testable import AISyncTesting
-import AISync
 
 /// Sync through an encrypted remote (issue 12): the server holds only ciphertext, and every
 /// way it can lie — a changed, cut, moved, replayed or unencrypted file — fails closed with
@@ -44,17 +45,20 @@ struct EncryptedSyncTests {
     func roundTrip() async throws {
         let dir = T.makeDirectory("enc-roundtrip")
         defer { T.removeDirectory(dir) }
-        let a = try T.makeStore(in: dir, "a"), b = try T.makeStore(in: dir, "b")
+        let a = try T.makeStore(in: dir, "a")
+        let b = try T.makeStore(in: dir, "b")
         let raw = InMemoryRemote()
         let chat = try await a.createChat(title: "Blood pressure worries", model: "gpt-4o")
         try await a.appendMessage(to: chat, role: .user, text: "My reading was 150 over 95 this morning")
         let png = "\(dir)/red.png"
         FileManager.default.createFile(atPath: png, contents: Data(T.pngBytes))
-        let image = try await a.addImage(fileAt: png, title: "Lily's dragon", prompt: "a dragon for Lily", model: "dall-e-3")
+        let image = try await a.addImage(
+            fileAt: png, title: "Lily's dragon", prompt: "a dragon for Lily", model: "dall-e-3")
         _ = try await T.engine(a, Self.encrypted(raw)).push()
         let pulled = try await T.engine(b, Self.encrypted(raw)).pull()
         #expect(pulled.blobs == 1)
-        let va = try await T.visible(a), vb = try await T.visible(b)
+        let va = try await T.visible(a)
+        let vb = try await T.visible(b)
         #expect(va == vb)
 
         let all = await Self.everything(raw)
@@ -85,7 +89,8 @@ struct EncryptedSyncTests {
     func damagedSegment(_ damage: Damage) async throws {
         let dir = T.makeDirectory("enc-damage")
         defer { T.removeDirectory(dir) }
-        let a = try T.makeStore(in: dir, "a"), b = try T.makeStore(in: dir, "b")
+        let a = try T.makeStore(in: dir, "a")
+        let b = try T.makeStore(in: dir, "b")
         let raw = InMemoryRemote()
         let eb = T.engine(b, Self.encrypted(raw))
         _ = try await b.createChat(title: "B's", model: nil)
@@ -95,7 +100,8 @@ struct EncryptedSyncTests {
         _ = try await ea.push()
         try await a.appendMessage(to: chat, role: .user, text: "second")
         _ = try await ea.push()
-        let one = RemotePath.segmentPath(a.deviceID, 1), two = RemotePath.segmentPath(a.deviceID, 2)
+        let one = RemotePath.segmentPath(a.deviceID, 1)
+        let two = RemotePath.segmentPath(a.deviceID, 2)
         let original = try #require(await raw.contents(one))
         switch damage {
         case .flippedByte:
@@ -109,8 +115,9 @@ struct EncryptedSyncTests {
         case .plaintext:
             await raw.setContents(one, Array("{\"format\":1}\n".utf8))
         case .otherKey:
-            let forged = SealedFile.seal(Array("{}".utf8), dataKey: Self.keys(2).dataKey, salt: [UInt8](repeating: 1, count: 24),
-                                         binding: SealedFile.Binding(remoteID: Self.keys(1).remoteID, path: one))
+            let forged = SealedFile.seal(
+                Array("{}".utf8), dataKey: Self.keys(2).dataKey, salt: [UInt8](repeating: 1, count: 24),
+                binding: SealedFile.Binding(remoteID: Self.keys(1).remoteID, path: one))
             await raw.setContents(one, forged)
         }
         let before = try await T.untouched(b)
@@ -127,9 +134,11 @@ struct EncryptedSyncTests {
     func replayedHead() async throws {
         let dir = T.makeDirectory("enc-replay")
         defer { T.removeDirectory(dir) }
-        let a = try T.makeStore(in: dir, "a"), b = try T.makeStore(in: dir, "b")
+        let a = try T.makeStore(in: dir, "a")
+        let b = try T.makeStore(in: dir, "b")
         let raw = InMemoryRemote()
-        let ea = T.engine(a, Self.encrypted(raw)), eb = T.engine(b, Self.encrypted(raw))
+        let ea = T.engine(a, Self.encrypted(raw))
+        let eb = T.engine(b, Self.encrypted(raw))
         let chat = try await a.createChat(title: "one", model: nil)
         _ = try await ea.push()
         let head = RemotePath.headPath(a.deviceID)
@@ -165,8 +174,11 @@ struct EncryptedSyncTests {
         _ = try await T.engine(a, Self.encrypted(raw)).push()
         let manifest = try #require(await raw.contents("aisync.json"))
         let text = String(decoding: manifest, as: UTF8.self)
-        for forged in [text.replacingOccurrences(of: ",\"encrypted\":true", with: "").replacingOccurrences(of: "\"format\":4", with: "\"format\":2"),
-                       text.replacingOccurrences(of: String(repeating: "5e", count: 16), with: String(repeating: "6f", count: 16))] {
+        for forged in [
+            text.replacingOccurrences(of: ",\"encrypted\":true", with: "").replacingOccurrences(
+                of: "\"format\":4", with: "\"format\":2"),
+            text.replacingOccurrences(of: String(repeating: "5e", count: 16), with: String(repeating: "6f", count: 16)),
+        ] {
             await raw.setContents("aisync.json", Array(forged.utf8))
             _ = try await a.createChat(title: "more", model: nil)
             await raw.resetRequests()
@@ -182,7 +194,8 @@ struct EncryptedSyncTests {
     func plainDeviceMeetsEncryptedRemote() async throws {
         let dir = T.makeDirectory("enc-plain")
         defer { T.removeDirectory(dir) }
-        let a = try T.makeStore(in: dir, "a"), b = try T.makeStore(in: dir, "b")
+        let a = try T.makeStore(in: dir, "a")
+        let b = try T.makeStore(in: dir, "b")
         let raw = InMemoryRemote()
         _ = try await b.createChat(title: "b", model: nil)
         _ = try await a.createChat(title: "a", model: nil)

@@ -1,10 +1,11 @@
+import AISync
 import Foundation
 import Testing
+
 @testable import AISyncCore
 @testable import AISyncFiles
 @testable import AISyncStore
 @testable import AISyncTesting
-import AISync
 
 /// The one environment (clock, randomness, sleep, host, temp dir): `.test(seed:)` replays,
 /// `.live` reads the system, and a store built on a seeded one is deterministic.
@@ -12,9 +13,11 @@ import AISync
 struct EnvironmentTests {
     /// Everything a seeded environment hands out, in one order, for comparing two runs.
     static func draws(_ environment: AISyncEnvironment) -> [String] {
-        [environment.makeID(), environment.makeDeviceID().rawValue, environment.temporarySuffix(),
-         environment.randomHex(bytes: 5), String(environment.random()), String(environment.randomUnit()),
-         environment.makeID()]
+        [
+            environment.makeID(), environment.makeDeviceID().rawValue, environment.temporarySuffix(),
+            environment.randomHex(bytes: 5), String(environment.random()), String(environment.randomUnit()),
+            environment.makeID(),
+        ]
     }
 
     static func makeDirectory() -> String {
@@ -34,7 +37,9 @@ struct EnvironmentTests {
         #expect(DeviceID(first[1]) != nil)
     }
 
-    @Test("Different seeds give different ids and temp names", arguments: [(1, 2), (0, 1), (42, 43), (7, UInt64.max)] as [(UInt64, UInt64)])
+    @Test(
+        "Different seeds give different ids and temp names",
+        arguments: [(1, 2), (0, 1), (42, 43), (7, UInt64.max)] as [(UInt64, UInt64)])
     func differentSeedsDiffer(_ a: UInt64, _ b: UInt64) {
         let x = Self.draws(.test(seed: a))
         let y = Self.draws(.test(seed: b))
@@ -101,8 +106,10 @@ struct EnvironmentTests {
             let chat = try await store.createChat(title: "hello", model: nil)
             let scratch = try await store.scratchPath()
             let created = store.config.created.milliseconds
-            results.append([store.deviceID.rawValue, store.config.deviceName, chat.rawValue,
-                            String(scratch.split(separator: "/").last ?? ""), String(created)])
+            results.append([
+                store.deviceID.rawValue, store.config.deviceName, chat.rawValue,
+                String(scratch.split(separator: "/").last ?? ""), String(created),
+            ])
         }
         #expect(results[0] == results[1])
         // The device id is the first thing the store draws.

@@ -1,11 +1,12 @@
+import AISyncTesting
 import Foundation
 import Testing
-@testable import AISyncCore
-@testable import AISyncStore
-@testable import AISyncRemote
-@testable import AISyncSync
-import AISyncTesting
+
 @testable import AISyncCLI
+@testable import AISyncCore
+@testable import AISyncRemote
+@testable import AISyncStore
+@testable import AISyncSync
 
 /// The library's errors speak to any front end: no `aisync` command, no `--flag`, no
 /// backquoted command in a hint; the remedy carries the data, and the CLI alone turns it into
@@ -13,42 +14,61 @@ import AISyncTesting
 @Suite struct ErrorVocabularyTests {
     /// Fails unless the library's words are front-end neutral (the message may name the
     /// product when `messageNamesProduct`), and the CLI's words for its remedy name a command.
-    static func expectNeutral(_ error: AISyncError, remedy: AISyncError.Remedy, cliMentions: String,
-                              messageNamesProduct: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectNeutral(
+        _ error: AISyncError, remedy: AISyncError.Remedy, cliMentions: String,
+        messageNamesProduct: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(error.remedy == remedy, "\(error)", sourceLocation: sourceLocation)
         let hint = error.hint ?? ""
         for word in ["aisync", "--", "`"] {
             #expect(!hint.contains(word), "the hint speaks CLI: \(hint)", sourceLocation: sourceLocation)
             if !messageNamesProduct || word != "aisync" {
-                #expect(!error.description.contains(word), "the description speaks CLI: \(error.description)", sourceLocation: sourceLocation)
+                #expect(
+                    !error.description.contains(word), "the description speaks CLI: \(error.description)",
+                    sourceLocation: sourceLocation)
             }
         }
         let cli = ErrorText.line(error)
-        #expect(cli.contains(cliMentions) && cli.hasPrefix(error.message), "the CLI's words: \(cli)", sourceLocation: sourceLocation)
+        #expect(
+            cli.contains(cliMentions) && cli.hasPrefix(error.message), "the CLI's words: \(cli)",
+            sourceLocation: sourceLocation)
     }
 
     @Test func storeErrorsAreNeutralAndTheCLINamesTheCommand() async throws {
         let dir = SyncEngineTests.makeDirectory("error-words")
         defer { SyncEngineTests.removeDirectory(dir) }
         let missing = try #require(throws: AISyncError.self) { try Store.open(at: "\(dir)/none") }
-        Self.expectNeutral(missing, remedy: .initStore, cliMentions: "Run `aisync init` to create one", messageNamesProduct: true)
+        Self.expectNeutral(
+            missing, remedy: .initStore, cliMentions: "Run `aisync init` to create one", messageNamesProduct: true)
         let store = try SyncEngineTests.makeStore(in: dir, "a")
         let chat = try await store.createChat(title: "chat", model: nil)
         let renamed = try await store.rename(chat, to: "renamed")
-        let noConflict = await #expect(throws: AISyncError.self) { _ = try await store.resolve(chat, field: "title", valueOf: renamed.id.hex) }
-        if let noConflict { Self.expectNeutral(noConflict, remedy: .listConflicts(chat), cliMentions: "`aisync conflicts \(chat)`") }
+        let noConflict = await #expect(throws: AISyncError.self) {
+            _ = try await store.resolve(chat, field: "title", valueOf: renamed.id.hex)
+        }
+        if let noConflict {
+            Self.expectNeutral(noConflict, remedy: .listConflicts(chat), cliMentions: "`aisync conflicts \(chat)`")
+        }
         let notImage = await #expect(throws: AISyncError.self) { _ = try await store.imageBody(chat) }
         if let notImage { Self.expectNeutral(notImage, remedy: .listImages, cliMentions: "`aisync list --kind image`") }
     }
 
     @Test func remoteErrorsAreNeutralAndTheCLINamesTheFlag() async throws {
-        let insecure = try #require(throws: AISyncError.self) { try RemoteLocation(url: "http://example.com/dav", plain: false, insecure: false) }
+        let insecure = try #require(throws: AISyncError.self) {
+            try RemoteLocation(url: "http://example.com/dav", plain: false, insecure: false)
+        }
         Self.expectNeutral(insecure, remedy: .allowInsecureHTTP, cliMentions: "pass --insecure")
-        let folderPlain = try #require(throws: AISyncError.self) { try RemoteLocation(url: "file:///tmp/x", plain: true, insecure: false) }
+        let folderPlain = try #require(throws: AISyncError.self) {
+            try RemoteLocation(url: "file:///tmp/x", plain: true, insecure: false)
+        }
         #expect(!folderPlain.description.contains("--"), "\(folderPlain)")
         let source = RemoteEncryption.source(environment: [:])
         let noPassphrase = await #expect(throws: AISyncError.self) { _ = try await source(.unlock(remote: "origin")) }
-        if let noPassphrase { Self.expectNeutral(noPassphrase, remedy: .providePassphrase(remote: "origin", new: false), cliMentions: "Set AISYNC_PASSPHRASE") }
+        if let noPassphrase {
+            Self.expectNeutral(
+                noPassphrase, remedy: .providePassphrase(remote: "origin", new: false),
+                cliMentions: "Set AISYNC_PASSPHRASE")
+        }
     }
 
     /// Deleting 60 of 60 pushed records is refused with the count in the remedy.
@@ -61,8 +81,12 @@ import AISyncTesting
         let remote = InMemoryRemote()
         _ = try await SyncEngineTests.engine(store, remote).push()
         for id in ids { _ = try await store.delete(id) }
-        let refused = await #expect(throws: AISyncError.self) { _ = try await SyncEngineTests.engine(store, remote).push() }
-        if let refused { Self.expectNeutral(refused, remedy: .allowMassDelete(count: 60), cliMentions: "(--allow-mass-delete)") }
+        let refused = await #expect(throws: AISyncError.self) {
+            _ = try await SyncEngineTests.engine(store, remote).push()
+        }
+        if let refused {
+            Self.expectNeutral(refused, remedy: .allowMassDelete(count: 60), cliMentions: "(--allow-mass-delete)")
+        }
     }
 
     /// Every remedy with a command of its own: the CLI's words name it.
@@ -70,7 +94,8 @@ import AISyncTesting
         let id = RecordID("c-" + String(repeating: "a", count: 19))!
         let remedies: [AISyncError.Remedy] = [
             .initStore, .useExistingStore, .replaceStoreConfig, .listConflicts(id), .showMessages(id), .listImages,
-            .allowReplacing(folder: false), .allowReplacing(folder: true), .giveRemoteURL, .allowInsecureHTTP, .addPlainHTTPRemote,
+            .allowReplacing(folder: false), .allowReplacing(folder: true), .giveRemoteURL, .allowInsecureHTTP,
+            .addPlainHTTPRemote,
             .allowMassDelete(count: 60), .separateStore, .allowPublicImages, .compactRemote, .replaceRemote("origin"),
             .encryptRemote("origin"), .addEncryptedRemote, .nameImportSource, .listRecords, .restoreRecord(id),
         ]
@@ -78,7 +103,9 @@ import AISyncTesting
             let text = ErrorText.hint(for: remedy, libraryHint: nil) ?? ""
             #expect(text.contains("aisync ") || text.contains("--"), "\(remedy): \(text)")
         }
-        #expect(ErrorText.hint(for: .providePassphrase(remote: "o", new: true), libraryHint: nil)?.contains("AISYNC_NEW_PASSPHRASE") == true)
+        #expect(
+            ErrorText.hint(for: .providePassphrase(remote: "o", new: true), libraryHint: nil)?.contains(
+                "AISYNC_NEW_PASSPHRASE") == true)
         #expect(ErrorText.hint(for: .upgrade, libraryHint: "Upgrade to a newer version") == nil)
     }
 }

@@ -1,12 +1,14 @@
+import AISync
 import Foundation
 import Testing
-import AISync
 
 // `aisync export` end to end (issue 9): the built binary writes the files, and tools that
 // know nothing of aisync check them: epubcheck, Python's html5lib, Chromium. scripts/test.sh
 // installs those; a missing one fails the test with a message saying so.
 
-@Suite("Export CLI", .tags(.python, .tools), .needsPython, .needsTools("/usr/share/java/epubcheck.jar", "java", "chromium"), .needsPythonModules("html5lib"))
+@Suite(
+    "Export CLI", .tags(.python, .tools), .needsPython,
+    .needsTools("/usr/share/java/epubcheck.jar", "java", "chromium"), .needsPythonModules("html5lib"))
 struct ExportCLITests {
     static let nastyTitle = "Tom & Jerry <script>alert('x')</script>"
 
@@ -18,13 +20,17 @@ struct ExportCLITests {
             let path = CLIFixtures.write(image, in: store.directory)
             images.append(try store.ok(["image", "add", path, "--title", "Picture <\(image.name)>"]))
         }
-        let story = try store.ok(["story", "new", "--title", nastyTitle, "--moral", "Share & be kind",
-                                  "--page", "Once upon a time & <b>far</b> away.", "--page", "Page two\nwith a line break.",
-                                  "--page", "The end.", "--page", "No picture here.",
-                                  "--image", images[0], "--image", images[1], "--image", images[2]])
+        let story = try store.ok([
+            "story", "new", "--title", nastyTitle, "--moral", "Share & be kind",
+            "--page", "Once upon a time & <b>far</b> away.", "--page", "Page two\nwith a line break.",
+            "--page", "The end.", "--page", "No picture here.",
+            "--image", images[0], "--image", images[1], "--image", images[2],
+        ])
         let chat = try store.ok(["chat", "new", "--title", "Code & <tags>", "--model", "gpt-4o"])
         try store.ok(["chat", "say", chat, "--role", "user", "How do I print in Swift?"])
-        try store.ok(["chat", "say", chat, "--role", "assistant", "Like this:\n\n```swift\nprint(\"<hi> & bye\")\n```\n"])
+        try store.ok([
+            "chat", "say", chat, "--role", "assistant", "Like this:\n\n```swift\nprint(\"<hi> & bye\")\n```\n",
+        ])
         return (store, story, chat)
     }
 
@@ -36,7 +42,10 @@ struct ExportCLITests {
     /// Parses each file with html5lib in strict mode: any parse error fails.
     static func requireStrictHTML(_ paths: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
         let probe = python("import html5lib", [])
-        try #require(probe.exitCode == 0, "Python's html5lib is not installed: run scripts/test.sh, or `pip install html5lib` (\(probe.stderr))", sourceLocation: sourceLocation)
+        try #require(
+            probe.exitCode == 0,
+            "Python's html5lib is not installed: run scripts/test.sh, or `pip install html5lib` (\(probe.stderr))",
+            sourceLocation: sourceLocation)
         let script = """
             import sys, html5lib
             for path in sys.argv[1:]:
@@ -55,12 +64,16 @@ struct ExportCLITests {
         CLIExpect.success(r)
         #expect(r.trimmedStdout == epub)
         let jar = "/usr/share/java/epubcheck.jar"
-        try #require(FileManager.default.fileExists(atPath: jar), "epubcheck is not installed (\(jar)): run scripts/test.sh, or `apt-get install epubcheck`")
+        try #require(
+            FileManager.default.fileExists(atPath: jar),
+            "epubcheck is not installed (\(jar)): run scripts/test.sh, or `apt-get install epubcheck`")
         let check = CLIHarness.runProcess("/usr/bin/env", ["java", "-jar", jar, epub], timeout: 300)
         #expect(check.exitCode == 0, "epubcheck rejected the EPUB: \(check)")
         #expect(check.stdout.contains("No errors or warnings detected"), "\(check)")
         // The pictures are inside, and the title is escaped in the XHTML.
-        let list = Self.python("import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nfor n in z.namelist(): print(n)\nprint(z.read('OEBPS/title.xhtml').decode())", [epub])
+        let list = Self.python(
+            "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nfor n in z.namelist(): print(n)\nprint(z.read('OEBPS/title.xhtml').decode())",
+            [epub])
         #expect(list.stdoutLines.first == "mimetype", "\(list)")
         #expect(list.stdoutLines.filter { $0.hasPrefix("OEBPS/images/") }.count == 3, "\(list)")
         #expect(list.stdout.contains("Tom &amp; Jerry &lt;script&gt;") && !list.stdout.contains("<script>"), "\(list)")
@@ -73,7 +86,9 @@ struct ExportCLITests {
         CLIExpect.success(store.run(["export", story, "--output", path]))
         try Self.requireStrictHTML([path])
         let html = try String(contentsOfFile: path, encoding: .utf8)
-        for type in ["png", "jpeg", "gif"] { #expect(html.contains("src=\"data:image/\(type);base64,"), "\(type) inlined") }
+        for type in ["png", "jpeg", "gif"] {
+            #expect(html.contains("src=\"data:image/\(type);base64,"), "\(type) inlined")
+        }
         #expect(html.contains("<meta name=\"viewport\""))
         #expect(html.contains("break-after: page"))
         #expect(html.contains("<title>Tom &amp; Jerry &lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;</title>"))
@@ -101,7 +116,9 @@ struct ExportCLITests {
         // Without --output: ID.md in the current directory.
         let cwd = CLIHarness.shell("cd '\(store.directory)' && \"$AISYNC\" export \(chat) --store '\(store.path)'")
         CLIExpect.success(cwd)
-        #expect(cwd.trimmedStdout == "./\(chat).md" && FileManager.default.fileExists(atPath: "\(store.directory)/\(chat).md"), "\(cwd)")
+        #expect(
+            cwd.trimmedStdout == "./\(chat).md"
+                && FileManager.default.fileExists(atPath: "\(store.directory)/\(chat).md"), "\(cwd)")
         let path = "\(store.directory)/chat.md"
         CLIExpect.success(store.run(["export", chat, "--output", path]))
         let again = store.run(["export", chat, "--output", path])
@@ -129,7 +146,8 @@ struct ExportCLITests {
         #expect(FileManager.default.contents(atPath: "\(store.directory)/\(id).jpg") == CLIFixtures.jpeg.bytes)
         let out = store.run(["export", id, "--output", "-"])
         #expect(out.exitCode == 0 && out.stdoutData == CLIFixtures.jpeg.bytes, "\(out)")
-        CLIExpect.cleanError(store.run(["export", id, "--output", store.directory]), code: 64, mentioning: ["already exists"])
+        CLIExpect.cleanError(
+            store.run(["export", id, "--output", store.directory]), code: 64, mentioning: ["already exists"])
         // A folder that does not exist: the error names the file asked for, not a temp file.
         let missing = store.run(["export", id, "--output", "\(store.directory)/no/such/x.jpg"])
         CLIExpect.cleanError(missing, code: 66, mentioning: ["\(store.directory)/no/such/x.jpg"])
@@ -152,6 +170,8 @@ struct ExportCLITests {
     @Test func aChatCannotBeAnEPUB() throws {
         let (store, _, chat) = try Self.storeWithStory()
         defer { store.remove() }
-        CLIExpect.cleanError(store.run(["export", chat, "--format", "epub", "--output", "-"]), code: 64, mentioning: ["cannot be exported as epub", "md"])
+        CLIExpect.cleanError(
+            store.run(["export", chat, "--format", "epub", "--output", "-"]), code: 64,
+            mentioning: ["cannot be exported as epub", "md"])
     }
 }

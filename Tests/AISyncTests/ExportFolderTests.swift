@@ -1,11 +1,13 @@
+import AISync
 import Foundation
 import Testing
-import AISync
 
 // `aisync export --all`: a folder anyone can browse with no aisync, and a picture book whose
 // pictures a real browser shows.
 
-@Suite("Export folder and browser", .tags(.python, .tools), .needsPython, .needsTools("chromium"), .needsPythonModules("html5lib"))
+@Suite(
+    "Export folder and browser", .tags(.python, .tools), .needsPython, .needsTools("chromium"),
+    .needsPythonModules("html5lib"))
 struct ExportFolderTests {
     @Test func allWritesAFolderWhoseIndexLinksResolve() throws {
         let (store, story, chat) = try ExportCLITests.storeWithStory()
@@ -16,10 +18,13 @@ struct ExportFolderTests {
         let images = try store.list(["--kind", "image"]).compactMap { $0["id"] as? String }
         try #require(images.count == 3)
         let expected = ["chats/\(chat).md", "stories/\(story).html", "stories/\(story).epub", "index.html"]
-        for file in expected { #expect(FileManager.default.fileExists(atPath: "\(out)/\(file)"), "\(file) missing: \(r)") }
+        for file in expected {
+            #expect(FileManager.default.fileExists(atPath: "\(out)/\(file)"), "\(file) missing: \(r)")
+        }
         let imageFiles = try FileManager.default.contentsOfDirectory(atPath: "\(out)/images").sorted()
         #expect(Set(imageFiles.map { String($0.prefix { $0 != "." }) }) == Set(images), "\(imageFiles)")
-        #expect(Set(imageFiles.map { String($0.split(separator: ".").last!) }) == ["png", "jpg", "gif"], "\(imageFiles)")
+        #expect(
+            Set(imageFiles.map { String($0.split(separator: ".").last!) }) == ["png", "jpg", "gif"], "\(imageFiles)")
         try ExportCLITests.requireStrictHTML(["\(out)/index.html", "\(out)/stories/\(story).html"])
         // Every link and picture in index.html names a file in the folder.
         let script = """
@@ -35,7 +40,9 @@ struct ExportFolderTests {
         #expect(links.stdoutLines.count >= 7, "\(links)")
         for link in links.stdoutLines {
             #expect(!link.contains(":") && !link.hasPrefix("/"), "relative link: \(link)")
-            #expect(FileManager.default.fileExists(atPath: "\(out)/\(link)"), "index.html links to \(link), which is not there")
+            #expect(
+                FileManager.default.fileExists(atPath: "\(out)/\(link)"),
+                "index.html links to \(link), which is not there")
         }
         let index = try String(contentsOfFile: "\(out)/index.html", encoding: .utf8)
         #expect(index.contains("Tom &amp; Jerry &lt;script&gt;") && !index.contains("<script"), "titles escaped")
@@ -46,7 +53,8 @@ struct ExportFolderTests {
         defer { store.remove() }
         let out = "\(store.directory)/export"
         CLIExpect.success(store.run(["export", "--all", "--output", out]))
-        CLIExpect.cleanError(store.run(["export", "--all", "--output", out]), code: 64, mentioning: ["not empty", "--force"])
+        CLIExpect.cleanError(
+            store.run(["export", "--all", "--output", out]), code: 64, mentioning: ["not empty", "--force"])
         CLIExpect.success(store.run(["export", "--all", "--output", out, "--force"]))
         CLIExpect.cleanError(store.run(["export", "--all", "--output", "-"]), code: 64, mentioning: ["folder"])
     }
@@ -63,13 +71,20 @@ struct ExportFolderTests {
         #expect(r.exitCode == 0 && r.stderrLines.count == 1 && r.stderr.contains("warning: left out \(gone)"), "\(r)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: "\(out)/images").count == 2)
         let html = try String(contentsOfFile: "\(out)/stories/\(story).html", encoding: .utf8)
-        #expect(html.contains("has not been downloaded yet") && html.components(separatedBy: "<img ").count == 3, "two pictures, one note")
+        #expect(
+            html.contains("has not been downloaded yet") && html.components(separatedBy: "<img ").count == 3,
+            "two pictures, one note")
         let jar = "/usr/share/java/epubcheck.jar"
-        try #require(FileManager.default.fileExists(atPath: jar), "epubcheck is not installed (\(jar)): run scripts/test.sh, or `apt-get install epubcheck`")
-        let check = CLIHarness.runProcess("/usr/bin/env", ["java", "-jar", jar, "\(out)/stories/\(story).epub"], timeout: 300)
+        try #require(
+            FileManager.default.fileExists(atPath: jar),
+            "epubcheck is not installed (\(jar)): run scripts/test.sh, or `apt-get install epubcheck`")
+        let check = CLIHarness.runProcess(
+            "/usr/bin/env", ["java", "-jar", jar, "\(out)/stories/\(story).epub"], timeout: 300)
         #expect(check.exitCode == 0, "epubcheck rejected the EPUB without one picture: \(check)")
         // Exporting that image alone says what is wrong and what to do.
-        CLIExpect.cleanError(store.run(["export", gone, "--output", "\(store.directory)/x"]), code: 65, mentioning: ["not in this store yet", "pull"])
+        CLIExpect.cleanError(
+            store.run(["export", gone, "--output", "\(store.directory)/x"]), code: 65,
+            mentioning: ["not in this store yet", "pull"])
     }
 
     /// Headless Chromium opens the picture book (with a probe script added to a copy) and
@@ -78,7 +93,8 @@ struct ExportFolderTests {
         let (store, story, _) = try ExportCLITests.storeWithStory()
         defer { store.remove() }
         let chromium = CLIHarness.which("chromium") ?? CLIHarness.which("chromium-browser")
-        let browser = try #require(chromium, "chromium is not installed: run scripts/test.sh, or `apt-get install chromium`")
+        let browser = try #require(
+            chromium, "chromium is not installed: run scripts/test.sh, or `apt-get install chromium`")
         let book = store.run(["export", story, "--output", "-"])
         CLIExpect.success(book)
         let probe = """
@@ -86,9 +102,16 @@ struct ExportFolderTests {
             document.body.setAttribute('data-images', i.filter(x => x.complete && x.naturalWidth > 0).length + '/' + i.length) })</script></body>
             """
         let page = "\(store.directory)/probe.html"
-        try book.stdout.replacingOccurrences(of: "</body>", with: probe).write(toFile: page, atomically: true, encoding: .utf8)
-        let r = CLIHarness.runProcess(browser, ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(store.directory)/chromium",
-                                                "--virtual-time-budget=5000", "--dump-dom", "file://\(page)"], timeout: 120)
-        #expect(r.stdout.contains("data-images=\"3/3\""), "\(r.stdout.count) bytes of DOM; stderr: \(r.stderr.suffix(2000))")
+        try book.stdout.replacingOccurrences(of: "</body>", with: probe).write(
+            toFile: page, atomically: true, encoding: .utf8)
+        let r = CLIHarness.runProcess(
+            browser,
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(store.directory)/chromium",
+                "--virtual-time-budget=5000", "--dump-dom", "file://\(page)",
+            ], timeout: 120)
+        #expect(
+            r.stdout.contains("data-images=\"3/3\""), "\(r.stdout.count) bytes of DOM; stderr: \(r.stderr.suffix(2000))"
+        )
     }
 }

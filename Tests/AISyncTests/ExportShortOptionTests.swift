@@ -8,7 +8,8 @@ struct ExportShortOptionTests {
     @Test func shortOutputOption() throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
-        let chat = try store.ok(["chat", "new", "--title", "Short option"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let chat = try store.ok(["chat", "new", "--title", "Short option"]).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let path = "\(store.directory)/chat.md"
         CLIExpect.success(store.run(["export", chat, "-o", path]))
         let markdown = try String(contentsOfFile: path, encoding: .utf8)

@@ -1,6 +1,6 @@
+import AISync
 import Foundation
 import Testing
-import AISync
 
 // What an app gets from the library for exports: documents in memory, files written, errors
 // with codes it can switch on.
@@ -25,12 +25,18 @@ struct ExportStoreTests {
         #expect(try await store.export(story, format: .epub).bytes == epub.bytes, "the same story gives the same bytes")
         #expect(try await store.export(image).bytes == png)
         #expect(try await store.pictures(of: storyBody(store, story)).count == 1)
-        await #expect(throws: AISyncError(.usage, "a chat cannot be exported as epub", hint: "Export a chat as md or json")) {
+        await #expect(
+            throws: AISyncError(.usage, "a chat cannot be exported as epub", hint: "Export a chat as md or json")
+        ) {
             try await store.export(chat, format: .epub)
         }
 
         let report = try await store.exportAll(to: "\(dir)/out")
-        #expect(Set(report.files) == ["chats/\(chat).md", "stories/\(story).html", "stories/\(story).epub", "images/\(image).png", "index.html"])
+        #expect(
+            Set(report.files) == [
+                "chats/\(chat).md", "stories/\(story).html", "stories/\(story).epub", "images/\(image).png",
+                "index.html",
+            ])
         #expect(report.missingImages.isEmpty)
         do {
             try await store.exportAll(to: "\(dir)/out")

@@ -1,10 +1,11 @@
+import AISync
+import AISyncTesting
 import Foundation
 import Testing
+
 @testable import AISyncCore
 @testable import AISyncHTTP
 @testable import AISyncRemote
-import AISyncTesting
-import AISync
 
 /// Network faults (issue 10): aisync through `scripts/fault_proxy.py` in front of the Apache
 /// WebDAV server, which resets connections, answers 5xx, stalls and cuts answers short.
@@ -13,22 +14,28 @@ struct FaultProxyTests {
     // MARK: A reset after the PUT body, on a kept-alive connection
 
     /// A remote on Apache reached through a fresh proxy with random faults off.
-    static func remoteThroughProxy(_ label: String, timeoutSeconds: Double) async throws -> (FaultProxy, TestRemote, HTTPRemote) {
+    static func remoteThroughProxy(_ label: String, timeoutSeconds: Double) async throws -> (
+        FaultProxy, TestRemote, HTTPRemote
+    ) {
         let server = try TestServer.require(.apache)
         let proxy = try FaultProxy.start(upstream: server, seed: 1, rate: 0)
         let remote = try await server.freshRemote(label)
         let location = try RemoteLocation(url: proxy.url(for: remote.url), plain: false, insecure: false)
-        let http = HTTPRemote(location: location, transport: LiveTransport.make(timeoutSeconds: timeoutSeconds),
-                              credentials: Credentials(user: server.user, password: server.password))
+        let http = HTTPRemote(
+            location: location, transport: LiveTransport.make(timeoutSeconds: timeoutSeconds),
+            credentials: Credentials(user: server.user, password: server.password))
         return (proxy, remote, http)
     }
 
     /// Issue 10, item 1: when a kept-alive connection was reset after the PUT body was sent,
     /// the retry re-sent the headers with no body and waited out the whole timeout. Both
     /// variants: the PUT reached the server (its answer is lost), or it never did.
-    @Test("a reset after the PUT body on a kept-alive connection is retried at once, with the body", arguments: [
-        ("put_applied_reset", false), ("put_dropped_reset", false), ("put_applied_reset", true), ("put_dropped_reset", true),
-    ])
+    @Test(
+        "a reset after the PUT body on a kept-alive connection is retried at once, with the body",
+        arguments: [
+            ("put_applied_reset", false), ("put_dropped_reset", false), ("put_applied_reset", true),
+            ("put_dropped_reset", true),
+        ])
     func resetAfterPutBody(fault: String, fromFile: Bool) async throws {
         // With the bug each attempt waits out this inactivity timeout; it is short so a
         // failing run ends soon, and long enough to tell a stall from a quick retry.
@@ -43,11 +50,16 @@ struct FaultProxyTests {
         try await proxy.force(fault, method: "PUT")
         // When the PUT is reset after its body
         let started = ContinuousClock.now
-        let result = fromFile ? try await http.upload("blob", from: file, condition: .always)
-                              : try await http.write("blob", bytes, condition: .always)
+        let result =
+            fromFile
+            ? try await http.upload("blob", from: file, condition: .always)
+            : try await http.write("blob", bytes, condition: .always)
         let elapsed = ContinuousClock.now - started
         // Then it is retried at once, and the server has every byte
-        guard case .written = result else { Issue.record("the PUT was not written: \(result)"); return }
+        guard case .written = result else {
+            Issue.record("the PUT was not written: \(result)")
+            return
+        }
         #expect(elapsed < .seconds(4), "the PUT after a reset took \(elapsed); log: \(proxy.log())")
         let stored = try await http.read("blob", maxBytes: 1 << 20)
         #expect(stored?.bytes == bytes, "the server holds \(stored?.bytes.count ?? -1) bytes, not the 50000 sent")
@@ -55,7 +67,9 @@ struct FaultProxyTests {
         #expect(log.contains { $0["fault"] as? String == fault }, "the fault was not injected: \(log)")
         // No PUT reached the proxy without its body.
         let puts = log.filter { $0["method"] as? String == "PUT" }
-        #expect(puts.allSatisfy { $0["bytes"] as? Int == bytes.count && $0["incomplete"] == nil }, "a PUT arrived without its body: \(puts)")
+        #expect(
+            puts.allSatisfy { $0["bytes"] as? Int == bytes.count && $0["incomplete"] == nil },
+            "a PUT arrived without its body: \(puts)")
         await remote.remove()
     }
 }
@@ -108,7 +122,9 @@ extension FaultProxyTests {
                 if r.succeeded { ledger.chats.append(r.trimmedStdout) }
             case 15..<55:
                 let text = ledger.next("message from \(device.label)")
-                r = await device.run(["chat", "say", pickChat!, "--role", rng.next() % 2 == 0 ? "user" : "assistant", text])
+                r = await device.run([
+                    "chat", "say", pickChat!, "--role", rng.next() % 2 == 0 ? "user" : "assistant", text,
+                ])
                 if r.succeeded { ledger.saved[pickChat!, default: []].append(text) }
             case 55..<68:
                 r = await device.run(["rename", pickChat!, ledger.next("renamed by \(device.label)")])
@@ -116,16 +132,21 @@ extension FaultProxyTests {
                 // A picture of its own (a real PNG with unique bytes after its end), so blobs
                 // go up from files and come down to files through the faults.
                 var bytes = CLIFixtures.png.bytes
-                for _ in 0..<(2048 + Int(rng.next() % 30_000)) / 8 { withUnsafeBytes(of: rng.next()) { bytes.append(contentsOf: $0) } }
+                for _ in 0..<(2048 + Int(rng.next() % 30_000)) / 8 {
+                    withUnsafeBytes(of: rng.next()) { bytes.append(contentsOf: $0) }
+                }
                 let path = CLIFixtures.writeFile(bytes, in: device.store.directory, name: "picture.png")
-                r = await device.run(["image", "add", path, "--title", ledger.next("picture"), "--prompt", "a fox", "--model", "dall-e-3"])
+                r = await device.run([
+                    "image", "add", path, "--title", ledger.next("picture"), "--prompt", "a fox", "--model", "dall-e-3",
+                ])
                 try? FileManager.default.removeItem(atPath: path)
             case 78..<86:
                 r = await device.run(["chat", "new", "--title", ledger.next("doomed")])
                 if r.succeeded { ledger.doomed.append(r.trimmedStdout) }
             default:
                 guard let doomed = pickDoomed else { continue }
-                r = await device.run(rng.next() % 2 == 0 ? ["rm", doomed] : ["rename", doomed, ledger.next("doomed renamed")])
+                r = await device.run(
+                    rng.next() % 2 == 0 ? ["rm", doomed] : ["rename", doomed, ledger.next("doomed renamed")])
             }
             // 66: not here yet (made elsewhere, not pulled) or already deleted.
             #expect(r.succeeded || r.exitCode == 66, "[\(device.label)] a local change failed (\(ledger.replay)): \(r)")
@@ -145,12 +166,16 @@ extension FaultProxyTests {
         let started = ContinuousClock.now
         let r = await device.run(["sync", "--json"])
         let elapsed = ContinuousClock.now - started
-        return TimedSync(result: r, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, started: wall)
+        return TimedSync(
+            result: r, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+            started: wall)
     }
 
     /// Records a sync in the ledger and checks the bounds every sync keeps: under 10 s, never
     /// exit 78, ended by itself.
-    static func check(_ timed: TimedSync, _ device: Device, ledger: inout Ledger, proxy: FaultProxy, context: String) -> CLIResult {
+    static func check(_ timed: TimedSync, _ device: Device, ledger: inout Ledger, proxy: FaultProxy, context: String)
+        -> CLIResult
+    {
         let (r, seconds) = (timed.result, timed.seconds)
         ledger.syncSeconds.append(seconds)
         if seconds > ledger.slowest.seconds { ledger.slowest = (seconds, device.label, context, timed.started) }
@@ -158,22 +183,29 @@ extension FaultProxyTests {
         if seconds >= 10 {
             // Where the time went (a fault's waits, the server, or a machine too busy to run either).
             let requests = proxy.requests(from: timed.started, to: timed.started + seconds)
-            Issue.record("[\(device.label)] a sync took \(seconds) s, over the 10 s bound (\(context); \(ledger.replay)): \(r)\n\(requests)")
+            Issue.record(
+                "[\(device.label)] a sync took \(seconds) s, over the 10 s bound (\(context); \(ledger.replay)): \(r)\n\(requests)"
+            )
         }
         #expect(r.exitCode != 78, "[\(device.label)] sync exited 78 (\(context); \(ledger.replay)): \(r)")
-        #expect(!r.signaled && !r.timedOut, "[\(device.label)] sync did not end by itself (\(context); \(ledger.replay)): \(r)")
+        #expect(
+            !r.signaled && !r.timedOut,
+            "[\(device.label)] sync did not end by itself (\(context); \(ledger.replay)): \(r)")
         return r
     }
 
     /// A timed sync on `device`, recorded and checked.
-    static func timedSync(_ device: Device, ledger: inout Ledger, proxy: FaultProxy, context: String) async -> CLIResult {
+    static func timedSync(_ device: Device, ledger: inout Ledger, proxy: FaultProxy, context: String) async -> CLIResult
+    {
         check(await sync(device), device, ledger: &ledger, proxy: proxy, context: context)
     }
 
     /// Each round every device makes a few changes and syncs; a sync may fail with a temporary
     /// exit under faults (the device tries again next round). Then faults are turned off and
     /// every device syncs until a whole pass moves nothing.
-    @Test("three devices sync through resets, 5xx, stalls and short answers: nothing lost, all the same, no sync over 10 s")
+    @Test(
+        "three devices sync through resets, 5xx, stalls and short answers: nothing lost, all the same, no sync over 10 s"
+    )
     func threeDevicesUnderFaults() async throws {
         let seed = SplitMix64.seed()
         var rng = SplitMix64(seed: seed)
@@ -203,9 +235,12 @@ extension FaultProxyTests {
                     return await group.reduce(into: [Int: TimedSync]()) { $0[$1.0] = $1.1 }
                 }
                 for (index, device) in devices.enumerated() {
-                    let r = Self.check(timed[index]!, device, ledger: &ledger, proxy: proxy, context: "round \(round), all at once")
-                    #expect(r.succeeded || Self.temporaryExits.contains(r.exitCode),
-                            "[\(device.label)] sync under faults failed with a non-temporary exit (round \(round); \(ledger.replay)): \(r)")
+                    let r = Self.check(
+                        timed[index]!, device, ledger: &ledger, proxy: proxy, context: "round \(round), all at once")
+                    #expect(
+                        r.succeeded || Self.temporaryExits.contains(r.exitCode),
+                        "[\(device.label)] sync under faults failed with a non-temporary exit (round \(round); \(ledger.replay)): \(r)"
+                    )
                 }
                 continue
             }
@@ -214,13 +249,17 @@ extension FaultProxyTests {
                 let outage = round % 3 == 2 && index == round % devices.count
                 if outage {
                     for _ in 0..<5 {
-                        try await proxy.force(round % 2 == 0 ? "put_applied_reset" : "reset_mid", method: round % 2 == 0 ? "PUT" : "GET")
+                        try await proxy.force(
+                            round % 2 == 0 ? "put_applied_reset" : "reset_mid", method: round % 2 == 0 ? "PUT" : "GET")
                     }
                 }
-                let r = await Self.timedSync(device, ledger: &ledger, proxy: proxy, context: "round \(round)\(outage ? ", outage" : "")")
+                let r = await Self.timedSync(
+                    device, ledger: &ledger, proxy: proxy, context: "round \(round)\(outage ? ", outage" : "")")
                 if outage { try await proxy.control("clear") }
-                #expect(r.succeeded || Self.temporaryExits.contains(r.exitCode),
-                        "[\(device.label)] sync under faults failed with a non-temporary exit (round \(round); \(ledger.replay)): \(r)")
+                #expect(
+                    r.succeeded || Self.temporaryExits.contains(r.exitCode),
+                    "[\(device.label)] sync under faults failed with a non-temporary exit (round \(round); \(ledger.replay)): \(r)"
+                )
             }
         }
         let stats = try await proxy.control("stats")
@@ -232,7 +271,8 @@ extension FaultProxyTests {
             quiet = true
             for device in devices {
                 let r = await Self.timedSync(device, ledger: &ledger, proxy: proxy, context: "settling pass \(pass)")
-                try #require(r.succeeded, "[\(device.label)] sync without faults failed (pass \(pass); \(ledger.replay)): \(r)")
+                try #require(
+                    r.succeeded, "[\(device.label)] sync without faults failed (pass \(pass); \(ledger.replay)): \(r)")
                 let report = try CLIJSON.object(r)
                 if (report["pushed"] as? Int ?? 0) != 0 || (report["pulled"] as? Int ?? 0) != 0 { quiet = false }
             }
@@ -246,16 +286,19 @@ extension FaultProxyTests {
                 let show = await device.run(["show", chat, "--json"])
                 #expect(show.succeeded, "[\(device.label)] show \(chat) failed (\(ledger.replay)): \(show)")
                 let missing = texts.filter { !show.stdout.contains(CLIJSON.escaped($0)) }
-                #expect(missing.isEmpty, "[\(device.label)] \(chat) lost \(missing.count) saved messages (\(ledger.replay)): \(missing)")
+                #expect(
+                    missing.isEmpty,
+                    "[\(device.label)] \(chat) lost \(missing.count) saved messages (\(ledger.replay)): \(missing)")
             }
             let fsck = await device.run(["fsck"])
             #expect(fsck.succeeded, "[\(device.label)] fsck failed (\(ledger.replay)): \(fsck)")
         }
         let slowest = ledger.slowest
         let failed = ledger.syncExits.filter { $0.key != 0 }.values.reduce(0, +)
-        print("fault-proxy: seed \(seed), \(rounds) rounds, \(stats.requests) requests under faults, \(stats.injected) faults injected \(stats.faults.sorted { $0.key < $1.key }), "
-              + "\(ledger.syncSeconds.count) syncs (\(failed) failed: exits \(ledger.syncExits.sorted { $0.key < $1.key })), slowest sync \(String(format: "%.2f", slowest.seconds)) s (\(slowest.label), \(slowest.context), started at \(String(format: "%.3f", slowest.started))), "
-              + "\(ledger.saved.values.map(\.count).reduce(0, +)) messages saved in \(ledger.chats.count) chats")
+        print(
+            "fault-proxy: seed \(seed), \(rounds) rounds, \(stats.requests) requests under faults, \(stats.injected) faults injected \(stats.faults.sorted { $0.key < $1.key }), "
+                + "\(ledger.syncSeconds.count) syncs (\(failed) failed: exits \(ledger.syncExits.sorted { $0.key < $1.key })), slowest sync \(String(format: "%.2f", slowest.seconds)) s (\(slowest.label), \(slowest.context), started at \(String(format: "%.3f", slowest.started))), "
+                + "\(ledger.saved.values.map(\.count).reduce(0, +)) messages saved in \(ledger.chats.count) chats")
         #expect(stats.injected > 0, "no fault was injected (\(ledger.replay))")
         await remote.remove()
     }

@@ -1,13 +1,14 @@
+import AISync
 import Foundation
 import Testing
+
 @testable import AISyncCore
 @testable import AISyncFiles
-@testable import AISyncStore
-@testable import AISyncRemote
 @testable import AISyncImgur
+@testable import AISyncRemote
+@testable import AISyncStore
 @testable import AISyncSync
 @testable import AISyncTesting
-import AISync
 
 // The folder remote against what a USB stick or a shared folder can hold: leftovers of killed
 // writes, and files that are not files.
@@ -23,7 +24,8 @@ struct FolderRemoteTests {
         // What killed writes left: one two hours old, one from a moment ago (maybe in flight).
         FileManager.default.createFile(atPath: "\(tmp)/old", contents: Data())
         FileManager.default.createFile(atPath: "\(tmp)/recent", contents: Data("x".utf8))
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: "\(tmp)/old")
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -7200)], ofItemAtPath: "\(tmp)/old")
 
         let store = try SyncEngineTests.makeStore(in: dir, "a")
         _ = try await store.createChat(title: "one", model: nil)
@@ -39,7 +41,7 @@ struct FolderRemoteTests {
     }
 
     @Test(arguments: ["aisync.json", "segments/SELF/1.seg"])
-    func aFIFOWhereAFileBelongsIsAClearErrorNotAHang(_ where_: String) async throws {
+    func aFIFOWhereAFileBelongsIsAClearErrorNotAHang(_ site: String) async throws {
         let dir = SyncEngineTests.makeDirectory("folder-fifo")
         defer { SyncEngineTests.removeDirectory(dir) }
         let root = "\(dir)/remote"
@@ -47,7 +49,7 @@ struct FolderRemoteTests {
         let a = try SyncEngineTests.makeStore(in: dir, "a")
         _ = try await a.createChat(title: "one", model: nil)
         _ = try await SyncEngineTests.engine(a, FolderRemote(root: root)).push()
-        let path = "\(root)/\(where_.replacingOccurrences(of: "SELF", with: a.deviceID.rawValue))"
+        let path = "\(root)/\(site.replacingOccurrences(of: "SELF", with: a.deviceID.rawValue))"
         try FileManager.default.removeItem(atPath: path)
         #expect(mkfifo(path, 0o644) == 0)
 

@@ -12,14 +12,16 @@ struct GarbageCollectionTests {
         try Data(bytes.utf8).write(to: URL(fileURLWithPath: scratch))
         let sha = try CLIFixtures.sha256(ofFile: scratch)
         let path = store.objectPath(sha)
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: scratch, toPath: path)
         try age(path, seconds)
         return sha
     }
 
     private func age(_ path: String, _ seconds: TimeInterval) throws {
-        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-seconds)], ofItemAtPath: path)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-seconds)], ofItemAtPath: path)
     }
 
     @Test func unusedObjectsAndLeftoversGoAndEverythingNamedStays() throws {
@@ -28,28 +30,36 @@ struct GarbageCollectionTests {
         let png = "\(store.directory)/red.png"
         try CLIFixtures.png.bytes.write(to: URL(fileURLWithPath: png))
         let picture = try CLIFixtures.sha256(ofFile: png)
-        let image = try store.ok(["image", "add", png, "--title", "red"]).trimmingCharacters(in: .whitespacesAndNewlines)
-        try store.ok(["rm", image])   // deleted, still restorable: its bytes stay
+        let image = try store.ok(["image", "add", png, "--title", "red"]).trimmingCharacters(
+            in: .whitespacesAndNewlines)
+        try store.ok(["rm", image])  // deleted, still restorable: its bytes stay
         try age(store.objectPath(picture), 7200)
         let chat = try store.ok(["chat", "new", "--title", "a chat"]).trimmingCharacters(in: .whitespacesAndNewlines)
         try store.ok(["chat", "say", chat, "--role", "user", String(repeating: "a large value ", count: 1000)])
 
         let orphan = try plantObject(store, "bytes nothing names", age: 7200)
         let young = try plantObject(store, "bytes a pull is about to journal", age: 10)
-        let leftovers = ["\(store.path)/objects/incoming-killed", "\(store.path)/objects/\(picture.prefix(2))/\(picture).tmp-killed",
-                         "\(store.path)/sync/tmp/killed-download"]
+        let leftovers = [
+            "\(store.path)/objects/incoming-killed", "\(store.path)/objects/\(picture.prefix(2))/\(picture).tmp-killed",
+            "\(store.path)/sync/tmp/killed-download",
+        ]
         for path in leftovers {
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try Data("partial".utf8).write(to: URL(fileURLWithPath: path))
             try age(path, 7200)
         }
 
         let dry = try CLIJSON.object(store.run(["gc", "--dry-run", "--json"]))
-        #expect(dry["objects"] as? [String] == [orphan] && Set(dry["leftovers"] as? [String] ?? []) == Set(leftovers), "\(dry)")
+        #expect(
+            dry["objects"] as? [String] == [orphan] && Set(dry["leftovers"] as? [String] ?? []) == Set(leftovers),
+            "\(dry)")
         #expect(FileManager.default.fileExists(atPath: store.objectPath(orphan)))
 
         let done = try CLIJSON.object(store.run(["gc", "--json"]))
-        #expect(done["objects"] as? [String] == [orphan] && done["bytes"] as? Int == "bytes nothing names".utf8.count, "\(done)")
+        #expect(
+            done["objects"] as? [String] == [orphan] && done["bytes"] as? Int == "bytes nothing names".utf8.count,
+            "\(done)")
         #expect(!FileManager.default.fileExists(atPath: store.objectPath(orphan)))
         #expect(FileManager.default.fileExists(atPath: store.objectPath(young)), "younger than an hour: kept")
         for path in leftovers { #expect(!FileManager.default.fileExists(atPath: path), "\(path)") }
@@ -73,7 +83,8 @@ struct GarbageCollectionTests {
         try journal.write(contentsOf: Data("{\"not\":\"a version\"}\n".utf8))
         try journal.close()
         let r = store.run(["gc"])
-        #expect(r.exitCode == 65 && r.stderr.contains("the store is damaged") && r.stderr.contains("aisync fsck"), "\(r)")
+        #expect(
+            r.exitCode == 65 && r.stderr.contains("the store is damaged") && r.stderr.contains("aisync fsck"), "\(r)")
         #expect(FileManager.default.fileExists(atPath: store.objectPath(orphan)))
     }
 
@@ -84,7 +95,8 @@ struct GarbageCollectionTests {
         let chat = try store.ok(["chat", "new", "--title", "a chat"])
         let long = String(repeating: "a long answer ", count: 400)
         try store.ok(["chat", "say", chat, "--role", "assistant", long])
-        let valuePath = try #require(FileManager.default.subpaths(atPath: "\(store.path)/objects")?.first { $0.count == 67 })
+        let valuePath = try #require(
+            FileManager.default.subpaths(atPath: "\(store.path)/objects")?.first { $0.count == 67 })
         let orphan = try plantObject(store, "unnamed", age: 7200)
         try FileManager.default.removeItem(atPath: "\(store.path)/objects/\(valuePath)")
         let r = store.run(["gc"])

@@ -1,13 +1,14 @@
+import AISync
 import Foundation
 import Testing
+
 @testable import AISyncCore
 @testable import AISyncFiles
-@testable import AISyncStore
-@testable import AISyncRemote
 @testable import AISyncImgur
+@testable import AISyncRemote
+@testable import AISyncStore
 @testable import AISyncSync
 @testable import AISyncTesting
-import AISync
 
 /// HTTPRemote against quirks the real servers showed (ServerScenarioTests): Apache's weak
 /// ETags for files changed within the last second, and a remote root that does not exist.
@@ -62,7 +63,10 @@ struct HTTPRemoteServerQuirksTests {
         #expect(requests.first?.headers["If-Match"] == "\"2-5f1\"")
     }
 
-    @Test(arguments: [("\"a\"", "W/\"a\"", true), ("W/\"a\"", "W/\"a\"", true), ("\"a\"", "\"b\"", false), ("W/\"a\"", "\"ab\"", false)])
+    @Test(arguments: [
+        ("\"a\"", "W/\"a\"", true), ("W/\"a\"", "W/\"a\"", true), ("\"a\"", "\"b\"", false),
+        ("W/\"a\"", "\"ab\"", false),
+    ])
     func weakComparison(a: String, b: String, equal: Bool) {
         #expect(HTTPRemote.weakMatch(a, b) == equal)
         #expect(HTTPRemote.weakMatch(b, a) == equal)
@@ -73,7 +77,8 @@ struct HTTPRemoteServerQuirksTests {
     @Test func aMissingRootIsAClearConfigurationError() async throws {
         // Apache answers 409 to a PUT whose parent collection is missing; aisync.json sits
         // at the root, so there is nothing to create below it.
-        let transport = Fake([HTTPRemoteTests.status(409), HTTPRemoteTests.status(409)], fallback: HTTPRemoteTests.status(500))
+        let transport = Fake(
+            [HTTPRemoteTests.status(409), HTTPRemoteTests.status(409)], fallback: HTTPRemoteTests.status(500))
         let remote = try Self.remote(transport)
         var caught: AISyncError?
         do { _ = try await remote.write("aisync.json", [1], condition: .createOnly) } catch { caught = error }
@@ -86,10 +91,12 @@ struct HTTPRemoteServerQuirksTests {
 
     @Test func aMissingRootFoundWhileMakingCollectionsIsAClearConfigurationError() async throws {
         // rclone answers 404 to the PUT, then 409 to MKCOL of the first collection.
-        let transport = Fake([HTTPRemoteTests.status(404), HTTPRemoteTests.status(409)], fallback: HTTPRemoteTests.status(500))
+        let transport = Fake(
+            [HTTPRemoteTests.status(404), HTTPRemoteTests.status(409)], fallback: HTTPRemoteTests.status(500))
         let remote = try Self.remote(transport)
         var caught: AISyncError?
-        do { _ = try await remote.write("segments/\(HTTPRemoteTests.device)/1.seg", [1], condition: .createOnly) } catch { caught = error }
+        do { _ = try await remote.write("segments/\(HTTPRemoteTests.device)/1.seg", [1], condition: .createOnly) } catch
+        { caught = error }
         #expect(caught?.code == .configuration)
         let message = caught?.description ?? ""
         #expect(message.contains("does not exist"), "\(message)")

@@ -1,14 +1,15 @@
+import AISync
 import Foundation
 import Testing
+
 @testable import AISyncCore
 @testable import AISyncFiles
-@testable import AISyncStore
 @testable import AISyncHTTP
-@testable import AISyncRemote
 @testable import AISyncImgur
+@testable import AISyncRemote
+@testable import AISyncStore
 @testable import AISyncSync
 @testable import AISyncTesting
-import AISync
 
 /// HTTPRemote (WebDAV and plain HTTP) over a scripted in-memory transport: no network.
 /// Also credentials, backoff, URL and path validation.
@@ -26,15 +27,18 @@ struct HTTPRemoteTests {
     static let base = "https://dav.example.com/dav/aisync"
     static let device = String(repeating: "0123456789abcdef", count: 2)
 
-    static func makeRemote(_ transport: FakeTransport, sleeps: SleepLog, url: String = base, plain: Bool = false,
-                           credentials: Credentials? = nil, maxAttempts: Int = 4) throws -> HTTPRemote {
+    static func makeRemote(
+        _ transport: FakeTransport, sleeps: SleepLog, url: String = base, plain: Bool = false,
+        credentials: Credentials? = nil, maxAttempts: Int = 4
+    ) throws -> HTTPRemote {
         let location = try RemoteLocation(url: url, plain: plain, insecure: false)
         // Sleeps are recorded; random is fixed at 2^63 (jitter unit 0.5) so delays are exact.
         var environment = AISyncEnvironment.test(seed: 1)
         environment.sleep = { ms in await sleeps.record(ms) }
         environment.random = { 1 << 63 }
-        return HTTPRemote(location: location, transport: transport, credentials: credentials, maxAttempts: maxAttempts,
-                          environment: environment)
+        return HTTPRemote(
+            location: location, transport: transport, credentials: credentials, maxAttempts: maxAttempts,
+            environment: environment)
     }
 
     static func status(_ code: Int, _ headers: [String: String] = [:], _ body: String = "") -> FakeTransport.Step {
@@ -86,7 +90,9 @@ struct HTTPRemoteTests {
         StatusCase(status: 404, operation: .list, expected: .none, attempts: 1),
         StatusCase(status: 404, operation: .exists, expected: .none, attempts: 1),
         StatusCase(status: 404, operation: .delete, expected: .value, attempts: 1),
-        StatusCase(status: 405, operation: .list, expected: .error(.configuration), attempts: 1, messageContains: "add the remote as plain HTTP"),
+        StatusCase(
+            status: 405, operation: .list, expected: .error(.configuration), attempts: 1,
+            messageContains: "add the remote as plain HTTP"),
         StatusCase(status: 423, operation: .read, expected: .error(.temporary), attempts: 4),
         StatusCase(status: 423, operation: .putAlways, expected: .error(.temporary), attempts: 4),
         StatusCase(status: 429, operation: .read, expected: .error(.temporary), attempts: 4),
@@ -110,7 +116,9 @@ struct HTTPRemoteTests {
                 let entries = try await remote.list("heads")
                 return (entries == nil ? .none : .value, nil)
             case .putCreate, .putAlways:
-                let result = try await remote.write("heads/\(device).json", Array("{}\n".utf8), condition: operation == .putCreate ? .createOnly : .always)
+                let result = try await remote.write(
+                    "heads/\(device).json", Array("{}\n".utf8),
+                    condition: operation == .putCreate ? .createOnly : .always)
                 return (result == .preconditionFailed ? .preconditionFailed : .written, nil)
             case .delete:
                 try await remote.delete("heads/\(device).json")
@@ -144,8 +152,9 @@ struct HTTPRemoteTests {
 
     @Test(arguments: [(409, 201), (409, 405), (404, 201)])
     func putIntoAMissingCollectionMakesItsParentsThenRetries(first: Int, mkcol: Int) async throws {
-        let transport = FakeTransport([Self.status(first), Self.status(mkcol), Self.status(mkcol), Self.status(201, ["etag": "\"e1\""])],
-                                      fallback: Self.status(500))
+        let transport = FakeTransport(
+            [Self.status(first), Self.status(mkcol), Self.status(mkcol), Self.status(201, ["etag": "\"e1\""])],
+            fallback: Self.status(500))
         let sleeps = SleepLog()
         let remote = try Self.makeRemote(transport, sleeps: sleeps)
         let result = try await remote.write("segments/\(Self.device)/1.seg", Array("x\n".utf8), condition: .createOnly)
@@ -154,8 +163,11 @@ struct HTTPRemoteTests {
         let methods = requests.map(\.method)
         let urls = requests.map(\.url)
         #expect(methods == ["PUT", "MKCOL", "MKCOL", "PUT"])
-        #expect(urls == ["\(Self.base)/segments/\(Self.device)/1.seg", "\(Self.base)/segments/",
-                         "\(Self.base)/segments/\(Self.device)/", "\(Self.base)/segments/\(Self.device)/1.seg"])
+        #expect(
+            urls == [
+                "\(Self.base)/segments/\(Self.device)/1.seg", "\(Self.base)/segments/",
+                "\(Self.base)/segments/\(Self.device)/", "\(Self.base)/segments/\(Self.device)/1.seg",
+            ])
         #expect(requests.last?.headers["If-None-Match"] == "*")
         #expect(requests.last?.body == .bytes(Array("x\n".utf8)))
     }
@@ -163,10 +175,13 @@ struct HTTPRemoteTests {
     /// A refused MKCOL is checked once with PROPFIND Depth 0 (a racing device may have just
     /// created the collection); when it really is missing, the 403 is reported.
     @Test func mkcolRefusedIsAClearError() async throws {
-        let transport = FakeTransport([Self.status(409), Self.status(403), Self.status(404)], fallback: Self.status(500))
+        let transport = FakeTransport(
+            [Self.status(409), Self.status(403), Self.status(404)], fallback: Self.status(500))
         let remote = try Self.makeRemote(transport, sleeps: SleepLog())
         var caught: AISyncError?
-        do { _ = try await remote.write("segments/\(Self.device)/1.seg", [10], condition: .createOnly) } catch { caught = error }
+        do { _ = try await remote.write("segments/\(Self.device)/1.seg", [10], condition: .createOnly) } catch {
+            caught = error
+        }
         #expect(caught?.code == .permission)
         let methods = await transport.requests.map(\.method)
         #expect(methods == ["PUT", "MKCOL", "PROPFIND"])
@@ -199,7 +214,9 @@ struct HTTPRemoteTests {
     }
 
     @Test func retryAfterIsHonoured() async throws {
-        let transport = FakeTransport([Self.status(503, ["retry-after": "7"]), Self.status(429, ["retry-after": " 2 "]), Self.status(200)])
+        let transport = FakeTransport([
+            Self.status(503, ["retry-after": "7"]), Self.status(429, ["retry-after": " 2 "]), Self.status(200),
+        ])
         let sleeps = SleepLog()
         let remote = try Self.makeRemote(transport, sleeps: sleeps)
         let file = try await remote.read("aisync.json")
@@ -209,7 +226,9 @@ struct HTTPRemoteTests {
     }
 
     @Test func insaneRetryAfterFallsBackToBackoff() async throws {
-        let transport = FakeTransport([Self.status(503, ["retry-after": "999999"]), Self.status(503, ["retry-after": "soon"]), Self.status(200)])
+        let transport = FakeTransport([
+            Self.status(503, ["retry-after": "999999"]), Self.status(503, ["retry-after": "soon"]), Self.status(200),
+        ])
         let sleeps = SleepLog()
         let remote = try Self.makeRemote(transport, sleeps: sleeps)
         _ = try await remote.read("aisync.json")
@@ -219,7 +238,9 @@ struct HTTPRemoteTests {
 
     @Test func transportFailuresAreRetriedThenReported() async throws {
         let down = AISyncError(.unavailable, "cannot reach dav.example.com")
-        let transport = FakeTransport([.fail(down), .fail(AISyncError(.temporary, "timed out")), Self.status(200, [:], "ok")])
+        let transport = FakeTransport([
+            .fail(down), .fail(AISyncError(.temporary, "timed out")), Self.status(200, [:], "ok"),
+        ])
         let sleeps = SleepLog()
         let remote = try Self.makeRemote(transport, sleeps: sleeps)
         let file = try await remote.read("aisync.json")
@@ -247,8 +268,11 @@ struct HTTPRemoteTests {
     // MARK: - Headers
 
     @Test func requestsCarryAuthorizationAndConditions() async throws {
-        let transport = FakeTransport([Self.status(201), Self.status(204), Self.status(201), Self.status(200, [:], "{}")])
-        let remote = try Self.makeRemote(transport, sleeps: SleepLog(), credentials: Credentials(user: "alice", password: "s3cret!"))
+        let transport = FakeTransport([
+            Self.status(201), Self.status(204), Self.status(201), Self.status(200, [:], "{}"),
+        ])
+        let remote = try Self.makeRemote(
+            transport, sleeps: SleepLog(), credentials: Credentials(user: "alice", password: "s3cret!"))
         _ = try await remote.write("heads/\(Self.device).json", [1], condition: .createOnly)
         _ = try await remote.write("heads/\(Self.device).json", [2], condition: .replacing(etag: "\"abc-123\""))
         _ = try await remote.write("devices.json", [3], condition: .always)
@@ -407,8 +431,11 @@ struct HTTPRemoteTests {
         let transport = FakeTransport(fallback: Self.status(207, ["content-type": "text/xml"], Self.apacheMultistatus))
         let remote = try Self.makeRemote(transport, sleeps: SleepLog())
         let entries = try await remote.list("heads")
-        #expect(entries == [RemoteEntry(name: "\(Self.d1).json", etag: "\"f5-61a2b3c4d5e6f\""),
-                            RemoteEntry(name: "\(Self.d2).json", etag: "\"e3-61a2b3c4d5e70\"")])
+        #expect(
+            entries == [
+                RemoteEntry(name: "\(Self.d1).json", etag: "\"f5-61a2b3c4d5e6f\""),
+                RemoteEntry(name: "\(Self.d2).json", etag: "\"e3-61a2b3c4d5e70\""),
+            ])
         let parsed = try #require(WebDAVMultistatus.parse(Array(Self.apacheMultistatus.utf8)))
         #expect(parsed.count == 3)
         #expect(parsed.first?.isCollection == true)
@@ -433,10 +460,14 @@ struct HTTPRemoteTests {
     @Test func nextcloudMultistatusBecomesEntries() async throws {
         let transport = FakeTransport(fallback: Self.status(207, [:], Self.nextcloudMultistatus))
         let sleeps = SleepLog()
-        let remote = try Self.makeRemote(transport, sleeps: sleeps, url: "https://cloud.example.com/remote.php/dav/files/me/aisync")
+        let remote = try Self.makeRemote(
+            transport, sleeps: sleeps, url: "https://cloud.example.com/remote.php/dav/files/me/aisync")
         let entries = try await remote.list("heads")
-        #expect(entries == [RemoteEntry(name: "\(Self.d1).json", etag: "\"0a9e8f7d6c5b4a39f2e1d0c9b8a7f6e5\""),
-                            RemoteEntry(name: "\(Self.d2).json", etag: "\"1b2c3d\"")])
+        #expect(
+            entries == [
+                RemoteEntry(name: "\(Self.d1).json", etag: "\"0a9e8f7d6c5b4a39f2e1d0c9b8a7f6e5\""),
+                RemoteEntry(name: "\(Self.d2).json", etag: "\"1b2c3d\""),
+            ])
     }
 
     static let hostileHrefs = [
@@ -492,7 +523,8 @@ struct HTTPRemoteTests {
     @Test func hostileEntriesInAListingAreDropped() async throws {
         var body = "<?xml version=\"1.0\"?><D:multistatus xmlns:D=\"DAV:\">"
         for href in Self.hostileHrefs + ["/dav/aisync/heads/\(Self.d1).json"] {
-            body += "<D:response><D:href>\(href)</D:href><D:propstat><D:prop><D:getetag>\"e\"</D:getetag><D:resourcetype/></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>"
+            body +=
+                "<D:response><D:href>\(href)</D:href><D:propstat><D:prop><D:getetag>\"e\"</D:getetag><D:resourcetype/></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>"
         }
         body += "</D:multistatus>"
         let transport = FakeTransport(fallback: Self.status(207, [:], body))
@@ -528,7 +560,9 @@ struct HTTPRemoteTests {
             """
         let transport = FakeTransport(fallback: Self.status(207, [:], body))
         let remote = try Self.makeRemote(transport, sleeps: SleepLog())
-        let hostname = (try? String(contentsOfFile: "/etc/hostname", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "\u{0}"
+        let hostname =
+            (try? String(contentsOfFile: "/etc/hostname", encoding: .utf8))?.trimmingCharacters(
+                in: .whitespacesAndNewlines) ?? "\u{0}"
         var names: [String] = []
         do { names = (try await remote.list("heads") ?? []).map(\.name) } catch { #expect(error.code == .damagedData) }
         let leaked = names.contains { !hostname.isEmpty && $0.contains(hostname) }
@@ -539,14 +573,18 @@ struct HTTPRemoteTests {
 
     @Test func a401NeverShowsThePassword() async throws {
         let password = "Sup3r-S3cret-pw"
-        let transport = FakeTransport(fallback: Self.status(401, ["www-authenticate": "Basic realm=\"dav\""], "Unauthorized"))
+        let transport = FakeTransport(
+            fallback: Self.status(401, ["www-authenticate": "Basic realm=\"dav\""], "Unauthorized"))
         let credentials = Credentials(user: "alice", password: password)
         let remote = try Self.makeRemote(transport, sleeps: SleepLog(), credentials: credentials)
         var caught: AISyncError?
         do { _ = try await remote.read("aisync.json") } catch { caught = error }
         let error = try #require(caught)
         #expect(error.code == .permission)
-        let texts = [error.description, "\(error)", String(reflecting: error), error.message, error.hint ?? "", error.cause ?? ""]
+        let texts = [
+            error.description, "\(error)", String(reflecting: error), error.message, error.hint ?? "",
+            error.cause ?? "",
+        ]
         let encoded = Data("alice:\(password)".utf8).base64EncodedString()
         for text in texts {
             #expect(!text.contains(password))
@@ -574,28 +612,43 @@ struct HTTPRemoteTests {
     }
 
     static let netrcCases: [NetrcCase] = [
-        NetrcCase(label: "machine match", text: "machine dav.example.com login alice password pw1\n",
-                  host: "dav.example.com", expected: Credentials(user: "alice", password: "pw1")),
-        NetrcCase(label: "second machine", text: "machine other.example.com login bob password pb\nmachine dav.example.com\n\tlogin alice\n\tpassword pw1\n",
-                  host: "dav.example.com", expected: Credentials(user: "alice", password: "pw1")),
-        NetrcCase(label: "default fallback", text: "machine other.example.com login bob password pb\ndefault login anon password guest\n",
-                  host: "dav.example.com", expected: Credentials(user: "anon", password: "guest")),
-        NetrcCase(label: "machine beats default", text: "default login anon password guest\nmachine dav.example.com login alice password pw1\n",
-                  host: "dav.example.com", expected: Credentials(user: "alice", password: "pw1")),
-        NetrcCase(label: "missing password", text: "machine dav.example.com login alice\n",
-                  host: "dav.example.com", expected: nil),
-        NetrcCase(label: "no match, no default", text: "machine other.example.com login bob password pb\n",
-                  host: "dav.example.com", expected: nil),
-        NetrcCase(label: "case-insensitive host", text: "machine DAV.Example.COM login alice password pw1\n",
-                  host: "dav.example.com", expected: Credentials(user: "alice", password: "pw1")),
-        NetrcCase(label: "case-insensitive host (query upper)", text: "machine dav.example.com login alice password pw1\n",
-                  host: "DAV.EXAMPLE.COM", expected: Credentials(user: "alice", password: "pw1")),
-        NetrcCase(label: "one line, account ignored", text: "machine dav.example.com login alice account x password pw1",
-                  host: "dav.example.com", expected: Credentials(user: "alice", password: "pw1")),
-        NetrcCase(label: "tabs and blank lines", text: "\n\nmachine\tdav.example.com\n\tlogin\talice\n\n\tpassword  pw1\n",
-                  host: "dav.example.com", expected: Credentials(user: "alice", password: "pw1")),
-        NetrcCase(label: "lone CR separators", text: "machine dav.example.com\rlogin alice\rpassword pw1\r",
-                  host: "dav.example.com", expected: Credentials(user: "alice", password: "pw1")),
+        NetrcCase(
+            label: "machine match", text: "machine dav.example.com login alice password pw1\n",
+            host: "dav.example.com", expected: Credentials(user: "alice", password: "pw1")),
+        NetrcCase(
+            label: "second machine",
+            text:
+                "machine other.example.com login bob password pb\nmachine dav.example.com\n\tlogin alice\n\tpassword pw1\n",
+            host: "dav.example.com", expected: Credentials(user: "alice", password: "pw1")),
+        NetrcCase(
+            label: "default fallback",
+            text: "machine other.example.com login bob password pb\ndefault login anon password guest\n",
+            host: "dav.example.com", expected: Credentials(user: "anon", password: "guest")),
+        NetrcCase(
+            label: "machine beats default",
+            text: "default login anon password guest\nmachine dav.example.com login alice password pw1\n",
+            host: "dav.example.com", expected: Credentials(user: "alice", password: "pw1")),
+        NetrcCase(
+            label: "missing password", text: "machine dav.example.com login alice\n",
+            host: "dav.example.com", expected: nil),
+        NetrcCase(
+            label: "no match, no default", text: "machine other.example.com login bob password pb\n",
+            host: "dav.example.com", expected: nil),
+        NetrcCase(
+            label: "case-insensitive host", text: "machine DAV.Example.COM login alice password pw1\n",
+            host: "dav.example.com", expected: Credentials(user: "alice", password: "pw1")),
+        NetrcCase(
+            label: "case-insensitive host (query upper)", text: "machine dav.example.com login alice password pw1\n",
+            host: "DAV.EXAMPLE.COM", expected: Credentials(user: "alice", password: "pw1")),
+        NetrcCase(
+            label: "one line, account ignored", text: "machine dav.example.com login alice account x password pw1",
+            host: "dav.example.com", expected: Credentials(user: "alice", password: "pw1")),
+        NetrcCase(
+            label: "tabs and blank lines", text: "\n\nmachine\tdav.example.com\n\tlogin\talice\n\n\tpassword  pw1\n",
+            host: "dav.example.com", expected: Credentials(user: "alice", password: "pw1")),
+        NetrcCase(
+            label: "lone CR separators", text: "machine dav.example.com\rlogin alice\rpassword pw1\r",
+            host: "dav.example.com", expected: Credentials(user: "alice", password: "pw1")),
         NetrcCase(label: "empty file", text: "", host: "dav.example.com", expected: nil),
     ]
 
@@ -618,13 +671,16 @@ struct HTTPRemoteTests {
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let netrc = "\(dir)/netrc"
-        FileManager.default.createFile(atPath: netrc, contents: Data("machine dav.example.com login fromnetrc password np\n".utf8))
+        FileManager.default.createFile(
+            atPath: netrc, contents: Data("machine dav.example.com login fromnetrc password np\n".utf8))
 
-        let both = Credentials.lookup(host: "dav.example.com", environment: ["AISYNC_USER": "envuser", "AISYNC_PASSWORD": "ep", "NETRC": netrc])
+        let both = Credentials.lookup(
+            host: "dav.example.com", environment: ["AISYNC_USER": "envuser", "AISYNC_PASSWORD": "ep", "NETRC": netrc])
         #expect(both == Credentials(user: "envuser", password: "ep"))
         let netrcOnly = Credentials.lookup(host: "dav.example.com", environment: ["NETRC": netrc])
         #expect(netrcOnly == Credentials(user: "fromnetrc", password: "np"))
-        let userOnly = Credentials.lookup(host: "dav.example.com", environment: ["AISYNC_USER": "envuser", "NETRC": netrc])
+        let userOnly = Credentials.lookup(
+            host: "dav.example.com", environment: ["AISYNC_USER": "envuser", "NETRC": netrc])
         #expect(userOnly == Credentials(user: "fromnetrc", password: "np"))
         let homeNetrc = "\(dir)/.netrc"
         FileManager.default.createFile(atPath: homeNetrc, contents: Data("default login h password hp\n".utf8))
@@ -679,7 +735,9 @@ struct HTTPRemoteTests {
         var host: String? = nil
         /// Must not appear in the error.
         var secret: String? = nil
-        var testDescription: String { "\(url)\(plain ? " --plain" : "")\(insecure ? " --insecure" : "") → \(kind?.rawValue ?? "rejected")" }
+        var testDescription: String {
+            "\(url)\(plain ? " --plain" : "")\(insecure ? " --insecure" : "") → \(kind?.rawValue ?? "rejected")"
+        }
     }
 
     static let locationCases: [LocationCase] = [
@@ -690,15 +748,25 @@ struct HTTPRemoteTests {
         LocationCase(url: "file://relative", kind: nil),
         LocationCase(url: "file:///a/../etc", kind: nil),
         LocationCase(url: "file:///media/usb", plain: true, kind: nil),
-        LocationCase(url: "https://dav.example.com/dav/aisync", kind: .webdav, base: "https://dav.example.com/dav/aisync", host: "dav.example.com"),
-        LocationCase(url: "https://Cloud.Example.com:8443/remote.php/dav/files/me/aisync/", kind: .webdav,
-                     base: "https://Cloud.Example.com:8443/remote.php/dav/files/me/aisync", host: "cloud.example.com"),
-        LocationCase(url: "https://files.example.com/aisync", plain: true, kind: .http, base: "https://files.example.com/aisync", host: "files.example.com"),
-        LocationCase(url: "http://127.0.0.1:8080/aisync", kind: .webdav, base: "http://127.0.0.1:8080/aisync", host: "127.0.0.1"),
-        LocationCase(url: "http://localhost/aisync", plain: true, kind: .http, base: "http://localhost/aisync", host: "localhost"),
+        LocationCase(
+            url: "https://dav.example.com/dav/aisync", kind: .webdav, base: "https://dav.example.com/dav/aisync",
+            host: "dav.example.com"),
+        LocationCase(
+            url: "https://Cloud.Example.com:8443/remote.php/dav/files/me/aisync/", kind: .webdav,
+            base: "https://Cloud.Example.com:8443/remote.php/dav/files/me/aisync", host: "cloud.example.com"),
+        LocationCase(
+            url: "https://files.example.com/aisync", plain: true, kind: .http, base: "https://files.example.com/aisync",
+            host: "files.example.com"),
+        LocationCase(
+            url: "http://127.0.0.1:8080/aisync", kind: .webdav, base: "http://127.0.0.1:8080/aisync", host: "127.0.0.1"),
+        LocationCase(
+            url: "http://localhost/aisync", plain: true, kind: .http, base: "http://localhost/aisync", host: "localhost"
+        ),
         LocationCase(url: "http://[::1]:8080/aisync", kind: .webdav, base: "http://[::1]:8080/aisync", host: "::1"),
         LocationCase(url: "http://example.com/aisync", kind: nil),
-        LocationCase(url: "http://example.com/aisync", insecure: true, kind: .webdav, base: "http://example.com/aisync", host: "example.com"),
+        LocationCase(
+            url: "http://example.com/aisync", insecure: true, kind: .webdav, base: "http://example.com/aisync",
+            host: "example.com"),
         LocationCase(url: "http://192.168.1.5/aisync", kind: nil),
         LocationCase(url: "https://alice:Hunter2Secret@dav.example.com/aisync", kind: nil, secret: "Hunter2Secret"),
         LocationCase(url: "https://alice@dav.example.com/aisync", kind: nil),
@@ -757,15 +825,19 @@ struct HTTPRemoteTests {
 
     // MARK: - RemotePath
 
-    @Test(arguments: ["", "a//b", "../x", "a/../b", "..", ".", "a/./b", "./a", "/abs", "a/", "a\\b", "a b", "a\tb",
-                      "a\u{1}b", "a\u{7F}b", "a\nb", "héllo", "heads/x.json/"])
+    @Test(arguments: [
+        "", "a//b", "../x", "a/../b", "..", ".", "a/./b", "./a", "/abs", "a/", "a\\b", "a b", "a\tb",
+        "a\u{1}b", "a\u{7F}b", "a\nb", "héllo", "heads/x.json/",
+    ])
     func remotePathRejects(path: String) {
         var caught: AISyncError?
         do { try RemotePath.validate(path) } catch { caught = error }
         #expect(caught != nil)
     }
 
-    @Test(arguments: ["aisync.json", "devices.json", "heads/0123.json", "segments/abc/12.seg", "objects/ab/abcdef", "a..b", ".hidden"])
+    @Test(arguments: [
+        "aisync.json", "devices.json", "heads/0123.json", "segments/abc/12.seg", "objects/ab/abcdef", "a..b", ".hidden",
+    ])
     func remotePathAccepts(path: String) {
         var caught: AISyncError?
         do { try RemotePath.validate(path) } catch { caught = error }

@@ -41,48 +41,74 @@ struct HostileRemoteTests {
         { path in
             let original = try String(contentsOfFile: path, encoding: .utf8)
             let pattern = try NSRegularExpression(pattern: "\"\(field)\":(\"[^\"]*\"|[0-9]+|\\[[^\\]]*\\])")
-            let replaced = pattern.stringByReplacingMatches(in: original, range: NSRange(original.startIndex..., in: original),
-                                                            withTemplate: "\"\(field)\":\(json)")
+            let replaced = pattern.stringByReplacingMatches(
+                in: original, range: NSRange(original.startIndex..., in: original),
+                withTemplate: "\"\(field)\":\(json)")
             #expect(replaced != original, "the head has no \(field): \(original)")
             try Data(replaced.utf8).write(to: URL(fileURLWithPath: path))
         }
     }
 
     static let cases: [Case] = [
-        Case(name: "a 200 MB manifest", file: "aisync.json", spoil: sparse(huge), code: 65, mentioning: ["aisync.json", "larger"]),
+        Case(
+            name: "a 200 MB manifest", file: "aisync.json", spoil: sparse(huge), code: 65,
+            mentioning: ["aisync.json", "larger"]),
         Case(name: "a 200 MB head", file: "heads/DEV.json", spoil: sparse(huge), code: 65, mentioning: ["larger"]),
-        Case(name: "a 200 MB segment", file: "segments/DEV/1.seg", spoil: sparse(huge), code: 65, mentioning: ["1.seg", "larger"]),
+        Case(
+            name: "a 200 MB segment", file: "segments/DEV/1.seg", spoil: sparse(huge), code: 65,
+            mentioning: ["1.seg", "larger"]),
         Case(name: "a 200 MB device index", file: "devices.json", spoil: sparse(huge), code: 0, mentioning: []),
-        Case(name: "100k-deep nesting in the head", file: "heads/DEV.json", spoil: text(String(repeating: "[", count: 100_000)),
-             code: 65, mentioning: ["DEV.json"]),
-        Case(name: "100k-deep nesting in a segment", file: "segments/DEV/1.seg",
-             spoil: text(String(repeating: "{\"a\":", count: 100_000)), code: 65, mentioning: ["1.seg"]),
-        Case(name: "a head claiming 10^15 segments", file: "heads/DEV.json", spoil: head("seq", "1000000000000000"),
-             code: 65, mentioning: []),
-        Case(name: "a head naming a device that climbs out", file: "heads/DEV.json", spoil: head("devices", "[\"../../../etc\"]"),
-             code: 65, mentioning: []),
-        Case(name: "a device index that climbs out", file: "devices.json",
-             spoil: text("{\"devices\":{\"../../../etc/passwd\":\"x\"},\"format\":1}"), code: 0, mentioning: []),
-        Case(name: "a manifest of another shape", file: "aisync.json", spoil: text("{\"format\":\"1e999\",\"remote\":[]}"),
-             code: 65, mentioning: ["aisync.json"]),
+        Case(
+            name: "100k-deep nesting in the head", file: "heads/DEV.json",
+            spoil: text(String(repeating: "[", count: 100_000)),
+            code: 65, mentioning: ["DEV.json"]),
+        Case(
+            name: "100k-deep nesting in a segment", file: "segments/DEV/1.seg",
+            spoil: text(String(repeating: "{\"a\":", count: 100_000)), code: 65, mentioning: ["1.seg"]),
+        Case(
+            name: "a head claiming 10^15 segments", file: "heads/DEV.json", spoil: head("seq", "1000000000000000"),
+            code: 65, mentioning: []),
+        Case(
+            name: "a head naming a device that climbs out", file: "heads/DEV.json",
+            spoil: head("devices", "[\"../../../etc\"]"),
+            code: 65, mentioning: []),
+        Case(
+            name: "a device index that climbs out", file: "devices.json",
+            spoil: text("{\"devices\":{\"../../../etc/passwd\":\"x\"},\"format\":1}"), code: 0, mentioning: []),
+        Case(
+            name: "a manifest of another shape", file: "aisync.json",
+            spoil: text("{\"format\":\"1e999\",\"remote\":[]}"),
+            code: 65, mentioning: ["aisync.json"]),
         // Parsed a line at a time from a downloaded file: the header is refused after 4 KiB.
-        Case(name: "a 63 MB segment of one string", file: "segments/DEV/1.seg",
-             spoil: { path in try Data("\"".utf8 + Array(repeating: UInt8(ascii: "a"), count: 63 << 20) + "\"\n".utf8).write(to: URL(fileURLWithPath: path)) },
-             code: 65, mentioning: ["1.seg", "header line"]),
-        Case(name: "a segment whose header is a number", file: "segments/DEV/1.seg", spoil: text("42\n"), code: 65, mentioning: ["1.seg", "format"]),
-        Case(name: "binary noise for a segment", file: "segments/DEV/1.seg",
-             spoil: { path in try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }).write(to: URL(fileURLWithPath: path)) },
-             code: 65, mentioning: ["1.seg"]),
-        Case(name: "a segment that is a symbolic link out of the remote", file: "segments/DEV/1.seg",
-             spoil: { path in
-                 try FileManager.default.removeItem(atPath: path)
-                 try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/etc/passwd")
-             }, code: 65, mentioning: ["1.seg"]),
-        Case(name: "a directory where the head belongs", file: "heads/DEV.json",
-             spoil: { path in
-                 try FileManager.default.removeItem(atPath: path)
-                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
-             }, code: 0, mentioning: []),
+        Case(
+            name: "a 63 MB segment of one string", file: "segments/DEV/1.seg",
+            spoil: { path in
+                try Data("\"".utf8 + Array(repeating: UInt8(ascii: "a"), count: 63 << 20) + "\"\n".utf8).write(
+                    to: URL(fileURLWithPath: path))
+            },
+            code: 65, mentioning: ["1.seg", "header line"]),
+        Case(
+            name: "a segment whose header is a number", file: "segments/DEV/1.seg", spoil: text("42\n"), code: 65,
+            mentioning: ["1.seg", "format"]),
+        Case(
+            name: "binary noise for a segment", file: "segments/DEV/1.seg",
+            spoil: { path in
+                try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }).write(
+                    to: URL(fileURLWithPath: path))
+            },
+            code: 65, mentioning: ["1.seg"]),
+        Case(
+            name: "a segment that is a symbolic link out of the remote", file: "segments/DEV/1.seg",
+            spoil: { path in
+                try FileManager.default.removeItem(atPath: path)
+                try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/etc/passwd")
+            }, code: 65, mentioning: ["1.seg"]),
+        Case(
+            name: "a directory where the head belongs", file: "heads/DEV.json",
+            spoil: { path in
+                try FileManager.default.removeItem(atPath: path)
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+            }, code: 0, mentioning: []),
     ]
 
     /// Runs `aisync ARGS` on `store` under a Python wrapper that reports the process's peak
@@ -90,14 +116,16 @@ struct HostileRemoteTests {
     static func measured(_ store: CLIStore, _ args: [String]) -> (result: CLIResult, rssMB: Double, seconds: Double) {
         let report = "\(store.directory)/rss-\(UUID().uuidString)"
         let wrapper = """
-        import resource, subprocess, sys
-        code = subprocess.call(sys.argv[2:])
-        open(sys.argv[1], "w").write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
-        sys.exit(code if code >= 0 else 128 - code)
-        """
+            import resource, subprocess, sys
+            code = subprocess.call(sys.argv[2:])
+            open(sys.argv[1], "w").write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+            sys.exit(code if code >= 0 else 128 - code)
+            """
         let start = ContinuousClock.now
-        let r = CLIHarness.runProcess("/usr/bin/env", ["python3", "-c", wrapper, report, CLIHarness.executable] + args + ["--store", store.path],
-                                      environment: CLIHarness.baseEnvironment(), timeout: 60, display: ["aisync"] + args)
+        let r = CLIHarness.runProcess(
+            "/usr/bin/env",
+            ["python3", "-c", wrapper, report, CLIHarness.executable] + args + ["--store", store.path],
+            environment: CLIHarness.baseEnvironment(), timeout: 60, display: ["aisync"] + args)
         let seconds = (ContinuousClock.now - start) / .seconds(1)
         let kb = (try? String(contentsOfFile: report, encoding: .utf8)).flatMap { Double($0) } ?? .infinity
         return (r, kb / 1024, seconds)
@@ -115,7 +143,8 @@ struct HostileRemoteTests {
         try writer.ok(["push"])
         let device = try #require(try FileManager.default.contentsOfDirectory(atPath: "\(root)/segments").first)
         let target = "\(root)/\(c.file.replacingOccurrences(of: "DEV", with: device))"
-        let original = try FileManager.default.attributesOfItem(atPath: target)[.type] as? FileAttributeType == .typeRegular
+        let original =
+            try FileManager.default.attributesOfItem(atPath: target)[.type] as? FileAttributeType == .typeRegular
             ? FileManager.default.contents(atPath: target) : nil
         try c.spoil(target)
 
@@ -133,8 +162,10 @@ struct HostileRemoteTests {
             #expect(try victim.list().count == (c.file.hasPrefix("heads/") ? 1 : 2), "\(r)")
             return
         }
-        CLIExpect.cleanError(r, code: c.code, mentioning: c.mentioning.map { $0.replacingOccurrences(of: "DEV", with: device) })
-        #expect(victim.listSnapshot() == before.0 && victim.journalBytes() == before.1, "the store must be left as it was")
+        CLIExpect.cleanError(
+            r, code: c.code, mentioning: c.mentioning.map { $0.replacingOccurrences(of: "DEV", with: device) })
+        #expect(
+            victim.listSnapshot() == before.0 && victim.journalBytes() == before.1, "the store must be left as it was")
 
         // Put right, the same remote pulls cleanly.
         try? FileManager.default.removeItem(atPath: target)
@@ -183,8 +214,13 @@ struct HostileHTTPServerTests {
     /// Starts the hostile server in `mode`; returns its port and a function that stops it.
     static func start(_ mode: String) throws -> (port: Int, stop: @Sendable () -> Void) {
         let server = Process()
-        server.executableURL = URL(fileURLWithPath: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "/usr/bin/env")
-        server.arguments = (server.executableURL?.path == "/usr/bin/env" ? ["python3"] : []) + ["\(CLIHarness.packageRoot)/scripts/hostile_server.py", mode]
+        server.executableURL = URL(
+            fileURLWithPath: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+                ? "/usr/bin/python3" : "/usr/bin/env")
+        server.arguments =
+            (server.executableURL?.path == "/usr/bin/env" ? ["python3"] : []) + [
+                "\(CLIHarness.packageRoot)/scripts/hostile_server.py", mode,
+            ]
         let out = Pipe()
         server.standardOutput = out
         server.standardError = FileHandle.nullDevice
@@ -214,6 +250,7 @@ struct HostileHTTPServerTests {
         // Answers without a length (chunked, endless) included: the socket transport reads
         // no faster than aisync takes the bytes (corelibs' URLSession queued 80-470 MB first).
         #expect(rss <= 64, "peak RSS \(rss) MB")
-        #expect(victim.listSnapshot() == before.0 && victim.journalBytes() == before.1, "the store must be left as it was")
+        #expect(
+            victim.listSnapshot() == before.0 && victim.journalBytes() == before.1, "the store must be left as it was")
     }
 }

@@ -15,7 +15,9 @@ struct HumanOutputTests {
         return (store, id)
     }
 
-    @Test("old times are shown in the local time zone (TZ honoured), recent ones as 'just now' or 'N min ago'; --json stays UTC ISO 8601")
+    @Test(
+        "old times are shown in the local time zone (TZ honoured), recent ones as 'just now' or 'N min ago'; --json stays UTC ISO 8601"
+    )
     func localAndRelativeTimes() throws {
         let (store, id) = try Self.importedStore()
         defer { store.remove() }
@@ -26,17 +28,25 @@ struct HumanOutputTests {
         #expect(utc.stdout.contains("created 2023-11-14 22:13,"), "\(utc)")
         #expect(tokyo.stdout.contains("created 2023-11-15 07:13,"), "\(tokyo)")
         #expect(newYork.stdout.contains("created 2023-11-14 17:13,"), "\(newYork)")
-        #expect(!utc.stdout.contains("T22:13:20") && !utc.stdout.contains(".000Z"), "no raw ISO times with milliseconds: \(utc)")
+        #expect(
+            !utc.stdout.contains("T22:13:20") && !utc.stdout.contains(".000Z"),
+            "no raw ISO times with milliseconds: \(utc)")
         // Imported just now: the list and the log say so, whatever the zone.
         let list = store.run(["list"], environment: ["TZ": "JST-9"])
         #expect(list.stdoutLines.first { $0.contains("Lisbon trip") }?.contains("just now") == true, "\(list)")
         let log = store.run(["log", id])
         #expect(log.stdoutLines.first?.contains("just now") == true, "\(log)")
-        #expect(CLIExpect.matches(log.stdoutLines.first ?? "", "^[0-9a-f]{12}  just now +test-device +"), "the log names the device: \(log)")
-        #expect(store.run(["log", "-n1"]).stdoutLines.count == 1 && store.run(["log", "-n", "2"]).stdoutLines.count == 2, "-n1 and -n 2 as head takes them")
+        #expect(
+            CLIExpect.matches(log.stdoutLines.first ?? "", "^[0-9a-f]{12}  just now +test-device +"),
+            "the log names the device: \(log)")
+        #expect(
+            store.run(["log", "-n1"]).stdoutLines.count == 1 && store.run(["log", "-n", "2"]).stdoutLines.count == 2,
+            "-n1 and -n 2 as head takes them")
         CLIExpect.cleanError(store.run(["log", "--limit", "-1"]), code: 64, mentioning: ["0 or more"])
         let json = try CLIJSON.array(store.run(["log", id, "--json"]))
-        #expect((json.first?["time"] as? String).map { CLIExpect.matches($0, "^20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z$") } == true, "\(json)")
+        #expect(
+            (json.first?["time"] as? String).map { CLIExpect.matches($0, "^20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z$") }
+                == true, "\(json)")
         let shown = try CLIJSON.object(store.run(["show", id, "--json"]))
         #expect(shown["created"] as? String == "2023-11-14T22:13:20.000Z", "\(shown)")
     }
@@ -82,21 +92,28 @@ struct HumanOutputTests {
 
     @Test("help: every section of a page starts its descriptions in one column, and lines wrap to COLUMNS")
     func helpLayout() throws {
-        for (args, width) in [(["help"], 80), (["help"], 60), (["push", "--help"], 80), (["push", "--help"], 50), (["help", "chat"], 80), (["image", "save", "--help"], 64)] {
+        for (args, width) in [
+            (["help"], 80), (["help"], 60), (["push", "--help"], 80), (["push", "--help"], 50), (["help", "chat"], 80),
+            (["image", "save", "--help"], 64),
+        ] {
             let r = CLIHarness.run(args, environment: ["COLUMNS": "\(width)"])
             CLIExpect.success(r)
             var starts = Set<Int>()
             for line in r.stdoutLines {
-                #expect(line.count <= width || !line.contains(" ") || line.split(separator: " ").contains { $0.count > width / 2 },
-                        "\(args) at \(width) columns: a line of \(line.count): \(line)")
+                #expect(
+                    line.count <= width || !line.contains(" ")
+                        || line.split(separator: " ").contains { $0.count > width / 2 },
+                    "\(args) at \(width) columns: a line of \(line.count): \(line)")
                 // A row: two spaces, a name, at least two spaces, a description.
                 guard line.hasPrefix("  "), !line.hasPrefix("   "),
-                      let gap = line.dropFirst(2).range(of: "  ") else { continue }
+                    let gap = line.dropFirst(2).range(of: "  ")
+                else { continue }
                 let rest = line[gap.upperBound...]
                 let column = line.distance(from: line.startIndex, to: gap.upperBound) + rest.prefix { $0 == " " }.count
                 starts.insert(column)
             }
-            #expect(starts.count == 1, "\(args) at \(width): descriptions start at columns \(starts.sorted())\n\(r.stdout)")
+            #expect(
+                starts.count == 1, "\(args) at \(width): descriptions start at columns \(starts.sorted())\n\(r.stdout)")
         }
     }
 
@@ -118,7 +135,9 @@ struct HumanOutputTests {
 /// message says which permission is missing (issue 13).
 @Suite("Permissions in messages", .tags(.tools), .needsTools("setpriv"))
 struct PermissionMessageTests {
-    @Test("an unreadable picture, a picture in a closed folder, an unwritable or missing destination each get their own message")
+    @Test(
+        "an unreadable picture, a picture in a closed folder, an unwritable or missing destination each get their own message"
+    )
     func permissionMessages() throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
@@ -127,7 +146,9 @@ struct PermissionMessageTests {
         _ = CLIHarness.runProcess("/bin/chmod", ["-R", "a+rwX", store.path])
         let readable = CLIFixtures.write(CLIFixtures.png, in: dir)
         chmod(readable, 0o644)
-        let image = try #require(store.run(["image", "add", readable], asNobody: true).stdoutLines.first, "nobody can add a readable picture")
+        let image = try #require(
+            store.run(["image", "add", readable], asNobody: true).stdoutLines.first, "nobody can add a readable picture"
+        )
         let secret = "\(dir)/secret.png"
         try FileManager.default.copyItem(atPath: readable, toPath: secret)
         chmod(secret, 0o600)
@@ -138,11 +159,17 @@ struct PermissionMessageTests {
         chmod("\(dir)/readonly", 0o555)
         let journal = store.journalBytes()
 
-        CLIExpect.cleanError(store.run(["image", "add", secret], asNobody: true), code: 77, mentioning: ["cannot read", "permission denied", "readable by you"])
-        CLIExpect.cleanError(store.run(["image", "add", "\(dir)/closed/inside.png"], asNobody: true), code: 77, mentioning: ["folder", "permissions"])
+        CLIExpect.cleanError(
+            store.run(["image", "add", secret], asNobody: true), code: 77,
+            mentioning: ["cannot read", "permission denied", "readable by you"])
+        CLIExpect.cleanError(
+            store.run(["image", "add", "\(dir)/closed/inside.png"], asNobody: true), code: 77,
+            mentioning: ["folder", "permissions"])
         let unwritable = store.run(["image", "save", image, "\(dir)/readonly/out.png"], asNobody: true)
         CLIExpect.cleanError(unwritable, code: 77, mentioning: ["cannot write", "readonly"])
-        #expect(!unwritable.stderr.contains("store directory") && !unwritable.stderr.contains("aisync-tmp"), "\(unwritable)")
+        #expect(
+            !unwritable.stderr.contains("store directory") && !unwritable.stderr.contains("aisync-tmp"), "\(unwritable)"
+        )
         let missing = store.run(["image", "save", image, "\(dir)/nowhere/out.png"], asNobody: true)
         CLIExpect.cleanError(missing, code: 66, mentioning: ["does not exist", "nowhere"])
         #expect(!missing.stderr.contains("aisync-tmp"), "\(missing)")

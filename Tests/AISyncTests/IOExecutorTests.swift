@@ -1,15 +1,18 @@
+import AISync
 import Foundation
 import Testing
+
 @testable import AISyncCore
 @testable import AISyncFiles
 @testable import AISyncStore
 @testable import AISyncSync
-import AISync
 
 extension Store {
     /// Whether this store's jobs run on an I/O thread (a test hook: an isolated method runs on
     /// the store's executor), and which thread.
-    fileprivate func thread() -> (io: Bool, id: ObjectIdentifier) { (IOExecutor.isCurrentThread, ObjectIdentifier(Thread.current)) }
+    fileprivate func thread() -> (io: Bool, id: ObjectIdentifier) {
+        (IOExecutor.isCurrentThread, ObjectIdentifier(Thread.current))
+    }
 }
 
 @Suite("Store executor and sync lock waits")
@@ -27,7 +30,8 @@ struct IOExecutorTests {
 
     @Test("many stores at once share a few I/O threads and stay serial")
     func manyStores() async throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("aisync-exec-\(UUID().uuidString)").path
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("aisync-exec-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: base) }
         let threads = try await withThrowingTaskGroup(of: [(io: Bool, id: ObjectIdentifier)].self) { group in
             for n in 0..<12 {
@@ -55,7 +59,8 @@ struct IOExecutorTests {
         #expect(isHeld)
         // flock locks are per open file description: a second open in this process conflicts.
         let waiter = Task { () async throws(AISyncError) -> Bool in
-            let lock = try await StoreLock.acquireAsync(path: path, what: "syncing with test", timeoutMilliseconds: 60_000)
+            let lock = try await StoreLock.acquireAsync(
+                path: path, what: "syncing with test", timeoutMilliseconds: 60_000)
             return lock != nil
         }
         try await Task.sleep(nanoseconds: 100_000_000)

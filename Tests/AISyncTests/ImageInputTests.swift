@@ -23,7 +23,8 @@ struct ImageInputTests {
     /// The fixture PNG without its IDAT chunks: IHDR and IEND, a picture of nothing.
     static let pngWithoutData: [UInt8] = {
         let bytes = [UInt8](CLIFixtures.png.bytes)
-        var out = Array(bytes.prefix(8)), at = 8
+        var out = Array(bytes.prefix(8))
+        var at = 8
         while at + 12 <= bytes.count {
             let length = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
             if bytes[(at + 4)..<(at + 8)] != [0x49, 0x44, 0x41, 0x54] { out += bytes[at..<(at + 12 + length)] }
@@ -54,7 +55,8 @@ struct ImageInputTests {
     func cutShortIsRefused(_ cut: Cut) throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
-        let path = CLIFixtures.writeFile(cut.image.bytes.prefix(cut.keep), in: store.directory, name: "cut-" + cut.image.name)
+        let path = CLIFixtures.writeFile(
+            cut.image.bytes.prefix(cut.keep), in: store.directory, name: "cut-" + cut.image.name)
         let r = store.run(["image", "add", path])
         CLIExpect.cleanError(r, code: 65, mentioning: ["not a whole", cut.mentioning])
         #expect(store.run(["list"]).stdout.hasPrefix("No records"))

@@ -1,14 +1,15 @@
+import AISync
 import Foundation
 import Testing
+
 @testable import AISyncCore
 @testable import AISyncFiles
-@testable import AISyncStore
 @testable import AISyncHTTP
-@testable import AISyncRemote
 @testable import AISyncImgur
+@testable import AISyncRemote
+@testable import AISyncStore
 @testable import AISyncSync
 @testable import AISyncTesting
-import AISync
 
 /// ImgurClient, ImgurCredential, ImgurRateLimit over a scripted in-memory transport (no network):
 /// request shapes, the documented response envelope, every error shape Imgur is known to send,
@@ -25,7 +26,9 @@ struct ImgurClientTests {
     typealias SleepLog = SleepRecorder
 
     /// A scripted transport that fails once its script is spent (no request goes unplanned).
-    static func fakeImgur(_ script: [FakeImgur.Step], fallback: FakeImgur.Step = .fail(AISyncError(.other, "script exhausted")))
+    static func fakeImgur(
+        _ script: [FakeImgur.Step], fallback: FakeImgur.Step = .fail(AISyncError(.other, "script exhausted"))
+    )
         -> FakeImgur
     { FakeImgur(script, fallback: fallback) }
 
@@ -39,10 +42,13 @@ struct ImgurClientTests {
         .respond(HTTPResponse(status: status, headers: headers, body: Array(body.utf8)), download: nil)
     }
 
-    static func makeClient(_ transport: FakeImgur, sleeps: SleepLog, credential: ImgurCredential = clientID,
-                           apiBase: String = "https://api.imgur.com", tempDir: String, maxAttempts: Int = 4) -> ImgurClient {
-        ImgurClient(apiBase: apiBase, credential: credential, transport: transport,
-                    environment: environment(sleeps: sleeps, tempDir: tempDir), maxAttempts: maxAttempts)
+    static func makeClient(
+        _ transport: FakeImgur, sleeps: SleepLog, credential: ImgurCredential = clientID,
+        apiBase: String = "https://api.imgur.com", tempDir: String, maxAttempts: Int = 4
+    ) -> ImgurClient {
+        ImgurClient(
+            apiBase: apiBase, credential: credential, transport: transport,
+            environment: environment(sleeps: sleeps, tempDir: tempDir), maxAttempts: maxAttempts)
     }
 
     /// A seeded environment whose clock is stopped at `now` (Unix seconds), whose sleeps are
@@ -64,7 +70,8 @@ struct ImgurClientTests {
     }
 
     /// Bytes that exercise binary safety: every byte value, CR LF, and things that look like a boundary.
-    static let imageBytes: [UInt8] = Array(0...255) + Array("\r\n--aisync-\r\n\r\n--\r\n".utf8) + Array(0...255).reversed()
+    static let imageBytes: [UInt8] =
+        Array(0...255) + Array("\r\n--aisync-\r\n\r\n--\r\n".utf8) + Array(0...255).reversed()
 
     /// Writes `bytes` to a fresh file in `dir`.
     static func writeImage(_ dir: String, _ bytes: [UInt8] = imageBytes) -> String {
@@ -75,7 +82,9 @@ struct ImgurClientTests {
 
     /// Files left in the client's temporary directory other than the test's own image.
     static func leftovers(_ dir: String) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter { $0 != "picture.png" && $0 != "download.bin" }.sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).filter {
+            $0 != "picture.png" && $0 != "download.bin"
+        }.sorted()
     }
 
     /// A real upload answer (field set as Imgur sends it, slashes escaped as PHP does).
@@ -122,7 +131,11 @@ struct ImgurClientTests {
         while true {
             guard let end = find(delimiter, from: position) else { return nil }
             let part = Array(body[position..<end])
-            guard let split = (0..<max(0, part.count - 3)).first(where: { part[$0] == 13 && part[$0 + 1] == 10 && part[$0 + 2] == 13 && part[$0 + 3] == 10 }) else {
+            guard
+                let split = (0..<max(0, part.count - 3)).first(where: {
+                    part[$0] == 13 && part[$0 + 1] == 10 && part[$0 + 2] == 13 && part[$0 + 3] == 10
+                })
+            else {
                 return nil
             }
             let headerText = String(decoding: part[0..<split], as: UTF8.self)
@@ -146,7 +159,9 @@ struct ImgurClientTests {
         #expect(both == .bearer("tok123"))
         let onlyID = ImgurCredential.fromEnvironment(["AISYNC_IMGUR_CLIENT_ID": "  cid123\n"])
         #expect(onlyID == .clientID("cid123"))
-        let emptyToken = ImgurCredential.fromEnvironment(["AISYNC_IMGUR_TOKEN": " \n", "AISYNC_IMGUR_CLIENT_ID": "cid123"])
+        let emptyToken = ImgurCredential.fromEnvironment([
+            "AISYNC_IMGUR_TOKEN": " \n", "AISYNC_IMGUR_CLIENT_ID": "cid123",
+        ])
         #expect(emptyToken == .clientID("cid123"))
         let none = ImgurCredential.fromEnvironment(["AISYNC_USER": "me"])
         #expect(none == nil)
@@ -154,7 +169,10 @@ struct ImgurClientTests {
         for credential in [Self.clientID, Self.bearer] {
             var dumped = ""
             dump(credential, to: &dumped)
-            let renderings = ["\(credential)", String(reflecting: credential), credential.description, credential.debugDescription, dumped]
+            let renderings = [
+                "\(credential)", String(reflecting: credential), credential.description, credential.debugDescription,
+                dumped,
+            ]
             for text in renderings {
                 #expect(!text.contains(Self.clientSecret) && !text.contains(Self.tokenSecret), "\(text)")
             }
@@ -192,8 +210,9 @@ struct ImgurClientTests {
         let transport = Self.fakeImgur([Self.respond(200, Self.successBody, headers: Self.uploadHeaders)])
         let sleeps = SleepLog()
         let client = Self.makeClient(transport, sleeps: sleeps, tempDir: dir)
-        let result = try await client.upload(fileAt: image, mediaType: "image/png", title: "A storybook page",
-                                             description: "prompt: a fox reading\r\n--not a boundary")
+        let result = try await client.upload(
+            fileAt: image, mediaType: "image/png", title: "A storybook page",
+            description: "prompt: a fox reading\r\n--not a boundary")
 
         let sent = await transport.sent
         #expect(sent.count == 1)
@@ -215,7 +234,10 @@ struct ImgurClientTests {
 
         let parts = try #require(Self.multipartParts(body, boundary: boundary))
         #expect(parts.count == 4)
-        #expect(parts[0].headers == ["Content-Disposition: form-data; name=\"image\"; filename=\"image.png\"", "Content-Type: image/png"])
+        #expect(
+            parts[0].headers == [
+                "Content-Disposition: form-data; name=\"image\"; filename=\"image.png\"", "Content-Type: image/png",
+            ])
         #expect(parts[0].content == Self.imageBytes)
         #expect(parts[1].headers == ["Content-Disposition: form-data; name=\"type\""])
         #expect(parts[1].content == Array("file".utf8))
@@ -297,8 +319,9 @@ struct ImgurClientTests {
         let sleeps = SleepLog()
         let client = Self.makeClient(transport, sleeps: sleeps, tempDir: dir)
         let result = try await client.upload(fileAt: image, mediaType: "image/png", title: nil, description: nil)
-        let expected = ImgurUpload(id: "MUkssj6", link: "https://i.imgur.com/MUkssj6.png", deletehash: "hdYnH1gKz9YTHfS",
-                                   size: 473831, width: 512, height: 384, type: "image/png")
+        let expected = ImgurUpload(
+            id: "MUkssj6", link: "https://i.imgur.com/MUkssj6.png", deletehash: "hdYnH1gKz9YTHfS",
+            size: 473831, width: 512, height: 384, type: "image/png")
         #expect(result.upload == expected)
         let rateLimit = try #require(result.rateLimit)
         #expect(rateLimit.user == ImgurRateLimit.Bucket(limit: 2000, remaining: 1990, resetAt: 1_700_003_600))
@@ -315,7 +338,10 @@ struct ImgurClientTests {
     func uploadLinkNormalised() async throws {
         let dir = Self.makeTempDir()
         let image = Self.writeImage(dir)
-        let body = Self.uploadBody(replacing: ["link": #""http:\/\/i.imgur.com\/MUkssj6.png""#, "width": "null", "height": "null", "deletehash": "<absent>"])
+        let body = Self.uploadBody(replacing: [
+            "link": #""http:\/\/i.imgur.com\/MUkssj6.png""#, "width": "null", "height": "null",
+            "deletehash": "<absent>",
+        ])
         let transport = Self.fakeImgur([Self.respond(200, body)])
         let sleeps = SleepLog()
         let client = Self.makeClient(transport, sleeps: sleeps, credential: Self.bearer, tempDir: dir)
@@ -328,8 +354,11 @@ struct ImgurClientTests {
     func uploadRecoversAfterRetries() async throws {
         let dir = Self.makeTempDir()
         let image = Self.writeImage(dir)
-        let overCapacity = #"{"data":{"error":"Imgur is temporarily over capacity. Please try again later."},"success":false,"status":403}"#
-        let transport = Self.fakeImgur([Self.respond(403, overCapacity), Self.respond(503), Self.respond(200, Self.successBody)])
+        let overCapacity =
+            #"{"data":{"error":"Imgur is temporarily over capacity. Please try again later."},"success":false,"status":403}"#
+        let transport = Self.fakeImgur([
+            Self.respond(403, overCapacity), Self.respond(503), Self.respond(200, Self.successBody),
+        ])
         let sleeps = SleepLog()
         let client = Self.makeClient(transport, sleeps: sleeps, tempDir: dir)
         let result = try await client.upload(fileAt: image, mediaType: "image/png", title: nil, description: nil)
@@ -368,70 +397,117 @@ struct ImgurClientTests {
     }
 
     static let errorCases: [ErrorCase] = [
-        ErrorCase(name: "400 data.error string", status: 400,
-                  body: #"{"data":{"error":"Invalid URL (upload)","request":"\/3\/image","method":"POST"},"success":false,"status":400}"#,
-                  expected: .rejected, requests: 1, says: "Invalid URL (upload)"),
-        ErrorCase(name: "400 data.error object: too big", status: 400,
-                  body: #"{"data":{"error":{"code":1002,"message":"File is over the size limit","type":"ImgurException","exception":[]},"request":"\/3\/image","method":"POST"},"success":false,"status":400}"#,
-                  expected: .rejected, requests: 1, says: "File is over the size limit"),
-        ErrorCase(name: "400 data.error object: invalid type", status: 400,
-                  body: #"{"data":{"error":{"code":1003,"message":"File type invalid (1)","type":"ImgurException","exception":[]},"request":"\/3\/image","method":"POST"},"success":false,"status":400}"#,
-                  expected: .rejected, requests: 1, says: "File type invalid (1)"),
+        ErrorCase(
+            name: "400 data.error string", status: 400,
+            body:
+                #"{"data":{"error":"Invalid URL (upload)","request":"\/3\/image","method":"POST"},"success":false,"status":400}"#,
+            expected: .rejected, requests: 1, says: "Invalid URL (upload)"),
+        ErrorCase(
+            name: "400 data.error object: too big", status: 400,
+            body:
+                #"{"data":{"error":{"code":1002,"message":"File is over the size limit","type":"ImgurException","exception":[]},"request":"\/3\/image","method":"POST"},"success":false,"status":400}"#,
+            expected: .rejected, requests: 1, says: "File is over the size limit"),
+        ErrorCase(
+            name: "400 data.error object: invalid type", status: 400,
+            body:
+                #"{"data":{"error":{"code":1003,"message":"File type invalid (1)","type":"ImgurException","exception":[]},"request":"\/3\/image","method":"POST"},"success":false,"status":400}"#,
+            expected: .rejected, requests: 1, says: "File type invalid (1)"),
         ErrorCase(name: "413 from the CDN, no body", status: 413, expected: .rejected, requests: 1, says: "too large"),
-        ErrorCase(name: "429 errors array, no data, no headers", status: 429,
-                  body: #"{"errors":[{"id":"legacy-api-78f9c8f745-s5j42/S6uT0TTUDU-25139224","code":"429","status":"Too Many Requests","detail":"Too Many Requests"}]}"#,
-                  expected: .rateLimited(resetAt: now + 3600), requests: 1, says: "Too Many Requests"),
-        ErrorCase(name: "429 with the POST family (seconds until reset)", status: 429,
-                  headers: ["x-post-rate-limit-limit": "1250", "x-post-rate-limit-remaining": "0", "x-post-rate-limit-reset": "1800"],
-                  body: #"{"errors":[{"code":"429","status":"Too Many Requests","detail":"Too Many Requests"}]}"#,
-                  expected: .rateLimited(resetAt: now + 1800), requests: 1, says: "Too Many Requests"),
-        ErrorCase(name: "429 with the user family (unix reset)", status: 429,
-                  headers: ["x-ratelimit-userlimit": "2000", "x-ratelimit-userremaining": "0", "x-ratelimit-userreset": "1700002400",
-                            "x-ratelimit-clientlimit": "12500", "x-ratelimit-clientremaining": "9000"],
-                  expected: .rateLimited(resetAt: 1_700_002_400), requests: 1),
-        ErrorCase(name: "429 with both families: the spent budget decides", status: 429,
-                  headers: ["x-post-rate-limit-limit": "1250", "x-post-rate-limit-remaining": "17", "x-post-rate-limit-reset": "600",
-                            "x-ratelimit-userlimit": "2000", "x-ratelimit-userremaining": "0", "x-ratelimit-userreset": "1700005000"],
-                  expected: .rateLimited(resetAt: 1_700_005_000), requests: 1),
-        ErrorCase(name: "429 with both families spent: the later reset", status: 429,
-                  headers: ["x-post-rate-limit-remaining": "0", "x-post-rate-limit-reset": "7200",
-                            "x-ratelimit-userremaining": "0", "x-ratelimit-userreset": "1700005000"],
-                  expected: .rateLimited(resetAt: now + 7200), requests: 1),
-        ErrorCase(name: "400 uploading too fast is rate limiting", status: 400,
-                  body: #"{"data":{"error":"You are uploading too fast. Please wait 3 more minutes.","request":"\/3\/image","method":"POST"},"success":false,"status":400}"#,
-                  expected: .rateLimited(resetAt: now + 3600), requests: 1, says: "uploading too fast"),
-        ErrorCase(name: "401 authentication required", status: 401,
-                  body: #"{"data":{"error":"Authentication required","request":"\/3\/image","method":"POST"},"success":false,"status":401}"#,
-                  expected: .auth, requests: 1, says: "Authentication required"),
-        ErrorCase(name: "403 bad client id", status: 403,
-                  body: #"{"data":{"error":"Invalid client_id","request":"\/3\/image","method":"POST"},"success":false,"status":403}"#,
-                  expected: .auth, requests: 1, says: "Invalid client_id"),
-        ErrorCase(name: "403 with a spent client budget is rate limiting", status: 403,
-                  headers: ["x-ratelimit-clientlimit": "12500", "x-ratelimit-clientremaining": "0"],
-                  body: #"{"data":{"error":"Forbidden","request":"\/3\/image","method":"POST"},"success":false,"status":403}"#,
-                  expected: .rateLimited(resetAt: now + 86400), requests: 1),
-        ErrorCase(name: "403 over capacity (retried)", status: 403,
-                  body: #"{"data":{"error":"Imgur is temporarily over capacity. Please try again later."},"success":false,"status":403}"#,
-                  expected: .unavailable, requests: 4, says: "over capacity"),
-        ErrorCase(name: "500 over capacity (retried)", status: 500,
-                  body: #"{"data":{"error":"Imgur is temporarily over capacity. Please try again later."},"success":false,"status":500}"#,
-                  expected: .unavailable, requests: 4, says: "over capacity"),
-        ErrorCase(name: "500 errors array (retried)", status: 500,
-                  body: #"{"errors":[{"id":"legacy-api-x","code":"500","status":"Internal Server Error","detail":"Internal Server Error"}]}"#,
-                  expected: .unavailable, requests: 4, says: "Internal Server Error"),
-        ErrorCase(name: "503 empty body (retried)", status: 503, expected: .unavailable, requests: 4, says: "empty answer"),
-        ErrorCase(name: "503 HTML from the CDN (retried)", status: 503,
-                  body: "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\">\n<html><head><title>503 client read error</title></head><body><h1>Error 503 client read error</h1><p>Varnish cache server</p></body></html>",
-                  expected: .unavailable, requests: 4, says: "503 client read error"),
-        ErrorCase(name: "200 with the HTML over-capacity page (retried)", status: 200,
-                  body: "<!doctype html>\n<html lang=\"en\"><head><title>Imgur overloaded. Hang in there with kittens</title></head><body><h1>Imgur is over capacity!</h1></body></html>",
-                  expected: .unavailable, requests: 4, says: "Imgur overloaded"),
-        ErrorCase(name: "502 bad gateway (retried)", status: 502, body: "Bad Gateway", expected: .unavailable, requests: 4),
-        ErrorCase(name: "200 with success false and data.error", status: 200,
-                  body: #"{"data":{"error":"No image data was sent to the upload api","request":"\/3\/image","method":"POST"},"success":false,"status":400}"#,
-                  expected: .rejected, requests: 1, says: "No image data was sent", reportedStatus: 400),
-        ErrorCase(name: "404: not an Imgur API", status: 404, body: "<html><head><title>404 Not Found</title></head></html>",
-                  expected: .other, requests: 1, says: "404 Not Found"),
+        ErrorCase(
+            name: "429 errors array, no data, no headers", status: 429,
+            body:
+                #"{"errors":[{"id":"legacy-api-78f9c8f745-s5j42/S6uT0TTUDU-25139224","code":"429","status":"Too Many Requests","detail":"Too Many Requests"}]}"#,
+            expected: .rateLimited(resetAt: now + 3600), requests: 1, says: "Too Many Requests"),
+        ErrorCase(
+            name: "429 with the POST family (seconds until reset)", status: 429,
+            headers: [
+                "x-post-rate-limit-limit": "1250", "x-post-rate-limit-remaining": "0",
+                "x-post-rate-limit-reset": "1800",
+            ],
+            body: #"{"errors":[{"code":"429","status":"Too Many Requests","detail":"Too Many Requests"}]}"#,
+            expected: .rateLimited(resetAt: now + 1800), requests: 1, says: "Too Many Requests"),
+        ErrorCase(
+            name: "429 with the user family (unix reset)", status: 429,
+            headers: [
+                "x-ratelimit-userlimit": "2000", "x-ratelimit-userremaining": "0",
+                "x-ratelimit-userreset": "1700002400",
+                "x-ratelimit-clientlimit": "12500", "x-ratelimit-clientremaining": "9000",
+            ],
+            expected: .rateLimited(resetAt: 1_700_002_400), requests: 1),
+        ErrorCase(
+            name: "429 with both families: the spent budget decides", status: 429,
+            headers: [
+                "x-post-rate-limit-limit": "1250", "x-post-rate-limit-remaining": "17",
+                "x-post-rate-limit-reset": "600",
+                "x-ratelimit-userlimit": "2000", "x-ratelimit-userremaining": "0",
+                "x-ratelimit-userreset": "1700005000",
+            ],
+            expected: .rateLimited(resetAt: 1_700_005_000), requests: 1),
+        ErrorCase(
+            name: "429 with both families spent: the later reset", status: 429,
+            headers: [
+                "x-post-rate-limit-remaining": "0", "x-post-rate-limit-reset": "7200",
+                "x-ratelimit-userremaining": "0", "x-ratelimit-userreset": "1700005000",
+            ],
+            expected: .rateLimited(resetAt: now + 7200), requests: 1),
+        ErrorCase(
+            name: "400 uploading too fast is rate limiting", status: 400,
+            body:
+                #"{"data":{"error":"You are uploading too fast. Please wait 3 more minutes.","request":"\/3\/image","method":"POST"},"success":false,"status":400}"#,
+            expected: .rateLimited(resetAt: now + 3600), requests: 1, says: "uploading too fast"),
+        ErrorCase(
+            name: "401 authentication required", status: 401,
+            body:
+                #"{"data":{"error":"Authentication required","request":"\/3\/image","method":"POST"},"success":false,"status":401}"#,
+            expected: .auth, requests: 1, says: "Authentication required"),
+        ErrorCase(
+            name: "403 bad client id", status: 403,
+            body:
+                #"{"data":{"error":"Invalid client_id","request":"\/3\/image","method":"POST"},"success":false,"status":403}"#,
+            expected: .auth, requests: 1, says: "Invalid client_id"),
+        ErrorCase(
+            name: "403 with a spent client budget is rate limiting", status: 403,
+            headers: ["x-ratelimit-clientlimit": "12500", "x-ratelimit-clientremaining": "0"],
+            body:
+                #"{"data":{"error":"Forbidden","request":"\/3\/image","method":"POST"},"success":false,"status":403}"#,
+            expected: .rateLimited(resetAt: now + 86400), requests: 1),
+        ErrorCase(
+            name: "403 over capacity (retried)", status: 403,
+            body:
+                #"{"data":{"error":"Imgur is temporarily over capacity. Please try again later."},"success":false,"status":403}"#,
+            expected: .unavailable, requests: 4, says: "over capacity"),
+        ErrorCase(
+            name: "500 over capacity (retried)", status: 500,
+            body:
+                #"{"data":{"error":"Imgur is temporarily over capacity. Please try again later."},"success":false,"status":500}"#,
+            expected: .unavailable, requests: 4, says: "over capacity"),
+        ErrorCase(
+            name: "500 errors array (retried)", status: 500,
+            body:
+                #"{"errors":[{"id":"legacy-api-x","code":"500","status":"Internal Server Error","detail":"Internal Server Error"}]}"#,
+            expected: .unavailable, requests: 4, says: "Internal Server Error"),
+        ErrorCase(
+            name: "503 empty body (retried)", status: 503, expected: .unavailable, requests: 4, says: "empty answer"),
+        ErrorCase(
+            name: "503 HTML from the CDN (retried)", status: 503,
+            body:
+                "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<!DOCTYPE html PUBLIC \"-//W3C//DTD XHTML 1.0 Strict//EN\">\n<html><head><title>503 client read error</title></head><body><h1>Error 503 client read error</h1><p>Varnish cache server</p></body></html>",
+            expected: .unavailable, requests: 4, says: "503 client read error"),
+        ErrorCase(
+            name: "200 with the HTML over-capacity page (retried)", status: 200,
+            body:
+                "<!doctype html>\n<html lang=\"en\"><head><title>Imgur overloaded. Hang in there with kittens</title></head><body><h1>Imgur is over capacity!</h1></body></html>",
+            expected: .unavailable, requests: 4, says: "Imgur overloaded"),
+        ErrorCase(
+            name: "502 bad gateway (retried)", status: 502, body: "Bad Gateway", expected: .unavailable, requests: 4),
+        ErrorCase(
+            name: "200 with success false and data.error", status: 200,
+            body:
+                #"{"data":{"error":"No image data was sent to the upload api","request":"\/3\/image","method":"POST"},"success":false,"status":400}"#,
+            expected: .rejected, requests: 1, says: "No image data was sent", reportedStatus: 400),
+        ErrorCase(
+            name: "404: not an Imgur API", status: 404, body: "<html><head><title>404 Not Found</title></head></html>",
+            expected: .other, requests: 1, says: "404 Not Found"),
     ]
 
     @Test("Every error shape becomes one clear, classified error", arguments: errorCases)
@@ -470,7 +546,9 @@ struct ImgurClientTests {
         let code = error?.aisyncError.code
         switch c.expected {
         case .rateLimited: #expect(code == .temporary)
-        case .auth: #expect(code == .permission); #expect(text.contains("AISYNC_IMGUR_CLIENT_ID"))
+        case .auth:
+            #expect(code == .permission)
+            #expect(text.contains("AISYNC_IMGUR_CLIENT_ID"))
         case .unavailable: #expect(code == .unavailable)
         case .rejected:
             if case .rejected(let message)? = error?.kind, let says = c.says { #expect(message.contains(says)) }
@@ -484,7 +562,14 @@ struct ImgurClientTests {
     func rateLimitedCarriesFigures() async {
         let dir = Self.makeTempDir()
         let image = Self.writeImage(dir)
-        let transport = Self.fakeImgur([Self.respond(429, "", headers: ["x-post-rate-limit-limit": "1250", "x-post-rate-limit-remaining": "0", "x-post-rate-limit-reset": "90"])])
+        let transport = Self.fakeImgur([
+            Self.respond(
+                429, "",
+                headers: [
+                    "x-post-rate-limit-limit": "1250", "x-post-rate-limit-remaining": "0",
+                    "x-post-rate-limit-reset": "90",
+                ])
+        ])
         let sleeps = SleepLog()
         let client = Self.makeClient(transport, sleeps: sleeps, tempDir: dir)
         var caught: ImgurError?
@@ -495,10 +580,14 @@ struct ImgurClientTests {
         }
         #expect(caught?.retryAt == Self.now + 90)
         #expect(caught?.rateLimit?.post == ImgurRateLimit.Bucket(limit: 1250, remaining: 0, resetAt: Self.now + 90))
-        #expect(caught?.aisyncError.hint?.contains("2023-11-14T22:14:50") == true, "\(String(describing: caught?.aisyncError.hint))")
+        #expect(
+            caught?.aisyncError.hint?.contains("2023-11-14T22:14:50") == true,
+            "\(String(describing: caught?.aisyncError.hint))")
     }
 
-    @Test("Transport failures: an upload is never re-sent in place (a dropped connection looks unreachable, and it may have been stored)")
+    @Test(
+        "Transport failures: an upload is never re-sent in place (a dropped connection looks unreachable, and it may have been stored)"
+    )
     func transportFailures() async {
         let dir = Self.makeTempDir()
         let image = Self.writeImage(dir)
@@ -536,15 +625,21 @@ struct ImgurClientTests {
         let dir = Self.makeTempDir()
         let image = Self.writeImage(dir)
         let sleeps = SleepLog()
-        let short = Self.fakeImgur([Self.respond(503, "", headers: ["retry-after": "2"]), Self.respond(200, Self.successBody)])
-        _ = try await Self.makeClient(short, sleeps: sleeps, tempDir: dir).upload(fileAt: image, mediaType: "image/png", title: nil, description: nil)
+        let short = Self.fakeImgur([
+            Self.respond(503, "", headers: ["retry-after": "2"]), Self.respond(200, Self.successBody),
+        ])
+        _ = try await Self.makeClient(short, sleeps: sleeps, tempDir: dir).upload(
+            fileAt: image, mediaType: "image/png", title: nil, description: nil)
         let delays = await sleeps.delays
         #expect(delays == [2000])
 
-        let long = Self.fakeImgur([Self.respond(503, "", headers: ["retry-after": "600"]), Self.respond(200, Self.successBody)])
+        let long = Self.fakeImgur([
+            Self.respond(503, "", headers: ["retry-after": "600"]), Self.respond(200, Self.successBody),
+        ])
         var caught: ImgurError?
         do {
-            _ = try await Self.makeClient(long, sleeps: sleeps, tempDir: dir).upload(fileAt: image, mediaType: "image/png", title: nil, description: nil)
+            _ = try await Self.makeClient(long, sleeps: sleeps, tempDir: dir).upload(
+                fileAt: image, mediaType: "image/png", title: nil, description: nil)
         } catch {
             caught = error
         }
@@ -564,16 +659,29 @@ struct ImgurClientTests {
     }
 
     static let hostileCases: [HostileCase] = [
-        HostileCase(name: "id with slashes", body: uploadBody(replacing: ["id": #""..\/..\/x1234""#, "link": #""https://i.imgur.com/x1234.png""#])),
-        HostileCase(name: "id too long", body: uploadBody(replacing: ["id": #""abcdefghijk""#, "link": #""https://i.imgur.com/abcdefghijk.png""#])),
+        HostileCase(
+            name: "id with slashes",
+            body: uploadBody(replacing: ["id": #""..\/..\/x1234""#, "link": #""https://i.imgur.com/x1234.png""#])),
+        HostileCase(
+            name: "id too long",
+            body: uploadBody(replacing: ["id": #""abcdefghijk""#, "link": #""https://i.imgur.com/abcdefghijk.png""#])),
         HostileCase(name: "id not a string", body: uploadBody(replacing: ["id": "12345678"])),
-        HostileCase(name: "link on another host", body: uploadBody(replacing: ["link": #""https://evil.example/MUkssj6.png""#])),
-        HostileCase(name: "link with user info", body: uploadBody(replacing: ["link": #""https://i.imgur.com@evil.example/MUkssj6.png""#])),
-        HostileCase(name: "link on another port", body: uploadBody(replacing: ["link": #""https://i.imgur.com:8443/MUkssj6.png""#])),
-        HostileCase(name: "link for another id", body: uploadBody(replacing: ["link": #""https://i.imgur.com/Other12.png""#])),
-        HostileCase(name: "link with a query", body: uploadBody(replacing: ["link": #""https://i.imgur.com/MUkssj6.png?x=1""#])),
-        HostileCase(name: "link with a path", body: uploadBody(replacing: ["link": #""https://i.imgur.com/a/MUkssj6.png""#])),
-        HostileCase(name: "link javascript", body: uploadBody(replacing: ["link": #""javascript:alert(1)//MUkssj6.png""#])),
+        HostileCase(
+            name: "link on another host", body: uploadBody(replacing: ["link": #""https://evil.example/MUkssj6.png""#])),
+        HostileCase(
+            name: "link with user info",
+            body: uploadBody(replacing: ["link": #""https://i.imgur.com@evil.example/MUkssj6.png""#])),
+        HostileCase(
+            name: "link on another port",
+            body: uploadBody(replacing: ["link": #""https://i.imgur.com:8443/MUkssj6.png""#])),
+        HostileCase(
+            name: "link for another id", body: uploadBody(replacing: ["link": #""https://i.imgur.com/Other12.png""#])),
+        HostileCase(
+            name: "link with a query", body: uploadBody(replacing: ["link": #""https://i.imgur.com/MUkssj6.png?x=1""#])),
+        HostileCase(
+            name: "link with a path", body: uploadBody(replacing: ["link": #""https://i.imgur.com/a/MUkssj6.png""#])),
+        HostileCase(
+            name: "link javascript", body: uploadBody(replacing: ["link": #""javascript:alert(1)//MUkssj6.png""#])),
         HostileCase(name: "huge size", body: uploadBody(replacing: ["size": "1000000000000"])),
         HostileCase(name: "negative size", body: uploadBody(replacing: ["size": "-1"])),
         HostileCase(name: "fractional size", body: uploadBody(replacing: ["size": "1.5"])),
@@ -581,13 +689,15 @@ struct ImgurClientTests {
         HostileCase(name: "missing size", body: uploadBody(replacing: ["size": "<absent>"])),
         HostileCase(name: "negative width", body: uploadBody(replacing: ["width": "-5"])),
         HostileCase(name: "deletehash with slashes", body: uploadBody(replacing: ["deletehash": #""abc\/..\/def""#])),
-        HostileCase(name: "type with a header injection", body: uploadBody(replacing: ["type": #""text/html\r\nX-Evil: 1""#])),
+        HostileCase(
+            name: "type with a header injection", body: uploadBody(replacing: ["type": #""text/html\r\nX-Evil: 1""#])),
         HostileCase(name: "missing data", body: #"{"success":true,"status":200}"#),
         HostileCase(name: "data null", body: #"{"data":null,"success":true,"status":200}"#),
         HostileCase(name: "data an array", body: #"{"data":[],"success":true,"status":200}"#),
         HostileCase(name: "not JSON", body: "OK"),
         HostileCase(name: "empty body", body: ""),
-        HostileCase(name: "duplicate keys", body: #"{"data":{"id":"MUkssj6","id":"Other12"},"success":true,"status":200}"#),
+        HostileCase(
+            name: "duplicate keys", body: #"{"data":{"id":"MUkssj6","id":"Other12"},"success":true,"status":200}"#),
         HostileCase(name: "trailing garbage", body: successBody + "<script>"),
     ]
 
@@ -622,7 +732,9 @@ struct ImgurClientTests {
         let own = Self.uploadBody(replacing: ["link": #""http://127.0.0.1:8080/i/MUkssj6.png""#])
         let official = Self.uploadBody(replacing: ["link": #""https://i.imgur.com/MUkssj6.png""#])
         let otherPort = Self.uploadBody(replacing: ["link": #""http://127.0.0.1:9090/MUkssj6.png""#])
-        let transport = Self.fakeImgur([Self.respond(200, own), Self.respond(200, official), Self.respond(200, otherPort)])
+        let transport = Self.fakeImgur([
+            Self.respond(200, own), Self.respond(200, official), Self.respond(200, otherPort),
+        ])
         let sleeps = SleepLog()
         let client = Self.makeClient(transport, sleeps: sleeps, apiBase: base + "/", tempDir: dir)
         #expect(!client.isOfficialAPI)
@@ -656,19 +768,25 @@ struct ImgurClientTests {
     @Test("API bases: plain http only to localhost; no credentials or queries")
     func apiBaseValidation() async {
         var results: [String: Bool] = [:]
-        for url in ["https://api.imgur.com", "https://api.imgur.com/", "https://proxy.example.com/imgur", "http://localhost:9000",
-                    "http://127.0.0.1:8080", "http://[::1]:8080", "http://imgur.example.com", "https://user:pw@proxy.example.com",
-                    "https://api.imgur.com/?x=1", "ftp://api.imgur.com", "https://api.imgur.com/../x"] {
+        for url in [
+            "https://api.imgur.com", "https://api.imgur.com/", "https://proxy.example.com/imgur",
+            "http://localhost:9000",
+            "http://127.0.0.1:8080", "http://[::1]:8080", "http://imgur.example.com",
+            "https://user:pw@proxy.example.com",
+            "https://api.imgur.com/?x=1", "ftp://api.imgur.com", "https://api.imgur.com/../x",
+        ] {
             var ok = true
             do { try ImgurClient.validateAPIBase(url) } catch { ok = false }
             results[url] = ok
         }
-        #expect(results == [
-            "https://api.imgur.com": true, "https://api.imgur.com/": true, "https://proxy.example.com/imgur": true,
-            "http://localhost:9000": true, "http://127.0.0.1:8080": true, "http://[::1]:8080": true,
-            "http://imgur.example.com": false, "https://user:pw@proxy.example.com": false, "https://api.imgur.com/?x=1": false,
-            "ftp://api.imgur.com": false, "https://api.imgur.com/../x": false,
-        ])
+        #expect(
+            results == [
+                "https://api.imgur.com": true, "https://api.imgur.com/": true, "https://proxy.example.com/imgur": true,
+                "http://localhost:9000": true, "http://127.0.0.1:8080": true, "http://[::1]:8080": true,
+                "http://imgur.example.com": false, "https://user:pw@proxy.example.com": false,
+                "https://api.imgur.com/?x=1": false,
+                "ftp://api.imgur.com": false, "https://api.imgur.com/../x": false,
+            ])
 
         let dir = Self.makeTempDir()
         let image = Self.writeImage(dir)
@@ -692,7 +810,9 @@ struct ImgurClientTests {
     func deleteChoosesByCredential() async throws {
         let dir = Self.makeTempDir()
         let ok = #"{"data":true,"success":true,"status":200}"#
-        let anonymous = Self.fakeImgur([Self.respond(200, ok, headers: ["x-ratelimit-userremaining": "1500", "x-ratelimit-userlimit": "2000"])])
+        let anonymous = Self.fakeImgur([
+            Self.respond(200, ok, headers: ["x-ratelimit-userremaining": "1500", "x-ratelimit-userlimit": "2000"])
+        ])
         let sleeps = SleepLog()
         let byHash = Self.makeClient(anonymous, sleeps: sleeps, tempDir: dir)
         let rateLimit = try await byHash.delete(id: "MUkssj6", deletehash: "hdYnH1gKz9YTHfS")
@@ -716,7 +836,12 @@ struct ImgurClientTests {
     func deleteOutcomes() async throws {
         let dir = Self.makeTempDir()
         let sleeps = SleepLog()
-        let gone = Self.fakeImgur([Self.respond(404, #"{"data":{"error":"Unable to find an image with the id, hdYnH1gKz9YTHfS","request":"\/3\/image\/hdYnH1gKz9YTHfS","method":"DELETE"},"success":false,"status":404}"#)])
+        let gone = Self.fakeImgur([
+            Self.respond(
+                404,
+                #"{"data":{"error":"Unable to find an image with the id, hdYnH1gKz9YTHfS","request":"\/3\/image\/hdYnH1gKz9YTHfS","method":"DELETE"},"success":false,"status":404}"#
+            )
+        ])
         try await Self.makeClient(gone, sleeps: sleeps, tempDir: dir).delete(deletehash: "hdYnH1gKz9YTHfS")
         let goneHTML = Self.fakeImgur([Self.respond(404, "<html><title>404</title></html>")])
         try await Self.makeClient(goneHTML, sleeps: sleeps, credential: Self.bearer, tempDir: dir).delete(id: "MUkssj6")
@@ -724,7 +849,9 @@ struct ImgurClientTests {
         let empty = Self.fakeImgur([Self.respond(204)])
         try await Self.makeClient(empty, sleeps: sleeps, tempDir: dir).delete(deletehash: "hdYnH1gKz9YTHfS")
 
-        let flaky = Self.fakeImgur([Self.respond(503), Self.respond(200, #"{"data":true,"success":true,"status":200}"#)])
+        let flaky = Self.fakeImgur([
+            Self.respond(503), Self.respond(200, #"{"data":true,"success":true,"status":200}"#),
+        ])
         try await Self.makeClient(flaky, sleeps: sleeps, tempDir: dir).delete(deletehash: "hdYnH1gKz9YTHfS")
         let flakySent = await flaky.sent
         #expect(flakySent.count == 2)
@@ -732,14 +859,20 @@ struct ImgurClientTests {
         let refused = Self.fakeImgur([Self.respond(200, #"{"data":false,"success":false,"status":200}"#)])
         var notDeleted: ImgurError?
         do {
-            try await Self.makeClient(refused, sleeps: sleeps, tempDir: dir).delete(id: "MUkssj6", deletehash: "hdYnH1gKz9YTHfS")
+            try await Self.makeClient(refused, sleeps: sleeps, tempDir: dir).delete(
+                id: "MUkssj6", deletehash: "hdYnH1gKz9YTHfS")
         } catch {
             notDeleted = error
         }
         #expect(notDeleted?.kind == .other)
         #expect(notDeleted?.description.contains("MUkssj6") == true)
 
-        let echoes = Self.fakeImgur([Self.respond(403, #"{"data":{"error":"You are not the owner of hdYnH1gKz9YTHfS","request":"\/3\/image\/hdYnH1gKz9YTHfS","method":"DELETE"},"success":false,"status":403}"#)])
+        let echoes = Self.fakeImgur([
+            Self.respond(
+                403,
+                #"{"data":{"error":"You are not the owner of hdYnH1gKz9YTHfS","request":"\/3\/image\/hdYnH1gKz9YTHfS","method":"DELETE"},"success":false,"status":403}"#
+            )
+        ])
         var forbidden: ImgurError?
         do {
             try await Self.makeClient(echoes, sleeps: sleeps, tempDir: dir).delete(deletehash: "hdYnH1gKz9YTHfS")
@@ -776,7 +909,9 @@ struct ImgurClientTests {
         let dir = Self.makeTempDir()
         let target = dir + "/download.bin"
         let bytes = Array("\u{89}PNG served bytes".utf8)
-        let transport = Self.fakeImgur([.respond(HTTPResponse(status: 200, headers: ["content-type": "image/png"]), download: bytes)])
+        let transport = Self.fakeImgur([
+            .respond(HTTPResponse(status: 200, headers: ["content-type": "image/png"]), download: bytes)
+        ])
         let sleeps = SleepLog()
         let client = Self.makeClient(transport, sleeps: sleeps, credential: Self.bearer, tempDir: dir)
         let outcome = try await client.download(link: "https://i.imgur.com/MUkssj6.png", to: target, maxBytes: 1 << 20)
@@ -800,14 +935,16 @@ struct ImgurClientTests {
             _ = FileManager.default.createFile(atPath: target, contents: Data("stale".utf8))
             let transport = Self.fakeImgur([Self.respond(302, "", headers: ["location": location])])
             let client = Self.makeClient(transport, sleeps: sleeps, tempDir: dir)
-            let outcome = try await client.download(link: "https://i.imgur.com/MUkssj6.png", to: target, maxBytes: 1 << 20)
+            let outcome = try await client.download(
+                link: "https://i.imgur.com/MUkssj6.png", to: target, maxBytes: 1 << 20)
             #expect(outcome == .removed, "\(location)")
             let sent = await transport.sent
             #expect(sent.count == 1, "the placeholder is not downloaded")
             #expect(!FileManager.default.fileExists(atPath: target))
         }
         let missing = Self.fakeImgur([Self.respond(404, "<html>Not Found</html>")])
-        let outcome = try await Self.makeClient(missing, sleeps: sleeps, tempDir: dir).download(link: "https://i.imgur.com/MUkssj6.png", to: target, maxBytes: 1 << 20)
+        let outcome = try await Self.makeClient(missing, sleeps: sleeps, tempDir: dir).download(
+            link: "https://i.imgur.com/MUkssj6.png", to: target, maxBytes: 1 << 20)
         #expect(outcome == .missing)
         #expect(!FileManager.default.fileExists(atPath: target))
     }
@@ -818,20 +955,42 @@ struct ImgurClientTests {
         let target = dir + "/download.bin"
         let sleeps = SleepLog()
         let bytes = Array("jpeg bytes".utf8)
-        let moved = Self.fakeImgur([Self.respond(503), Self.respond(301, "", headers: ["location": "https://i.imgur.com/MUkssj6.jpeg"]),
-                               .respond(HTTPResponse(status: 200), download: bytes)])
-        let outcome = try await Self.makeClient(moved, sleeps: sleeps, tempDir: dir).download(link: "https://i.imgur.com/MUkssj6.png", to: target, maxBytes: 1 << 20)
+        let moved = Self.fakeImgur([
+            Self.respond(503), Self.respond(301, "", headers: ["location": "https://i.imgur.com/MUkssj6.jpeg"]),
+            .respond(HTTPResponse(status: 200), download: bytes),
+        ])
+        let outcome = try await Self.makeClient(moved, sleeps: sleeps, tempDir: dir).download(
+            link: "https://i.imgur.com/MUkssj6.png", to: target, maxBytes: 1 << 20)
         #expect(outcome == .downloaded(sha256: SHA256.hash(bytes), size: Int64(bytes.count)))
         let movedSent = await moved.sent
-        #expect(movedSent.map(\.request.url) == ["https://i.imgur.com/MUkssj6.png", "https://i.imgur.com/MUkssj6.png", "https://i.imgur.com/MUkssj6.jpeg"])
+        #expect(
+            movedSent.map(\.request.url) == [
+                "https://i.imgur.com/MUkssj6.png", "https://i.imgur.com/MUkssj6.png",
+                "https://i.imgur.com/MUkssj6.jpeg",
+            ])
 
         var errors: [ImgurError] = []
-        let elsewhere = Self.fakeImgur([Self.respond(302, "", headers: ["location": "https://evil.example/MUkssj6.png"])])
-        do { _ = try await Self.makeClient(elsewhere, sleeps: sleeps, tempDir: dir).download(link: "https://i.imgur.com/MUkssj6.png", to: target, maxBytes: 1 << 20) } catch { errors.append(error) }
-        let page = Self.fakeImgur([.respond(HTTPResponse(status: 200, headers: ["content-type": "text/html; charset=utf-8"]), download: Array("<html>".utf8))])
-        do { _ = try await Self.makeClient(page, sleeps: sleeps, tempDir: dir).download(link: "https://i.imgur.com/MUkssj6.png", to: target, maxBytes: 1 << 20) } catch { errors.append(error) }
+        let elsewhere = Self.fakeImgur([
+            Self.respond(302, "", headers: ["location": "https://evil.example/MUkssj6.png"])
+        ])
+        do {
+            _ = try await Self.makeClient(elsewhere, sleeps: sleeps, tempDir: dir).download(
+                link: "https://i.imgur.com/MUkssj6.png", to: target, maxBytes: 1 << 20)
+        } catch { errors.append(error) }
+        let page = Self.fakeImgur([
+            .respond(
+                HTTPResponse(status: 200, headers: ["content-type": "text/html; charset=utf-8"]),
+                download: Array("<html>".utf8))
+        ])
+        do {
+            _ = try await Self.makeClient(page, sleeps: sleeps, tempDir: dir).download(
+                link: "https://i.imgur.com/MUkssj6.png", to: target, maxBytes: 1 << 20)
+        } catch { errors.append(error) }
         let untouched = Self.fakeImgur([])
-        do { _ = try await Self.makeClient(untouched, sleeps: sleeps, tempDir: dir).download(link: "https://evil.example/MUkssj6.png", to: target, maxBytes: 1 << 20) } catch { errors.append(error) }
+        do {
+            _ = try await Self.makeClient(untouched, sleeps: sleeps, tempDir: dir).download(
+                link: "https://evil.example/MUkssj6.png", to: target, maxBytes: 1 << 20)
+        } catch { errors.append(error) }
         #expect(errors.map(\.kind) == [.damaged, .damaged, .damaged])
         let untouchedSent = await untouched.sent
         #expect(untouchedSent.isEmpty)
@@ -846,10 +1005,21 @@ struct ImgurClientTests {
         let image = Self.writeImage(dir)
         let sleeps = SleepLog()
         var bodies = Self.errorCases.map { Self.respond($0.status, $0.body, headers: $0.headers) }
-        bodies.append(Self.respond(403, #"{"data":{"error":"Invalid client_id c0ffee1234abcd9 for Bearer 5c3118ebb73fbb275945ab340be60b610a3216d6"},"success":false,"status":403}"#))
-        bodies.append(Self.respond(400, #"{"errors":[{"detail":"token 5c3118ebb73fbb275945ab340be60b610a3216d6 / c0ffee1234abcd9 rejected"}]}"#))
+        bodies.append(
+            Self.respond(
+                403,
+                #"{"data":{"error":"Invalid client_id c0ffee1234abcd9 for Bearer 5c3118ebb73fbb275945ab340be60b610a3216d6"},"success":false,"status":403}"#
+            ))
+        bodies.append(
+            Self.respond(
+                400,
+                #"{"errors":[{"detail":"token 5c3118ebb73fbb275945ab340be60b610a3216d6 / c0ffee1234abcd9 rejected"}]}"#)
+        )
         bodies.append(Self.respond(200, Self.uploadBody(replacing: ["id": #""c0ffee1234abcd9""#])))
-        bodies.append(.fail(AISyncError(.other, "transport said c0ffee1234abcd9", cause: "5c3118ebb73fbb275945ab340be60b610a3216d6")))
+        bodies.append(
+            .fail(
+                AISyncError(.other, "transport said c0ffee1234abcd9", cause: "5c3118ebb73fbb275945ab340be60b610a3216d6")
+            ))
         var checked = 0
         for credential in [Self.clientID, Self.bearer] {
             let secret = credential == Self.clientID ? Self.clientSecret : Self.tokenSecret
@@ -885,26 +1055,35 @@ struct ImgurClientTests {
         let none = ImgurRateLimit.parse(headers: ["content-type": "application/json"], now: t)
         #expect(none == nil)
 
-        let post = ImgurRateLimit.parse(headers: ["x-post-rate-limit-limit": "1250", "x-post-rate-limit-remaining": "3", "x-post-rate-limit-reset": "120"], now: t)
+        let post = ImgurRateLimit.parse(
+            headers: [
+                "x-post-rate-limit-limit": "1250", "x-post-rate-limit-remaining": "3", "x-post-rate-limit-reset": "120",
+            ], now: t)
         #expect(post?.post == ImgurRateLimit.Bucket(limit: 1250, remaining: 3, resetAt: t + 120))
         #expect(post?.user == nil && post?.client == nil)
 
         // An epoch where seconds are documented (and vice versa) is read by its size.
-        let swapped = ImgurRateLimit.parse(headers: ["x-post-rate-limit-reset": "1700000600", "x-ratelimit-userreset": "900"], now: t)
+        let swapped = ImgurRateLimit.parse(
+            headers: ["x-post-rate-limit-reset": "1700000600", "x-ratelimit-userreset": "900"], now: t)
         #expect(swapped?.post?.resetAt == 1_700_000_600)
         #expect(swapped?.user?.resetAt == t + 900)
 
-        let hostile = ImgurRateLimit.parse(headers: [
-            "x-ratelimit-userlimit": "lots", "x-ratelimit-userremaining": "-5", "x-ratelimit-userreset": "99999999999999",
-            "x-post-rate-limit-remaining": " 7 ", "x-post-rate-limit-reset": "1000000000", "x-ratelimit-clientremaining": "1e9",
-        ], now: t)
+        let hostile = ImgurRateLimit.parse(
+            headers: [
+                "x-ratelimit-userlimit": "lots", "x-ratelimit-userremaining": "-5",
+                "x-ratelimit-userreset": "99999999999999",
+                "x-post-rate-limit-remaining": " 7 ", "x-post-rate-limit-reset": "1000000000",
+                "x-ratelimit-clientremaining": "1e9",
+            ], now: t)
         #expect(hostile?.user == ImgurRateLimit.Bucket(limit: nil, remaining: 0, resetAt: nil))
         #expect(hostile?.post == ImgurRateLimit.Bucket(limit: nil, remaining: 7, resetAt: t))
         #expect(hostile?.client == nil)
 
         let spent = ImgurRateLimit(user: .init(limit: 2000, remaining: 0, resetAt: nil), observedAt: t)
         #expect(spent.retryAt(now: t) == t + 3600)
-        let notSpent = ImgurRateLimit(user: .init(limit: 2000, remaining: 9, resetAt: t + 50), post: .init(limit: 1250, remaining: 5, resetAt: t + 20), observedAt: t)
+        let notSpent = ImgurRateLimit(
+            user: .init(limit: 2000, remaining: 9, resetAt: t + 50),
+            post: .init(limit: 1250, remaining: 5, resetAt: t + 20), observedAt: t)
         #expect(notSpent.retryAt(now: t) == t + 20)
         #expect(notSpent.remaining == 5)
         #expect(notSpent.json["post"]?["resetAt"] == .int(t + 20))
@@ -913,17 +1092,24 @@ struct ImgurClientTests {
     @Test("Imgur's messages are cleaned to one short line")
     func messageCleaning() {
         let long = String(repeating: "x", count: 500)
-        let answer = ImgurAnswer(Array(#"{"data":{"error":"line one\nline\ttwo \#(long)"},"success":false,"status":400}"#.utf8), secrets: [])
+        let answer = ImgurAnswer(
+            Array(#"{"data":{"error":"line one\nline\ttwo \#(long)"},"success":false,"status":400}"#.utf8), secrets: [])
         let message = answer.message ?? ""
         #expect(message.hasPrefix("line one line two xx"))
         #expect(message.count <= 201)
         #expect(!message.contains("\n") && !message.contains("\t"))
-        let errorsShape = ImgurAnswer(Array(#"{"errors":[{"code":"429","status":"Too Many Requests"},{"detail":"Slow down"}]}"#.utf8), secrets: [])
+        let errorsShape = ImgurAnswer(
+            Array(#"{"errors":[{"code":"429","status":"Too Many Requests"},{"detail":"Slow down"}]}"#.utf8), secrets: []
+        )
         #expect(errorsShape.message == "Too Many Requests; Slow down")
-        let title = ImgurAnswer(Array("<!DOCTYPE html><HTML><head><TITLE lang=\"de\">Überlastet: Imgur is over capacity</TITLE></head></HTML>".utf8), secrets: [])
+        let title = ImgurAnswer(
+            Array(
+                "<!DOCTYPE html><HTML><head><TITLE lang=\"de\">Überlastet: Imgur is over capacity</TITLE></head></HTML>"
+                    .utf8), secrets: [])
         #expect(title.message == "Überlastet: Imgur is over capacity")
         #expect(title.isHTML && title.isOverCapacity)
-        let codeOnly = ImgurAnswer(Array(#"{"data":{"error":{"code":1001}},"success":false,"status":400}"#.utf8), secrets: [])
+        let codeOnly = ImgurAnswer(
+            Array(#"{"data":{"error":{"code":1001}},"success":false,"status":400}"#.utf8), secrets: [])
         #expect(codeOnly.message == "error code 1001")
     }
 }

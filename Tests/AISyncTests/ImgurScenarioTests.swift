@@ -1,15 +1,16 @@
 import Foundation
 import Synchronization
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #elseif canImport(Musl)
-@preconcurrency import Musl
+    @preconcurrency import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Issue 4 end to end: the built `aisync` against the Imgur API v3 stand-in
@@ -65,13 +66,17 @@ struct ImgurScenarioTests {
         let jpegOnImgur = try #require(state.image(original: jpegSHA), "\(state.raw)")
         #expect(smallOnImgur.transform == "none" && smallOnImgur.servedSHA256 == smallSHA)
         #expect(jpegOnImgur.transform == "none" && jpegOnImgur.servedSHA256 == jpegSHA)
-        #expect(bigOnImgur.transform == "compressed" && bigOnImgur.servedSHA256 != bigSHA, "the stand-in should re-encode the big PNG: \(state.raw)")
+        #expect(
+            bigOnImgur.transform == "compressed" && bigOnImgur.servedSHA256 != bigSHA,
+            "the stand-in should re-encode the big PNG: \(state.raw)")
         // The upload sent the prompt as the description, and the deletehash is Imgur's.
         #expect(smallOnImgur.description == "a small red square")
 
         // Imgur is a copy, not a vault: every original is on the user's remote too.
         for sha in [bigSHA, smallSHA, jpegSHA] {
-            #expect(ImgurScenario.remoteHasObject(remote, sha), "every original must be on the remote, even one Imgur serves unchanged")
+            #expect(
+                ImgurScenario.remoteHasObject(remote, sha),
+                "every original must be on the remote, even one Imgur serves unchanged")
         }
 
         // A's records carry the Imgur coordinates; the deletehash only with --show-secrets.
@@ -88,7 +93,9 @@ struct ImgurScenarioTests {
         let secretShow = a.run(["show", small, "--json", "--show-secrets"])
         let secretObject = try CLIJSON.object(secretShow)
         let secretImgur = try #require(secretObject["imgur"] as? [String: Any])
-        #expect(secretImgur["deletehash"] as? String == smallOnImgur.deletehash, "show --json --show-secrets should print the deletehash: \(secretShow)")
+        #expect(
+            secretImgur["deletehash"] as? String == smallOnImgur.deletehash,
+            "show --json --show-secrets should print the deletehash: \(secretShow)")
 
         // The deletehash never appears in ordinary output.
         let textShow = a.run(["show", small])
@@ -96,12 +103,17 @@ struct ImgurScenarioTests {
         let statusJSON = ImgurScenario.run(a, ["imgur", "status", "--json"])
         let logJSON = a.run(["log", "--json"])
         for deletehash in [smallOnImgur.deletehash, bigOnImgur.deletehash, jpegOnImgur.deletehash] {
-            for output in [push.stdout, push.stderr, textShow.stdout, statusText.stdout, statusJSON.stdout, logJSON.stdout, a.run(["show", big, "--json"]).stdout] {
+            for output in [
+                push.stdout, push.stderr, textShow.stdout, statusText.stdout, statusJSON.stdout, logJSON.stdout,
+                a.run(["show", big, "--json"]).stdout,
+            ] {
                 #expect(!output.contains(deletehash), "a deletehash was printed: \(output)")
             }
         }
         let status = try CLIJSON.object(statusJSON)
-        #expect(status["enabled"] as? Bool == true && status["images"] as? String == "imgur" && status["uploads"] as? Int == 3
+        #expect(
+            status["enabled"] as? Bool == true && status["images"] as? String == "imgur"
+                && status["uploads"] as? Int == 3
                 && status["pending"] as? Int == 0, "\(statusJSON)")
 
         // B: only AISYNC_IMGUR_API, no credential, Imgur not enabled.
@@ -117,17 +129,24 @@ struct ImgurScenarioTests {
             #expect(try CLIFixtures.sha256(ofFile: out) == sha, "image \(id) is not byte-identical on B")
         }
         // Where the bytes came from: the identical pictures from Imgur, the re-encoded one from the remote.
-        #expect(viewsAfter.views(smallOnImgur.id) == viewsBefore.views(smallOnImgur.id) + 1, "B should fetch the small PNG from Imgur")
-        #expect(viewsAfter.views(jpegOnImgur.id) == viewsBefore.views(jpegOnImgur.id) + 1, "B should fetch the JPEG from Imgur")
-        #expect(viewsAfter.views(bigOnImgur.id) == viewsBefore.views(bigOnImgur.id), "B must not use Imgur's re-encoded copy")
+        #expect(
+            viewsAfter.views(smallOnImgur.id) == viewsBefore.views(smallOnImgur.id) + 1,
+            "B should fetch the small PNG from Imgur")
+        #expect(
+            viewsAfter.views(jpegOnImgur.id) == viewsBefore.views(jpegOnImgur.id) + 1,
+            "B should fetch the JPEG from Imgur")
+        #expect(
+            viewsAfter.views(bigOnImgur.id) == viewsBefore.views(bigOnImgur.id),
+            "B must not use Imgur's re-encoded copy")
         #expect(viewsAfter.uploads == 3, "B must not upload anything")
 
         let onB = try b.show(small)
         let onBImgur = try #require(onB["imgur"] as? [String: Any])
         #expect(onBImgur["id"] as? String == smallOnImgur.id && onBImgur["deletehash"] == nil)
         let onBSecret = try CLIJSON.object(b.run(["show", small, "--json", "--show-secrets"]))
-        #expect((onBSecret["imgur"] as? [String: Any])?["deletehash"] as? String == smallOnImgur.deletehash,
-                "the deletehash travels through the private remote")
+        #expect(
+            (onBSecret["imgur"] as? [String: Any])?["deletehash"] as? String == smallOnImgur.deletehash,
+            "the deletehash travels through the private remote")
         #expect(b.run(["fsck"]).exitCode == 0)
     }
 
@@ -148,7 +167,8 @@ struct ImgurScenarioTests {
         let smallSHA = try CLIFixtures.sha256(ofFile: smallPath)
         let bigSHA = try CLIFixtures.sha256(ofFile: bigPath)
         try a.ok(["remote", "add", "origin", "file://\(remote)"])
-        CLIExpect.success(ImgurScenario.run(a, ["imgur", "enable", "--api", imgur.url, "--images", "both"], env: imgur.clientEnv))
+        CLIExpect.success(
+            ImgurScenario.run(a, ["imgur", "enable", "--api", imgur.url, "--images", "both"], env: imgur.clientEnv))
 
         let push = ImgurScenario.run(a, ["push"], env: imgur.clientEnv)
         CLIExpect.success(push)
@@ -182,7 +202,8 @@ struct ImgurScenarioTests {
         let id = try a.ok(["image", "add", path])
         let sha = try CLIFixtures.sha256(ofFile: path)
         try a.ok(["remote", "add", "origin", "file://\(remote)"])
-        CLIExpect.success(ImgurScenario.run(a, ["imgur", "enable", "--api", imgur.url, "--images", "remote"], env: imgur.clientEnv))
+        CLIExpect.success(
+            ImgurScenario.run(a, ["imgur", "enable", "--api", imgur.url, "--images", "remote"], env: imgur.clientEnv))
 
         let push = ImgurScenario.run(a, ["push"], env: imgur.clientEnv)
         CLIExpect.success(push)
@@ -216,7 +237,7 @@ struct ImgurScenarioTests {
         #expect(try imgur.state().uploads == hashes.count)
         let story = try old.show(session.story)
         let listed = try old.list()
-        old.remove()   // the reinstall
+        old.remove()  // the reinstall
 
         let fresh = try CLIHarness.makeStore(deviceName: "new laptop")
         defer { fresh.remove() }
@@ -269,7 +290,9 @@ struct ImgurScenarioTests {
         let afterFirst = try imgur.state()
         #expect(afterFirst.deletes == 1 && afterFirst.image(id: onlyOnImgur.id)?.deleted == true, "\(afterFirst.raw)")
         let media = try ImgurScenario.mediaStatus(onlyOnImgur.link)
-        #expect(media.status == 302 && media.location.hasSuffix("/removed.png"), "a deleted image's link should redirect to removed.png: \(media)")
+        #expect(
+            media.status == 302 && media.location.hasSuffix("/removed.png"),
+            "a deleted image's link should redirect to removed.png: \(media)")
         let status = try CLIJSON.object(ImgurScenario.run(a, ["imgur", "status", "--json"], env: imgur.clientEnv))
         #expect(status["deletes"] as? Int == 1, "\(status)")
         for output in [push1.stdout, push1.stderr] { #expect(!output.contains(onlyOnImgur.deletehash)) }
@@ -279,8 +302,9 @@ struct ImgurScenarioTests {
         let push2 = ImgurScenario.run(a, ["push"], env: imgur.clientEnv)
         CLIExpect.success(push2)
         let afterSecond = try imgur.state()
-        #expect(afterSecond.deletes == 1 && afterSecond.image(id: pageOnImgur.id)?.deleted == false,
-                "an image a story page uses must stay on Imgur: \(afterSecond.raw)")
+        #expect(
+            afterSecond.deletes == 1 && afterSecond.image(id: pageOnImgur.id)?.deleted == false,
+            "an image a story page uses must stay on Imgur: \(afterSecond.raw)")
         #expect(try ImgurScenario.mediaStatus(pageOnImgur.link).status == 200)
 
         // The story was its last user: now it goes.
@@ -288,8 +312,9 @@ struct ImgurScenarioTests {
         let push3 = ImgurScenario.run(a, ["push"], env: imgur.clientEnv)
         CLIExpect.success(push3)
         let afterThird = try imgur.state()
-        #expect(afterThird.deletes == 2 && afterThird.image(id: pageOnImgur.id)?.deleted == true,
-                "deleting the story (the picture's last user) should delete it on Imgur: \(afterThird.raw)")
+        #expect(
+            afterThird.deletes == 2 && afterThird.image(id: pageOnImgur.id)?.deleted == true,
+            "deleting the story (the picture's last user) should delete it on Imgur: \(afterThird.raw)")
     }
 
     /// The same bytes in two records go to Imgur once; the copy is deleted only with the last one.
@@ -352,7 +377,9 @@ struct ImgurScenarioTests {
         #expect(push.stderr.contains("warning: Imgur rate limit reached; uploads resume after "), "\(push)")
         let state = try imgur.state()
         #expect(state.uploads == 0 && state.requests == 1, "one upload was tried, none stored: \(state.raw)")
-        #expect(ImgurScenario.remoteHasObject(remote, pngSHA), "while Imgur is out of reach the original goes to the remote")
+        #expect(
+            ImgurScenario.remoteHasObject(remote, pngSHA), "while Imgur is out of reach the original goes to the remote"
+        )
 
         let status = try CLIJSON.object(ImgurScenario.run(a, ["imgur", "status", "--json"], env: imgur.clientEnv))
         let retryText = try #require(status["retryAt"] as? String, "imgur status --json should show retryAt: \(status)")
@@ -360,7 +387,8 @@ struct ImgurScenarioTests {
         #expect(push.stderr.contains(retryText), "the warning should name the time in imgur status: \(push)")
         let now = Date().timeIntervalSince1970
         #expect(retryAt > now - 2 && retryAt < now + 10, "retryAt \(retryText) should be the stand-in's short reset")
-        let figures = try #require(status["rateLimit"] as? [String: Any], "imgur status --json should show the rate-limit figures: \(status)")
+        let figures = try #require(
+            status["rateLimit"] as? [String: Any], "imgur status --json should show the rate-limit figures: \(status)")
         #expect((figures["user"] as? [String: Any])?["remaining"] as? Int == 0, "\(figures)")
         #expect((figures["post"] as? [String: Any])?["remaining"] as? Int == 0, "\(figures)")
         #expect(status["pending"] as? Int == 2)
@@ -408,7 +436,7 @@ struct ImgurScenarioTests {
         defer { CLIHarness.removeTree(remote) }
         let a = try CLIHarness.makeStore(deviceName: "a")
         defer { a.remove() }
-        var ids: [String: String] = [:]   // record id -> sha256
+        var ids: [String: String] = [:]  // record id -> sha256
         for image in CLIFixtures.allImages {
             let path = CLIFixtures.write(image, in: a.directory)
             ids[try a.ok(["image", "add", path])] = try CLIFixtures.sha256(ofFile: path)
@@ -420,7 +448,9 @@ struct ImgurScenarioTests {
         let push = ImgurScenario.run(a, ["push"], env: imgur.clientEnv)
         #expect(push.exitCode == 0, "\(push)")
         CLIExpect.noCrash(push)
-        #expect(push.stdout.contains("Pushed 5 versions") && push.stdout.contains("imgur: 2 uploaded, 0 pending, 1 refused"), "\(push)")
+        #expect(
+            push.stdout.contains("Pushed 5 versions")
+                && push.stdout.contains("imgur: 2 uploaded, 0 pending, 1 refused"), "\(push)")
         #expect(try imgur.state().uploads == 2)
 
         var refused: [String] = []
@@ -432,10 +462,14 @@ struct ImgurScenarioTests {
         let status = try CLIJSON.object(ImgurScenario.run(a, ["imgur", "status", "--json"], env: imgur.clientEnv))
         let failed = try #require(status["failed"] as? [[String: Any]], "\(status)")
         #expect(failed.count == 1 && failed.first?["sha256"] as? String == refused.first, "\(status)")
-        #expect((failed.first?["message"] as? String ?? "").contains(refusal.message), "Imgur's message should be kept: \(status)")
+        #expect(
+            (failed.first?["message"] as? String ?? "").contains(refusal.message),
+            "Imgur's message should be kept: \(status)")
         let text = ImgurScenario.run(a, ["imgur", "status"], env: imgur.clientEnv)
         #expect(text.stdout.contains("1 failed") && text.stdout.contains(refusal.message), "\(text)")
-        if let sha = refused.first { #expect(ImgurScenario.remoteHasObject(remote, sha), "a refused image's original must be on the remote") }
+        if let sha = refused.first {
+            #expect(ImgurScenario.remoteHasObject(remote, sha), "a refused image's original must be on the remote")
+        }
 
         // Not retried on the next push.
         let again = ImgurScenario.run(a, ["push"], env: imgur.clientEnv)
@@ -486,12 +520,15 @@ struct ImgurScenarioTests {
     /// 401/403: one clear `Error:` line, exit 77, nothing uploaded; the records are still pushed
     /// (issue 4: a push that could not upload every image still pushes all records).
     @Test(arguments: [
-        AuthCase(name: "403 invalid client id", env: ["AISYNC_IMGUR_CLIENT_ID": "not-the-client-id"], rule: nil,
-                 mentions: ["Invalid client_id", "AISYNC_IMGUR_CLIENT_ID"]),
-        AuthCase(name: "403 invalid token", env: ["AISYNC_IMGUR_TOKEN": "expiredToken"], rule: nil,
-                 mentions: ["access token", "AISYNC_IMGUR_TOKEN"]),
-        AuthCase(name: "401 unauthorized", env: ["AISYNC_IMGUR_CLIENT_ID": ImgurStandIn.clientID], rule: "unauthorized",
-                 mentions: ["401", "Authentication required"]),
+        AuthCase(
+            name: "403 invalid client id", env: ["AISYNC_IMGUR_CLIENT_ID": "not-the-client-id"], rule: nil,
+            mentions: ["Invalid client_id", "AISYNC_IMGUR_CLIENT_ID"]),
+        AuthCase(
+            name: "403 invalid token", env: ["AISYNC_IMGUR_TOKEN": "expiredToken"], rule: nil,
+            mentions: ["access token", "AISYNC_IMGUR_TOKEN"]),
+        AuthCase(
+            name: "401 unauthorized", env: ["AISYNC_IMGUR_CLIENT_ID": ImgurStandIn.clientID], rule: "unauthorized",
+            mentions: ["401", "Authentication required"]),
     ])
     func refusedCredentialIsOneClearError(auth: AuthCase) throws {
         let imgur = try ImgurStandIn.start()
@@ -520,7 +557,9 @@ struct ImgurScenarioTests {
         try b.ok(["remote", "add", "origin", "file://\(remote)"])
         let pull = ImgurScenario.run(b, ["pull"], env: ["AISYNC_IMGUR_API": imgur.url])
         #expect(pull.exitCode == 0, "\(pull)")
-        #expect(pull.stdout.contains("Pulled 2 versions"), "the records should have been pushed despite the refused credential: \(pull)")
+        #expect(
+            pull.stdout.contains("Pulled 2 versions"),
+            "the records should have been pushed despite the refused credential: \(pull)")
         #expect(b.run(["show", chat]).exitCode == 0 && b.run(["image", "save", id, "\(b.directory)/x"]).exitCode == 0)
 
         // With the right credential the next push uploads.
@@ -552,7 +591,9 @@ struct ImgurScenarioTests {
         CLIExpect.success(retried)
         #expect(retried.stdout.contains("imgur: 1 uploaded, 0 pending"), "\(retried)")
         let s1 = try imgur.state()
-        #expect(s1.requests == 3 && s1.uploads == 1 && s1.failuresInjected == 2, "two failed attempts and a third that worked: \(s1.raw)")
+        #expect(
+            s1.requests == 3 && s1.uploads == 1 && s1.failuresInjected == 2,
+            "two failed attempts and a third that worked: \(s1.raw)")
 
         // Failing every attempt: pending, records pushed, a warning, exit 0.
         let second = CLIFixtures.write(CLIFixtures.gif, in: a.directory)
@@ -562,11 +603,14 @@ struct ImgurScenarioTests {
         let failing = ImgurScenario.run(a, ["push"], env: imgur.clientEnv)
         #expect(failing.exitCode == 0, "\(failing)")
         CLIExpect.noCrash(failing)
-        #expect(failing.stdout.contains("Pushed 1 version ") && failing.stdout.contains("0 uploaded, 1 pending"), "\(failing)")
+        #expect(
+            failing.stdout.contains("Pushed 1 version ") && failing.stdout.contains("0 uploaded, 1 pending"),
+            "\(failing)")
         #expect(failing.stderr.contains("warning: Imgur: ") && failing.stderr.contains("stays pending"), "\(failing)")
         let s2 = try imgur.state()
         let attempts = s2.requests - s1.requests
-        #expect(attempts >= 2 && attempts <= 6, "a bounded number of retries, not one attempt and not a storm: \(attempts)")
+        #expect(
+            attempts >= 2 && attempts <= 6, "a bounded number of retries, not one attempt and not a storm: \(attempts)")
         #expect(s2.uploads == 1)
         #expect(ImgurScenario.remoteHasObject(remote, secondSHA), "a pending upload's original goes to the remote")
         let status = try CLIJSON.object(ImgurScenario.run(a, ["imgur", "status", "--json"], env: imgur.clientEnv))
@@ -612,7 +656,9 @@ struct ImgurScenarioTests {
         let state = try imgur.state()
         let recorded = (try a.show(id)["imgur"] as? [String: Any])?["id"] as? String
         let copies = state.images.filter { $0.originalSHA256 == sha && !$0.deleted }
-        #expect(recorded != nil && copies.contains { $0.id == recorded }, "the image should be recorded with a copy Imgur has: \(state.raw)")
+        #expect(
+            recorded != nil && copies.contains { $0.id == recorded },
+            "the image should be recorded with a copy Imgur has: \(state.raw)")
         // Nothing more is uploaded once the record has its coordinates.
         let third = ImgurScenario.run(a, ["push"], env: env)
         CLIExpect.success(third)
@@ -620,7 +666,9 @@ struct ImgurScenarioTests {
         if credential == "token" {
             #expect(copies.count == 1, "the lost upload should be found and reused: \(state.raw)")
         } else {
-            withKnownIssue("an upload whose answer was lost leaves an orphan on Imgur: with a Client-ID there is no way to find it (no deletehash, no account listing)") {
+            withKnownIssue(
+                "an upload whose answer was lost leaves an orphan on Imgur: with a Client-ID there is no way to find it (no deletehash, no account listing)"
+            ) {
                 #expect(copies.count == 1, "duplicate copies on Imgur: \(state.raw)")
             }
         }
@@ -660,7 +708,10 @@ struct ImgurScenarioTests {
         // Kill once the answer is saved and the held request has reached the stand-in (so the
         // next push is not the one held).
         while Date() < deadline && background.isRunning {
-            if ImgurScenario.answeredCount(statePath) > 0, try imgur.state().failuresInjected == 1 { answered = true; break }
+            if ImgurScenario.answeredCount(statePath) > 0, try imgur.state().failuresInjected == 1 {
+                answered = true
+                break
+            }
             usleep(10_000)
         }
         kill(background.pid, SIGKILL)
@@ -673,7 +724,9 @@ struct ImgurScenarioTests {
         let next = ImgurScenario.run(a, ["push"], env: imgur.clientEnv)
         CLIExpect.success(next)
         let state = try imgur.state()
-        #expect(state.uploads == 1 && state.images.count == 1, "the saved answer must be reused, not uploaded again: \(state.raw)")
+        #expect(
+            state.uploads == 1 && state.images.count == 1,
+            "the saved answer must be reused, not uploaded again: \(state.raw)")
         let recorded = (try a.show(id)["imgur"] as? [String: Any])?["id"] as? String
         #expect(recorded == state.images.first?.id)
         #expect(ImgurScenario.answeredCount(statePath) == 0, "the answer is recorded, so it leaves imgur.json")
@@ -706,7 +759,8 @@ struct ImgurScenarioTests {
         let kept = try a.ok(["image", "add", keptPath])
         let sha = try CLIFixtures.sha256(ofFile: path)
         try a.ok(["remote", "add", "origin", "file://\(remote)"])
-        CLIExpect.success(ImgurScenario.run(a, ["imgur", "enable", "--api", imgur.url, "--images", placement], env: imgur.clientEnv))
+        CLIExpect.success(
+            ImgurScenario.run(a, ["imgur", "enable", "--api", imgur.url, "--images", placement], env: imgur.clientEnv))
         CLIExpect.success(ImgurScenario.run(a, ["push"], env: imgur.clientEnv))
         let onImgur = try #require(try imgur.state().image(original: sha))
         #expect(onImgur.servedSHA256 == sha)
@@ -721,7 +775,9 @@ struct ImgurScenarioTests {
         #expect(pull.exitCode == 0, "\(pull)")
         CLIExpect.noCrash(pull)
         let report = try CLIJSON.object(pull)
-        #expect(!FileManager.default.fileExists(atPath: c.objectPath(removedSHA)), "removed.png must never be kept as the picture")
+        #expect(
+            !FileManager.default.fileExists(atPath: c.objectPath(removedSHA)),
+            "removed.png must never be kept as the picture")
         CLIExpect.success(c.run(["image", "save", kept, "\(c.directory)/kept"]))
         let save = c.run(["image", "save", id, "\(c.directory)/picture"])
         CLIExpect.success(pull)
@@ -744,10 +800,13 @@ final class ImgurStandIn {
     var clientEnv: [String: String] { ["AISYNC_IMGUR_CLIENT_ID": Self.clientID] }
 
     private init(process: Process, directory: String, url: String) {
-        self.process = process; self.directory = directory; self.url = url
+        self.process = process
+        self.directory = directory
+        self.url = url
     }
 
-    static func start(_ extra: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws -> ImgurStandIn {
+    static func start(_ extra: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws -> ImgurStandIn
+    {
         let dir = CLIHarness.makeTemporaryDirectory()
         let urlFile = "\(dir)/url"
         let log = "\(dir)/standin.log"
@@ -755,8 +814,11 @@ final class ImgurStandIn {
         FileManager.default.createFile(atPath: log, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "\(CLIHarness.packageRoot)/scripts/imgur_standin.py", "--port", "0", "--url-file", urlFile,
-                             "--data-dir", "\(dir)/data", "--client-id", clientID, "--token", token] + extra
+        process.arguments =
+            [
+                "python3", "\(CLIHarness.packageRoot)/scripts/imgur_standin.py", "--port", "0", "--url-file", urlFile,
+                "--data-dir", "\(dir)/data", "--client-id", clientID, "--token", token,
+            ] + extra
         let output = FileHandle(forWritingAtPath: log)
         process.standardOutput = output
         process.standardError = output
@@ -829,18 +891,25 @@ final class ImgurStandIn {
             throw CLIJSON.NotJSON(description: "stand-in state: \(status) \(raw)")
         }
         let images = (o["images"] as? [[String: Any]] ?? []).map { i in
-            Image(id: i["id"] as? String ?? "", deletehash: i["deletehash"] as? String ?? "", link: i["link"] as? String ?? "",
-                  originalSHA256: i["original_sha256"] as? String ?? "", servedSHA256: i["served_sha256"] as? String ?? "",
-                  transform: i["transform"] as? String ?? "", description: i["description"] as? String,
-                  deleted: i["deleted"] as? Bool ?? false, removed: i["removed"] as? Bool ?? false, views: i["views"] as? Int ?? 0)
+            Image(
+                id: i["id"] as? String ?? "", deletehash: i["deletehash"] as? String ?? "",
+                link: i["link"] as? String ?? "",
+                originalSHA256: i["original_sha256"] as? String ?? "",
+                servedSHA256: i["served_sha256"] as? String ?? "",
+                transform: i["transform"] as? String ?? "", description: i["description"] as? String,
+                deleted: i["deleted"] as? Bool ?? false, removed: i["removed"] as? Bool ?? false,
+                views: i["views"] as? Int ?? 0)
         }
-        return State(raw: raw, uploads: o["uploads"] as? Int ?? -1, deletes: o["deletes"] as? Int ?? -1,
-                     requests: o["requests"] as? Int ?? -1, failuresInjected: o["failures_injected"] as? Int ?? -1, images: images)
+        return State(
+            raw: raw, uploads: o["uploads"] as? Int ?? -1, deletes: o["deletes"] as? Int ?? -1,
+            requests: o["requests"] as? Int ?? -1, failuresInjected: o["failures_injected"] as? Int ?? -1,
+            images: images)
     }
 
     /// Queues a failure rule (`POST /__control/fail`).
     func fail(_ rule: [String: Any]) throws {
-        let (status, data) = try ImgurScenario.http("POST", "\(url)/__control/fail", body: try JSONSerialization.data(withJSONObject: rule))
+        let (status, data) = try ImgurScenario.http(
+            "POST", "\(url)/__control/fail", body: try JSONSerialization.data(withJSONObject: rule))
         try #require(status == 200, "cannot queue \(rule): \(String(decoding: data, as: UTF8.self))")
     }
 
@@ -851,7 +920,8 @@ final class ImgurStandIn {
 
     /// Imgur removes the image (not a client delete).
     func remove(_ id: String) throws {
-        let (status, data) = try ImgurScenario.http("POST", "\(url)/__control/remove", body: try JSONSerialization.data(withJSONObject: ["id": id]))
+        let (status, data) = try ImgurScenario.http(
+            "POST", "\(url)/__control/remove", body: try JSONSerialization.data(withJSONObject: ["id": id]))
         try #require(status == 200, "remove failed: \(String(decoding: data, as: UTF8.self))")
     }
 }
@@ -866,14 +936,18 @@ enum ImgurScenario {
         return e
     }
 
-    static func run(_ store: CLIStore, _ arguments: [String], env: [String: String] = [:], timeout: Double = 60) -> CLIResult {
-        CLIHarness.runProcess(CLIHarness.executable, arguments + ["--store", store.path], environment: environment(env),
-                              timeout: timeout, display: ["aisync"] + arguments)
+    static func run(_ store: CLIStore, _ arguments: [String], env: [String: String] = [:], timeout: Double = 60)
+        -> CLIResult
+    {
+        CLIHarness.runProcess(
+            CLIHarness.executable, arguments + ["--store", store.path], environment: environment(env),
+            timeout: timeout, display: ["aisync"] + arguments)
     }
 
     static func start(_ store: CLIStore, _ arguments: [String], env: [String: String]) throws -> CLIBackgroundProcess {
-        try CLIHarness.start(CLIHarness.executable, arguments + ["--store", store.path], environment: environment(env), stdin: nil,
-                             display: ["aisync"] + arguments)
+        try CLIHarness.start(
+            CLIHarness.executable, arguments + ["--store", store.path], environment: environment(env), stdin: nil,
+            display: ["aisync"] + arguments)
     }
 
     /// An empty folder remote.
@@ -886,7 +960,8 @@ enum ImgurScenario {
     /// How many answers sync/imgur.json holds that are not recorded yet.
     static func answeredCount(_ path: String) -> Int {
         guard let data = FileManager.default.contents(atPath: path),
-              let o = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return 0 }
+            let o = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return 0 }
         return (o["answered"] as? [String: Any])?.count ?? 0
     }
 
@@ -909,7 +984,9 @@ enum ImgurScenario {
         return ~c
     }
 
-    static func bigEndian(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+    static func bigEndian(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+    }
 
     /// The fixture PNG with a tEXt chunk after IHDR: a valid PNG of about `padding` more bytes,
     /// different for each `tag`.
@@ -952,7 +1029,8 @@ enum ImgurScenario {
         let box = Mutex(Reply())
         let done = DispatchSemaphore(value: 0)
         let task = session.dataTask(with: request) { data, response, error in
-            let reply = Reply(status: (response as? HTTPURLResponse)?.statusCode ?? 0, data: data ?? Data(), error: error)
+            let reply = Reply(
+                status: (response as? HTTPURLResponse)?.statusCode ?? 0, data: data ?? Data(), error: error)
             box.withLock { $0 = reply }
             done.signal()
         }
@@ -966,13 +1044,13 @@ enum ImgurScenario {
     /// GET of a media link without following redirects: the status and Location.
     static func mediaStatus(_ link: String) throws -> (status: Int, location: String) {
         let script = """
-        import http.client, sys, urllib.parse
-        p = urllib.parse.urlsplit(sys.argv[1])
-        c = http.client.HTTPConnection(p.hostname, p.port, timeout=10)
-        c.request("GET", p.path)
-        r = c.getresponse()
-        print(r.status, r.getheader("Location") or "")
-        """
+            import http.client, sys, urllib.parse
+            p = urllib.parse.urlsplit(sys.argv[1])
+            c = http.client.HTTPConnection(p.hostname, p.port, timeout=10)
+            c.request("GET", p.path)
+            r = c.getresponse()
+            print(r.status, r.getheader("Location") or "")
+            """
         let r = CLIHarness.runProcess("/usr/bin/env", ["python3", "-c", script, link])
         try #require(r.exitCode == 0, "\(r)")
         let parts = r.trimmedStdout.split(separator: " ", maxSplits: 1).map(String.init)

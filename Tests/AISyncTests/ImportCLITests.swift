@@ -11,12 +11,16 @@ struct ImportCLITests {
         defer { store.remove() }
         let first = store.run(["import", ImportFixture.path("chatgpt")])
         #expect(first.exitCode == 0 && first.stderr.isEmpty, "\(first)")
-        #expect(first.stdoutLines.first == "Imported from chatgpt: 4 created, 0 extended, 0 unchanged, 0 left alone (deleted here), 1 skipped; 18 messages and pages added", "\(first)")
+        #expect(
+            first.stdoutLines.first
+                == "Imported from chatgpt: 4 created, 0 extended, 0 unchanged, 0 left alone (deleted here), 1 skipped; 18 messages and pages added",
+            "\(first)")
         #expect(first.stdout.contains("Lisbon trip (11 messages)"), "\(first)")
         #expect(first.stdout.contains("2 on other branches (regenerations, edits), kept as alternatives"), "\(first)")
         #expect(first.stdout.contains("skipped   damaged-1: its mapping is missing or not an object"), "\(first)")
         let journal = store.journalBytes()
-        let again = try CLIJSON.object(store.run(["import", "chatgpt", ImportFixture.path("chatgpt/conversations.json"), "--json"]))
+        let again = try CLIJSON.object(
+            store.run(["import", "chatgpt", ImportFixture.path("chatgpt/conversations.json"), "--json"]))
         #expect(again["created"] as? Int == 0 && again["unchanged"] as? Int == 4 && again["elementsAdded"] as? Int == 0)
         #expect(store.journalBytes() == journal)
         #expect(try store.list().count == 4)
@@ -38,10 +42,15 @@ struct ImportCLITests {
         let journal = SchemaValidator.validate("journal-line", files: [store.journalPath], canonical: true, jsonl: true)
         #expect(journal.passed, "\(journal)")
         let text = store.run(["show", lisbon])
-        #expect(text.stdout.contains("2 alternatives on other branches") && text.stdout.contains("An old answer that was regenerated."), "\(text)")
+        #expect(
+            text.stdout.contains("2 alternatives on other branches")
+                && text.stdout.contains("An old answer that was regenerated."), "\(text)")
         // The validator can fail: a record with an unknown outcome is refused.
-        let bad = SchemaValidator.validate("import-output", stdin: Data(String(decoding: first.stdoutData, as: UTF8.self)
-            .replacingOccurrences(of: "\"outcome\":\"created\"", with: "\"outcome\":\"made\"").utf8))
+        let bad = SchemaValidator.validate(
+            "import-output",
+            stdin: Data(
+                String(decoding: first.stdoutData, as: UTF8.self)
+                    .replacingOccurrences(of: "\"outcome\":\"created\"", with: "\"outcome\":\"made\"").utf8))
         #expect(!bad.passed)
     }
 
@@ -55,7 +64,8 @@ struct ImportCLITests {
         for chat in chats {
             let id = try #require(chat["id"] as? String)
             let shown = try store.show(id)
-            let messages = (shown["messages"] as? [[String: Any]] ?? []) + (shown["alternatives"] as? [[String: Any]] ?? [])
+            let messages =
+                (shown["messages"] as? [[String: Any]] ?? []) + (shown["alternatives"] as? [[String: Any]] ?? [])
             let markdown = try store.ok(["export", id, "--format", "md", "-o", "-"])
             for message in messages {
                 let text = try #require(message["text"] as? String).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -80,13 +90,20 @@ struct ImportCLITests {
             port = server.currentStdout().split(separator: " ").compactMap { Int($0) }.first { $0 > 1024 }
             if port == nil { usleep(50_000) }
         }
-        let base = "http://127.0.0.1:\(try #require(port, "the picture server did not start: \(server.currentStdout())"))"
+        let base =
+            "http://127.0.0.1:\(try #require(port, "the picture server did not start: \(server.currentStdout())"))"
         let response = "\(store.directory)/response.json"
-        try Data(#"{"created": 1700000000, "data": [{"url": "\#(base)/img.png", "revised_prompt": "a square"}, {"url": "\#(base)/gone.png"}]}"#.utf8)
-            .write(to: URL(fileURLWithPath: response))
+        try Data(
+            #"{"created": 1700000000, "data": [{"url": "\#(base)/img.png", "revised_prompt": "a square"}, {"url": "\#(base)/gone.png"}]}"#
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: response))
         let without = store.run(["import", "dalle", response])
-        #expect(without.exitCode == 0 && without.stdout.contains("0 created") && without.stdout.contains("2 image URL(s) not fetched")
-                && without.stdout.contains("--fetch"), "no picture without --fetch, and the summary says how: \(without)")
+        #expect(
+            without.exitCode == 0 && without.stdout.contains("0 created")
+                && without.stdout.contains("2 image URL(s) not fetched")
+                && without.stdout.contains("--fetch"),
+            "no picture without --fetch, and the summary says how: \(without)")
         let with = store.run(["import", "dalle", response, "--fetch"])
         #expect(with.exitCode == 0 && with.stdout.contains("1 created"), "\(with)")
         #expect(with.stdout.contains("1 image URL(s) could not be fetched") && with.stdout.contains("404"), "\(with)")
@@ -113,12 +130,15 @@ struct ImportCLITests {
     @Test func dryRunAndOtherSources() throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
-        let dry = try CLIJSON.object(store.run(["import", ImportFixture.path("storybook/story.json"), "--dry-run", "--json"]))
+        let dry = try CLIJSON.object(
+            store.run(["import", ImportFixture.path("storybook/story.json"), "--dry-run", "--json"]))
         #expect(dry["dryRun"] as? Bool == true && dry["created"] as? Int == 1)
         #expect(try store.list().isEmpty)
         let story = store.run(["import", "storybook", ImportFixture.path("storybook/story.json")])
         #expect(story.stdout.contains("The Brave Little Fox (3 pages)"), "\(story)")
-        let dalle = store.run(["import", "dalle", ImportFixture.path("dalle/response.json"), "--prompt", "red", "--model", "dall-e-3"])
+        let dalle = store.run([
+            "import", "dalle", ImportFixture.path("dalle/response.json"), "--prompt", "red", "--model", "dall-e-3",
+        ])
         #expect(dalle.exitCode == 0 && dalle.stdout.contains("note      1 image URL(s) not fetched"), "\(dalle)")
         let claude = store.run(["import", ImportFixture.path("claude")])
         #expect(claude.exitCode == 0 && claude.stdout.contains("Fox facts (3 messages)"), "\(claude)")
@@ -153,12 +173,16 @@ struct ImportCLITests {
         #expect(try store.list(["--kind", "image"]).count == 2)
         #expect(store.run(["fsck"]).exitCode == 0)
         let bad = store.run(["import", ImportFixture.path("bad/truncated.zip")])
-        #expect(bad.exitCode == 65 && bad.stderrLines.count == 1 && bad.stderr.contains("is not a zip archive aisync can read"), "\(bad)")
+        #expect(
+            bad.exitCode == 65 && bad.stderrLines.count == 1
+                && bad.stderr.contains("is not a zip archive aisync can read"), "\(bad)")
     }
 
     @Test func helpDescribesTheCommand() throws {
         let r = CLIHarness.run(["import", "--help"])
-        #expect(r.exitCode == 0 && r.stdout.contains("aisync import") && r.stdout.contains("chatgpt, claude, storybook or dalle"), "\(r)")
+        #expect(
+            r.exitCode == 0 && r.stdout.contains("aisync import")
+                && r.stdout.contains("chatgpt, claude, storybook or dalle"), "\(r)")
         #expect(CLIHarness.run(["help"]).stdout.contains("import"))
     }
 }

@@ -1,6 +1,6 @@
+import AISync
 import Foundation
 import Testing
-import AISync
 
 /// The DALL·E download policy (`Import.fetchPicture`) as an app gets it, without the CLI.
 @Suite("Import: picture download policy")
@@ -12,7 +12,9 @@ struct ImportFetchTests {
 
         init(_ answer: HTTPResponse) { self.answer = answer }
 
-        func send(_ request: HTTPRequest, downloadTo: String?, maxBytes: Int64) async throws(AISyncError) -> HTTPResponse {
+        func send(_ request: HTTPRequest, downloadTo: String?, maxBytes: Int64) async throws(AISyncError)
+            -> HTTPResponse
+        {
             asked.append((request, downloadTo, maxBytes))
             return answer
         }
@@ -29,7 +31,9 @@ struct ImportFetchTests {
         #expect(Import.pictureMaxBytes == 64 << 20 && Import.pictureTimeoutSeconds == 30)
     }
 
-    @Test(arguments: ["file:///etc/passwd", "ftp://files.example.com/pic.png", "data:image/png;base64,AAAA", "pic.png", ""])
+    @Test(arguments: [
+        "file:///etc/passwd", "ftp://files.example.com/pic.png", "data:image/png;base64,AAAA", "pic.png", "",
+    ])
     func refusesWhatIsNotHTTP(_ url: String) async throws {
         let transport = Recorder(HTTPResponse(status: 200, body: [1]))
         let error = await #expect(throws: AISyncError.self) { try await Import.fetchPicture(url, transport: transport) }
@@ -48,9 +52,15 @@ struct ImportFetchTests {
 
     @Test func redirectsStayOnTheSameHost() throws {
         let from = try #require(URL(string: "https://files.example.com/a.png"))
-        #expect(Import.pictureRedirects.follows(from: from, to: try #require(URL(string: "https://FILES.example.com/b.png"))))
-        #expect(!Import.pictureRedirects.follows(from: from, to: try #require(URL(string: "https://elsewhere.example/b.png"))))
-        #expect(!Import.pictureRedirects.follows(from: from, to: try #require(URL(string: "http://169.254.169.254/latest"))))
+        #expect(
+            Import.pictureRedirects.follows(
+                from: from, to: try #require(URL(string: "https://FILES.example.com/b.png"))))
+        #expect(
+            !Import.pictureRedirects.follows(
+                from: from, to: try #require(URL(string: "https://elsewhere.example/b.png"))))
+        #expect(
+            !Import.pictureRedirects.follows(from: from, to: try #require(URL(string: "http://169.254.169.254/latest")))
+        )
     }
 
     @Test func anAppImportsDalleURLsWithTheLibraryPolicy() async throws {
@@ -62,10 +72,14 @@ struct ImportFetchTests {
         let store = try Store.create(at: dir.appendingPathComponent("store").path, deviceName: "test")
         let response = dir.appendingPathComponent("response.json")
         try Data(#"{"created": 1700000000, "data": [{"url": "ftp://example.com/a.png"}]}"#.utf8).write(to: response)
-        let summary = try await Import.run(.dalle, path: response.path, into: store,
-                                           options: Import.Options(fetch: Import.downloadPicture))
+        let summary = try await Import.run(
+            .dalle, path: response.path, into: store,
+            options: Import.Options(fetch: Import.downloadPicture))
         #expect(summary.created == 0)
-        #expect(summary.notes.contains { $0.contains("1 image URL(s) could not be fetched") && $0.contains("not an http(s) URL") },
-                "\(summary.notes)")
+        #expect(
+            summary.notes.contains {
+                $0.contains("1 image URL(s) could not be fetched") && $0.contains("not an http(s) URL")
+            },
+            "\(summary.notes)")
     }
 }

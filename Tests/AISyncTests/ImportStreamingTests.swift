@@ -1,10 +1,11 @@
+import AISync
+import AISyncTesting
 import Foundation
 import Synchronization
 import Testing
+
 @testable import AISyncCore
 @testable import AISyncImport
-import AISync
-import AISyncTesting
 
 // Big exports are read element by element (JSONArrayReader) and written in slices: the
 // elements found must be exactly the parser's, across any chunk boundary, and a sliced
@@ -40,7 +41,8 @@ struct ImportStreamingTests {
         let pieces = ["a", "bcdefgh", "\\\"", "\\\\", "]", "}", ",", "[", "{", "é", "\\n", " "]
         var items: [String] = []
         for _ in 0..<Int.random(in: 1...12, using: &rng) {
-            let text = (0..<Int.random(in: 0...30, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
+            let text = (0..<Int.random(in: 0...30, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }
+                .joined()
             items.append(Bool.random(using: &rng) ? "\"\(text)\"" : "{\"k\": [\"\(text)\", {\"x\": \"\(text)\"}]}")
         }
         let document = "[" + items.joined(separator: ", ") + "]"
@@ -62,16 +64,22 @@ struct ImportStreamingTests {
     @Test func aSlicedImportEqualsAWholeOne() async throws {
         let (sliced, dir) = try ImportFixture.store()
         defer { CLIHarness.removeTree(dir) }
-        let s = try #require(try await Import.runStreaming(nil, path: ImportFixture.path("chatgpt"), into: sliced, options: Import.Options(),
-                                                            batchBytes: 1, chunkSize: 5))
+        let s = try #require(
+            try await Import.runStreaming(
+                nil, path: ImportFixture.path("chatgpt"), into: sliced, options: Import.Options(),
+                batchBytes: 1, chunkSize: 5))
         #expect(s.source == .chatgpt && s.created == 4 && s.elementsAdded == 18 && s.skipped.count == 1)
         let whole = try Import.parse(nil, path: ImportFixture.path("chatgpt"), now: ImportFixture.now).1
         #expect(s.records.map(\.id) == whole.items.map(\.item.id))
         for item in whole.items {
-            #expect(try await sliced.record(item.item.id).body == item.item.body.with(updated: try await sliced.record(item.item.id).body))
+            #expect(
+                try await sliced.record(item.item.id).body
+                    == item.item.body.with(updated: try await sliced.record(item.item.id).body))
         }
-        let again = try #require(try await Import.runStreaming(nil, path: ImportFixture.path("chatgpt-newer"), into: sliced,
-                                                                options: Import.Options(), batchBytes: 1, chunkSize: 3))
+        let again = try #require(
+            try await Import.runStreaming(
+                nil, path: ImportFixture.path("chatgpt-newer"), into: sliced,
+                options: Import.Options(), batchBytes: 1, chunkSize: 3))
         #expect(again.created == 1 && again.extended == 1 && again.elementsAdded == 4)
     }
 
@@ -81,17 +89,28 @@ struct ImportStreamingTests {
         let seen = Mutex<[ImportProgress]>([])
         let options = Import.Options(progress: { p in seen.withLock { $0.append(p) } })
         let path = ImportFixture.path("chatgpt/conversations.json")
-        let summary = try #require(try await Import.runStreaming(nil, path: path, into: store, options: options, batchBytes: 1, chunkSize: 7))
+        let summary = try #require(
+            try await Import.runStreaming(nil, path: path, into: store, options: options, batchBytes: 1, chunkSize: 7))
         let reports = seen.withLock { $0 }
         let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
-        #expect(reports.count == 6, "one report per batch of one conversation, and one at the end of the file: \(reports)")
-        #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.bytesDone <= $1.bytesDone && $0.records <= $1.records })
+        #expect(
+            reports.count == 6, "one report per batch of one conversation, and one at the end of the file: \(reports)")
+        #expect(
+            zip(reports, reports.dropFirst()).allSatisfy { $0.bytesDone <= $1.bytesDone && $0.records <= $1.records })
         #expect(reports.allSatisfy { $0.totalBytes == Int64(size) })
-        #expect(reports.last?.bytesDone == Int64(size) && reports.last?.fraction == 1 && reports.last?.records == summary.records.count)
+        #expect(
+            reports.last?.bytesDone == Int64(size) && reports.last?.fraction == 1
+                && reports.last?.records == summary.records.count)
         // The index was deferred during the batches and written once at the end: it covers the whole journal.
-        let index = try #require(FileManager.default.contents(atPath: "\(dir)/store/index/records.v2").map { String(decoding: $0, as: UTF8.self) })
-        let journalSize = try #require(try FileManager.default.attributesOfItem(atPath: "\(dir)/store/journal.jsonl")[.size] as? Int)
-        #expect(index.split(separator: "\n").first?.split(separator: "\t").dropFirst(2).first == Substring(String(journalSize)), "\(index.prefix(200))")
+        let index = try #require(
+            FileManager.default.contents(atPath: "\(dir)/store/index/records.v2").map {
+                String(decoding: $0, as: UTF8.self)
+            })
+        let journalSize = try #require(
+            try FileManager.default.attributesOfItem(atPath: "\(dir)/store/journal.jsonl")[.size] as? Int)
+        #expect(
+            index.split(separator: "\n").first?.split(separator: "\t").dropFirst(2).first
+                == Substring(String(journalSize)), "\(index.prefix(200))")
     }
 
     @Test func aFileCutOffLaterKeepsTheWholeConversationsBeforeTheCutAndSaysSo() async throws {
@@ -112,9 +131,9 @@ struct ImportStreamingTests {
     }
 }
 
-private extension RecordBody {
+extension RecordBody {
     /// This body with `updated` taken from `other` (the store sets it to the latest version's time).
-    func with(updated other: RecordBody?) -> RecordBody {
+    fileprivate func with(updated other: RecordBody?) -> RecordBody {
         guard case .chat(var mine) = self, case .chat(let theirs)? = other else { return self }
         mine.updated = theirs.updated
         return .chat(mine)

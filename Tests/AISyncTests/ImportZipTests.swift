@@ -1,8 +1,9 @@
+import AISync
 import Foundation
 import Testing
+
 @testable import AISyncCore
 @testable import AISyncImport
-import AISync
 
 // A ChatGPT export read straight from its zip (Tests/Fixtures/import/chatgpt-export.zip, made
 // by Python's zipfile: DEFLATE and stored entries, and one entry named ../../…), and the
@@ -17,7 +18,8 @@ struct ImportZipTests {
         #expect(batch.items.map(\.item.id) == folder.items.map(\.item.id), "same pictures, same chat, same ids")
         #expect(batch.items.prefix(2).allSatisfy { $0.item.imageBytes != nil && $0.item.imageFile == nil })
         let (item, chat) = try ImportFixture.chat(batch, titled: "Pictures")
-        #expect(chat.messages[0].text.hasSuffix("[image: file-service://file-doc1]"), "the ../../ entry is never matched")
+        #expect(
+            chat.messages[0].text.hasSuffix("[image: file-service://file-doc1]"), "the ../../ entry is never matched")
         #expect(item.notes[ChatGPTImages.missingNote] == 3)
 
         let (store, dir) = try ImportFixture.store()
@@ -32,15 +34,22 @@ struct ImportZipTests {
     }
 
     @Test func aTruncatedZipIsOneClearError() throws {
-        do { _ = try ImportFixture.batch(nil, "bad/truncated.zip"); Issue.record("accepted") } catch {
-            #expect(error.code == .damagedData && error.message.contains("is not a zip archive aisync can read"), "\(error)")
+        do {
+            _ = try ImportFixture.batch(nil, "bad/truncated.zip")
+            Issue.record("accepted")
+        } catch {
+            #expect(
+                error.code == .damagedData && error.message.contains("is not a zip archive aisync can read"), "\(error)"
+            )
         }
     }
 
     @Test func inflateReadsStoredBlocksAndRefusesBadData() throws {
         // One final stored block holding "hi".
         #expect(try Inflate.decompress([0x01, 0x02, 0x00, 0xFD, 0xFF, 0x68, 0x69], limit: 10) == Array("hi".utf8))
-        #expect(throws: Inflate.Failure.self) { try Inflate.decompress([0x01, 0x02, 0x00, 0xFD, 0xFF, 0x68, 0x69], limit: 1) }
+        #expect(throws: Inflate.Failure.self) {
+            try Inflate.decompress([0x01, 0x02, 0x00, 0xFD, 0xFF, 0x68, 0x69], limit: 1)
+        }
         #expect(throws: Inflate.Failure.self) { try Inflate.decompress([0x07], limit: 10) }
         #expect(throws: Inflate.Failure.self) { try Inflate.decompress([0x01, 0x02, 0x00, 0x00, 0x00], limit: 10) }
         #expect(throws: Inflate.Failure.self) { try Inflate.decompress([], limit: 10) }

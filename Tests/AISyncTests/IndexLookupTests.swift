@@ -1,8 +1,9 @@
+import AISync
 import Foundation
 import Testing
+
 @testable import AISyncCore
 @testable import AISyncStore
-import AISync
 
 /// The index is searched in place (docs/DESIGN.md §4.4 keeps it a cache): by sampled ids in memory, then
 /// within one run of lines. Every record must be found and no other, whether the index was
@@ -16,9 +17,10 @@ struct IndexLookupTests {
         let writer = try SyncEngineTests.makeStore(in: dir, "a")
         let base = Timestamp(milliseconds: 1_764_417_600_000)
         // 1,000 records: 16 runs of 64 lines, more than one merge of changed records.
-        let ids = try await writer.createMany((0..<1_000).map { i in
-            .chat(ChatBody(title: "chat \(i)", model: nil, created: base, updated: base))
-        })
+        let ids = try await writer.createMany(
+            (0..<1_000).map { i in
+                .chat(ChatBody(title: "chat \(i)", model: nil, created: base, updated: base))
+            })
         let titles = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, "chat \($0)") })
         // Renaming every third one changes records already in the index (a merge copies the rest).
         let renamed = ids.enumerated().filter { $0.offset % 3 == 0 }.map { ($0.element, "renamed \($0.offset)") }
@@ -41,7 +43,9 @@ struct IndexLookupTests {
             }
             #expect(try await store.list().count == ids.count)
         }
-        let header = try String(contentsOfFile: "\(writer.root)/index/records.v2", encoding: .utf8).prefix { $0 != "\n" }
+        let header = try String(contentsOfFile: "\(writer.root)/index/records.v2", encoding: .utf8).prefix {
+            $0 != "\n"
+        }
         #expect(header.split(separator: "\t")[8] == "1000", "\(header)")
     }
 
@@ -68,14 +72,21 @@ struct IndexLookupTests {
         let chat = try await store.createChat(title: "a long chat", model: nil)
         for n in 0..<8 { _ = try await store.appendMessage(to: chat, role: .user, text: "early \(n)") }
         let base = Timestamp(milliseconds: 1_764_417_600_000)
-        _ = try await store.createMany((0..<6_000).map { i in
-            .chat(ChatBody(title: "filler \(i) " + String(repeating: "x", count: 980), model: nil, created: base, updated: base))
-        })
+        _ = try await store.createMany(
+            (0..<6_000).map { i in
+                .chat(
+                    ChatBody(
+                        title: "filler \(i) " + String(repeating: "x", count: 980), model: nil, created: base,
+                        updated: base))
+            })
         _ = try await store.appendMessage(to: chat, role: .assistant, text: "late")
         try await store.finishImport()
         try FileManager.default.removeItem(atPath: "\(store.root)/index/records.v2")
         let fresh = try Store.open(at: store.root)
-        guard case .chat(let body)? = try await fresh.record(chat).body else { Issue.record("not a chat"); return }
+        guard case .chat(let body)? = try await fresh.record(chat).body else {
+            Issue.record("not a chat")
+            return
+        }
         #expect(body.messages.map(\.text) == (0..<8).map { "early \($0)" } + ["late"])
         #expect(try await fresh.list().count == 6_001)
         // The rebuilt index lists all ten lines of the chat (created, 8 messages, 1 more). A
@@ -93,9 +104,13 @@ struct IndexLookupTests {
         defer { SyncEngineTests.removeDirectory(dir) }
         let store = try SyncEngineTests.makeStore(in: dir, "a")
         let base = Timestamp(milliseconds: 1_764_417_600_000)
-        let ids = try await store.createMany((0..<300).map { i in
-            .chat(ChatBody(title: "chat \(i)", model: nil, created: base, updated: Timestamp(milliseconds: base.milliseconds + Int64(i % 7))))
-        })
+        let ids = try await store.createMany(
+            (0..<300).map { i in
+                .chat(
+                    ChatBody(
+                        title: "chat \(i)", model: nil, created: base,
+                        updated: Timestamp(milliseconds: base.milliseconds + Int64(i % 7))))
+            })
         try await store.finishImport()
         // Changed since the index was written: renamed, deleted (kept in memory, not merged).
         _ = try await store.rename(ids[10], to: "renamed ten")
@@ -127,24 +142,27 @@ struct IndexLookupTests {
         for round in 0..<200 {
             let count = Int.random(in: 0...300, using: &rng)
             // Narrow spans (keys), some ties, and spans too wide for a key (compared instead).
-            let spread: ClosedRange<Int64> = switch round % 4 {
-            case 0: 0...5
-            case 1: 1_700_000_000_000...1_800_000_000_000
-            case 2: Int64.min...Int64.max
-            default: -1...Int64.max / 2
-            }
+            let spread: ClosedRange<Int64> =
+                switch round % 4 {
+                case 0: 0...5
+                case 1: 1_700_000_000_000...1_800_000_000_000
+                case 2: Int64.min...Int64.max
+                default: -1...Int64.max / 2
+                }
             var times = (0..<count).map { _ in Int64.random(in: spread, using: &rng) }
             let positions = (0..<count).map { _ in Int32.random(in: -50...Int32.max, using: &rng) }
-            let expected = times.indices.sorted { times[$0] != times[$1] ? times[$0] > times[$1] : $0 < $1 }.map { positions[$0] }
+            let expected = times.indices.sorted { times[$0] != times[$1] ? times[$0] > times[$1] : $0 < $1 }.map {
+                positions[$0]
+            }
             #expect(RecordListing.newestFirst(&times, positions: positions) == expected, "round \(round)")
         }
     }
-    @Test("Index numbers are written as Swift prints them", arguments: [Int64(0), 7, 10, -1, -10, 1_764_417_600_000, .max, .min])
+    @Test(
+        "Index numbers are written as Swift prints them",
+        arguments: [Int64(0), 7, 10, -1, -10, 1_764_417_600_000, .max, .min])
     func decimals(_ value: Int64) {
         var out: [UInt8] = [9]
         IndexFile.decimal(value, into: &out)
         #expect(out == [9] + Array(String(value).utf8))
     }
 }
-
-

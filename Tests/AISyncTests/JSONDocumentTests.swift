@@ -1,10 +1,11 @@
+import AISyncTesting
 import Foundation
 import Testing
+
 @testable import AISyncCore
 @testable import AISyncFiles
 @testable import AISyncStore
 @testable import AISyncSync
-import AISyncTesting
 
 /// The JSON documents the schemas promise are built by the library next to their types (the
 /// CLI only prints them): each is validated here against its schema without the CLI.
@@ -12,10 +13,12 @@ import AISyncTesting
     /// Two devices renamed the same chat at once: `b` holds a conflict, a deleted record and
     /// an image, and knows `a`'s name.
     static func storeWithConflict(in dir: String) async throws -> Store {
-        let a = try SyncEngineTests.makeStore(in: dir, "a"), b = try SyncEngineTests.makeStore(in: dir, "b")
+        let a = try SyncEngineTests.makeStore(in: dir, "a")
+        let b = try SyncEngineTests.makeStore(in: dir, "b")
         let remote = InMemoryRemote()
         let chat = try await a.createChat(title: "Trip \"plans\" ✈︎", model: "gpt")
-        _ = try await a.addImage(data: [UInt8](CLIFixtures.allImages[0].bytes), title: "picture", prompt: nil, model: nil)
+        _ = try await a.addImage(
+            data: [UInt8](CLIFixtures.allImages[0].bytes), title: "picture", prompt: nil, model: nil)
         let gone = try await a.createChat(title: "gone", model: nil)
         _ = try await a.delete(gone)
         _ = try await SyncEngineTests.engine(a, remote).push()
@@ -27,7 +30,9 @@ import AISyncTesting
         return b
     }
 
-    static func expectValid(_ schema: String, _ bytes: [UInt8], in dir: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectValid(
+        _ schema: String, _ bytes: [UInt8], in dir: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let path = "\(dir)/\(schema).json"
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let check = SchemaValidator.validate(schema, files: [path], canonical: true)
@@ -45,8 +50,11 @@ import AISyncTesting
         let listing = try await store.listing(includeDeleted: true)
         try Self.expectValid("list-output", try listing.jsonBytes(), in: dir)
         try Self.expectValid("status-output", try await store.status().json.canonicalBytes + [10], in: dir)
-        try Self.expectValid("log-output", Version.logJSON(try await store.history().reversed(), deviceNames: names).canonicalBytes + [10], in: dir)
-        try Self.expectValid("conflicts-output", Store.Conflict.listJSON(conflicts, deviceNames: names).canonicalBytes + [10], in: dir)
+        try Self.expectValid(
+            "log-output",
+            Version.logJSON(try await store.history().reversed(), deviceNames: names).canonicalBytes + [10], in: dir)
+        try Self.expectValid(
+            "conflicts-output", Store.Conflict.listJSON(conflicts, deviceNames: names).canonicalBytes + [10], in: dir)
     }
 
     /// The streamed list is the canonical encoder's bytes for the same summaries, whether it
@@ -55,14 +63,23 @@ import AISyncTesting
         let dir = SyncEngineTests.makeDirectory("json-list")
         defer { SyncEngineTests.removeDirectory(dir) }
         let store = try await Self.storeWithConflict(in: dir)
-        _ = try await store.createMany((0..<3_000).map { i in
-            .chat(ChatBody(title: "chat \(i) “quoted” \\ \u{1}", model: nil, messages: [], created: Timestamp(milliseconds: 1_764_417_600_000 + Int64(i)),
-                           updated: Timestamp(milliseconds: 1_764_417_600_000 + Int64(i))))
-        })
+        _ = try await store.createMany(
+            (0..<3_000).map { i in
+                .chat(
+                    ChatBody(
+                        title: "chat \(i) “quoted” \\ \u{1}", model: nil, messages: [],
+                        created: Timestamp(milliseconds: 1_764_417_600_000 + Int64(i)),
+                        updated: Timestamp(milliseconds: 1_764_417_600_000 + Int64(i))))
+            })
         let listing = try await store.listing(includeDeleted: true)
-        var pieces = 0, seen = 0
+        var pieces = 0
+        var seen = 0
         var streamed: [UInt8] = []
-        try listing.writeJSON(emit: { streamed += $0; pieces += 1 }, each: { _ in seen += 1 })
+        try listing.writeJSON(
+            emit: {
+                streamed += $0
+                pieces += 1
+            }, each: { _ in seen += 1 })
         let canonical = JSONValue.array(try listing.all.map(\.json)).canonicalBytes + [10]
         let whole = try listing.jsonBytes()
         #expect(streamed == canonical && streamed == whole)
@@ -76,10 +93,17 @@ import AISyncTesting
         let store = try SyncEngineTests.makeStore(in: dir, "a")
         _ = try await store.createChat(title: "chat", model: nil)
         let report = try await SyncEngineTests.engine(store, InMemoryRemote()).push()
-        guard case .object(let sync) = report.json else { Issue.record("\(report.json)"); return }
-        #expect(sync["pushed"] == .int(Int64(report.pushed)) && sync["dryRun"] == .bool(false) && sync["imgur"] != nil, "\(sync)")
+        guard case .object(let sync) = report.json else {
+            Issue.record("\(report.json)")
+            return
+        }
+        #expect(
+            sync["pushed"] == .int(Int64(report.pushed)) && sync["dryRun"] == .bool(false) && sync["imgur"] != nil,
+            "\(sync)")
         let gc = try await store.collectGarbage(dryRun: true)
-        #expect(gc.json == .object(["objects": .array([]), "bytes": .int(0), "leftovers": .array([]), "dryRun": .bool(true)]))
+        #expect(
+            gc.json
+                == .object(["objects": .array([]), "bytes": .int(0), "leftovers": .array([]), "dryRun": .bool(true)]))
         let config = try await store.currentConfig()
         #expect(config.remotesJSON == .array([]))
     }
@@ -91,16 +115,21 @@ import AISyncTesting
         defer { SyncEngineTests.removeDirectory(dir) }
         let store = try SyncEngineTests.makeStore(in: dir, "a")
         #if canImport(Darwin)
-        #expect(FoundationFiles.variables(in: store.foundationFilesDirectory).isEmpty)
+            #expect(FoundationFiles.variables(in: store.foundationFilesDirectory).isEmpty)
         #else
-        let inside = "\(store.root)/sync/foundation"
-        #expect(FoundationFiles.variables(in: store.foundationFilesDirectory) == ["XDG_CACHE_HOME": "\(inside)/cache", "XDG_DATA_HOME": "\(inside)/data"])
-        let before = ["XDG_CACHE_HOME", "XDG_DATA_HOME"].map { ($0, Platform.environment($0)) }
-        store.keepFoundationFiles()
-        #expect(Platform.environment("XDG_CACHE_HOME") == "\(inside)/cache" && Platform.environment("XDG_DATA_HOME") == "\(inside)/data")
-        for (name, value) in before {
-            if let value { Platform.setEnvironment(name, value) } else { unsetenv(name) }
-        }
+            let inside = "\(store.root)/sync/foundation"
+            #expect(
+                FoundationFiles.variables(in: store.foundationFilesDirectory) == [
+                    "XDG_CACHE_HOME": "\(inside)/cache", "XDG_DATA_HOME": "\(inside)/data",
+                ])
+            let before = ["XDG_CACHE_HOME", "XDG_DATA_HOME"].map { ($0, Platform.environment($0)) }
+            store.keepFoundationFiles()
+            #expect(
+                Platform.environment("XDG_CACHE_HOME") == "\(inside)/cache"
+                    && Platform.environment("XDG_DATA_HOME") == "\(inside)/data")
+            for (name, value) in before {
+                if let value { Platform.setEnvironment(name, value) } else { unsetenv(name) }
+            }
         #endif
     }
 }

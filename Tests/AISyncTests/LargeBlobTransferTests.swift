@@ -1,9 +1,10 @@
+import AISyncTesting
 import Foundation
 import Testing
+
 @testable import AISyncCore
 @testable import AISyncHTTP
 @testable import AISyncRemote
-import AISyncTesting
 
 /// Large images on a real WebDAV server (issue 11): a new image's body is sent once, the
 /// upload streams the file, and a download is hashed as it is written and still verified.
@@ -11,7 +12,9 @@ import AISyncTesting
 struct LargeBlobTransferTests {
     /// Apache's access log (one line per request), from the servers `scripts/servers.sh` started.
     static var accessLog: String {
-        let dir = ProcessInfo.processInfo.environment["AISYNC_SERVERS_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp/aisync-servers"
+        let dir =
+            ProcessInfo.processInfo.environment["AISYNC_SERVERS_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? "/tmp/aisync-servers"
         return "\(dir)/apache/logs/access.log"
     }
 
@@ -34,19 +37,24 @@ struct LargeBlobTransferTests {
     /// The requests under `remote`, once the log holds at least `count` of `method`: Apache
     /// writes a request's line after its answer is sent, so the client can get there first.
     /// Gives up after 5 s and returns what is there (the test's expectations then say what is missing).
-    static func requests(under remote: TestRemote, awaiting count: Int, of method: String) async throws -> [(method: String, path: String, status: Int)] {
+    static func requests(under remote: TestRemote, awaiting count: Int, of method: String) async throws -> [(
+        method: String, path: String, status: Int
+    )] {
         let start = ContinuousClock.now
         while true {
             let log = try requests(under: remote)
-            if log.filter({ $0.method == method }).count >= count || ContinuousClock.now - start > .seconds(5) { return log }
+            if log.filter({ $0.method == method }).count >= count || ContinuousClock.now - start > .seconds(5) {
+                return log
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
     }
 
     static func makeRemote(_ remote: TestRemote, _ kind: TransportKind) throws -> HTTPRemote {
         let location = try RemoteLocation(url: remote.url, plain: false, insecure: false)
-        return HTTPRemote(location: location, transport: kind.make(timeoutSeconds: 30),
-                          credentials: Credentials(user: remote.server.user, password: remote.server.password))
+        return HTTPRemote(
+            location: location, transport: kind.make(timeoutSeconds: 30),
+            credentials: Credentials(user: remote.server.user, password: remote.server.password))
     }
 
     /// A file of `count` pseudo-random bytes in a fresh temp directory, and its digest.
@@ -58,7 +66,9 @@ struct LargeBlobTransferTests {
         return (path, SHA256.hash(bytes), bytes)
     }
 
-    @Test("a new image's first upload to a fresh WebDAV remote sends its body once; the next one to that folder makes no collection", arguments: TransportKind.allCases)
+    @Test(
+        "a new image's first upload to a fresh WebDAV remote sends its body once; the next one to that folder makes no collection",
+        arguments: TransportKind.allCases)
     func newImageBodySentOnce(_ kind: TransportKind) async throws {
         let server = try TestServer.require(.apache)
         let remote = try await server.freshRemote("large-once-\(kind)")
@@ -73,7 +83,10 @@ struct LargeBlobTransferTests {
         let a = try await http.upload("\(folder)/\(first.digest.hex)", from: first.path, condition: .createOnly)
         let b = try await http.upload("\(folder)/\(second.digest.hex)", from: second.path, condition: .createOnly)
         // Then each body went out in exactly one PUT, and the folder was made before the first
-        guard case .written = a, case .written = b else { Issue.record("not written: \(a), \(b)"); return }
+        guard case .written = a, case .written = b else {
+            Issue.record("not written: \(a), \(b)")
+            return
+        }
         let log = try await Self.requests(under: remote, awaiting: 2, of: "PUT")
         let puts = log.filter { $0.method == "PUT" }
         #expect(puts.map(\.path) == ["\(folder)/\(first.digest.hex)", "\(folder)/\(second.digest.hex)"], "\(log)")
@@ -88,7 +101,9 @@ struct LargeBlobTransferTests {
         }
     }
 
-    @Test("a collection deleted after it was seen is made again, and the upload still lands", arguments: TransportKind.allCases)
+    @Test(
+        "a collection deleted after it was seen is made again, and the upload still lands",
+        arguments: TransportKind.allCases)
     func deletedCollectionIsMadeAgain(_ kind: TransportKind) async throws {
         let server = try TestServer.require(.apache)
         let remote = try await server.freshRemote("large-gone-\(kind)")
@@ -101,11 +116,16 @@ struct LargeBlobTransferTests {
         #expect(deleted.status == 204)
         // When another file is uploaded there, then it lands (the 409 path made the folder again)
         let result = try await http.upload("objects/aa/two", from: file.path, condition: .createOnly)
-        guard case .written = result else { Issue.record("not written: \(result)"); return }
+        guard case .written = result else {
+            Issue.record("not written: \(result)")
+            return
+        }
         #expect(try await remote.fileExists("objects/aa/two"))
     }
 
-    @Test("a download is hashed as it is written; its digest is that of the bytes on disk, and a limit still stops it", arguments: TransportKind.allCases)
+    @Test(
+        "a download is hashed as it is written; its digest is that of the bytes on disk, and a limit still stops it",
+        arguments: TransportKind.allCases)
     func downloadIsHashedOnTheWay(_ kind: TransportKind) async throws {
         let server = try TestServer.require(.apache)
         let remote = try await server.freshRemote("large-down-\(kind)")
@@ -165,7 +185,10 @@ struct LargeImageCLITests {
         try laptop.ok(["remote", "add", "origin", remote.url])
         CLIExpect.success(laptop.run(["push"], environment: server.credentials))
         let objectPath = "objects/\(digest.hex.prefix(2))/\(digest.hex)"
-        #expect(try await LargeBlobTransferTests.requests(under: remote, awaiting: 1, of: "PUT").filter { $0.method == "PUT" && $0.path == objectPath }.count == 1)
+        #expect(
+            try await LargeBlobTransferTests.requests(under: remote, awaiting: 1, of: "PUT").filter {
+                $0.method == "PUT" && $0.path == objectPath
+            }.count == 1)
 
         // A second device pulls it whole.
         let phone = try CLIHarness.makeStore(deviceName: "phone")

@@ -1,14 +1,15 @@
+import AISync
 import Foundation
 import Synchronization
 import Testing
+
 @testable import AISyncCore
 @testable import AISyncFiles
-@testable import AISyncStore
-@testable import AISyncRemote
 @testable import AISyncImgur
+@testable import AISyncRemote
+@testable import AISyncStore
 @testable import AISyncSync
 @testable import AISyncTesting
-import AISync
 
 // What an app embedding AISync uses beyond the CLI (issue 8): the README example, images from
 // memory, local image files, Date and Codable conformances, and live change notifications.
@@ -18,7 +19,9 @@ struct LibraryAPITests {
     /// The README's "Using the library" example is a real executable target: it must build
     /// (it is built with everything) and run.
     @Test func theReadmeExampleRuns() throws {
-        let exe = URL(fileURLWithPath: CLIHarness.executable).deletingLastPathComponent().appendingPathComponent("aisync-example").path
+        let exe = URL(fileURLWithPath: CLIHarness.executable).deletingLastPathComponent().appendingPathComponent(
+            "aisync-example"
+        ).path
         let dir = CLIHarness.makeTemporaryDirectory()
         defer { CLIHarness.removeTree(dir) }
         let r = CLIHarness.runProcess(exe, [dir], display: ["aisync-example"])
@@ -48,9 +51,14 @@ struct LibraryAPITests {
         let url = try #require(try await store.imageFileURL(id))
         #expect(url.isFileURL && url.path == path)
         #expect(try Data(contentsOf: url) == Data(png), "an app can load the picture from the URL")
-        guard case .image(let image)? = try await store.record(id).body else { Issue.record("not an image"); return }
+        guard case .image(let image)? = try await store.record(id).body else {
+            Issue.record("not an image")
+            return
+        }
         #expect(image.size == Int64(png.count) && image.mediaType == "image/png" && image.prompt == "a fox")
-        await #expect(throws: AISyncError.self) { try await store.addImage(data: Array("not an image".utf8), title: "x", prompt: nil, model: nil) }
+        await #expect(throws: AISyncError.self) {
+            try await store.addImage(data: Array("not an image".utf8), title: "x", prompt: nil, model: nil)
+        }
         let chat = try await store.createChat(title: "c", model: nil)
         await #expect(throws: AISyncError.self) { try await store.imageFilePath(chat) }
     }
@@ -66,7 +74,9 @@ struct LibraryAPITests {
         let t = Timestamp(milliseconds: 1_764_417_600_123)
         #expect(Timestamp(t.date) == t)
         #expect(String(decoding: try JSONEncoder().encode(t), as: UTF8.self) == "\"2025-11-29T12:00:00.123Z\"")
-        #expect(throws: DecodingError.self) { try JSONDecoder().decode(RecordID.self, from: Data("\"Not An Id\"".utf8)) }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(RecordID.self, from: Data("\"Not An Id\"".utf8))
+        }
     }
 
     /// `changes()` announces local edits and versions pulled from a remote.
@@ -98,11 +108,16 @@ struct LibraryAPITests {
 private actor CancellingRemote: RemoteStorage {
     let inner: InMemoryRemote
     var writesLeft: Int
-    init(_ inner: InMemoryRemote, cancelAtWrite n: Int) { self.inner = inner; writesLeft = n }
+    init(_ inner: InMemoryRemote, cancelAtWrite n: Int) {
+        self.inner = inner
+        writesLeft = n
+    }
 
     nonisolated var displayName: String { inner.displayName }
     nonisolated var canList: Bool { inner.canList }
-    func read(_ path: String, maxBytes: Int) async throws(AISyncError) -> RemoteFile? { try await inner.read(path, maxBytes: maxBytes) }
+    func read(_ path: String, maxBytes: Int) async throws(AISyncError) -> RemoteFile? {
+        try await inner.read(path, maxBytes: maxBytes)
+    }
     func download(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> Bool {
         try await inner.download(path, to: localPath, maxBytes: maxBytes)
     }
@@ -111,7 +126,9 @@ private actor CancellingRemote: RemoteStorage {
         if writesLeft == 0 { withUnsafeCurrentTask { $0?.cancel() } }
         return try await inner.write(path, bytes, condition: condition)
     }
-    func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+    func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError)
+        -> WriteResult
+    {
         try await inner.upload(path, from: localPath, condition: condition)
     }
     func list(_ directory: String) async throws(AISyncError) -> [RemoteEntry]? { try await inner.list(directory) }
@@ -129,14 +146,25 @@ extension LibraryAPITests {
         defer { SyncEngineTests.removeDirectory(dir) }
         let a = try SyncEngineTests.makeStore(in: dir, "a")
         let base = Timestamp(milliseconds: 1_764_417_600_000)
-        let ids = try await a.createMany((0..<1_000).map { i in
-            .chat(ChatBody(title: "chat \(i)", model: nil, messages: [.init(id: "m-\(i)", role: .user, text: String(repeating: "x", count: 300), time: base)],
-                           created: base, updated: base))
-        })
+        let ids = try await a.createMany(
+            (0..<1_000).map { i in
+                .chat(
+                    ChatBody(
+                        title: "chat \(i)", model: nil,
+                        messages: [
+                            .init(id: "m-\(i)", role: .user, text: String(repeating: "x", count: 300), time: base)
+                        ],
+                        created: base, updated: base))
+            })
         let remote = InMemoryRemote()
-        let push = Task { try await SyncEngineTests.engine(a, CancellingRemote(remote, cancelAtWrite: cancelAtWrite)).push() }
+        let push = Task {
+            try await SyncEngineTests.engine(a, CancellingRemote(remote, cancelAtWrite: cancelAtWrite)).push()
+        }
         let result = await push.result
-        guard case .failure(let error as AISyncError) = result else { Issue.record("the push was not cancelled: \(result)"); return }
+        guard case .failure(let error as AISyncError) = result else {
+            Issue.record("the push was not cancelled: \(result)")
+            return
+        }
         #expect(error.code == .cancelled, "\(error)")
         // Whatever landed is consistent: another device pulls it without error.
         let b = try SyncEngineTests.makeStore(in: dir, "b")
@@ -156,7 +184,9 @@ extension LibraryAPITests {
         let dir = SyncEngineTests.makeDirectory("api-progress")
         defer { SyncEngineTests.removeDirectory(dir) }
         let a = try SyncEngineTests.makeStore(in: dir, "a")
-        for image in CLIFixtures.allImages { _ = try await a.addImage(data: [UInt8](image.bytes), title: image.name, prompt: nil, model: nil) }
+        for image in CLIFixtures.allImages {
+            _ = try await a.addImage(data: [UInt8](image.bytes), title: image.name, prompt: nil, model: nil)
+        }
         _ = try await a.createChat(title: "chat", model: nil)
         let remote = InMemoryRemote()
         let seen = Mutex<[SyncProgress]>([])
@@ -164,20 +194,38 @@ extension LibraryAPITests {
         _ = try await SyncEngine(store: a, remote: remote, name: "mem", progress: collect).push()
         let b = try SyncEngineTests.makeStore(in: dir, "b")
         let (updates, report) = SyncProgress.stream()
-        _ = try await SyncEngine(store: b, remote: remote, name: "mem", progress: { p in collect(p); report(p) }).pull()
+        _ = try await SyncEngine(
+            store: b, remote: remote, name: "mem",
+            progress: { p in
+                collect(p)
+                report(p)
+            }
+        ).pull()
         let all = seen.withLock { $0 }
-        #expect(all.filter { $0.phase == .pushingImages }.map(\.done) == Array(0..<CLIFixtures.allImages.count), "\(all)")
+        #expect(
+            all.filter { $0.phase == .pushingImages }.map(\.done) == Array(0..<CLIFixtures.allImages.count), "\(all)")
         // Versions are counted one by one, and the push reports reaching the end (a bar at 100 %).
-        #expect(all.map(\.phase) == Array(repeating: .pushingImages, count: CLIFixtures.allImages.count) + [.pushingSegments, .pushingSegments, .pullingSegments]
+        #expect(
+            all.map(\.phase) == Array(repeating: .pushingImages, count: CLIFixtures.allImages.count) + [
+                .pushingSegments, .pushingSegments, .pullingSegments,
+            ]
                 + Array(repeating: .pullingImages, count: CLIFixtures.allImages.count), "\(all)")
         let versions = CLIFixtures.allImages.count + 1
-        #expect(all.filter { $0.phase == .pushingSegments }.map { [$0.done, $0.total] } == [[0, versions], [versions, versions]], "\(all)")
+        #expect(
+            all.filter { $0.phase == .pushingSegments }.map { [$0.done, $0.total] } == [
+                [0, versions], [versions, versions],
+            ], "\(all)")
         #expect(all.first { $0.phase == .pushingSegments && $0.done == versions }?.fraction == 1, "\(all)")
         for p in all where p.phase != .pushingSegments { #expect(p.done < p.total, "\(p)") }
-        #expect(all.last?.description.hasPrefix("pulling pictures \(CLIFixtures.allImages.count - 1)/\(CLIFixtures.allImages.count)") == true, "\(all)")
+        #expect(
+            all.last?.description.hasPrefix(
+                "pulling pictures \(CLIFixtures.allImages.count - 1)/\(CLIFixtures.allImages.count)") == true, "\(all)")
         // The stream keeps the newest: the last pull step.
         var latest: SyncProgress?
-        for await p in updates { latest = p; break }
+        for await p in updates {
+            latest = p
+            break
+        }
         #expect(latest == all.last)
     }
 }
@@ -192,10 +240,12 @@ extension LibraryAPITests {
         env["HOSTNAME"] = nil
         let r = CLIHarness.runProcess(CLIHarness.executable, ["init", "--store", "\(dir)/s"], environment: env)
         #expect(r.exitCode == 0, "\(r)")
-        let config = try CLIJSON.parseObject(String(decoding: FileManager.default.contents(atPath: "\(dir)/s/config.json") ?? Data(), as: UTF8.self))
+        let config = try CLIJSON.parseObject(
+            String(decoding: FileManager.default.contents(atPath: "\(dir)/s/config.json") ?? Data(), as: UTF8.self))
         let name = (config["device"] as? [String: Any])?["name"] as? String
         if let kernel = try? String(contentsOfFile: "/proc/sys/kernel/hostname", encoding: .utf8) {
-            let expected = kernel.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").first.map(String.init)
+            let expected = kernel.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ".").first.map(
+                String.init)
             #expect(name == expected, "\(r)")
         }
         #expect(name != nil && name != "device", "\(r)")

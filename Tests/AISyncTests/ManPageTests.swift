@@ -13,17 +13,24 @@ struct ManPageTests {
         try #require(page.exitCode == 0, "\(page)")
         try page.stdoutData.write(to: URL(fileURLWithPath: "\(dir)/aisync.1"))
         let lint = CLIHarness.runProcess("/usr/bin/env", ["groff", "-man", "-Tutf8", "-ww", "-z", "\(dir)/aisync.1"])
-        #expect(lint.exitCode == 0 && lint.stderr.isEmpty, "groff (Debian's groff-base; scripts/test.sh installs it) warned: \(lint)")
+        #expect(
+            lint.exitCode == 0 && lint.stderr.isEmpty,
+            "groff (Debian's groff-base; scripts/test.sh installs it) warned: \(lint)")
         var env = CLIHarness.baseEnvironment()
         env["MANWIDTH"] = "200"
-        let rendered = CLIHarness.runProcess("/usr/bin/env", ["groff", "-man", "-Tutf8", "-P", "-cbou", "\(dir)/aisync.1"], environment: env).stdout
+        let rendered = CLIHarness.runProcess(
+            "/usr/bin/env", ["groff", "-man", "-Tutf8", "-P", "-cbou", "\(dir)/aisync.1"], environment: env
+        ).stdout
             .replacingOccurrences(of: "\u{2010}", with: "-").replacingOccurrences(of: "\u{2212}", with: "-")
             .split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
         let help = CLIHarness.run(["help"]).stdoutLines
         let listed = help.drop { !$0.hasPrefix("SUBCOMMANDS:") }.dropFirst().compactMap { line -> String? in
             let words = line.split(separator: " ", omittingEmptySubsequences: true)
-            guard line.hasPrefix("  "), line.dropFirst(2).first != " ", let first = words.first, first.allSatisfy({ $0.isLowercase || $0 == "-" }) else { return nil }
-            return words.count > 1 && words[1].allSatisfy({ $0.isLowercase || $0 == "-" }) && !words[1].isEmpty ? "aisync \(first) \(words[1])" : "aisync \(first)"
+            guard line.hasPrefix("  "), line.dropFirst(2).first != " ", let first = words.first,
+                first.allSatisfy({ $0.isLowercase || $0 == "-" })
+            else { return nil }
+            return words.count > 1 && words[1].allSatisfy({ $0.isLowercase || $0 == "-" }) && !words[1].isEmpty
+                ? "aisync \(first) \(words[1])" : "aisync \(first)"
         }
         #expect(listed.count > 20, "\(help)")
         for command in listed { #expect(rendered.contains(command), "the man page lacks \(command)") }

@@ -1,13 +1,15 @@
-import class Foundation.ProcessInfo  // only this: Foundation has its own `Operation`
+import AISync
 import Testing
+
+import class Foundation.ProcessInfo  // only this: Foundation has its own `Operation`
+
 @testable import AISyncCore
 @testable import AISyncFiles
-@testable import AISyncStore
-@testable import AISyncRemote
 @testable import AISyncImgur
+@testable import AISyncRemote
+@testable import AISyncStore
 @testable import AISyncSync
 @testable import AISyncTesting
-import AISync
 
 // Property tests for records v2 (docs/DESIGN.md §3.5): a version carries operations and every field
 // merges on its own (multi-value registers, an add-wins observed-remove set of elements, and
@@ -73,19 +75,19 @@ private let versionsPerHistory = 20...26
 /// Histories a run checks, over all property tests.
 private let historyCount = PropertyTest.allCases.map(\.count).reduce(0, +)
 
-private extension SeededGenerator {
-    mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &self) < p }
+extension SeededGenerator {
+    fileprivate mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &self) < p }
 
-    mutating func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &self)] }
+    fileprivate mutating func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &self)] }
 
     /// A random subset (each item kept with probability `p`), shuffled.
-    mutating func subset<T>(of items: [T], p: Double) -> [T] {
+    fileprivate mutating func subset<T>(of items: [T], p: Double) -> [T] {
         var out = items.filter { _ in chance(p) }
         out.shuffle(using: &self)
         return out
     }
 
-    mutating func deviceID() -> DeviceID {
+    fileprivate mutating func deviceID() -> DeviceID {
         let hex = Array("0123456789abcdef")
         return DeviceID(String((0..<32).map { _ in hex[Int.random(in: 0..<16, using: &self)] }))!
     }
@@ -143,7 +145,9 @@ private struct MergeHistory: Sendable {
     let issues: [String]
     let stats: HistoryStats
 
-    var tag: String { "history #\(index) (seed \(String(seed, radix: 16))) of base seed \(MergeSeed.base); \(MergeSeed.replay)" }
+    var tag: String {
+        "history #\(index) (seed \(String(seed, radix: 16))) of base seed \(MergeSeed.base); \(MergeSeed.replay)"
+    }
 
     func versions(of record: RecordID) -> [Version] { versions.filter { $0.record == record } }
 
@@ -185,7 +189,9 @@ private struct HistoryBuilder {
     static let texts = ["hi", "hello", "see you", "ok"]
     static let models: [JSONValue] = [.string("gpt-4o"), .string("gpt-4o-mini"), .null]
     static let morals: [JSONValue] = [.string("Be kind"), .string("Share"), .null]
-    static let prompts: [JSONValue] = [.array([.string("a fox")]), .array([.string("a fox"), .string("a moon")]), .array([])]
+    static let prompts: [JSONValue] = [
+        .array([.string("a fox")]), .array([.string("a fox"), .string("a moon")]), .array([]),
+    ]
 
     init(seed: UInt64) { rng = SeededGenerator(seed: seed) }
 
@@ -214,10 +220,13 @@ private struct HistoryBuilder {
     mutating func elementValue(_ kind: RecordKind, now: Int64) -> JSONValue {
         switch kind {
         case .chat:
-            ChatBody.Message(id: "m", role: rng.pick(ChatBody.Role.allCases), text: rng.pick(Self.texts),
-                             time: Timestamp(milliseconds: now)).elementJSON
+            ChatBody.Message(
+                id: "m", role: rng.pick(ChatBody.Role.allCases), text: rng.pick(Self.texts),
+                time: Timestamp(milliseconds: now)
+            ).elementJSON
         default:
-            StoryBody.Page(id: "p", position: Int64.random(in: 1...4, using: &rng), text: rng.pick(Self.texts)).elementJSON
+            StoryBody.Page(id: "p", position: Int64.random(in: 1...4, using: &rng), text: rng.pick(Self.texts))
+                .elementJSON
         }
     }
 
@@ -251,7 +260,8 @@ private struct HistoryBuilder {
     /// A random edit of what `state` shows: 1–3 operations on distinct fields and elements,
     /// or a delete, or a restore. Only operations valid for the kind.
     mutating func localOps(_ state: RecordState, now: Int64) -> [Operation] {
-        let kind = state.kind, c = collectionName(kind)
+        let kind = state.kind
+        let c = collectionName(kind)
         if rng.chance(0.08) {
             stats.deletes += 1
             guard rng.chance(0.25) else { return [.delete] }
@@ -266,7 +276,8 @@ private struct HistoryBuilder {
         }
         var visible = state.visibleElements.sorted()
         var touched = Set<String>()
-        for _ in 0..<rng.pick([1, 1, 1, 1, 2, 2, 2, 3]) {  // mostly small edits: a version's bytes cost time (see PropertyTest)
+        // mostly small edits: a version's bytes cost time (see PropertyTest)
+        for _ in 0..<rng.pick([1, 1, 1, 1, 2, 2, 2, 3]) {
             switch Int.random(in: 0..<14, using: &rng) {
             case 0..<3 where !touched.contains("title"):
                 touched.insert("title")
@@ -305,13 +316,16 @@ private struct HistoryBuilder {
     }
 
     /// Device `d` writes a version of `record` on top of everything it knows.
-    mutating func local(_ d: Int, record: RecordID, ops makeOps: (inout HistoryBuilder, RecordState, Int64) -> [Operation]) {
+    mutating func local(
+        _ d: Int, record: RecordID, ops makeOps: (inout HistoryBuilder, RecordState, Int64) -> [Operation]
+    ) {
         let now = physical + devices[d].skew
         let state = devices[d].states[record] ?? RecordState(kind: kinds[record]!)
         devices[d].hlc = devices[d].hlc.tick(now: now)
         let ops = makeOps(&self, state, now)
-        let v = Version(record: record, kind: state.kind, clock: state.clock.incremented(for: devices[d].id),
-                        time: devices[d].hlc, device: devices[d].id, ops: ops)
+        let v = Version(
+            record: record, kind: state.kind, clock: state.clock.incremented(for: devices[d].id),
+            time: devices[d].hlc, device: devices[d].id, ops: ops)
         var next = state
         if !next.merge(v, ops: v.ops) { issues.append("local version v\(versions.count) was not merged") }
         // A local version has seen everything its device knew: what it touched is no longer in
@@ -327,10 +341,13 @@ private struct HistoryBuilder {
                 }
             case .add(_, let e, _), .edit(_, let e, _):
                 if next.elements[e]?.entries.map(\.stamp.version) != [v.id] {
-                    issues.append("local add/edit of \(e) in v\(versions.count) is not the element's only value on its device")
+                    issues.append(
+                        "local add/edit of \(e) in v\(versions.count) is not the element's only value on its device")
                 }
             case .remove(_, let e):
-                if next.elements[e]?.isVisible != false { issues.append("local remove of \(e) in v\(versions.count) left it visible") }
+                if next.elements[e]?.isVisible != false {
+                    issues.append("local remove of \(e) in v\(versions.count) left it visible")
+                }
             case .delete, .restore:
                 break
             }
@@ -355,10 +372,12 @@ private struct HistoryBuilder {
         for i in batch {
             let v = versions[i]
             let isNew = !devices[d].knows[i]
-            if isNew && versions.indices.contains(where: { j in
-                !devices[d].knows[j] && versions[j].record == v.record && counters[j] != counters[i]
-                    && counters[j].indices.allSatisfy { counters[j][$0] <= counters[i][$0] }
-            }) {
+            if isNew
+                && versions.indices.contains(where: { j in
+                    !devices[d].knows[j] && versions[j].record == v.record && counters[j] != counters[i]
+                        && counters[j].indices.allSatisfy { counters[j][$0] <= counters[i][$0] }
+                })
+            {
                 stats.outOfOrderDeliveries += 1
             }
             if !isNew { stats.duplicateDeliveries += 1 }
@@ -376,12 +395,13 @@ private struct HistoryBuilder {
         var rng = b.rng
         b.devices = (0..<deviceCount).map { _ in
             // Most clocks are a little off; some are days ahead or behind.
-            let skew: Int64 = switch Int.random(in: 0..<6, using: &rng) {
-            case 0: 0
-            case 1: Int64.random(in: 86_400_000...(300 * 86_400_000), using: &rng)
-            case 2: -Int64.random(in: 86_400_000...(300 * 86_400_000), using: &rng)
-            default: Int64.random(in: -120_000...120_000, using: &rng)
-            }
+            let skew: Int64 =
+                switch Int.random(in: 0..<6, using: &rng) {
+                case 0: 0
+                case 1: Int64.random(in: 86_400_000...(300 * 86_400_000), using: &rng)
+                case 2: -Int64.random(in: 86_400_000...(300 * 86_400_000), using: &rng)
+                default: Int64.random(in: -120_000...120_000, using: &rng)
+                }
             return SimDevice(id: rng.deviceID(), skew: skew)
         }
         b.rng = rng
@@ -410,10 +430,11 @@ private struct HistoryBuilder {
                 b.pull(d)
             }
         }
-        return MergeHistory(index: index, seed: seed, devices: b.devices.map(\.id), records: b.records, kinds: b.kinds,
-                            versions: b.versions, deviceStates: b.devices.map(\.states), objects: b.objects,
-                            issues: b.issues, stats: b.stats,
-                            names: Dictionary(uniqueKeysWithValues: b.versions.indices.map { (b.versions[$0].id, "v\($0)") }))
+        return MergeHistory(
+            index: index, seed: seed, devices: b.devices.map(\.id), records: b.records, kinds: b.kinds,
+            versions: b.versions, deviceStates: b.devices.map(\.states), objects: b.objects,
+            issues: b.issues, stats: b.stats,
+            names: Dictionary(uniqueKeysWithValues: b.versions.indices.map { (b.versions[$0].id, "v\($0)") }))
     }
 }
 
@@ -468,9 +489,13 @@ private struct Observed: Equatable {
         elements = s.elements.mapValues { $0.entries.map { names($0.stamp.version) } }
         removes = s.elements.mapValues { $0.removes.map { names($0.version) } }
         visible = s.elements.compactMapValues { $0.entries.first.map { text($0.value) } }
-        if Set(s.visibleElements) != Set(visible.keys) { visible["<visibleElements>"] = s.visibleElements.sorted().description }
+        if Set(s.visibleElements) != Set(visible.keys) {
+            visible["<visibleElements>"] = s.visibleElements.sorted().description
+        }
         conflicts = s.conflicts.map {
-            Conflict(name: $0.name, entries: $0.entries.map { names($0.stamp.version) }, removes: $0.removes.map { names($0.version) })
+            Conflict(
+                name: $0.name, entries: $0.entries.map { names($0.stamp.version) },
+                removes: $0.removes.map { names($0.version) })
         }
         isConflict = s.isConflict
         isDeleted = s.isDeleted
@@ -485,10 +510,13 @@ private struct Observed: Equatable {
         var out: [String] = []
         func dict<V: Equatable>(_ label: String, _ a: [String: V], _ b: [String: V]) {
             for k in Set(a.keys).union(b.keys).sorted() where a[k] != b[k] {
-                out.append("\(label)[\(k)]: got \(a[k].map { "\($0)" } ?? "nil"), expected \(b[k].map { "\($0)" } ?? "nil")")
+                out.append(
+                    "\(label)[\(k)]: got \(a[k].map { "\($0)" } ?? "nil"), expected \(b[k].map { "\($0)" } ?? "nil")")
             }
         }
-        func one<V: Equatable>(_ label: String, _ a: V, _ b: V) { if a != b { out.append("\(label): got \(a), expected \(b)") } }
+        func one<V: Equatable>(_ label: String, _ a: V, _ b: V) {
+            if a != b { out.append("\(label): got \(a), expected \(b)") }
+        }
         dict("registers", registers, expected.registers)
         dict("values", values, expected.values)
         dict("elements", elements, expected.elements)
@@ -498,7 +526,9 @@ private struct Observed: Equatable {
         one("isConflict", isConflict, expected.isConflict)
         one("isDeleted", isDeleted, expected.isDeleted)
         one("body", body, expected.body)
-        one("clock", clock.counters.map { "\($0.key.short):\($0.value)" }.sorted(), expected.clock.counters.map { "\($0.key.short):\($0.value)" }.sorted())
+        one(
+            "clock", clock.counters.map { "\($0.key.short):\($0.value)" }.sorted(),
+            expected.clock.counters.map { "\($0.key.short):\($0.value)" }.sorted())
         one("latestTime", latestTime, expected.latestTime)
         one("versions", versions.sorted(), expected.versions.sorted())
         return out
@@ -507,7 +537,9 @@ private struct Observed: Equatable {
 
 /// What docs/DESIGN.md §3.5 says a set of versions of a `kind` record shows, computed the slow, obvious
 /// way from the definitions: no RecordState, no VectorClock order helpers.
-private func reference(_ kind: RecordKind, _ input: [Version], objects: [SHA256Digest: JSONValue], names: Namer) -> Observed {
+private func reference(_ kind: RecordKind, _ input: [Version], objects: [SHA256Digest: JSONValue], names: Namer)
+    -> Observed
+{
     var seen = Set<SHA256Digest>()
     let versions = input.filter { $0.kind == kind && seen.insert($0.id).inserted }
     // Versions are referred to by index; each clock becomes its counters over all devices, so
@@ -523,7 +555,10 @@ private func reference(_ kind: RecordKind, _ input: [Version], objects: [SHA256D
     let key = versions.map(lwwKey)
     let name = versions.map { names($0.id) }
 
-    struct Write { let v: Int; let value: JSONValue }
+    struct Write {
+        let v: Int
+        let value: JSONValue
+    }
     func content(_ v: FieldValue) -> JSONValue {
         switch v {
         case .inline(let j): j
@@ -547,7 +582,8 @@ private func reference(_ kind: RecordKind, _ input: [Version], objects: [SHA256D
             case .delete: deleted = true
             case .restore: deleted = false
             case .set(let f, let value): writes[f, default: []].append(Write(v: i, value: content(value)))
-            case .add(_, let e, let value), .edit(_, let e, let value): adds[e, default: []].append(Write(v: i, value: content(value)))
+            case .add(_, let e, let value), .edit(_, let e, let value):
+                adds[e, default: []].append(Write(v: i, value: content(value)))
             case .remove(_, let e): removes[e, default: []].append(i)
             }
         }
@@ -580,7 +616,10 @@ private func reference(_ kind: RecordKind, _ input: [Version], objects: [SHA256D
             visibleWinners[e] = winner
         }
         if distinct(top) || !unseen.isEmpty {
-            conflicts.append(.init(name: "\(collectionName(kind))/\(e)", entries: top.map { name[$0.v] }, removes: unseen.map { name[$0] }))
+            conflicts.append(
+                .init(
+                    name: "\(collectionName(kind))/\(e)", entries: top.map { name[$0.v] },
+                    removes: unseen.map { name[$0] }))
         }
     }
     out.conflicts = conflicts
@@ -601,49 +640,67 @@ private func reference(_ kind: RecordKind, _ input: [Version], objects: [SHA256D
     switch kind {
     case .chat:
         let messages = visibleWinners.map { id, w in
-            ChatBody.Message(id: id, role: ChatBody.Role(rawValue: w.value["role"]!.stringValue!)!, text: w.value["text"]!.stringValue!,
-                             time: Timestamp(iso8601: w.value["time"]!.stringValue!)!)
+            ChatBody.Message(
+                id: id, role: ChatBody.Role(rawValue: w.value["role"]!.stringValue!)!,
+                text: w.value["text"]!.stringValue!,
+                time: Timestamp(iso8601: w.value["time"]!.stringValue!)!)
         }.sorted { a, b in
-            let ha = versions[visibleWinners[a.id]!.v].time, hb = versions[visibleWinners[b.id]!.v].time
+            let ha = versions[visibleWinners[a.id]!.v].time
+            let hb = versions[visibleWinners[b.id]!.v].time
             return (a.time.milliseconds, ha.wall, ha.counter, a.id) < (b.time.milliseconds, hb.wall, hb.counter, b.id)
         }
-        out.body = RecordBody.chat(ChatBody(title: title, model: value("model")?.stringValue, messages: messages,
-                                            favorite: favorite, created: created, updated: updated)).json.canonicalString
+        out.body =
+            RecordBody.chat(
+                ChatBody(
+                    title: title, model: value("model")?.stringValue, messages: messages,
+                    favorite: favorite, created: created, updated: updated)
+            ).json.canonicalString
     case .story:
         let pages = visibleWinners.map { id, w in
             StoryBody.Page(id: id, position: w.value["n"]!.intValue!, text: w.value["text"]!.stringValue!)
         }.sorted { a, b in
-            let ha = versions[visibleWinners[a.id]!.v].time, hb = versions[visibleWinners[b.id]!.v].time
+            let ha = versions[visibleWinners[a.id]!.v].time
+            let hb = versions[visibleWinners[b.id]!.v].time
             return (a.position, ha.wall, ha.counter, a.id) < (b.position, hb.wall, hb.counter, b.id)
         }
         let prompts = (value("prompts")?.arrayValue ?? []).compactMap(\.stringValue)
-        out.body = RecordBody.story(StoryBody(title: title, moral: value("moral")?.stringValue, pages: pages, prompts: prompts,
-                                              favorite: favorite, created: created, updated: updated)).json.canonicalString
+        out.body =
+            RecordBody.story(
+                StoryBody(
+                    title: title, moral: value("moral")?.stringValue, pages: pages, prompts: prompts,
+                    favorite: favorite, created: created, updated: updated)
+            ).json.canonicalString
     case .image:
         out.body = "<image>"
     }
     return out
 }
 
-private extension MergeHistory {
-    func observe(_ s: RecordState) -> Observed { Observed(s, objects: objects, names: namer) }
-    func expected(_ record: RecordID, _ versions: [Version]) -> Observed {
+extension MergeHistory {
+    fileprivate func observe(_ s: RecordState) -> Observed { Observed(s, objects: objects, names: namer) }
+    fileprivate func expected(_ record: RecordID, _ versions: [Version]) -> Observed {
         reference(kinds[record]!, versions, objects: objects, names: namer)
     }
     /// Everything written, folded in creation order (the order does not matter: see (b)).
-    func fullState(_ record: RecordID) -> RecordState {
+    fileprivate func fullState(_ record: RecordID) -> RecordState {
         RecordState(kind: kinds[record]!, versions(of: record).map { ($0, $0.ops) })
     }
 }
 
 /// Builds a version on top of `state` (a device that has seen all of it).
-private func makeVersion(on state: RecordState, record: RecordID, by device: DeviceID, at time: HybridLogicalTime, _ ops: [Operation]) -> Version {
-    Version(record: record, kind: state.kind, clock: state.clock.incremented(for: device), time: time, device: device, ops: ops)
+private func makeVersion(
+    on state: RecordState, record: RecordID, by device: DeviceID, at time: HybridLogicalTime, _ ops: [Operation]
+) -> Version {
+    Version(
+        record: record, kind: state.kind, clock: state.clock.incremented(for: device), time: time, device: device,
+        ops: ops)
 }
 
 /// A version on the join of everything `state` has (docs/DESIGN.md §3.6, "resolve") that sets every
 /// conflicting field and element to what is visible, and keeps the record deleted if it is.
-private func resolution(of state: RecordState, record: RecordID, by device: DeviceID, at time: HybridLogicalTime) -> Version {
+private func resolution(of state: RecordState, record: RecordID, by device: DeviceID, at time: HybridLogicalTime)
+    -> Version
+{
     var ops: [Operation] = []
     for c in state.conflicts {
         if let e = c.element {
@@ -663,7 +720,8 @@ private func resolution(of state: RecordState, record: RecordID, by device: Devi
 /// Two devices that have both seen a whole random history each write one version, without
 /// seeing each other's: what docs/DESIGN.md §3.6 says must (not) be a conflict.
 private enum Fork: CaseIterable {
-    case concurrentAdds, renameVersusFavorite, sameFieldDistinctValues, sameFieldSameValue, editVersusRemove, editVersusDelete
+    case concurrentAdds, renameVersusFavorite, sameFieldDistinctValues, sameFieldSameValue, editVersusRemove,
+        editVersusDelete
 
     struct Outcome {
         let left: Version, right: Version
@@ -675,19 +733,25 @@ private enum Fork: CaseIterable {
 
     /// nil when the case needs something the state lacks (a visible element).
     func make(on state: RecordState, record: RecordID, devices: [DeviceID], rng: inout SeededGenerator) -> Outcome? {
-        let kind = state.kind, c = collectionName(kind)
+        let kind = state.kind
+        let c = collectionName(kind)
         let pair = rng.subset(of: devices, p: 1)
         let (x, y) = (pair[0], pair[1])
         let wall = state.latestTime.wall
         let tx = HybridLogicalTime(wall: wall + Int64.random(in: 1...3, using: &rng))
         let ty = HybridLogicalTime(wall: wall + Int64.random(in: 1...3, using: &rng))
         func element(_ text: String) -> FieldValue {
-            .inline(kind == .chat
-                ? ChatBody.Message(id: "m", role: .user, text: text, time: Timestamp(milliseconds: wall)).elementJSON
-                : StoryBody.Page(id: "p", position: 1, text: text).elementJSON)
+            .inline(
+                kind == .chat
+                    ? ChatBody.Message(id: "m", role: .user, text: text, time: Timestamp(milliseconds: wall))
+                        .elementJSON
+                    : StoryBody.Page(id: "p", position: 1, text: text).elementJSON)
         }
         func title(_ t: String) -> Operation { .set(field: "title", value: .inline(.string(t))) }
-        let leftOps: [Operation], rightOps: [Operation], closes: Set<String>, opens: Set<String>
+        let leftOps: [Operation]
+        let rightOps: [Operation]
+        let closes: Set<String>
+        let opens: Set<String>
         switch self {
         case .concurrentAdds:
             leftOps = [.add(field: c, element: "fork-x", value: element("from x"))]
@@ -714,8 +778,9 @@ private enum Fork: CaseIterable {
             (leftOps, rightOps) = ([title("Edited on x")], [.delete])
             (closes, opens) = (["deleted", "title"], ["deleted"])
         }
-        return Outcome(left: makeVersion(on: state, record: record, by: x, at: tx, leftOps),
-                       right: makeVersion(on: state, record: record, by: y, at: ty, rightOps), closes: closes, opens: opens)
+        return Outcome(
+            left: makeVersion(on: state, record: record, by: x, at: tx, leftOps),
+            right: makeVersion(on: state, record: record, by: y, at: ty, rightOps), closes: closes, opens: opens)
     }
 }
 
@@ -729,17 +794,23 @@ private struct HistoryCheck {
 
     init(_ h: MergeHistory) { self.h = h }
 
-    mutating func expect(_ ok: Bool, _ what: @autoclosure () -> String, sourceLocation: SourceLocation = #_sourceLocation) {
+    mutating func expect(
+        _ ok: Bool, _ what: @autoclosure () -> String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         guard !ok else { return }
         failed = true
         Issue.record(Comment(rawValue: "\(h.tag)\n\(what())"), sourceLocation: sourceLocation)
     }
 
     /// `observed` must be `expected`; the message lists the fields that differ.
-    mutating func same(_ observed: Observed, _ expected: Observed, _ what: @autoclosure () -> String,
-                       sourceLocation: SourceLocation = #_sourceLocation) {
+    mutating func same(
+        _ observed: Observed, _ expected: Observed, _ what: @autoclosure () -> String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         guard observed != expected else { return }
-        expect(false, "\(what()):\n  " + observed.differences(from: expected).joined(separator: "\n  "), sourceLocation: sourceLocation)
+        expect(
+            false, "\(what()):\n  " + observed.differences(from: expected).joined(separator: "\n  "),
+            sourceLocation: sourceLocation)
     }
 }
 
@@ -749,18 +820,25 @@ private struct HistoryCheck {
 private func checkGenerated(_ h: MergeHistory) -> Bool {
     var check = HistoryCheck(h)
     check.expect(h.issues.isEmpty, "the generator saw: \(h.issues.prefix(5))")
-    check.expect(!h.records.contains { r in let vs = h.versions(of: r); return Set(vs.map(\.clock)).count != vs.count },
-                 "two versions of a record share a clock")
-    check.expect((3...5).contains(h.devices.count) && versionsPerHistory.contains(h.versions.count),
-                 "\(h.devices.count) devices, \(h.versions.count) versions")
+    check.expect(
+        !h.records.contains { r in
+            let vs = h.versions(of: r)
+            return Set(vs.map(\.clock)).count != vs.count
+        },
+        "two versions of a record share a clock")
+    check.expect(
+        (3...5).contains(h.devices.count) && versionsPerHistory.contains(h.versions.count),
+        "\(h.devices.count) devices, \(h.versions.count) versions")
     return !check.failed
 }
 
 /// What a set of histories exercised: how many have each kind of conflict (at the end or on
 /// a device mid-sync), and how many deletes, restores, object values and odd deliveries.
 private struct Tally: Sendable {
-    var histories = 0, versions = 0, registerConflicts = 0, elementConflicts = 0, editRemoveConflicts = 0, deletedConflicts = 0
-    var equalConcurrentValues = 0, deletedAtEnd = 0, deletes = 0, restores = 0, stories = 0, objects = 0, outOfOrder = 0, duplicates = 0
+    var histories = 0, versions = 0, registerConflicts = 0, elementConflicts = 0, editRemoveConflicts = 0,
+        deletedConflicts = 0
+    var equalConcurrentValues = 0, deletedAtEnd = 0, deletes = 0, restores = 0, stories = 0, objects = 0,
+        outOfOrder = 0, duplicates = 0
 
     init() {}
 
@@ -768,10 +846,17 @@ private struct Tally: Sendable {
         for h in histories {
             self.histories += 1
             versions += h.versions.count
-            deletes += h.stats.deletes; restores += h.stats.restores; objects += h.stats.objectValues
-            outOfOrder += h.stats.outOfOrderDeliveries; duplicates += h.stats.duplicateDeliveries
+            deletes += h.stats.deletes
+            restores += h.stats.restores
+            objects += h.stats.objectValues
+            outOfOrder += h.stats.outOfOrderDeliveries
+            duplicates += h.stats.duplicateDeliveries
             stories += h.records.count - 1
-            var register = false, element = false, editRemove = false, deleted = false, equal = false
+            var register = false
+            var element = false
+            var editRemove = false
+            var deleted = false
+            var equal = false
             let final = h.records.map(h.fullState)
             for s in final + h.deviceStates.flatMap(\.values) {
                 for c in s.conflicts {
@@ -784,7 +869,9 @@ private struct Tally: Sendable {
                         register = true
                     }
                 }
-                if s.registers.contains(where: { $0.value.count > 1 && !RecordState.distinct($0.value) }) { equal = true }
+                if s.registers.contains(where: { $0.value.count > 1 && !RecordState.distinct($0.value) }) {
+                    equal = true
+                }
             }
             if register { registerConflicts += 1 }
             if element { elementConflicts += 1 }
@@ -796,10 +883,20 @@ private struct Tally: Sendable {
     }
 
     mutating func add(_ o: Tally) {
-        histories += o.histories; versions += o.versions; registerConflicts += o.registerConflicts
-        elementConflicts += o.elementConflicts; editRemoveConflicts += o.editRemoveConflicts; deletedConflicts += o.deletedConflicts
-        equalConcurrentValues += o.equalConcurrentValues; deletedAtEnd += o.deletedAtEnd; deletes += o.deletes; restores += o.restores
-        stories += o.stories; objects += o.objects; outOfOrder += o.outOfOrder; duplicates += o.duplicates
+        histories += o.histories
+        versions += o.versions
+        registerConflicts += o.registerConflicts
+        elementConflicts += o.elementConflicts
+        editRemoveConflicts += o.editRemoveConflicts
+        deletedConflicts += o.deletedConflicts
+        equalConcurrentValues += o.equalConcurrentValues
+        deletedAtEnd += o.deletedAtEnd
+        deletes += o.deletes
+        restores += o.restores
+        stories += o.stories
+        objects += o.objects
+        outOfOrder += o.outOfOrder
+        duplicates += o.duplicates
     }
 }
 
@@ -809,12 +906,15 @@ struct MergePropertyTests {
     @Test("The base seed of this run (printed so any run can be replayed)")
     func baseSeed() {
         print("MergeProperty: \(historyCount) random histories, base seed \(MergeSeed.base) — \(MergeSeed.replay)")
-        #expect(MergeSeed.environment == nil || MergeSeed.parse(MergeSeed.environment!) != nil,
-                "AISYNC_MERGE_SEED=\(MergeSeed.environment ?? "") is not a number; this run used the fresh seed \(MergeSeed.base)")
+        #expect(
+            MergeSeed.environment == nil || MergeSeed.parse(MergeSeed.environment!) != nil,
+            "AISYNC_MERGE_SEED=\(MergeSeed.environment ?? "") is not a number; this run used the fresh seed \(MergeSeed.base)"
+        )
     }
 
-    @Test("(a) every device converges once it has everything, whatever the order, with duplicates, to the reference model",
-          arguments: groups)
+    @Test(
+        "(a) every device converges once it has everything, whatever the order, with duplicates, to the reference model",
+        arguments: groups)
     func devicesConverge(group: Int) {
         for h in histories(.convergence, group: group) where checkGenerated(h) {
             var check = HistoryCheck(h)
@@ -835,8 +935,10 @@ struct MergePropertyTests {
                     var news = 0
                     for v in stream where state.merge(v, ops: v.ops) { news += 1 }
                     // Then merge reported each version it did not have as news, once
-                    check.expect(news == all.count - start.versionIDs.count,
-                                 "\(record) device \(n): \(news) merges reported news, expected \(all.count - start.versionIDs.count)")
+                    check.expect(
+                        news == all.count - start.versionIDs.count,
+                        "\(record) device \(n): \(news) merges reported news, expected \(all.count - start.versionIDs.count)"
+                    )
                     observed.append(h.observe(state))
                 }
                 // and every device shows the same record: registers, elements, conflicts and body
@@ -846,12 +948,13 @@ struct MergePropertyTests {
                 // which is what the reference model says
                 check.same(observed[0], expected, "\(record): the converged state differs from the reference model")
             }
-            if check.failed { break }   // one history's worth of messages per group is enough
+            if check.failed { break }  // one history's worth of messages per group is enough
         }
     }
 
-    @Test("(a') what a device shows mid-sync (any subset, any order) is what the reference model says of that subset",
-          arguments: groups)
+    @Test(
+        "(a') what a device shows mid-sync (any subset, any order) is what the reference model says of that subset",
+        arguments: groups)
     func partialKnowledgeMatchesReference(group: Int) {
         for h in histories(.partialKnowledge, group: group) where checkGenerated(h) {
             var check = HistoryCheck(h)
@@ -859,22 +962,27 @@ struct MergePropertyTests {
             for record in h.records {
                 let all = h.versions(of: record)
                 // Given the devices' own states, built during the history with out-of-order pulls,
-                var cases: [(String, RecordState)] = h.deviceStates.enumerated().compactMap { n, s in s[record].map { ("device \(n)", $0) } }
+                var cases: [(String, RecordState)] = h.deviceStates.enumerated().compactMap { n, s in
+                    s[record].map { ("device \(n)", $0) }
+                }
                 // and a random subset of the versions folded in random order
                 let subset = rng.subset(of: all, p: Double.random(in: 0.2...0.8, using: &rng))
                 cases.append(("a random subset", RecordState(kind: h.kinds[record]!, subset.map { ($0, $0.ops) })))
                 for (label, state) in cases {
                     // Then each shows what the reference model computes from exactly the versions it has
                     let known = all.filter { state.versionIDs.contains($0.id) }
-                    check.same(h.observe(state), h.expected(record, known), "\(record) \(label) (\(known.count) of \(all.count) versions)")
+                    check.same(
+                        h.observe(state), h.expected(record, known),
+                        "\(record) \(label) (\(known.count) of \(all.count) versions)")
                 }
             }
             if check.failed { break }
         }
     }
 
-    @Test("(c') compaction: the essential versions alone fold to the same state, and merging dropped ones again changes nothing",
-          arguments: groups)
+    @Test(
+        "(c') compaction: the essential versions alone fold to the same state, and merging dropped ones again changes nothing",
+        arguments: groups)
     func compactionKeepsTheState(group: Int) {
         var dropped = 0
         defer { #expect(dropped > 0, "no history had a version to drop: the test checked nothing") }
@@ -896,10 +1004,16 @@ struct MergePropertyTests {
                 }
                 var compacted = RecordState(kind: kind, kept.shuffled(using: &rng).map { ($0, $0.ops) })
                 check.same(shown(compacted), shown(full), "\(record): \(kept.count) of \(all.count) versions kept")
-                check.expect(compacted.clock == full.clock && compacted.latestTime == full.latestTime, "\(record): clock or time changed")
-                check.expect(compacted.essentialVersionIDs == full.essentialVersionIDs, "\(record): a second compaction would keep others")
+                check.expect(
+                    compacted.clock == full.clock && compacted.latestTime == full.latestTime,
+                    "\(record): clock or time changed")
+                check.expect(
+                    compacted.essentialVersionIDs == full.essentialVersionIDs,
+                    "\(record): a second compaction would keep others")
                 // When dropped versions arrive again (an old segment, a device that never saw the snapshot)
-                for v in all.filter({ !kept.contains($0) }).shuffled(using: &rng) where rng.chance(0.7) { compacted.merge(v, ops: v.ops) }
+                for v in all.filter({ !kept.contains($0) }).shuffled(using: &rng) where rng.chance(0.7) {
+                    compacted.merge(v, ops: v.ops)
+                }
                 // Then nothing visible changes
                 check.same(shown(compacted), shown(full), "\(record): after merging dropped versions again")
                 dropped += all.count - kept.count
@@ -924,10 +1038,14 @@ struct MergePropertyTests {
                 var halves = RecordState(kind: kind, all.suffix(from: split).shuffled(using: &rng).map { ($0, $0.ops) })
                 for v in all.prefix(split).shuffled(using: &rng) { halves.merge(v, ops: v.ops) }
                 // Then the states are equal (==, not just their output)
-                for (label, state) in [("reversed", reversed), ("shuffled", shuffled), ("split at \(split)", halves)] where state != inOrder {
+                for (label, state) in [("reversed", reversed), ("shuffled", shuffled), ("split at \(split)", halves)]
+                where state != inOrder {
                     let diff = h.observe(state).differences(from: h.observe(inOrder))
-                    check.expect(false, "\(record): folding \(label) gives another state than in creation order"
-                                    + (diff.isEmpty ? " (same output, other internal lists)" : ":\n  " + diff.joined(separator: "\n  ")))
+                    check.expect(
+                        false,
+                        "\(record): folding \(label) gives another state than in creation order"
+                            + (diff.isEmpty
+                                ? " (same output, other internal lists)" : ":\n  " + diff.joined(separator: "\n  ")))
                 }
 
                 // When a version it already has is merged again (even with its ops lost in transit)
@@ -935,21 +1053,25 @@ struct MergePropertyTests {
                     var again = inOrder
                     let changed = again.merge(v, ops: rng.chance(0.8) ? v.ops : [])
                     // Then merge says nothing changed, and nothing did
-                    check.expect(!changed && again == inOrder, "\(record): re-merging \(h.namer(v.id)) returned \(changed) or changed the state")
+                    check.expect(
+                        !changed && again == inOrder,
+                        "\(record): re-merging \(h.namer(v.id)) returned \(changed) or changed the state")
                 }
                 // When a version of another kind is merged, it is refused
                 if let v = h.versions.first(where: { $0.kind != kind }) {
                     var other = inOrder
                     let changed = other.merge(v, ops: v.ops)
-                    check.expect(!changed && other == inOrder, "\(record): a \(v.kind) version was merged into a \(kind)")
+                    check.expect(
+                        !changed && other == inOrder, "\(record): a \(v.kind) version was merged into a \(kind)")
                 }
             }
             if check.failed { break }
         }
     }
 
-    @Test("(c) concurrent edits on top of a random history: only the same field or element set to distinct values conflicts",
-          arguments: groups)
+    @Test(
+        "(c) concurrent edits on top of a random history: only the same field or element set to distinct values conflicts",
+        arguments: groups)
     func concurrentEditsConflictOnlyOnTheSameField(group: Int) {
         for h in histories(.concurrentEdits, group: group) where checkGenerated(h) {
             var check = HistoryCheck(h)
@@ -966,61 +1088,88 @@ struct MergePropertyTests {
                     let writers = conflict.entries.compactMap { e in all.first { $0.id == e.stamp.version } }
                     let wrote = writers.allSatisfy { v in
                         conflict.field == RecordSchema.deletedField
-                            || v.ops.contains { $0.field == conflict.field && $0.element == conflict.element && $0.value != nil }
+                            || v.ops.contains {
+                                $0.field == conflict.field && $0.element == conflict.element && $0.value != nil
+                            }
                     }
                     let concurrent = writers.indices.allSatisfy { i in
-                        writers.indices.allSatisfy { j in i == j || clockConcurrent(writers[i].clock, writers[j].clock) }
+                        writers.indices.allSatisfy { j in i == j || clockConcurrent(writers[i].clock, writers[j].clock)
+                        }
                     }
-                    check.expect(writers.count == conflict.entries.count && wrote && concurrent,
-                                 "\(record): conflict \(conflict.name) has a competitor that did not write it or is not concurrent")
+                    check.expect(
+                        writers.count == conflict.entries.count && wrote && concurrent,
+                        "\(record): conflict \(conflict.name) has a competitor that did not write it or is not concurrent"
+                    )
                 }
                 // and an element only ever added (never edited or removed) is visible and not in conflict
                 for (e, element) in state.elements.sorted(by: { $0.key < $1.key }) {
                     let touches = all.filter { $0.ops.contains { $0.element == e } }
-                    guard touches.count == 1, case .add? = touches[0].ops.first(where: { $0.element == e }) else { continue }
-                    check.expect(element.isVisible && !before.contains("\(c)/\(e)"), "\(record): \(e), only ever added, is hidden or in conflict")
+                    guard touches.count == 1, case .add? = touches[0].ops.first(where: { $0.element == e }) else {
+                        continue
+                    }
+                    check.expect(
+                        element.isVisible && !before.contains("\(c)/\(e)"),
+                        "\(record): \(e), only ever added, is hidden or in conflict")
                 }
 
                 // Given two devices that have seen everything, each writing without seeing the
                 // other (some of the cases on each history, so every case runs on many histories)
                 for fork in rng.subset(of: Fork.allCases, p: 0.4) {
-                    guard let outcome = fork.make(on: state, record: record, devices: h.devices, rng: &rng) else { continue }
+                    guard let outcome = fork.make(on: state, record: record, devices: h.devices, rng: &rng) else {
+                        continue
+                    }
                     var forked = state
-                    for v in rng.chance(0.5) ? [outcome.right, outcome.left] : [outcome.left, outcome.right] { forked.merge(v, ops: v.ops) }
+                    for v in rng.chance(0.5) ? [outcome.right, outcome.left] : [outcome.left, outcome.right] {
+                        forked.merge(v, ops: v.ops)
+                    }
                     let names = Set(forked.conflicts.map(\.name))
                     let what = "\(record) \(fork)"
                     // Then exactly the expected conflicts close and open
                     let expectedNames = before.subtracting(outcome.closes).union(outcome.opens)
-                    check.expect(names == expectedNames, "\(what): conflicts \(names.sorted()), expected \(expectedNames.sorted())")
+                    check.expect(
+                        names == expectedNames,
+                        "\(what): conflicts \(names.sorted()), expected \(expectedNames.sorted())")
                     // and the output is what the reference model says
                     check.same(h.observe(forked), h.expected(record, all + [outcome.left, outcome.right]), what)
                     // and the case's own outcome holds
-                    let (winner, loser) = outcome.leftWins ? (outcome.left, outcome.right) : (outcome.right, outcome.left)
+                    let (winner, loser) =
+                        outcome.leftWins ? (outcome.left, outcome.right) : (outcome.right, outcome.left)
                     switch fork {
                     case .concurrentAdds:
-                        check.expect(forked.elements["fork-x"]?.isVisible == true && forked.elements["fork-y"]?.isVisible == true,
-                                     "\(what): both added elements must be visible")
+                        check.expect(
+                            forked.elements["fork-x"]?.isVisible == true
+                                && forked.elements["fork-y"]?.isVisible == true,
+                            "\(what): both added elements must be visible")
                     case .renameVersusFavorite:
-                        check.expect(forked.value("title") == outcome.left.ops[0].value && forked.value("favorite") == outcome.right.ops[0].value,
-                                     "\(what): the rename and the favorite must both show")
+                        check.expect(
+                            forked.value("title") == outcome.left.ops[0].value
+                                && forked.value("favorite") == outcome.right.ops[0].value,
+                            "\(what): the rename and the favorite must both show")
                     case .sameFieldDistinctValues:
                         let titles = forked.conflicts.filter { $0.field == "title" }
-                        check.expect(titles.count == 1 && titles[0].entries.map(\.stamp.version) == [winner.id, loser.id]
-                                        && forked.value("title") == winner.ops[0].value,
-                                     "\(what): one title conflict, the later writer first and shown")
+                        check.expect(
+                            titles.count == 1 && titles[0].entries.map(\.stamp.version) == [winner.id, loser.id]
+                                && forked.value("title") == winner.ops[0].value,
+                            "\(what): one title conflict, the later writer first and shown")
                     case .sameFieldSameValue:
-                        check.expect(forked.registers["title"]?.count == 2 && forked.value("title") == .inline(.string("Same")),
-                                     "\(what): both writers kept, one value shown")
+                        check.expect(
+                            forked.registers["title"]?.count == 2 && forked.value("title") == .inline(.string("Same")),
+                            "\(what): both writers kept, one value shown")
                     case .editVersusRemove:
                         let e = outcome.left.ops[0].element!
                         let conflict = forked.conflicts.first { $0.element == e }
-                        check.expect(forked.elements[e]?.entries.first?.value == outcome.left.ops[0].value,
-                                     "\(what): the edited element must stay, with the edit")
-                        check.expect(conflict?.entries.map(\.stamp.version) == [outcome.left.id] && conflict?.removes.map(\.version) == [outcome.right.id],
-                                     "\(what): the conflict must name the edit and the remove it had not seen: \(String(describing: conflict))")
+                        check.expect(
+                            forked.elements[e]?.entries.first?.value == outcome.left.ops[0].value,
+                            "\(what): the edited element must stay, with the edit")
+                        check.expect(
+                            conflict?.entries.map(\.stamp.version) == [outcome.left.id]
+                                && conflict?.removes.map(\.version) == [outcome.right.id],
+                            "\(what): the conflict must name the edit and the remove it had not seen: \(String(describing: conflict))"
+                        )
                     case .editVersusDelete:
-                        check.expect(forked.isDeleted == !outcome.leftWins && forked.value("title") == outcome.left.ops[0].value,
-                                     "\(what): the later of edit and delete decides `deleted`; the edit's title shows")
+                        check.expect(
+                            forked.isDeleted == !outcome.leftWins && forked.value("title") == outcome.left.ops[0].value,
+                            "\(what): the later of edit and delete decides `deleted`; the edit's title shows")
                     }
                 }
             }
@@ -1028,8 +1177,9 @@ struct MergePropertyTests {
         }
     }
 
-    @Test("(d) a version on the join of everything that sets the conflicting fields closes every conflict, and keeps what was shown",
-          arguments: groups)
+    @Test(
+        "(d) a version on the join of everything that sets the conflicting fields closes every conflict, and keeps what was shown",
+        arguments: groups)
     func resolutionClosesConflicts(group: Int) {
         for h in histories(.resolution, group: group) where checkGenerated(h) {
             var check = HistoryCheck(h)
@@ -1056,24 +1206,34 @@ struct MergePropertyTests {
                     resolved.merge(r, ops: r.ops)
                     let what = "\(record) (\(versions.count) versions, conflicts \(state.conflicts.map(\.name)))"
                     // Then no conflict is left
-                    check.expect(!resolved.isConflict && resolved.conflicts.isEmpty, "\(what): left \(resolved.conflicts.map(\.name))")
+                    check.expect(
+                        !resolved.isConflict && resolved.conflicts.isEmpty,
+                        "\(what): left \(resolved.conflicts.map(\.name))")
                     // and people see what they saw before
-                    let before = h.observe(state), after = h.observe(resolved)
-                    check.expect(after.values == before.values && after.visible == before.visible && after.isDeleted == before.isDeleted,
-                                 "\(what): the resolution changed what is shown: \(after.differences(from: before))")
+                    let before = h.observe(state)
+                    let after = h.observe(resolved)
+                    check.expect(
+                        after.values == before.values && after.visible == before.visible
+                            && after.isDeleted == before.isDeleted,
+                        "\(what): the resolution changed what is shown: \(after.differences(from: before))")
                     check.same(after, h.expected(record, versions + [r]), "\(what): resolved")
                     // and a device that gets the resolution before the old versions ends the same
                     var early = RecordState(kind: state.kind)
                     early.merge(r, ops: r.ops)
                     for v in versions.shuffled(using: &rng) { early.merge(v, ops: v.ops) }
-                    check.expect(early == resolved, "\(what): old versions arriving after the resolution changed something: \(early.conflicts.map(\.name))")
+                    check.expect(
+                        early == resolved,
+                        "\(what): old versions arriving after the resolution changed something: \(early.conflicts.map(\.name))"
+                    )
                 }
             }
             if check.failed { break }
         }
     }
 
-    @Test("The generated histories are not vacuous: they hold register, element and deleted conflicts, deletes and restores")
+    @Test(
+        "The generated histories are not vacuous: they hold register, element and deleted conflicts, deletes and restores"
+    )
     func historiesAreNotVacuous() async {
         // The groups are generated in parallel (this test would otherwise be the run's long tail)
         let t = await withTaskGroup(of: Tally.self) { tasks in
@@ -1081,7 +1241,8 @@ struct MergePropertyTests {
             return await tasks.reduce(into: Tally()) { $0.add($1) }
         }
         let n = t.histories
-        print("""
+        print(
+            """
             MergeProperty: \(n) histories of \(t.versions / max(n, 1)) versions on average, \(t.stories) with a story; histories with \
             a register conflict \(t.registerConflicts), an element conflict \(t.elementConflicts) (edit vs remove \(t.editRemoveConflicts)), \
             a conflict on deleted \(t.deletedConflicts), equal concurrent values \(t.equalConcurrentValues), deleted at the end \(t.deletedAtEnd); \
@@ -1092,15 +1253,29 @@ struct MergePropertyTests {
         // only fail when it stops producing a kind of history.
         let context = "base seed \(MergeSeed.base); \(MergeSeed.replay)"
         #expect(historyCount >= 1_000, "\(historyCount) histories a run; \(context)")
-        #expect(t.registerConflicts >= n / 10, "only \(t.registerConflicts) of \(n) histories have a register conflict; \(context)")
-        #expect(t.elementConflicts >= n / 20, "only \(t.elementConflicts) of \(n) histories have an element conflict; \(context)")
-        #expect(t.editRemoveConflicts >= n / 50, "only \(t.editRemoveConflicts) of \(n) histories have an edit-vs-remove conflict; \(context)")
-        #expect(t.deletedConflicts >= n / 20, "only \(t.deletedConflicts) of \(n) histories have a conflict on deleted; \(context)")
-        #expect(t.equalConcurrentValues >= n / 20, "only \(t.equalConcurrentValues) of \(n) histories have equal concurrent values; \(context)")
-        #expect(t.deletedAtEnd >= n / 50 && t.deletes >= n / 2 && t.restores >= n / 5,
-                "deletes \(t.deletes), restores \(t.restores), deleted at the end \(t.deletedAtEnd) in \(n) histories; \(context)")
-        #expect(t.stories >= n / 5 && t.objects >= n && t.outOfOrder >= n / 5 && t.duplicates >= n / 5,
-                "stories \(t.stories), object values \(t.objects), out of order \(t.outOfOrder), duplicates \(t.duplicates) in \(n) histories; \(context)")
+        #expect(
+            t.registerConflicts >= n / 10,
+            "only \(t.registerConflicts) of \(n) histories have a register conflict; \(context)")
+        #expect(
+            t.elementConflicts >= n / 20,
+            "only \(t.elementConflicts) of \(n) histories have an element conflict; \(context)")
+        #expect(
+            t.editRemoveConflicts >= n / 50,
+            "only \(t.editRemoveConflicts) of \(n) histories have an edit-vs-remove conflict; \(context)")
+        #expect(
+            t.deletedConflicts >= n / 20,
+            "only \(t.deletedConflicts) of \(n) histories have a conflict on deleted; \(context)")
+        #expect(
+            t.equalConcurrentValues >= n / 20,
+            "only \(t.equalConcurrentValues) of \(n) histories have equal concurrent values; \(context)")
+        #expect(
+            t.deletedAtEnd >= n / 50 && t.deletes >= n / 2 && t.restores >= n / 5,
+            "deletes \(t.deletes), restores \(t.restores), deleted at the end \(t.deletedAtEnd) in \(n) histories; \(context)"
+        )
+        #expect(
+            t.stories >= n / 5 && t.objects >= n && t.outOfOrder >= n / 5 && t.duplicates >= n / 5,
+            "stories \(t.stories), object values \(t.objects), out of order \(t.outOfOrder), duplicates \(t.duplicates) in \(n) histories; \(context)"
+        )
     }
 }
 
@@ -1113,10 +1288,16 @@ struct MergeScenarioTests {
     static let c = DeviceID(String(repeating: "c", count: 32))!
     static let chat = RecordID("chat-1")!
     /// These scenarios keep every value inline.
-    static func resolve(_ d: SHA256Digest) throws(AISyncError) -> JSONValue { throw .damaged("no objects here: \(d.hex)") }
+    static func resolve(_ d: SHA256Digest) throws(AISyncError) -> JSONValue {
+        throw .damaged("no objects here: \(d.hex)")
+    }
 
-    static func version(_ device: DeviceID, _ clock: [DeviceID: Int64], at wall: Int64, counter: Int64 = 0, _ ops: [Operation]) -> Version {
-        Version(record: chat, kind: .chat, clock: VectorClock(clock), time: HybridLogicalTime(wall: wall, counter: counter), device: device, ops: ops)
+    static func version(
+        _ device: DeviceID, _ clock: [DeviceID: Int64], at wall: Int64, counter: Int64 = 0, _ ops: [Operation]
+    ) -> Version {
+        Version(
+            record: chat, kind: .chat, clock: VectorClock(clock), time: HybridLogicalTime(wall: wall, counter: counter),
+            device: device, ops: ops)
     }
 
     static func message(_ text: String, at ms: Int64) -> FieldValue {
@@ -1125,16 +1306,22 @@ struct MergeScenarioTests {
 
     static func title(_ t: String) -> Operation { .set(field: "title", value: .inline(.string(t))) }
     static func favorite(_ f: Bool) -> Operation { .set(field: "favorite", value: .inline(.bool(f))) }
-    static func add(_ id: String, _ text: String, at ms: Int64) -> Operation { .add(field: "messages", element: id, value: message(text, at: ms)) }
-    static func edit(_ id: String, _ text: String, at ms: Int64) -> Operation { .edit(field: "messages", element: id, value: message(text, at: ms)) }
+    static func add(_ id: String, _ text: String, at ms: Int64) -> Operation {
+        .add(field: "messages", element: id, value: message(text, at: ms))
+    }
+    static func edit(_ id: String, _ text: String, at ms: Int64) -> Operation {
+        .edit(field: "messages", element: id, value: message(text, at: ms))
+    }
     static func remove(_ id: String) -> Operation { .remove(field: "messages", element: id) }
 
     /// A's first version: the whole chat, two messages.
-    static let creation = version(a, [a: 1], at: 1_000, [
-        title("Plans"), .set(field: "model", value: .inline(.string("gpt-4o"))), favorite(false),
-        .set(field: "created", value: .inline(.string(Timestamp(milliseconds: 1_000).iso8601))),
-        add("m-1", "hi", at: 1_000), add("m-2", "hello", at: 1_001),
-    ])
+    static let creation = version(
+        a, [a: 1], at: 1_000,
+        [
+            title("Plans"), .set(field: "model", value: .inline(.string("gpt-4o"))), favorite(false),
+            .set(field: "created", value: .inline(.string(Timestamp(milliseconds: 1_000).iso8601))),
+            add("m-1", "hi", at: 1_000), add("m-2", "hello", at: 1_001),
+        ])
 
     static func state(_ versions: [Version]) -> RecordState { RecordState(kind: .chat, versions.map { ($0, $0.ops) }) }
 
@@ -1158,30 +1345,52 @@ struct MergeScenarioTests {
     }
 
     static let concurrentCases: [Concurrent] = [
-        Concurrent(name: "concurrent adds both survive, no conflict", onB: [add("m-b", "from b", at: 2_000)], onC: [add("m-c", "from c", at: 3_000)],
-                   conflicts: [], title: "Plans", favorite: false, deleted: false, messages: ["m-1:hi", "m-2:hello", "m-b:from b", "m-c:from c"]),
-        Concurrent(name: "rename on one device, favorite on another: no conflict", onB: [title("Trip")], onC: [favorite(true)],
-                   conflicts: [], title: "Trip", favorite: true, deleted: false, messages: ["m-1:hi", "m-2:hello"]),
-        Concurrent(name: "same field, two values: one conflict on it, the later shown", onB: [title("Trip")], onC: [title("Notes")],
-                   conflicts: ["title"], title: "Notes", favorite: false, deleted: false, messages: ["m-1:hi", "m-2:hello"]),
-        Concurrent(name: "same field, same value: no conflict", onB: [title("Trip"), favorite(true)], onC: [title("Trip")],
-                   conflicts: [], title: "Trip", favorite: true, deleted: false, messages: ["m-1:hi", "m-2:hello"]),
-        Concurrent(name: "edit vs remove keeps the edited message, in conflict", onB: [edit("m-1", "edited", at: 1_000)], onC: [remove("m-1")],
-                   conflicts: ["messages/m-1"], title: "Plans", favorite: false, deleted: false, messages: ["m-1:edited", "m-2:hello"]),
-        Concurrent(name: "remove vs later edit: same", onB: [remove("m-1")], onC: [edit("m-1", "edited", at: 1_000)],
-                   conflicts: ["messages/m-1"], title: "Plans", favorite: false, deleted: false, messages: ["m-1:edited", "m-2:hello"]),
-        Concurrent(name: "remove vs remove: gone, no conflict", onB: [remove("m-1")], onC: [remove("m-1"), favorite(true)],
-                   conflicts: [], title: "Plans", favorite: true, deleted: false, messages: ["m-2:hello"]),
-        Concurrent(name: "edit vs edit of one message: conflict on it", onB: [edit("m-2", "x", at: 1_001)], onC: [edit("m-2", "y", at: 1_001)],
-                   conflicts: ["messages/m-2"], title: "Plans", favorite: false, deleted: false, messages: ["m-1:hi", "m-2:y"]),
-        Concurrent(name: "remove vs add of another message: no conflict", onB: [remove("m-2")], onC: [add("m-c", "new", at: 3_000)],
-                   conflicts: [], title: "Plans", favorite: false, deleted: false, messages: ["m-1:hi", "m-c:new"]),
-        Concurrent(name: "edit vs later delete: conflict on deleted, deleted shown", onB: [title("Trip")], onC: [.delete],
-                   conflicts: ["deleted"], title: "Trip", favorite: false, deleted: true, messages: ["m-1:hi", "m-2:hello"]),
-        Concurrent(name: "delete vs later edit: conflict on deleted, not deleted shown", onB: [.delete], onC: [edit("m-1", "still here", at: 1_000)],
-                   conflicts: ["deleted"], title: "Plans", favorite: false, deleted: false, messages: ["m-1:still here", "m-2:hello"]),
-        Concurrent(name: "delete vs delete: deleted, no conflict", onB: [.delete], onC: [.delete],
-                   conflicts: [], title: "Plans", favorite: false, deleted: true, messages: ["m-1:hi", "m-2:hello"]),
+        Concurrent(
+            name: "concurrent adds both survive, no conflict", onB: [add("m-b", "from b", at: 2_000)],
+            onC: [add("m-c", "from c", at: 3_000)],
+            conflicts: [], title: "Plans", favorite: false, deleted: false,
+            messages: ["m-1:hi", "m-2:hello", "m-b:from b", "m-c:from c"]),
+        Concurrent(
+            name: "rename on one device, favorite on another: no conflict", onB: [title("Trip")], onC: [favorite(true)],
+            conflicts: [], title: "Trip", favorite: true, deleted: false, messages: ["m-1:hi", "m-2:hello"]),
+        Concurrent(
+            name: "same field, two values: one conflict on it, the later shown", onB: [title("Trip")],
+            onC: [title("Notes")],
+            conflicts: ["title"], title: "Notes", favorite: false, deleted: false, messages: ["m-1:hi", "m-2:hello"]),
+        Concurrent(
+            name: "same field, same value: no conflict", onB: [title("Trip"), favorite(true)], onC: [title("Trip")],
+            conflicts: [], title: "Trip", favorite: true, deleted: false, messages: ["m-1:hi", "m-2:hello"]),
+        Concurrent(
+            name: "edit vs remove keeps the edited message, in conflict", onB: [edit("m-1", "edited", at: 1_000)],
+            onC: [remove("m-1")],
+            conflicts: ["messages/m-1"], title: "Plans", favorite: false, deleted: false,
+            messages: ["m-1:edited", "m-2:hello"]),
+        Concurrent(
+            name: "remove vs later edit: same", onB: [remove("m-1")], onC: [edit("m-1", "edited", at: 1_000)],
+            conflicts: ["messages/m-1"], title: "Plans", favorite: false, deleted: false,
+            messages: ["m-1:edited", "m-2:hello"]),
+        Concurrent(
+            name: "remove vs remove: gone, no conflict", onB: [remove("m-1")], onC: [remove("m-1"), favorite(true)],
+            conflicts: [], title: "Plans", favorite: true, deleted: false, messages: ["m-2:hello"]),
+        Concurrent(
+            name: "edit vs edit of one message: conflict on it", onB: [edit("m-2", "x", at: 1_001)],
+            onC: [edit("m-2", "y", at: 1_001)],
+            conflicts: ["messages/m-2"], title: "Plans", favorite: false, deleted: false, messages: ["m-1:hi", "m-2:y"]),
+        Concurrent(
+            name: "remove vs add of another message: no conflict", onB: [remove("m-2")],
+            onC: [add("m-c", "new", at: 3_000)],
+            conflicts: [], title: "Plans", favorite: false, deleted: false, messages: ["m-1:hi", "m-c:new"]),
+        Concurrent(
+            name: "edit vs later delete: conflict on deleted, deleted shown", onB: [title("Trip")], onC: [.delete],
+            conflicts: ["deleted"], title: "Trip", favorite: false, deleted: true, messages: ["m-1:hi", "m-2:hello"]),
+        Concurrent(
+            name: "delete vs later edit: conflict on deleted, not deleted shown", onB: [.delete],
+            onC: [edit("m-1", "still here", at: 1_000)],
+            conflicts: ["deleted"], title: "Plans", favorite: false, deleted: false,
+            messages: ["m-1:still here", "m-2:hello"]),
+        Concurrent(
+            name: "delete vs delete: deleted, no conflict", onB: [.delete], onC: [.delete],
+            conflicts: [], title: "Plans", favorite: false, deleted: true, messages: ["m-1:hi", "m-2:hello"]),
     ]
 
     @Test("Concurrent versions of B and C after A's creation", arguments: concurrentCases)
@@ -1191,7 +1400,9 @@ struct MergeScenarioTests {
         let onC = Self.version(Self.c, [Self.a: 1, Self.c: 1], at: 3_000, t.onC)
         let all = [Self.creation, onB, onC]
         // When they arrive in any order
-        let states = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]].map { Self.state($0.map { all[$0] }) }
+        let states = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]].map {
+            Self.state($0.map { all[$0] })
+        }
         // Then every order gives the same state
         #expect(Set(states).count == 1)
         let s = states[0]
@@ -1230,15 +1441,26 @@ struct MergeScenarioTests {
     }
 
     static let sequentialCases: [Sequential] = [
-        Sequential(name: "a remove after seeing an edit drops the message", onB: [edit("m-1", "edited", at: 1_000)], onC: [remove("m-1")],
-                   deleted: false, messages: ["m-2:hello"]),
-        Sequential(name: "an edit after seeing a remove brings the message back", onB: [remove("m-1")], onC: [edit("m-1", "back", at: 1_000)],
-                   deleted: false, messages: ["m-1:back", "m-2:hello"]),
-        Sequential(name: "an edit after seeing a delete undeletes", onB: [.delete], onC: [title("Trip")], deleted: false, messages: ["m-1:hi", "m-2:hello"]),
-        Sequential(name: "a restore after a delete", onB: [.delete], onC: [.restore], deleted: false, messages: ["m-1:hi", "m-2:hello"]),
-        Sequential(name: "a delete after an edit", onB: [title("Trip")], onC: [.delete], deleted: true, messages: ["m-1:hi", "m-2:hello"]),
-        Sequential(name: "a version that renames and deletes is a delete", onB: [.restore], onC: [title("T"), .delete],
-                   deleted: true, messages: ["m-1:hi", "m-2:hello"]),
+        Sequential(
+            name: "a remove after seeing an edit drops the message", onB: [edit("m-1", "edited", at: 1_000)],
+            onC: [remove("m-1")],
+            deleted: false, messages: ["m-2:hello"]),
+        Sequential(
+            name: "an edit after seeing a remove brings the message back", onB: [remove("m-1")],
+            onC: [edit("m-1", "back", at: 1_000)],
+            deleted: false, messages: ["m-1:back", "m-2:hello"]),
+        Sequential(
+            name: "an edit after seeing a delete undeletes", onB: [.delete], onC: [title("Trip")], deleted: false,
+            messages: ["m-1:hi", "m-2:hello"]),
+        Sequential(
+            name: "a restore after a delete", onB: [.delete], onC: [.restore], deleted: false,
+            messages: ["m-1:hi", "m-2:hello"]),
+        Sequential(
+            name: "a delete after an edit", onB: [title("Trip")], onC: [.delete], deleted: true,
+            messages: ["m-1:hi", "m-2:hello"]),
+        Sequential(
+            name: "a version that renames and deletes is a delete", onB: [.restore], onC: [title("T"), .delete],
+            deleted: true, messages: ["m-1:hi", "m-2:hello"]),
     ]
 
     @Test("Causally ordered versions never conflict", arguments: sequentialCases)
@@ -1254,18 +1476,24 @@ struct MergeScenarioTests {
         }
     }
 
-    @Test("HLC: a device whose wall clock is a year ahead loses to an edit made after seeing its edit, and its later edit of another field takes nothing else")
+    @Test(
+        "HLC: a device whose wall clock is a year ahead loses to an edit made after seeing its edit, and its later edit of another field takes nothing else"
+    )
     func skewedClockDoesNotWin() throws {
         let real: Int64 = 1_764_417_600_000
         let future = real + 365 * 86_400_000
         // Given A, a year ahead, renames the chat
         var hlcA = HybridLogicalTime.zero.tick(now: future)
-        let renameA = Version(record: Self.chat, kind: .chat, clock: VectorClock([Self.a: 1]), time: hlcA, device: Self.a, ops: [Self.title("From A")])
+        let renameA = Version(
+            record: Self.chat, kind: .chat, clock: VectorClock([Self.a: 1]), time: hlcA, device: Self.a,
+            ops: [Self.title("From A")])
         // When B, whose clock is right, receives it and renames again
         var hlcB = HybridLogicalTime.zero.tick(now: real)
         hlcB = hlcB.receiving(renameA.time, now: real + 100)
         hlcB = hlcB.tick(now: real + 200)
-        let renameB = Version(record: Self.chat, kind: .chat, clock: VectorClock([Self.a: 1, Self.b: 1]), time: hlcB, device: Self.b, ops: [Self.title("From B")])
+        let renameB = Version(
+            record: Self.chat, kind: .chat, clock: VectorClock([Self.a: 1, Self.b: 1]), time: hlcB, device: Self.b,
+            ops: [Self.title("From B")])
         // Then B's HLC is past A's although its wall clock is a year behind, and B's title shows, with no conflict
         #expect(renameB.time > renameA.time)
         for order in [[renameA, renameB], [renameB, renameA]] {
@@ -1274,14 +1502,18 @@ struct MergeScenarioTests {
         }
         // When A, not having seen B's rename, then sets favorite (later by any clock)
         hlcA = hlcA.tick(now: future + 1_000)
-        let favoriteA = Version(record: Self.chat, kind: .chat, clock: VectorClock([Self.a: 2]), time: hlcA, device: Self.a, ops: [Self.favorite(true)])
+        let favoriteA = Version(
+            record: Self.chat, kind: .chat, clock: VectorClock([Self.a: 2]), time: hlcA, device: Self.a,
+            ops: [Self.favorite(true)])
         let s = Self.state([renameA, favoriteA, renameB])
         // Then B's title stays (fields merge on their own), A's favorite shows, and nothing is in conflict
         #expect(try s.title(Self.resolve) == "From B")
         #expect(s.favorite && s.conflicts.isEmpty)
         // And a concurrent rename from A is a conflict, which A's later HLC wins until someone resolves it
         hlcA = hlcA.tick(now: future + 2_000)
-        let renameA2 = Version(record: Self.chat, kind: .chat, clock: VectorClock([Self.a: 3]), time: hlcA, device: Self.a, ops: [Self.title("A again")])
+        let renameA2 = Version(
+            record: Self.chat, kind: .chat, clock: VectorClock([Self.a: 3]), time: hlcA, device: Self.a,
+            ops: [Self.title("A again")])
         var t = Self.state([renameA, favoriteA, renameB, renameA2])
         #expect(t.conflicts.map(\.name) == ["title"])
         #expect(try t.title(Self.resolve) == "A again")
@@ -1299,7 +1531,8 @@ struct MergeScenarioTests {
         let onC = Self.version(Self.c, [Self.a: 1, Self.c: 1], at: 3_000, [Self.remove("m-1")])
         #expect(Self.state([Self.creation, onB, onC]).conflicts.map(\.name) == ["messages/m-1"])
         // When A, having seen both, edits it again, or removes it
-        let keep = Self.version(Self.a, [Self.a: 2, Self.b: 1, Self.c: 1], at: 4_000, [Self.edit("m-1", "kept", at: 1_000)])
+        let keep = Self.version(
+            Self.a, [Self.a: 2, Self.b: 1, Self.c: 1], at: 4_000, [Self.edit("m-1", "kept", at: 1_000)])
         let drop = Self.version(Self.a, [Self.a: 2, Self.b: 1, Self.c: 1], at: 4_000, [Self.remove("m-1")])
         for order in [[0, 1, 2, 3], [3, 2, 1, 0], [2, 3, 0, 1]] {
             // Then, in any order, nothing is in conflict: the message shows A's text, or is gone
@@ -1315,9 +1548,12 @@ struct MergeScenarioTests {
     @Test("Messages show in (message time, HLC, id) order", arguments: [false, true])
     func messageOrder(reversed: Bool) throws {
         // Given messages with equal times written at different HLCs, and two in one version
-        let v1 = Self.version(Self.a, [Self.a: 1], at: 1_000, [Self.title("T"), Self.add("m-9", "first by HLC", at: 5_000), Self.add("m-3", "early", at: 10)])
+        let v1 = Self.version(
+            Self.a, [Self.a: 1], at: 1_000,
+            [Self.title("T"), Self.add("m-9", "first by HLC", at: 5_000), Self.add("m-3", "early", at: 10)])
         let v2 = Self.version(Self.b, [Self.b: 1], at: 2_000, [Self.add("m-1", "second by HLC", at: 5_000)])
-        let v3 = Self.version(Self.c, [Self.c: 1], at: 1_000, [Self.add("m-5", "same time and HLC as m-9, smaller id", at: 5_000)])
+        let v3 = Self.version(
+            Self.c, [Self.c: 1], at: 1_000, [Self.add("m-5", "same time and HLC as m-9, smaller id", at: 5_000)])
         let s = Self.state(reversed ? [v3, v2, v1] : [v1, v2, v3])
         // Then time first, then the HLC of the writing version, then the element id
         #expect(try Self.messages(s).map { String($0.prefix(3)) } == ["m-3", "m-5", "m-9", "m-1"])
@@ -1328,11 +1564,14 @@ struct MergeScenarioTests {
         var s = RecordState(kind: .chat)
         #expect(s.clock == VectorClock() && s.latestTime == .zero && s.value("title") == nil && !s.isDeleted)
         let concurrent = Self.version(Self.b, [Self.b: 1], at: 900, [Self.favorite(true)])
-        let first = s.merge(Self.creation, ops: Self.creation.ops), again = s.merge(Self.creation, ops: Self.creation.ops)
+        let first = s.merge(Self.creation, ops: Self.creation.ops)
+        let again = s.merge(Self.creation, ops: Self.creation.ops)
         let other = s.merge(concurrent, ops: concurrent.ops)
         #expect(first && !again && other)
-        let story = Version(record: RecordID("story-1")!, kind: .story, clock: VectorClock([Self.c: 1]), time: HybridLogicalTime(wall: 9_000),
-                            device: Self.c, ops: [Self.title("A story")])
+        let story = Version(
+            record: RecordID("story-1")!, kind: .story, clock: VectorClock([Self.c: 1]),
+            time: HybridLogicalTime(wall: 9_000),
+            device: Self.c, ops: [Self.title("A story")])
         let before = s
         #expect(!s.merge(story, ops: story.ops) && s == before)
         #expect(s.clock == VectorClock([Self.a: 1, Self.b: 1]) && s.latestTime == HybridLogicalTime(wall: 1_000))
@@ -1346,7 +1585,8 @@ struct MergeScenarioTests {
         let json = JSONValue.string("A long title")
         let digest = SHA256.hash(json.canonicalBytes)
         let onB = Self.version(Self.b, [Self.a: 1, Self.b: 1], at: 2_000, [.set(field: "title", value: .inline(json))])
-        let onC = Self.version(Self.c, [Self.a: 1, Self.c: 1], at: 3_000, [.set(field: "title", value: .object(digest))])
+        let onC = Self.version(
+            Self.c, [Self.a: 1, Self.c: 1], at: 3_000, [.set(field: "title", value: .object(digest))])
         let s = Self.state([Self.creation, onB, onC])
         #expect(s.registers["title"]?.count == 2 && s.conflicts.isEmpty)
         let resolve: RecordState.Resolver = { (d: SHA256Digest) throws(AISyncError) -> JSONValue in

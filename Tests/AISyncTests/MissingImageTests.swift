@@ -14,7 +14,8 @@ struct MissingImageTests {
         let png = "\(laptop.directory)/red.png"
         try CLIFixtures.png.bytes.write(to: URL(fileURLWithPath: png))
         let sha = try CLIFixtures.sha256(ofFile: png)
-        let image = try laptop.ok(["image", "add", png, "--title", "red"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let image = try laptop.ok(["image", "add", png, "--title", "red"]).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         try laptop.ok(["remote", "add", "usb", "file://\(remote)"])
         try laptop.ok(["push"])
         // The remote loses the bytes (a half-synced folder, a purge): only the record arrives.
@@ -29,7 +30,8 @@ struct MissingImageTests {
         #expect(pull.exitCode == 0, "\(pull)")
         #expect(try phone.show(image)["title"] as? String == "red")
         let fsck = phone.run(["fsck"])
-        #expect(fsck.exitCode == 0 && fsck.stdout.contains("1 picture from other devices not yet downloaded"), "\(fsck)")
+        #expect(
+            fsck.exitCode == 0 && fsck.stdout.contains("1 picture from other devices not yet downloaded"), "\(fsck)")
         #expect(try CLIJSON.object(phone.run(["status", "--json"]))["imagesNotDownloaded"] as? Int == 1)
         // Recorded as missing, so later pulls try it again without scanning every image record.
         let missing = "\(phone.path)/sync/missing-images.json"
@@ -64,7 +66,8 @@ struct MissingImageTests {
         try laptop.ok(["image", "add", png, "--title", "red"])
         // The half-written object is there before the push that should have sent it whole.
         let remoteObject = "\(remote)/objects/\(sha.prefix(2))/\(sha)"
-        try FileManager.default.createDirectory(atPath: "\(remote)/objects/\(sha.prefix(2))", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: "\(remote)/objects/\(sha.prefix(2))", withIntermediateDirectories: true)
         try Data(CLIFixtures.png.bytes.prefix(10)).write(to: URL(fileURLWithPath: remoteObject))
         try laptop.ok(["remote", "add", "usb", "file://\(remote)"])
         try laptop.ok(["push"])

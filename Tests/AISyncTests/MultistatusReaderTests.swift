@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import AISyncRemote
 
 /// The PROPFIND reader against an independent XML parser (Python's ElementTree): random
@@ -77,7 +78,9 @@ struct MultistatusReaderTests {
             if Bool.random(using: &random) { props += "<x:other xmlns:x=\"urn:x\" a='1'>ignored</x:other>" }
             let propstat = element("propstat", element("prop", props) + element("status", "HTTP/1.1 200 OK"))
             let comment = Bool.random(using: &random) ? "<!-- a comment -->" : ""
-            body += "<\(prefix)response\(Bool.random(using: &random) ? " id=\"r\(n)\"" : "")>\(comment)" + element("href", text(href)) + propstat + "</\(prefix)response>\n"
+            body +=
+                "<\(prefix)response\(Bool.random(using: &random) ? " id=\"r\(n)\"" : "")>\(comment)"
+                + element("href", text(href)) + propstat + "</\(prefix)response>\n"
         }
         let head = Bool.random(using: &random) ? "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n" : ""
         return head + "<\(prefix)multistatus \(declaration)>\n" + body + "</\(prefix)multistatus>\n"
@@ -93,9 +96,12 @@ struct MultistatusReaderTests {
             // Damaged copies: cut short, a byte changed to markup, a tag renamed.
             documents.append(Array(whole.prefix(Int.random(in: 0..<whole.count, using: &random))))
             var changed = whole
-            changed[Int.random(in: 0..<changed.count, using: &random)] = [UInt8(ascii: "<"), UInt8(ascii: "&"), UInt8(ascii: ">"), UInt8(ascii: "/")].randomElement(using: &random)!
+            changed[Int.random(in: 0..<changed.count, using: &random)] = [
+                UInt8(ascii: "<"), UInt8(ascii: "&"), UInt8(ascii: ">"), UInt8(ascii: "/"),
+            ].randomElement(using: &random)!
             documents.append(changed)
-            documents.append(Array(String(decoding: whole, as: UTF8.self).replacingOccurrences(of: "href>", with: "hreff>").utf8))
+            documents.append(
+                Array(String(decoding: whole, as: UTF8.self).replacingOccurrences(of: "href>", with: "hreff>").utf8))
         }
         let expected = try Self.reference(documents)
         try #require(expected.count == documents.count)
@@ -103,8 +109,9 @@ struct MultistatusReaderTests {
         for (n, document) in documents.enumerated() {
             let mine = Self.ours(document)
             if mine != "null" { accepted += 1 }
-            #expect(Self.normalized(mine) == Self.normalized(expected[n]),
-                    "document \(n), seed \(seed): \(String(decoding: document, as: UTF8.self).debugDescription)")
+            #expect(
+                Self.normalized(mine) == Self.normalized(expected[n]),
+                "document \(n), seed \(seed): \(String(decoding: document, as: UTF8.self).debugDescription)")
         }
         #expect(accepted >= 300, "every undamaged document reads: \(accepted)")
     }

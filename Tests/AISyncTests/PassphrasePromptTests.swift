@@ -15,18 +15,24 @@ struct PassphrasePromptTests {
         let remote = "\(dir)/remote"
         try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
         for store in ["laptop", "restored", "wrong"] {
-            let setup = CLIHarness.runProcess(CLIHarness.executable, ["--store", "\(dir)/\(store)", "init", "--name", store])
+            let setup = CLIHarness.runProcess(
+                CLIHarness.executable, ["--store", "\(dir)/\(store)", "init", "--name", store])
             try #require(setup.succeeded, "\(setup)")
-            let add = CLIHarness.runProcess(CLIHarness.executable, ["--store", "\(dir)/\(store)", "remote", "add", "origin", "file://\(remote)", "--encrypt"])
+            let add = CLIHarness.runProcess(
+                CLIHarness.executable,
+                ["--store", "\(dir)/\(store)", "remote", "add", "origin", "file://\(remote)", "--encrypt"])
             try #require(add.succeeded, "\(add)")
         }
-        let chat = CLIHarness.runProcess(CLIHarness.executable, ["--store", "\(dir)/laptop", "chat", "new", "--title", "typed on a terminal"])
+        let chat = CLIHarness.runProcess(
+            CLIHarness.executable, ["--store", "\(dir)/laptop", "chat", "new", "--title", "typed on a terminal"])
         try #require(chat.succeeded)
         let secret = "tr0ub4dor-and-3-horses"
 
         let terminal = Terminal()
         defer { terminal.stop() }
-        try terminal.start("\(aisync) --store \(Self.shellQuoted("\(dir)/laptop")) push; echo EXIT=$?; \(aisync) --store \(Self.shellQuoted("\(dir)/restored")) pull; echo EXIT=$?; \(aisync) --store \(Self.shellQuoted("\(dir)/wrong")) pull; echo EXIT=$?; sleep 60")
+        try terminal.start(
+            "\(aisync) --store \(Self.shellQuoted("\(dir)/laptop")) push; echo EXIT=$?; \(aisync) --store \(Self.shellQuoted("\(dir)/restored")) pull; echo EXIT=$?; \(aisync) --store \(Self.shellQuoted("\(dir)/wrong")) pull; echo EXIT=$?; sleep 60"
+        )
         _ = try terminal.waitFor("New passphrase for remote origin:")
         terminal.type(secret)
         _ = try terminal.waitFor("Type it again:")

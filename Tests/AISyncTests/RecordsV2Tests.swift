@@ -9,12 +9,13 @@ import Testing
 /// The aisync 1 fixture (Tests/Fixtures/v1/make-v1-fixture.sh made it with the aisync 1 binary):
 /// a laptop and a phone that edited the same records concurrently through a folder remote.
 enum V1Fixture {
-    static let lisbon = "chat-10eb65911867a759"     // 2 messages, then one more on each device, favorited on the laptop
+    static let lisbon = "chat-10eb65911867a759"  // 2 messages, then one more on each device, favorited on the laptop
     static let fox = "image-eb4ea9bb005a3187"
     static let owl = "image-55b0f592d77a76fc"
-    static let story = "story-b4ae86d65c8268ed"     // renamed on both devices: "Fox stories" (laptop) vs "Fox tales" (phone)
+    // renamed on both devices: "Fox stories" (laptop) vs "Fox tales" (phone)
+    static let story = "story-b4ae86d65c8268ed"
     static let groceries = "chat-8b2bcdca477198a1"  // deleted on the laptop while the phone renamed it
-    static let old = "chat-6b42800d0d8a25f6"        // deleted
+    static let old = "chat-6b42800d0d8a25f6"  // deleted
     static let lisbonMessages: Set<String> = [
         "Three things to see in Lisbon?", "Belém Tower, Alfama, and the LX Factory.",
         "Where should we eat?", "Add a day trip to Sintra?",
@@ -51,12 +52,17 @@ struct RecordsV2Tests {
         // Every record is there, deleted ones included, with its title.
         let list = try laptop.list(["--deleted"])
         let byID = Dictionary(uniqueKeysWithValues: list.map { ($0["id"] as? String ?? "", $0) })
-        #expect(Set(byID.keys) == [V1Fixture.lisbon, V1Fixture.fox, V1Fixture.owl, V1Fixture.story, V1Fixture.groceries, V1Fixture.old])
-        #expect(byID[V1Fixture.old]?["deleted"] as? Bool == true && byID[V1Fixture.old]?["title"] as? String == "Old chat")
+        #expect(
+            Set(byID.keys) == [
+                V1Fixture.lisbon, V1Fixture.fox, V1Fixture.owl, V1Fixture.story, V1Fixture.groceries, V1Fixture.old,
+            ])
+        #expect(
+            byID[V1Fixture.old]?["deleted"] as? Bool == true && byID[V1Fixture.old]?["title"] as? String == "Old chat")
         #expect(byID[V1Fixture.lisbon]?["favorite"] as? Bool == true)
 
         // The config says format 2; the journal is kept byte for byte.
-        let config = try CLIJSON.parseObject(String(decoding: FileManager.default.contents(atPath: laptop.configPath)!, as: UTF8.self))
+        let config = try CLIJSON.parseObject(
+            String(decoding: FileManager.default.contents(atPath: laptop.configPath)!, as: UTF8.self))
         #expect(config["format"] as? Int == 2)
         #expect(laptop.journalBytes() == journal, "migration must not rewrite the journal")
 
@@ -88,7 +94,8 @@ struct RecordsV2Tests {
         // Nothing is lost: the deleted chat comes back, and the edit that lost to a delete can be kept.
         try laptop.ok(["restore", V1Fixture.old])
         #expect(try laptop.show(V1Fixture.old)["title"] as? String == "Old chat")
-        let keep = try #require((groceries["fields"] as? [[String: Any]])?.first?["values"] as? [[String: Any]])
+        let keep =
+            try #require((groceries["fields"] as? [[String: Any]])?.first?["values"] as? [[String: Any]])
             .first { $0["value"] as? Bool == false }?["version"] as? String
         try laptop.ok(["resolve", V1Fixture.groceries, "--keep", String(try #require(keep).prefix(12))])
         #expect(try laptop.show(V1Fixture.groceries)["title"] as? String == "Groceries for Sunday")
@@ -106,13 +113,17 @@ struct RecordsV2Tests {
         let laptop = CLIStore(directory: dir, path: "\(dir)/laptop")
         #expect(tablet.listSnapshot() == laptop.listSnapshot())
         #expect(try tablet.show(V1Fixture.lisbon)["messages"] as? [[String: Any]] != nil)
-        let texts = Set((try tablet.show(V1Fixture.lisbon)["messages"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String })
+        let texts = Set(
+            (try tablet.show(V1Fixture.lisbon)["messages"] as? [[String: Any]] ?? []).compactMap {
+                $0["text"] as? String
+            })
         #expect(texts == V1Fixture.lisbonMessages)
 
         // The tablet writes v2: the manifest becomes format 2 (aisync 1 then refuses to push).
         try tablet.ok(["chat", "say", V1Fixture.lisbon, "--role", "user", "Written by records v2"])
         try tablet.ok(["push"])
-        let manifest = try CLIJSON.parseObject(String(decoding: FileManager.default.contents(atPath: "\(dir)/remote/aisync.json")!, as: UTF8.self))
+        let manifest = try CLIJSON.parseObject(
+            String(decoding: FileManager.default.contents(atPath: "\(dir)/remote/aisync.json")!, as: UTF8.self))
         #expect(manifest["format"] as? Int == 2)
         // The migrated laptop and phone pull it, and agree with the tablet.
         let phone = CLIStore(directory: dir, path: "\(dir)/phone")
@@ -141,7 +152,9 @@ struct RecordsV2Tests {
         try store.ok(["chat", "edit", chat, String(answer.prefix(6)), "About 7 minutes for a firm yolk."])
         var now = try store.show(chat)["messages"] as? [[String: Any]] ?? []
         #expect(now.last?["text"] as? String == "About 7 minutes for a firm yolk.")
-        #expect(now.last?["role"] as? String == "assistant" && now.last?["time"] as? String == messages.last?["time"] as? String)
+        #expect(
+            now.last?["role"] as? String == "assistant"
+                && now.last?["time"] as? String == messages.last?["time"] as? String)
 
         // Any older version can still be shown.
         let old = store.run(["show", chat, "--version", answered])
@@ -156,9 +169,14 @@ struct RecordsV2Tests {
         #expect(now.compactMap { $0["text"] as? String } == ["How long to boil an egg?"])
         let log = store.run(["log", chat])
         CLIExpect.success(log)
-        #expect(log.stdoutLines.map { $0.split(separator: " ", omittingEmptySubsequences: true).last.map(String.init) ?? "" }
+        #expect(
+            log.stdoutLines.map {
+                $0.split(separator: " ", omittingEmptySubsequences: true).last.map(String.init) ?? ""
+            }
                 == ["message", "message", "message", "message", "created"], "\(log)")
-        #expect(log.stdout.contains("-1 message") && log.stdout.contains("edited 1 message") && log.stdout.contains("+1 message"))
+        #expect(
+            log.stdout.contains("-1 message") && log.stdout.contains("edited 1 message")
+                && log.stdout.contains("+1 message"))
         #expect(log.stdoutLines.allSatisfy { $0.contains("desk") }, "log names the device: \(log)")
 
         // Bad message ids: one clear line, documented codes, nothing written.
@@ -166,7 +184,8 @@ struct RecordsV2Tests {
         CLIExpect.cleanError(store.run(["chat", "edit", chat, "m-nope", "x"]), code: 66, mentioning: ["no message"])
         CLIExpect.cleanError(store.run(["chat", "rm", chat, answer]), code: 66, mentioning: ["no message"])
         CLIExpect.cleanError(store.run(["show", chat, "--version", "zz"]), code: 64, mentioning: ["not a version id"])
-        CLIExpect.cleanError(store.run(["show", chat, "--version", "abcdef0123"]), code: 66, mentioning: ["no version"])
+        CLIExpect.cleanError(
+            store.run(["show", chat, "--version", "abcdef0123"]), code: 66, mentioning: ["no version"])
         #expect(store.journalBytes() == journal)
     }
 
@@ -205,13 +224,17 @@ struct RecordsV2Tests {
 
 @Suite("Records v2 on real servers", .tags(.servers), .needsServers)
 struct RecordsV2ServerTests {
-    @Test("two devices add messages, rename and favorite one chat at once: every message everywhere, no conflict; then one field set two ways is one conflict naming it",
-          arguments: RemoteKind.allCases)
+    @Test(
+        "two devices add messages, rename and favorite one chat at once: every message everywhere, no conflict; then one field set two ways is one conflict naming it",
+        arguments: RemoteKind.allCases)
     func concurrentWorkOnOneChat(_ kind: RemoteKind) async throws {
         let remote = try await TestServer.require(kind).freshRemote("v2")
         let a = try await Device.make("laptop", remote: remote)
         let b = try await Device.make("phone", remote: remote)
-        defer { a.remove(); b.remove() }
+        defer {
+            a.remove()
+            b.remove()
+        }
 
         let chat = try await a.ok(["chat", "new", "--title", "Lisbon trip", "--model", "gpt-4o"])
         try await a.ok(["chat", "say", chat, "--role", "user", "Three things to see in Lisbon?"])
@@ -230,13 +253,18 @@ struct RecordsV2ServerTests {
             #expect(try await d.conflicts().isEmpty, "\(kind): [\(d.label)] no conflict expected")
             let shown = try await Scenario.show(d, chat)
             let texts = (shown["messages"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
-            #expect(Set(texts) == ["Three things to see in Lisbon?", "Add a day trip to Sintra?", "Where should we eat?"], "\(kind): \(texts)")
-            #expect(shown["title"] as? String == "Lisbon & Sintra" && shown["favorite"] as? Bool == true, "\(kind): \(shown)")
+            #expect(
+                Set(texts) == ["Three things to see in Lisbon?", "Add a day trip to Sintra?", "Where should we eat?"],
+                "\(kind): \(texts)")
+            #expect(
+                shown["title"] as? String == "Lisbon & Sintra" && shown["favorite"] as? Bool == true,
+                "\(kind): \(shown)")
         }
         try await Converge.expectIdentical([a, b], "\(kind): merged")
 
         // The same field to two values, and a message edited on A while B removes it.
-        let messageID = try #require((try await Scenario.show(a, chat)["messages"] as? [[String: Any]])?.first?["id"] as? String)
+        let messageID = try #require(
+            (try await Scenario.show(a, chat)["messages"] as? [[String: Any]])?.first?["id"] as? String)
         try await a.ok(["rename", chat, "Portugal"])
         try await a.ok(["chat", "edit", chat, messageID, "Four things to see in Lisbon?"])
         try await b.ok(["rename", chat, "Lisbon 2027"])
@@ -250,14 +278,17 @@ struct RecordsV2ServerTests {
         #expect(fields == ["title", "messages/\(messageID)"], "\(kind): \(fields)")
         try await Converge.expectIdentical([a, b], "\(kind): in conflict")
         // The edited message is kept (edit against remove is a conflict, never a loss).
-        let texts = (try await Scenario.show(b, chat)["messages"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
+        let texts = (try await Scenario.show(b, chat)["messages"] as? [[String: Any]] ?? []).compactMap {
+            $0["text"] as? String
+        }
         #expect(texts.contains("Four things to see in Lisbon?"), "\(kind): \(texts)")
 
         // Resolve the title with B's value and the message with B's removal; both close everywhere.
         let titleValues = (conflicts[0]["fields"] as? [[String: Any]])?.first?["values"] as? [[String: Any]] ?? []
         let fromB = try #require(titleValues.first { $0["value"] as? String == "Lisbon 2027" }?["version"] as? String)
         let messageValues = (conflicts[0]["fields"] as? [[String: Any]])?.last?["values"] as? [[String: Any]] ?? []
-        let removal = try #require(messageValues.first { $0["removed"] as? Bool == true }?["version"] as? String, "\(kind): \(messageValues)")
+        let removal = try #require(
+            messageValues.first { $0["removed"] as? Bool == true }?["version"] as? String, "\(kind): \(messageValues)")
         try await b.ok(["resolve", chat, "--field", "title", "--value-of", String(fromB.prefix(12))])
         try await b.ok(["resolve", chat, "--keep", String(removal.prefix(12))])
         try await b.sync()

@@ -22,12 +22,16 @@ struct RestoreFromBackupTests {
 
     static let cases = RemoteKind.allCases.flatMap { k in Backup.allCases.map { Case(kind: k, backup: $0) } }
 
-    @Test("a store restored from a backup takes its own newer segments back and syncs on, nothing lost", arguments: cases)
+    @Test(
+        "a store restored from a backup takes its own newer segments back and syncs on, nothing lost", arguments: cases)
     func restoredStoreSyncsAgain(_ c: Case) async throws {
         let remote = try await TestServer.require(c.kind).freshRemote("restore")
         let laptop = try await Device.make("laptop", remote: remote)
         let phone = try await Device.make("phone", remote: remote)
-        defer { laptop.remove(); phone.remove() }
+        defer {
+            laptop.remove()
+            phone.remove()
+        }
 
         let chat = try await laptop.ok(["chat", "new", "--title", "Before the backup"])
         try await laptop.sync("push")
@@ -46,8 +50,12 @@ struct RestoreFromBackupTests {
         // The restored store syncs: it gets its own lost work back, then pushes new work.
         try await laptop.sync()
         let restored = try await laptop.list()
-        #expect(restored.count == expected.count && Set(restored.compactMap { $0["id"] as? String }) == [chat, later], "\(c): \(restored)")
-        let texts = (try await Scenario.show(laptop, chat)["messages"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
+        #expect(
+            restored.count == expected.count && Set(restored.compactMap { $0["id"] as? String }) == [chat, later],
+            "\(c): \(restored)")
+        let texts = (try await Scenario.show(laptop, chat)["messages"] as? [[String: Any]] ?? []).compactMap {
+            $0["text"] as? String
+        }
         #expect(texts == ["written after the backup"], "\(c): \(texts)")
         try await laptop.ok(["rename", later, "Renamed after the restore"])
         try await laptop.sync()
@@ -59,7 +67,9 @@ struct RestoreFromBackupTests {
         await remote.remove()
     }
 
-    @Test("a copy that diverged from the remote takes a new device id; both copies keep syncing, nothing lost", arguments: RemoteKind.allCases)
+    @Test(
+        "a copy that diverged from the remote takes a new device id; both copies keep syncing, nothing lost",
+        arguments: RemoteKind.allCases)
     func divergedCopyTakesANewDeviceID(_ kind: RemoteKind) async throws {
         let remote = try await TestServer.require(kind).freshRemote("diverged")
         let laptop = try await Device.make("laptop", remote: remote)
@@ -68,7 +78,9 @@ struct RestoreFromBackupTests {
         try await laptop.sync("push")
         let copyDir = "\(laptop.store.directory)/copy"
         try FileManager.default.copyItem(atPath: laptop.store.path, toPath: copyDir)
-        let copy = Device(label: "copy", store: CLIStore(directory: laptop.store.directory, path: copyDir), environment: laptop.environment)
+        let copy = Device(
+            label: "copy", store: CLIStore(directory: laptop.store.directory, path: copyDir),
+            environment: laptop.environment)
         try await laptop.ok(["chat", "new", "--title", "Only on the laptop"])
         try await laptop.sync("push")
         try await copy.ok(["chat", "new", "--title", "Only on the copy"])

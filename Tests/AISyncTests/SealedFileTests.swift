@@ -1,15 +1,17 @@
-import Foundation
-import Testing
-@testable import AISyncCore
 import AISync
 import AISyncTesting
+import Foundation
+import Testing
+
+@testable import AISyncCore
 
 /// The encrypted file format and key file (issue 12): round trips, every way a server can
 /// damage a file, and agreement with an independent Python implementation, both ways.
 @Suite("Sealed files and key files", .tags(.python), .needsPython)
 struct SealedFileTests {
     static let key = (0..<32).map { UInt8($0 &* 7 &+ 1) }
-    static let binding = SealedFile.Binding(remoteID: String(repeating: "ab", count: 16), path: "segments/0123456789abcdef0123456789abcdef/7.seg")
+    static let binding = SealedFile.Binding(
+        remoteID: String(repeating: "ab", count: 16), path: "segments/0123456789abcdef0123456789abcdef/7.seg")
     static func salt(_ n: Int) -> [UInt8] { (0..<24).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ n) } }
     static func bytes(_ count: Int, seed: UInt64) -> [UInt8] {
         var g = SplitMix64(seed: seed)
@@ -18,20 +20,26 @@ struct SealedFileTests {
     static let chunk = SealedFile.chunkBytes
 
     static func openError(_ sealed: [UInt8], binding: SealedFile.Binding = binding) -> AISyncError? {
-        do { _ = try SealedFile.open(sealed, dataKey: key, binding: binding, shown: "remote/x"); return nil } catch { return error }
+        do {
+            _ = try SealedFile.open(sealed, dataKey: key, binding: binding, shown: "remote/x")
+            return nil
+        } catch { return error }
     }
 
-    @Test("sealing then opening gives the bytes back, whole or fed in any piece sizes, at every chunk edge",
-          arguments: [0, 1, 100, chunk - 80, chunk - 79, chunk, chunk + 1, 3 * chunk + 12_345])
+    @Test(
+        "sealing then opening gives the bytes back, whole or fed in any piece sizes, at every chunk edge",
+        arguments: [0, 1, 100, chunk - 80, chunk - 79, chunk, chunk + 1, 3 * chunk + 12_345])
     func roundTrip(_ size: Int) throws {
         let plain = Self.bytes(size, seed: UInt64(size))
         let sealed = SealedFile.seal(plain, dataKey: Self.key, salt: Self.salt(1), binding: Self.binding)
         #expect(Int64(sealed.count) == SealedFile.storedSize(plainSize: Int64(size), binding: Self.binding))
         #expect(try SealedFile.open(sealed, dataKey: Self.key, binding: Self.binding, shown: "x") == plain)
         // Fed in uneven pieces, the sealer writes the same bytes.
-        var sealer = SealedFile.Sealer(dataKey: Self.key, salt: Self.salt(1), binding: Self.binding, plainSize: Int64(size))
+        var sealer = SealedFile.Sealer(
+            dataKey: Self.key, salt: Self.salt(1), binding: Self.binding, plainSize: Int64(size))
         var pieces = sealer.header
-        var at = 0, step = 1
+        var at = 0
+        var step = 1
         while at < size {
             let end = min(size, at + step)
             pieces += sealer.add(Array(plain[at..<end]))
@@ -56,12 +64,15 @@ struct SealedFileTests {
             #expect(Double(p - n) <= Double(n) * 0.12 + 1)
         }
         #expect(SealedFile.padme(1_000_001) == SealedFile.padme(1_010_000))
-        #expect(SealedFile.storedSize(plainSize: 100_000, binding: Self.binding) == SealedFile.storedSize(plainSize: 100_100, binding: Self.binding))
+        #expect(
+            SealedFile.storedSize(plainSize: 100_000, binding: Self.binding)
+                == SealedFile.storedSize(plainSize: 100_100, binding: Self.binding))
     }
 
     @Test("a file cut short is truncated, mid-chunk, at a chunk edge, or down to its header")
     func truncated() throws {
-        let sealed = SealedFile.seal(Self.bytes(3 * Self.chunk, seed: 2), dataKey: Self.key, salt: Self.salt(2), binding: Self.binding)
+        let sealed = SealedFile.seal(
+            Self.bytes(3 * Self.chunk, seed: 2), dataKey: Self.key, salt: Self.salt(2), binding: Self.binding)
         for cut in [1, 17, SealedFile.sealedChunkBytes, sealed.count - SealedFile.headerBytes - 1] {
             #expect(Self.openError(Array(sealed.dropLast(cut)))?.code == .truncated, "cut \(cut)")
         }
@@ -79,13 +90,16 @@ struct SealedFileTests {
         }
         #expect(Self.openError(sealed + [0])?.code == .tampered)
         var swapped = sealed
-        let a = SealedFile.headerBytes, b = a + SealedFile.sealedChunkBytes
+        let a = SealedFile.headerBytes
+        let b = a + SealedFile.sealedChunkBytes
         swapped.replaceSubrange(a..<b, with: sealed[b..<(b + SealedFile.sealedChunkBytes)])
         swapped.replaceSubrange(b..<(b + SealedFile.sealedChunkBytes), with: sealed[a..<b])
         #expect(Self.openError(swapped)?.code == .tampered)
         let otherKey = (0..<32).map { UInt8($0) }
         var caught: AISyncError?
-        do { _ = try SealedFile.open(sealed, dataKey: otherKey, binding: Self.binding, shown: "x") } catch { caught = error }
+        do { _ = try SealedFile.open(sealed, dataKey: otherKey, binding: Self.binding, shown: "x") } catch {
+            caught = error
+        }
         #expect(caught?.code == .tampered)
         #expect(Self.openError(Array("{\"plain\":\"json\"}".utf8))?.code == .tampered)
     }
@@ -93,7 +107,8 @@ struct SealedFileTests {
     @Test("an authentic file at another path, or of another remote, is misplaced and says where it belongs")
     func misplaced() throws {
         let sealed = SealedFile.seal(Array("head".utf8), dataKey: Self.key, salt: Self.salt(4), binding: Self.binding)
-        let elsewhere = SealedFile.Binding(remoteID: Self.binding.remoteID, path: "segments/0123456789abcdef0123456789abcdef/8.seg")
+        let elsewhere = SealedFile.Binding(
+            remoteID: Self.binding.remoteID, path: "segments/0123456789abcdef0123456789abcdef/8.seg")
         let error = try #require(Self.openError(sealed, binding: elsewhere))
         #expect(error.code == .misplaced)
         #expect(error.message.contains("7.seg"), "\(error)")
@@ -107,7 +122,9 @@ struct SealedFileTests {
         var g = SplitMix64(seed: 5)
         let random: (Int) -> [UInt8] = { n in (0..<n).map { _ in UInt8(truncatingIfNeeded: g.next()) } }
         let remote = String(repeating: "12", count: 16)
-        var (file, keys) = KeyFile.create(remoteID: remote, passphrase: "first passphrase", created: Timestamp(milliseconds: 0), parameters: cheap, random: random)
+        var (file, keys) = KeyFile.create(
+            remoteID: remote, passphrase: "first passphrase", created: Timestamp(milliseconds: 0), parameters: cheap,
+            random: random)
         let reread = try KeyFile(bytes: file.json.canonicalBytes, shown: "keys.json")
         #expect(reread == file)
         #expect(try reread.unlock(passphrase: "first passphrase").keys == keys)
@@ -122,7 +139,9 @@ struct SealedFileTests {
         #expect(caught?.code == .wrongPassphrase)
         // Change: a second slot, then the first removed; the keys stay the same.
         let old = file.slots[0].id
-        file.addSlot(for: keys, passphrase: "second passphrase", created: Timestamp(milliseconds: 1), parameters: cheap, random: random)
+        file.addSlot(
+            for: keys, passphrase: "second passphrase", created: Timestamp(milliseconds: 1), parameters: cheap,
+            random: random)
         file.slots.removeAll { $0.id == old }
         #expect(try file.unlock(passphrase: "second passphrase").keys == keys)
         caught = nil
@@ -165,22 +184,31 @@ struct SealedFileTests {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "\(CLIHarness.packageRoot)/scripts/sealed_reference.py"]
         process.currentDirectoryURL = URL(fileURLWithPath: "\(CLIHarness.packageRoot)/scripts")
-        let input = Pipe(), output = Pipe()
+        let input = Pipe()
+        let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
         try process.run()
-        let lines = try cases.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }.joined(separator: "\n") + "\n"
-        let writer = Thread { input.fileHandleForWriting.write(Data(lines.utf8)); try? input.fileHandleForWriting.close() }
+        let lines =
+            try cases.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }.joined(
+                separator: "\n") + "\n"
+        let writer = Thread {
+            input.fileHandleForWriting.write(Data(lines.utf8))
+            try? input.fileHandleForWriting.close()
+        }
         writer.start()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "sealed_reference.py failed (is Python's cryptography package installed?)")
+        try #require(
+            process.terminationStatus == 0, "sealed_reference.py failed (is Python's cryptography package installed?)")
         return try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
     }
 
-    @Test("random files sealed here open in the Python implementation, and files it seals open here (a fresh seed each run)")
+    @Test(
+        "random files sealed here open in the Python implementation, and files it seals open here (a fresh seed each run)"
+    )
     func crossCheck() throws {
         let seed = UInt64.random(in: 1...1_000_000)
         var g = SplitMix64(seed: seed)
@@ -195,8 +223,14 @@ struct SealedFileTests {
             let binding = SealedFile.Binding(remoteID: keys.remoteID, path: "objects/\(n)/p\(g.next() % 1000)")
             let salt = Self.bytes(24, seed: g.next())
             let sealed = SealedFile.seal(plain, dataKey: keys.dataKey, salt: salt, binding: binding)
-            cases.append(["op": "open", "key": Hex.encode(master), "remote": binding.remoteID, "path": binding.path, "sealed": Hex.encode(sealed)])
-            cases.append(["op": "seal", "key": Hex.encode(master), "remote": binding.remoteID, "path": binding.path, "salt": Hex.encode(salt), "plain": Hex.encode(plain)])
+            cases.append([
+                "op": "open", "key": Hex.encode(master), "remote": binding.remoteID, "path": binding.path,
+                "sealed": Hex.encode(sealed),
+            ])
+            cases.append([
+                "op": "seal", "key": Hex.encode(master), "remote": binding.remoteID, "path": binding.path,
+                "salt": Hex.encode(salt), "plain": Hex.encode(plain),
+            ])
             let digest = SHA256.hash(plain)
             cases.append(["op": "name", "master": Hex.encode(master), "digest": digest.hex])
             expected += [plain, sealed, Array(keys.objectName(digest).utf8)]
@@ -206,9 +240,14 @@ struct SealedFileTests {
         try #require(answers.count == cases.count, "seed \(seed)")
         for (i, answer) in answers.enumerated() {
             switch i % 3 {
-            case 0: #expect(answer["plain"] as? String == Hex.encode(expected[i]), "seed \(seed) case \(i): \(answer["error"] ?? "")")
+            case 0:
+                #expect(
+                    answer["plain"] as? String == Hex.encode(expected[i]),
+                    "seed \(seed) case \(i): \(answer["error"] ?? "")")
             case 1: #expect(answer["sealed"] as? String == Hex.encode(expected[i]), "seed \(seed) case \(i)")
-            default: #expect(answer["name"] as? String == String(decoding: expected[i], as: UTF8.self), "seed \(seed) case \(i)")
+            default:
+                #expect(
+                    answer["name"] as? String == String(decoding: expected[i], as: UTF8.self), "seed \(seed) case \(i)")
             }
         }
     }
@@ -217,11 +256,16 @@ struct SealedFileTests {
     func keyFileCrossCheck() throws {
         var g = SplitMix64(seed: UInt64.random(in: 1...1_000_000))
         let random: (Int) -> [UInt8] = { n in (0..<n).map { _ in UInt8(truncatingIfNeeded: g.next()) } }
-        let (file, keys) = KeyFile.create(remoteID: String(repeating: "3f", count: 16), passphrase: "pässphrase ✓", created: Timestamp(milliseconds: 0),
-                                          parameters: Scrypt.Parameters(n: 2048, r: 8, p: 2), random: random)
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(file.json.canonicalBytes)) as? [String: Any])
-        let answers = try Self.reference([["op": "unwrap", "file": json, "passphrase": "pässphrase ✓"],
-                                          ["op": "unwrap", "file": json, "passphrase": "passphrase ✓"]])
+        let (file, keys) = KeyFile.create(
+            remoteID: String(repeating: "3f", count: 16), passphrase: "pässphrase ✓",
+            created: Timestamp(milliseconds: 0),
+            parameters: Scrypt.Parameters(n: 2048, r: 8, p: 2), random: random)
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(file.json.canonicalBytes)) as? [String: Any])
+        let answers = try Self.reference([
+            ["op": "unwrap", "file": json, "passphrase": "pässphrase ✓"],
+            ["op": "unwrap", "file": json, "passphrase": "passphrase ✓"],
+        ])
         #expect(answers.first?["master"] as? String == Hex.encode(keys.master))
         #expect(answers.last?["error"] != nil)
     }

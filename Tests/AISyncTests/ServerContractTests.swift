@@ -11,7 +11,9 @@ import Testing
 ///   (`PullPlanner.headMoved`), never by ETag.
 @Suite("Server contracts", .tags(.servers), .needsServers)
 struct ServerContractTests {
-    @Test("a same-size rewrite within one second: listed ETags change on WebDAV, nginx's may not", arguments: [RemoteKind.apache, .rclone, .nginx])
+    @Test(
+        "a same-size rewrite within one second: listed ETags change on WebDAV, nginx's may not",
+        arguments: [RemoteKind.apache, .rclone, .nginx])
     func sameSecondRewrite(_ kind: RemoteKind) async throws {
         let remote = try await TestServer.require(kind).freshRemote("contract")
         defer { Task { await remote.remove() } }
@@ -21,11 +23,15 @@ struct ServerContractTests {
         var landedInOneSecond = false
         var etags: (String?, String?) = (nil, nil)
         for attempt in 0..<30 {
-            let put1 = try await RemoteHTTP.send("PUT", url, server: remote.server, body: Data("{\"seq\":\(attempt)1}".utf8))
+            let put1 = try await RemoteHTTP.send(
+                "PUT", url, server: remote.server, body: Data("{\"seq\":\(attempt)1}".utf8))
             let first = try await listedOrHeadETag(kind, remote, "head.json")
-            let put2 = try await RemoteHTTP.send("PUT", url, server: remote.server, body: Data("{\"seq\":\(attempt)2}".utf8))
+            let put2 = try await RemoteHTTP.send(
+                "PUT", url, server: remote.server, body: Data("{\"seq\":\(attempt)2}".utf8))
             let second = try await listedOrHeadETag(kind, remote, "head.json")
-            try #require((200..<300).contains(put1.status) && (200..<300).contains(put2.status), "PUT failed: \(put1.status) \(put2.status)")
+            try #require(
+                (200..<300).contains(put1.status) && (200..<300).contains(put2.status),
+                "PUT failed: \(put1.status) \(put2.status)")
             let head = try await RemoteHTTP.send("HEAD", url, server: remote.server)
             if first.lastModified != nil, first.lastModified == head.headers["last-modified"] {
                 landedInOneSecond = true
@@ -37,9 +43,13 @@ struct ServerContractTests {
         #expect(etags.0 != nil && etags.1 != nil, "\(kind) gives ETags")
         switch kind {
         case .apache, .rclone:
-            #expect(etags.0 != etags.1, "\(kind): a listing must show a new ETag for every rewrite, or pulls miss heads")
+            #expect(
+                etags.0 != etags.1, "\(kind): a listing must show a new ETag for every rewrite, or pulls miss heads")
         case .nginx:
-            #expect(etags.0 == etags.1, "nginx's ETag is seconds and size; if it changed, nginx changed and the numbers-not-ETags rule could be revisited")
+            #expect(
+                etags.0 == etags.1,
+                "nginx's ETag is seconds and size; if it changed, nginx changed and the numbers-not-ETags rule could be revisited"
+            )
         case .folder:
             break
         }
@@ -47,14 +57,19 @@ struct ServerContractTests {
 
     /// The ETag aisync would see: from a PROPFIND listing on WebDAV, from HEAD on plain HTTP;
     /// with the Last-Modified of that moment.
-    func listedOrHeadETag(_ kind: RemoteKind, _ remote: TestRemote, _ name: String) async throws -> (etag: String?, lastModified: String?) {
+    func listedOrHeadETag(_ kind: RemoteKind, _ remote: TestRemote, _ name: String) async throws -> (
+        etag: String?, lastModified: String?
+    ) {
         let head = try await RemoteHTTP.send("HEAD", "\(remote.url)/\(name)", server: remote.server)
         guard kind != .nginx else { return (head.headers["etag"], head.headers["last-modified"]) }
-        let listing = try await RemoteHTTP.send("PROPFIND", "\(remote.url)/", server: remote.server, headers: ["Depth": "1"])
+        let listing = try await RemoteHTTP.send(
+            "PROPFIND", "\(remote.url)/", server: remote.server, headers: ["Depth": "1"])
         let xml = listing.text
         // The <getetag> of the response whose href ends with the name.
         for response in xml.components(separatedBy: "response>") where response.contains("\(name)</") {
-            if let start = response.range(of: "getetag>"), let end = response.range(of: "</", range: start.upperBound..<response.endIndex) {
+            if let start = response.range(of: "getetag>"),
+                let end = response.range(of: "</", range: start.upperBound..<response.endIndex)
+            {
                 return (String(response[start.upperBound..<end.lowerBound]), head.headers["last-modified"])
             }
         }

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #elseif canImport(Musl)
-@preconcurrency import Musl
+    @preconcurrency import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The sync issue's scenario suite, run with the built `aisync` against every kind of remote:
@@ -19,12 +20,17 @@ import Darwin
 struct ServerScenarioTests {
     // MARK: - Two devices
 
-    @Test("two devices: create on A, push, pull on B: identical everywhere, images byte for byte; and back", arguments: RemoteKind.allCases)
+    @Test(
+        "two devices: create on A, push, pull on B: identical everywhere, images byte for byte; and back",
+        arguments: RemoteKind.allCases)
     func twoDevices(_ kind: RemoteKind) async throws {
         let remote = try await TestServer.require(kind).freshRemote("two")
         let a = try await Device.make("laptop", remote: remote)
         let b = try await Device.make("desktop", remote: remote)
-        defer { a.remove(); b.remove() }
+        defer {
+            a.remove()
+            b.remove()
+        }
 
         let session = try await Scenario.realisticSession(a)
         let pushed = try await a.sync("push")
@@ -39,17 +45,21 @@ struct ServerScenarioTests {
 
         // Nothing new: a second pull moves nothing.
         let again = try await b.sync("pull")
-        #expect(again["pulled"] as? Int == 0 && again["blobs"] as? Int == 0, "\(kind): a pull with nothing new moved something: \(again)")
+        #expect(
+            again["pulled"] as? Int == 0 && again["blobs"] as? Int == 0,
+            "\(kind): a pull with nothing new moved something: \(again)")
 
         // And back: B edits and adds an image, both sync.
         try await b.ok(["rename", session.chats[0], "Trip ideas (edited on B)"])
         try await b.ok(["chat", "say", session.chats[1], "--role", "assistant", "there lived a fox"])
-        let extra = CLIFixtures.writeFile(CLIFixtures.data(hex: Scenario.otherPNGHex), in: b.store.directory, name: "other.png")
+        let extra = CLIFixtures.writeFile(
+            CLIFixtures.data(hex: Scenario.otherPNGHex), in: b.store.directory, name: "other.png")
         let newImage = try await b.ok(["image", "add", extra, "--prompt", "another fox"])
         try await b.sync()
         try await a.sync()
         try await Converge.expectIdentical([a, b], "\(kind): after edits on B and sync on both")
-        try await Scenario.expectImageBytes(on: a, [newImage: CLIFixtures.data(hex: Scenario.otherPNGHex)], "\(kind): A")
+        try await Scenario.expectImageBytes(
+            on: a, [newImage: CLIFixtures.data(hex: Scenario.otherPNGHex)], "\(kind): A")
         try await a.ok(["fsck"])
         try await b.ok(["fsck"])
         await remote.remove()
@@ -57,12 +67,17 @@ struct ServerScenarioTests {
 
     // MARK: - Concurrent edits
 
-    @Test("concurrent edits of one chat: the same conflict and winner on both; resolve on B closes it everywhere", arguments: RemoteKind.allCases)
+    @Test(
+        "concurrent edits of one chat: the same conflict and winner on both; resolve on B closes it everywhere",
+        arguments: RemoteKind.allCases)
     func concurrentEdits(_ kind: RemoteKind) async throws {
         let remote = try await TestServer.require(kind).freshRemote("conflict")
         let a = try await Device.make("laptop", remote: remote)
         let b = try await Device.make("phone", remote: remote)
-        defer { a.remove(); b.remove() }
+        defer {
+            a.remove()
+            b.remove()
+        }
 
         let chat = try await a.ok(["chat", "new", "--title", "Shared plans", "--model", "gpt-4o"])
         try await a.ok(["chat", "say", chat, "--role", "user", "What shall we cook?"])
@@ -86,11 +101,13 @@ struct ServerScenarioTests {
         #expect(conflicts[0]["id"] as? String == chat)
         let versions = try #require(conflicts[0]["versions"] as? [[String: Any]])
         #expect(versions.count == 2, "\(kind): expected two concurrent versions: \(onA.stdout)")
-        #expect(versions.filter { $0["winner"] as? Bool == true }.count == 1, "\(kind): exactly one winner: \(onA.stdout)")
+        #expect(
+            versions.filter { $0["winner"] as? Bool == true }.count == 1, "\(kind): exactly one winner: \(onA.stdout)")
         // The winner is the last writer: the greatest (time, device).
         let order = versions.map { ($0["time"] as? String ?? "", $0["device"] as? String ?? "") }
         let expectedWinner = versions[order.indices.max { order[$0] < order[$1] }!]
-        #expect(expectedWinner["winner"] as? Bool == true, "\(kind): the winner should be the last writer: \(onA.stdout)")
+        #expect(
+            expectedWinner["winner"] as? Bool == true, "\(kind): the winner should be the last writer: \(onA.stdout)")
         try await Converge.expectIdentical([a, b], "\(kind): in conflict")
 
         // B keeps the losing version; after B then A sync no conflict is left anywhere.
@@ -113,12 +130,17 @@ struct ServerScenarioTests {
 
     // MARK: - Edit vs delete
 
-    @Test("edit on A while B deletes the same record: a conflict on both, the edit is not lost", arguments: RemoteKind.allCases)
+    @Test(
+        "edit on A while B deletes the same record: a conflict on both, the edit is not lost",
+        arguments: RemoteKind.allCases)
     func editVersusDelete(_ kind: RemoteKind) async throws {
         let remote = try await TestServer.require(kind).freshRemote("editdel")
         let a = try await Device.make("laptop", remote: remote)
         let b = try await Device.make("phone", remote: remote)
-        defer { a.remove(); b.remove() }
+        defer {
+            a.remove()
+            b.remove()
+        }
 
         // Two records, so that both outcomes happen: the delete after the edit (the delete
         // wins) and the delete before the edit (the edit wins).
@@ -146,11 +168,16 @@ struct ServerScenarioTests {
         #expect(onA.succeeded && onA.stdout == onB.stdout, "\(kind): `conflicts --json` differs:\nA: \(onA)\nB: \(onB)")
         let conflicts = try CLIJSON.array(onA)
         for id in [first, second] {
-            let entry = try #require(conflicts.first { $0["id"] as? String == id }, "\(kind): \(id) should be listed as a conflict: \(onA.stdout)")
+            let entry = try #require(
+                conflicts.first { $0["id"] as? String == id },
+                "\(kind): \(id) should be listed as a conflict: \(onA.stdout)")
             let versions = try #require(entry["versions"] as? [[String: Any]])
-            #expect(versions.contains { $0["deleted"] as? Bool == true }, "\(kind): the delete should be one of the versions: \(entry)")
-            #expect(versions.contains { $0["version"] as? String == edits[id] && $0["deleted"] as? Bool == false },
-                    "\(kind): the edit \(edits[id] ?? "?") should be one of the versions: \(entry)")
+            #expect(
+                versions.contains { $0["deleted"] as? Bool == true },
+                "\(kind): the delete should be one of the versions: \(entry)")
+            #expect(
+                versions.contains { $0["version"] as? String == edits[id] && $0["deleted"] as? Bool == false },
+                "\(kind): the edit \(edits[id] ?? "?") should be one of the versions: \(entry)")
         }
         try await Converge.expectIdentical([a, b], "\(kind): edit vs delete")
 
@@ -175,9 +202,11 @@ struct ServerScenarioTests {
         var rng = SeededGenerator(seed: seed)
         let replay = "seed \(seed); replay with AISYNC_TEST_SEED=\(seed)"
         let remote = try await TestServer.require(kind).freshRemote("three")
-        let devices = [try await Device.make("alpha", remote: remote), try await Device.make("beta", remote: remote),
-                       try await Device.make("gamma", remote: remote)]
-        defer { devices.forEach { $0.remove() } }
+        let devices = [
+            try await Device.make("alpha", remote: remote), try await Device.make("beta", remote: remote),
+            try await Device.make("gamma", remote: remote),
+        ]
+        defer { for device in devices { device.remove() } }
         var log: [String] = []
         // The first push makes the location an aisync remote; from then on any device may
         // pull or sync in any order.
@@ -194,9 +223,16 @@ struct ServerScenarioTests {
             case 0..<25:
                 args = [["push"], ["pull"], ["sync"], ["sync"]][Int.random(in: 0..<4, using: &rng)]
             case 25..<40 where any.count < 12, 25..<40 where chats.isEmpty:
-                args = ["chat", "new", "--title", "chat \(step) by \(d.label)", "--model", ["gpt-4o", "davinci", "curie"][step % 3]]
-            case 25..<40, 40..<60 where !chats.isEmpty:
-                args = ["chat", "say", chats.randomElement(using: &rng)!, "--role", "user", "message \(step) from \(d.label)"]
+                args = [
+                    "chat", "new", "--title", "chat \(step) by \(d.label)", "--model",
+                    ["gpt-4o", "davinci", "curie"][step % 3],
+                ]
+            case 25..<40,
+                40..<60 where !chats.isEmpty:
+                args = [
+                    "chat", "say", chats.randomElement(using: &rng)!, "--role", "user",
+                    "message \(step) from \(d.label)",
+                ]
             case 60..<75 where !any.isEmpty:
                 args = ["rename", any.randomElement(using: &rng)!, "renamed at \(step) by \(d.label)"]
             case 75..<85 where !any.isEmpty:
@@ -205,11 +241,15 @@ struct ServerScenarioTests {
                 args = ["rm", any.randomElement(using: &rng)!]
             case 91..<95:
                 let image = CLIFixtures.allImages[step % 3]
-                args = ["image", "add", CLIFixtures.write(image, in: d.store.directory, as: "\(step)-\(image.name)"), "--prompt", "step \(step)"]
+                args = [
+                    "image", "add", CLIFixtures.write(image, in: d.store.directory, as: "\(step)-\(image.name)"),
+                    "--prompt", "step \(step)",
+                ]
             case 95..<100:
                 let conflicts = try await d.conflicts()
                 if let c = conflicts.randomElement(using: &rng), let id = c["id"] as? String,
-                   let v = (c["versions"] as? [[String: Any]])?.randomElement(using: &rng)?["version"] as? String {
+                    let v = (c["versions"] as? [[String: Any]])?.randomElement(using: &rng)?["version"] as? String
+                {
                     args = ["resolve", id, "--keep", v]
                 } else {
                     args = ["sync"]
@@ -219,14 +259,16 @@ struct ServerScenarioTests {
             }
             log.append("\(d.label): \(args.joined(separator: " "))")
             let r = await d.run(args)
-            try #require(r.succeeded, "\(kind), \(replay), step \(step): \(r)\nsteps so far:\n\(log.joined(separator: "\n"))")
+            try #require(
+                r.succeeded, "\(kind), \(replay), step \(step): \(r)\nsteps so far:\n\(log.joined(separator: "\n"))")
         }
         // A final round of syncs: after alpha, beta, gamma, gamma has everything; alpha and
         // beta get it on the second pass.
         for d in devices + devices.prefix(2) {
             try await d.sync("sync", "\(replay), final round")
         }
-        let ids = try await Converge.expectIdentical(devices, "\(kind), \(replay)\nsteps:\n\(log.joined(separator: "\n"))")
+        let ids = try await Converge.expectIdentical(
+            devices, "\(kind), \(replay)\nsteps:\n\(log.joined(separator: "\n"))")
         #expect(!ids.isEmpty)
         for d in devices { try await d.ok(["fsck"]) }
         await remote.remove()
@@ -234,16 +276,22 @@ struct ServerScenarioTests {
 
     // MARK: - Restore after reinstall
 
-    @Test("restore after reinstall: a brand-new store gets every record and image back with one pull", arguments: RemoteKind.allCases)
+    @Test(
+        "restore after reinstall: a brand-new store gets every record and image back with one pull",
+        arguments: RemoteKind.allCases)
     func restoreAfterReinstall(_ kind: RemoteKind) async throws {
         let remote = try await TestServer.require(kind).freshRemote("restore")
         let a = try await Device.make("old-laptop", remote: remote)
         let b = try await Device.make("phone", remote: remote)
-        defer { a.remove(); b.remove() }
+        defer {
+            a.remove()
+            b.remove()
+        }
         let session = try await Scenario.realisticSession(a)
         try await a.sync("push")
         let fromB = try await b.ok(["chat", "new", "--title", "Made on the phone"])
-        let extra = CLIFixtures.writeFile(CLIFixtures.data(hex: Scenario.otherPNGHex), in: b.store.directory, name: "other.png")
+        let extra = CLIFixtures.writeFile(
+            CLIFixtures.data(hex: Scenario.otherPNGHex), in: b.store.directory, name: "other.png")
         let imageFromB = try await b.ok(["image", "add", extra])
         try await b.sync()
         try await a.sync()
@@ -264,7 +312,9 @@ struct ServerScenarioTests {
 
     // MARK: - Killed push
 
-    @Test("a push killed at random moments (SIGKILL): the remote stays valid, pushing again completes it", arguments: RemoteKind.allCases)
+    @Test(
+        "a push killed at random moments (SIGKILL): the remote stays valid, pushing again completes it",
+        arguments: RemoteKind.allCases)
     func killedPush(_ kind: RemoteKind) async throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
@@ -331,7 +381,8 @@ struct ServerScenarioTests {
             }
             let when = marker.map { "\(Int(extra)) ms after \($0) appeared" } ?? "after \(Int(delay)) ms"
             kills.append("round \(round): killed \(when)")
-            try await Scenario.expectValidRemote(remote, atMost: total, "\(kind), \(replay), after \(kills.joined(separator: ", "))")
+            try await Scenario.expectValidRemote(
+                remote, atMost: total, "\(kind), \(replay), after \(kills.joined(separator: ", "))")
         }
         print("killed pushes on \(kind) (\(replay)): \(kills.isEmpty ? "none" : kills.joined(separator: "; "))")
         #expect(!kills.isEmpty, "\(kind), \(replay): every push finished before its kill; none was cut off")
@@ -350,7 +401,10 @@ struct ServerScenarioTests {
         try await fresh.sync("pull", "\(replay), after \(kills)")
         let restored = await fresh.run(["list", "--json", "--deleted"])
         let same = restored.stdout == source.stdout
-        #expect(same, "\(kind), \(replay): the fresh store's records differ from the source (kills: \(kills)); \(restored.stdout.count) vs \(source.stdout.count) bytes")
+        #expect(
+            same,
+            "\(kind), \(replay): the fresh store's records differ from the source (kills: \(kills)); \(restored.stdout.count) vs \(source.stdout.count) bytes"
+        )
         for id in [last] + Array(images.keys) {
             let s1 = await a.run(["show", id, "--json"])
             let s2 = await fresh.run(["show", id, "--json"])
@@ -361,7 +415,9 @@ struct ServerScenarioTests {
         await remote.remove()
     }
 
-    @Test("a first push killed right after its head is written: pushing again completes it, and a new store finds everything", arguments: RemoteKind.allCases)
+    @Test(
+        "a first push killed right after its head is written: pushing again completes it, and a new store finds everything",
+        arguments: RemoteKind.allCases)
     func killedAfterHead(_ kind: RemoteKind) async throws {
         let server = try TestServer.require(kind)
         // The window between the head and the device's registration in devices.json is a
@@ -384,7 +440,8 @@ struct ServerScenarioTests {
             }
             let registered = try await remote.fileExists("devices.json")
             hit = !registered
-            let context = "\(kind), attempt \(attempt): killed after the head appeared, devices.json \(registered ? "written" : "not written yet")"
+            let context =
+                "\(kind), attempt \(attempt): killed after the head appeared, devices.json \(registered ? "written" : "not written yet")"
             try await a.sync("push", context)
             let again = try await a.sync("push", context)
             #expect(again["pushed"] as? Int == 0, "\(context): \(again)")
@@ -395,12 +452,16 @@ struct ServerScenarioTests {
             #expect(count == 300, "\(context): a new store should find all 300 chats on the remote, found \(count)")
             await remote.remove()
         }
-        print("killed after head on \(kind): \(hit ? "killed before the device registered" : "the kill never landed before registration")")
+        print(
+            "killed after head on \(kind): \(hit ? "killed before the device registered" : "the kill never landed before registration")"
+        )
     }
 
     // MARK: - Two first pushes at the same moment
 
-    @Test("two devices pushing for the first time at the same moment both succeed and see each other", arguments: RemoteKind.allCases)
+    @Test(
+        "two devices pushing for the first time at the same moment both succeed and see each other",
+        arguments: RemoteKind.allCases)
     func concurrentFirstPush(_ kind: RemoteKind) async throws {
         let server = try TestServer.require(kind)
         // A race: several rounds, each on a fresh location.
@@ -408,8 +469,12 @@ struct ServerScenarioTests {
             let remote = try await server.freshRemote("race")
             let e = try await Device.make("east", remote: remote)
             let w = try await Device.make("west", remote: remote)
-            defer { e.remove(); w.remove() }
-            var mine: [String] = [], theirs: [String] = []
+            defer {
+                e.remove()
+                w.remove()
+            }
+            var mine: [String] = []
+            var theirs: [String] = []
             for n in 0..<2 {
                 mine.append(try await e.ok(["chat", "new", "--title", "east \(n)"]))
                 theirs.append(try await w.ok(["chat", "new", "--title", "west \(n)"]))
@@ -425,13 +490,20 @@ struct ServerScenarioTests {
 
             for d in [e, w, e] {
                 let r = await d.run(["sync", "--json"])
-                #expect(r.succeeded, "\(kind), round \(round): [\(d.label)] sync after the concurrent first pushes: \(r)")
+                #expect(
+                    r.succeeded, "\(kind), round \(round): [\(d.label)] sync after the concurrent first pushes: \(r)")
             }
             let east = Set(try await e.ids())
             let west = Set(try await w.ids())
             let all = Set(mine + theirs)
-            #expect(east == all && west == all, "\(kind), round \(round): each device should see both devices' records: east \(east.sorted()), west \(west.sorted()), expected \(all.sorted())")
-            if east != all || west != all { await remote.remove(); break }
+            #expect(
+                east == all && west == all,
+                "\(kind), round \(round): each device should see both devices' records: east \(east.sorted()), west \(west.sorted()), expected \(all.sorted())"
+            )
+            if east != all || west != all {
+                await remote.remove()
+                break
+            }
             if round == 0 { try await Converge.expectIdentical([e, w], "\(kind), round \(round)") }
             await remote.remove()
         }
@@ -444,7 +516,10 @@ struct ServerScenarioTests {
         let remote = try await TestServer.require(kind).freshRemote("quick")
         let a = try await Device.make("writer", remote: remote)
         let b = try await Device.make("reader", remote: remote)
-        defer { a.remove(); b.remove() }
+        defer {
+            a.remove()
+            b.remove()
+        }
         let chat = try await a.ok(["chat", "new", "--title", "round 0"])
         try await a.sync("push")
         try await b.sync("pull")
@@ -468,7 +543,10 @@ struct ServerScenarioTests {
             try #require(push.succeeded && show.succeeded, "\(push)\n\(show)")
             let title = try CLIJSON.object(show)["title"] as? String
             let note = repeatPending ? " (A's head kept the ETag \(etags[round - 1] ?? "?") across its last push)" : ""
-            #expect(title == "round \(round - 1)", "\(kind): after A's push of round \(round - 1), B's pull should show it, but B shows \(title ?? "nothing")\(note)")
+            #expect(
+                title == "round \(round - 1)",
+                "\(kind): after A's push of round \(round - 1), B's pull should show it, but B shows \(title ?? "nothing")\(note)"
+            )
             etags.append(try await remote.etag(headPath))
             repeatPending = etags[round] != nil && etags[round] == etags[round - 1]
         }
@@ -482,7 +560,10 @@ struct ServerScenarioTests {
         let remote = try await TestServer.require(kind).freshRemote("auth")
         let a = try await Device.make("owner", remote: remote)
         let b = try await Device.make("intruder", remote: remote)
-        defer { a.remove(); b.remove() }
+        defer {
+            a.remove()
+            b.remove()
+        }
         try await a.ok(["chat", "new", "--title", "private"])
         try await a.sync("push")
         try await b.ok(["chat", "new", "--title", "local only"])
@@ -490,24 +571,34 @@ struct ServerScenarioTests {
         let wrong = "wrong-\(UUID().uuidString.prefix(8))"
         for device in [a, b] {
             for verb in ["push", "pull", "sync"] {
-                if device.label == "owner" { try await device.ok(["rename", try await device.ids()[0], "changed before \(verb)"]) }
+                if device.label == "owner" {
+                    try await device.ok(["rename", try await device.ids()[0], "changed before \(verb)"])
+                }
                 let before = device.fingerprint()
                 let r = await device.run([verb], environment: ["AISYNC_PASSWORD": wrong])
                 CLIExpect.cleanError(r, code: 77)
-                #expect(!r.stderr.contains(wrong) && !r.stderr.contains(remote.server.password), "\(kind): a password was printed: \(r)")
-                #expect(device.fingerprint() == before, "\(kind): [\(device.label)] \(verb) with a wrong password changed the store")
+                #expect(
+                    !r.stderr.contains(wrong) && !r.stderr.contains(remote.server.password),
+                    "\(kind): a password was printed: \(r)")
+                #expect(
+                    device.fingerprint() == before,
+                    "\(kind): [\(device.label)] \(verb) with a wrong password changed the store")
             }
         }
         await remote.remove()
     }
 
-    @Test("wrong URL: a missing folder or collection, or nginx added without --plain, is a clear error", arguments: RemoteKind.allCases)
+    @Test(
+        "wrong URL: a missing folder or collection, or nginx added without --plain, is a clear error",
+        arguments: RemoteKind.allCases)
     func wrongURL(_ kind: RemoteKind) async throws {
         let server = try TestServer.require(kind)
         switch kind {
         case .folder, .apache, .rclone:
             // A location that does not exist: aisync never creates the remote's root.
-            let missing = kind == .folder ? try server.unreachableURL() : "\(server.baseURL)/missing-\(UUID().uuidString.lowercased())/aisync"
+            let missing =
+                kind == .folder
+                ? try server.unreachableURL() : "\(server.baseURL)/missing-\(UUID().uuidString.lowercased())/aisync"
             let remote = TestRemote(server: server, url: missing, folderPath: nil)
             let d = try await Device.make("lost", remote: remote)
             defer { d.remove() }
@@ -526,7 +617,10 @@ struct ServerScenarioTests {
             let remote = try await server.freshRemote("noplain")
             let good = try await Device.make("plain", remote: remote)
             let bad = try await Device.make("webdav", remote: remote, plain: false)
-            defer { good.remove(); bad.remove() }
+            defer {
+                good.remove()
+                bad.remove()
+            }
             try await good.ok(["chat", "new", "--title", "on nginx"])
             try await good.sync("push")
             try await bad.ok(["chat", "new", "--title", "local"])
@@ -543,14 +637,19 @@ struct ServerScenarioTests {
             defer { first.remove() }
             try await first.ok(["chat", "new", "--title", "local"])
             let push = await first.run(["push"])
-            #expect(push.exitCode == 78, "nginx: the first push to a server that cannot list, by a device that added it without --plain, should fail with exit 78 and a hint to use --plain; every later pull or sync of this device fails: \(push)")
+            #expect(
+                push.exitCode == 78,
+                "nginx: the first push to a server that cannot list, by a device that added it without --plain, should fail with exit 78 and a hint to use --plain; every later pull or sync of this device fails: \(push)"
+            )
             if push.exitCode != 0 { CLIExpect.cleanError(push, code: 78, mentioning: ["--plain"]) }
             await remote.remove()
             await fresh.remove()
         }
     }
 
-    @Test("pulling from a location that is not an aisync remote is an error and deletes nothing", arguments: RemoteKind.allCases)
+    @Test(
+        "pulling from a location that is not an aisync remote is an error and deletes nothing",
+        arguments: RemoteKind.allCases)
     func notAnAISyncRemote(_ kind: RemoteKind) async throws {
         let remote = try await TestServer.require(kind).freshRemote("empty")
         let d = try await Device.make("careful", remote: remote)
@@ -598,7 +697,8 @@ struct ServerScenarioTests {
 /// Shared steps of the scenarios.
 enum Scenario {
     /// A second, different PNG (1x1), so two devices add different images.
-    static let otherPNGHex = "89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de0000000c49444154789c631068f80000022401816f91e4640000000049454e44ae426082"
+    static let otherPNGHex =
+        "89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de0000000c49444154789c631068f80000022401816f91e4640000000049454e44ae426082"
 
     struct Session {
         var chats: [String]
@@ -615,7 +715,9 @@ enum Scenario {
         let c1 = try await d.ok(["chat", "new", "--title", "Trip ideas", "--model", "gpt-4o"])
         try await d.ok(["chat", "say", c1, "--role", "system", "You are a helpful travel agent."])
         try await d.ok(["chat", "say", c1, "--role", "user", "Where should I go in May? 🌍"])
-        try await d.ok(["chat", "say", c1, "--role", "assistant", "-"], stdin: Data("Try Lisbon:\n- mild weather\n- \"pastéis de nata\"\n".utf8))
+        try await d.ok(
+            ["chat", "say", c1, "--role", "assistant", "-"],
+            stdin: Data("Try Lisbon:\n- mild weather\n- \"pastéis de nata\"\n".utf8))
         let c2 = try await d.ok(["chat", "new", "--title", "Old completions", "--model", "davinci"])
         try await d.ok(["chat", "say", c2, "--role", "user", "Once upon a time"])
         let c3 = try await d.ok(["chat", "new", "--title", "Scratch"])
@@ -623,13 +725,18 @@ enum Scenario {
         var order: [String] = []
         for (n, image) in CLIFixtures.allImages.enumerated() {
             let path = CLIFixtures.write(image, in: d.store.directory)
-            let id = try await d.ok(["image", "add", path, "--prompt", "prompt for \(image.name)", "--model", n == 0 ? "dall-e-3" : "dall-e-2"])
+            let id = try await d.ok([
+                "image", "add", path, "--prompt", "prompt for \(image.name)", "--model",
+                n == 0 ? "dall-e-3" : "dall-e-2",
+            ])
             images[id] = image.bytes
             order.append(id)
         }
-        let story = try await d.ok(["story", "new", "--title", "The Fox", "--moral", "Be kind",
-                                    "--page", "Once upon a time", "--page", "a fox met a crow", "--page", "The end",
-                                    "--image", order[0], "--image", order[1]])
+        let story = try await d.ok([
+            "story", "new", "--title", "The Fox", "--moral", "Be kind",
+            "--page", "Once upon a time", "--page", "a fox met a crow", "--page", "The end",
+            "--image", order[0], "--image", order[1],
+        ])
         try await d.ok(["rename", c2, "Old completions (renamed)"])
         try await d.ok(["favorite", c1])
         try await d.ok(["favorite", order[2]])
@@ -638,17 +745,23 @@ enum Scenario {
     }
 
     /// `image save` gives exactly the original bytes.
-    static func expectImageBytes(on d: Device, _ images: [String: Data], _ context: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    static func expectImageBytes(
+        on d: Device, _ images: [String: Data], _ context: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         for (id, bytes) in images {
             let target = "\(d.store.directory)/check-\(id)"
             let r = await d.run(["image", "save", id, target])
             #expect(r.succeeded, "\(context): image save \(id): \(r)", sourceLocation: sourceLocation)
-            #expect(FileManager.default.contents(atPath: target) == bytes, "\(context): image \(id) is not byte for byte the original", sourceLocation: sourceLocation)
+            #expect(
+                FileManager.default.contents(atPath: target) == bytes,
+                "\(context): image \(id) is not byte for byte the original", sourceLocation: sourceLocation)
             try? FileManager.default.removeItem(atPath: target)
         }
     }
 
-    static func show(_ d: Device, _ id: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: Any] {
+    static func show(_ d: Device, _ id: String, sourceLocation: SourceLocation = #_sourceLocation) async throws
+        -> [String: Any]
+    {
         let r = await d.run(["show", id, "--json"])
         try #require(r.succeeded, "[\(d.label)] show \(id): \(r)", sourceLocation: sourceLocation)
         return try CLIJSON.object(r, sourceLocation: sourceLocation)
@@ -663,13 +776,18 @@ enum Scenario {
 
     /// A remote is valid when a brand-new store pulls from it without error (or it is still
     /// empty: nothing, not even aisync.json, was written) and gets a sound store.
-    static func expectValidRemote(_ remote: TestRemote, atMost total: Int, _ context: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    static func expectValidRemote(
+        _ remote: TestRemote, atMost total: Int, _ context: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         let probe = try await Device.make("probe", remote: remote, sourceLocation: sourceLocation)
         defer { probe.remove() }
         let r = await probe.run(["pull", "--json"])
         if r.exitCode == 66, !(try await remote.fileExists("aisync.json")) { return }
-        try #require(r.succeeded, "\(context): a fresh store cannot pull from the remote: \(r)", sourceLocation: sourceLocation)
+        try #require(
+            r.succeeded, "\(context): a fresh store cannot pull from the remote: \(r)", sourceLocation: sourceLocation)
         let count = try await probe.list().count
-        #expect(count <= total, "\(context): the remote holds more records (\(count)) than were pushed (\(total))", sourceLocation: sourceLocation)
+        #expect(
+            count <= total, "\(context): the remote holds more records (\(count)) than were pushed (\(total))",
+            sourceLocation: sourceLocation)
     }
 }

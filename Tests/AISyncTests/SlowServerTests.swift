@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import AISyncCore
 @testable import AISyncHTTP
 @testable import AISyncRemote
@@ -34,7 +35,9 @@ struct SlowServerTests {
         let server = Process()
         // The system interpreter itself (a pyenv-style shim would leave the real server
         // running after terminate(), holding the test runner's output open).
-        server.executableURL = URL(fileURLWithPath: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "/usr/bin/env")
+        server.executableURL = URL(
+            fileURLWithPath: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
+                ? "/usr/bin/python3" : "/usr/bin/env")
         server.arguments = (server.executableURL?.path == "/usr/bin/env" ? ["python3"] : []) + ["-c", Self.trickle]
         let out = Pipe()
         server.standardOutput = out
@@ -43,14 +46,16 @@ struct SlowServerTests {
         try server.run()
         defer { kill(server.processIdentifier, SIGKILL) }
         let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-        let port = try #require(Int(line.trimmingCharacters(in: .whitespacesAndNewlines)), "no port from the trickle server: \(line)")
+        let port = try #require(
+            Int(line.trimmingCharacters(in: .whitespacesAndNewlines)), "no port from the trickle server: \(line)")
         // Inactivity timeout 1 s (never reached: a byte comes every 0.4 s); a 1,000-byte limit
         // gives a deadline of 4 × 1 s + 1000 / 128 KiB/s.
         let transport = kind.make(timeoutSeconds: 1)
         // Without the deadline the whole answer arrives after 400 s and is accepted.
         do {
-            _ = try await transport.send(HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/heads/x.json", headers: [:], body: .none),
-                                         downloadTo: nil, maxBytes: 1000)
+            _ = try await transport.send(
+                HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/heads/x.json", headers: [:], body: .none),
+                downloadTo: nil, maxBytes: 1000)
             Issue.record("a trickling answer was accepted")
         } catch {
             #expect(error.code == .temporary)
@@ -58,9 +63,11 @@ struct SlowServerTests {
         }
     }
 
-    @Test("the deadline grows with the bytes a request may move", arguments: [
-        (30.0, Int64(0), 120.0), (30.0, Int64(1 << 20), 128.0), (5.0, Int64(64 << 20), 532.0),
-    ] as [(Double, Int64, Double)])
+    @Test(
+        "the deadline grows with the bytes a request may move",
+        arguments: [
+            (30.0, Int64(0), 120.0), (30.0, Int64(1 << 20), 128.0), (5.0, Int64(64 << 20), 532.0),
+        ] as [(Double, Int64, Double)])
     func deadline(timeout: Double, bytes: Int64, expected: Double) {
         #expect(abs(URLSessionTransport.deadline(timeout: timeout, bytes: bytes) - expected) < 0.001)
     }

@@ -1,11 +1,12 @@
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #elseif canImport(Musl)
-@preconcurrency import Musl
+    @preconcurrency import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Several `aisync` processes on one store at once, and processes killed mid-write: nothing
@@ -41,7 +42,8 @@ struct StoreConcurrencyTests {
         let check = SchemaValidator.validate("journal-line", files: [store.journalPath], canonical: true)
         #expect(check.passed, "journal.jsonl after concurrent writes: \(check)", sourceLocation: sourceLocation)
         let bytes = store.journalBytes()
-        #expect(bytes.isEmpty || bytes.last == 10, "the journal ends with a complete line", sourceLocation: sourceLocation)
+        #expect(
+            bytes.isEmpty || bytes.last == 10, "the journal ends with a complete line", sourceLocation: sourceLocation)
     }
 
     @Test func concurrentCreatesAreAllSaved() throws {
@@ -49,7 +51,9 @@ struct StoreConcurrencyTests {
         defer { store.remove() }
         var created: [String] = []
         for round in 0..<3 {
-            let commands = (0..<8).map { ["chat", "new", "--title", "round \(round) writer \($0)", "--model", "gpt-4o"] }
+            let commands = (0..<8).map {
+                ["chat", "new", "--title", "round \(round) writer \($0)", "--model", "gpt-4o"]
+            }
             let results = try Self.runConcurrently(store, commands)
             for r in results {
                 CLIExpect.success(r)
@@ -57,7 +61,9 @@ struct StoreConcurrencyTests {
                 if r.exitCode == 0 { created.append(r.trimmedStdout) }
             }
             let listed = Set(try store.list().compactMap { $0["id"] as? String })
-            for id in created { #expect(listed.contains(id), "\(id) was printed by chat new but is missing from list (round \(round))") }
+            for id in created {
+                #expect(listed.contains(id), "\(id) was printed by chat new but is missing from list (round \(round))")
+            }
             #expect(listed.count == created.count)
         }
         #expect(Set(created).count == 24, "24 distinct ids: \(created)")
@@ -76,7 +82,9 @@ struct StoreConcurrencyTests {
         var said: [String] = []
         var newChats: [String] = []
         for round in 0..<3 {
-            var commands: [[String]] = (0..<5).map { ["chat", "say", chat, "--role", $0 % 2 == 0 ? "user" : "assistant", "round \(round) message \($0)"] }
+            var commands: [[String]] = (0..<5).map {
+                ["chat", "say", chat, "--role", $0 % 2 == 0 ? "user" : "assistant", "round \(round) message \($0)"]
+            }
             commands += (0..<2).map { ["chat", "new", "--title", "side \(round)-\($0)"] }
             commands.append(["list", "--json"])
             let results = try Self.runConcurrently(store, commands)
@@ -89,7 +97,9 @@ struct StoreConcurrencyTests {
         }
         let messages = try #require(try store.show(chat)["messages"] as? [[String: Any]])
         let texts = messages.compactMap { $0["text"] as? String }
-        #expect(Set(texts) == Set(said), "every acknowledged message must be in the chat (lost updates?): have \(texts.count), said \(said.count)")
+        #expect(
+            Set(texts) == Set(said),
+            "every acknowledged message must be in the chat (lost updates?): have \(texts.count), said \(said.count)")
         #expect(texts.count == 15)
         let ids = messages.compactMap { $0["id"] as? String }
         #expect(Set(ids).count == ids.count)
@@ -109,7 +119,9 @@ struct StoreConcurrencyTests {
         init(_ output: String) {
             for line in output.split(separator: "\n") {
                 let f = line.split(separator: " ").map(String.init)
-                if f.count == 2, f[0] == "created", CLIExpect.matches(f[1], "^chat-[0-9a-f]{16}$") { created.append(f[1]) }
+                if f.count == 2, f[0] == "created", CLIExpect.matches(f[1], "^chat-[0-9a-f]{16}$") {
+                    created.append(f[1])
+                }
                 if f.count == 3, f[0] == "said", CLIExpect.matches(f[2], "^[0-9a-f]{12}$") { said.append((f[1], f[2])) }
             }
         }
@@ -151,12 +163,17 @@ struct StoreConcurrencyTests {
             let fsck = store.run(["fsck"])
             #expect(fsck.exitCode == 0, "fsck after SIGKILL (round \(round)): \(fsck)")
             let listed = Set(try store.list().compactMap { $0["id"] as? String })
-            for id in allCreated { #expect(listed.contains(id), "\(id) was reported as created before the kill but is lost") }
+            for id in allCreated {
+                #expect(listed.contains(id), "\(id) was reported as created before the kill but is lost")
+            }
             let log = try CLIJSON.array(store.run(["log", "--json"]))
             let versions = log.compactMap { $0["version"] as? String }
             for (chat, version) in allSaid {
-                #expect(versions.contains { $0.hasPrefix(version) }, "version \(version) of \(chat) was reported before the kill but is lost")
-                let texts = (try store.show(chat)["messages"] as? [[String: Any]])?.compactMap { $0["text"] as? String } ?? []
+                #expect(
+                    versions.contains { $0.hasPrefix(version) },
+                    "version \(version) of \(chat) was reported before the kill but is lost")
+                let texts =
+                    (try store.show(chat)["messages"] as? [[String: Any]])?.compactMap { $0["text"] as? String } ?? []
                 #expect(texts.count == 1, "\(chat): \(texts)")
             }
         }
@@ -177,12 +194,17 @@ struct StoreConcurrencyTests {
         var killed = 0
         var generator = SystemRandomNumberGenerator()
         for n in 0..<40 {
-            let args = n % 2 == 0 ? ["chat", "new", "--title", "victim \(n)"] : ["chat", "say", chat, "--role", "user", "victim \(n)"]
+            let args =
+                n % 2 == 0
+                ? ["chat", "new", "--title", "victim \(n)"] : ["chat", "say", chat, "--role", "user", "victim \(n)"]
             let p = try CLIHarness.startAISync(args, store: store.path)
             usleep(UInt32.random(in: 0...40_000, using: &generator))
             kill(p.pid, SIGKILL)
             let r = p.wait()
-            if r.signaled { killed += 1; continue }
+            if r.signaled {
+                killed += 1
+                continue
+            }
             // It finished before the kill: what it printed is saved.
             CLIExpect.success(r)
             if n % 2 == 0 { reportedIDs.append(r.trimmedStdout) } else { reportedVersions.append(r.trimmedStdout) }
@@ -192,7 +214,9 @@ struct StoreConcurrencyTests {
         let listed = Set(try store.list().compactMap { $0["id"] as? String })
         for id in reportedIDs { #expect(listed.contains(id), "\(id) was printed, then lost") }
         let versions = try CLIJSON.array(store.run(["log", "--json"])).compactMap { $0["version"] as? String }
-        for v in reportedVersions { #expect(versions.contains { $0.hasPrefix(v) }, "version \(v) was printed, then lost") }
+        for v in reportedVersions {
+            #expect(versions.contains { $0.hasPrefix(v) }, "version \(v) was printed, then lost")
+        }
         // The store keeps working after all that.
         let id = try store.ok(["chat", "new", "--title", "survivor"])
         try store.ok(["chat", "say", chat, "--role", "assistant", "still here"])

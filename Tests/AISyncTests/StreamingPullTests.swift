@@ -56,12 +56,15 @@ struct StreamingPullTests {
         // The pull recorded that no picture is missing; the index counts conflicts in its header.
         let missing = try String(contentsOfFile: "\(phone.path)/sync/missing-images.json", encoding: .utf8)
         #expect(missing.contains("\"images\":[]"), "\(missing)")
-        let schema = SchemaValidator.validate("missing-images", files: ["\(phone.path)/sync/missing-images.json"], canonical: true)
+        let schema = SchemaValidator.validate(
+            "missing-images", files: ["\(phone.path)/sync/missing-images.json"], canonical: true)
         #expect(schema.passed, "\(schema)")
         let index = "\(phone.path)/index/records.v2"
         let header = try String(contentsOfFile: index, encoding: .utf8).prefix { $0 != "\n" }
         let fields = header.split(separator: "\t")
-        #expect(fields.count == 10 && fields[7] == "0" && fields[8] == "7000", "conflicts, records in the header: \(header)")
+        #expect(
+            fields.count == 10 && fields[7] == "0" && fields[8] == "7000", "conflicts, records in the header: \(header)"
+        )
         let before = try FileManager.default.attributesOfItem(atPath: index)[.modificationDate] as? Date
         let idle = try CLIJSON.object(phone.run(["sync", "--json"]))
         #expect(idle["pulled"] as? Int == 0 && idle["pushed"] as? Int == 0 && idle["conflicts"] as? Int == 0, "\(idle)")

@@ -1,14 +1,15 @@
+import AISync
 import Foundation
-import Testing
 import Synchronization
+import Testing
+
 @testable import AISyncCore
 @testable import AISyncFiles
-@testable import AISyncStore
-@testable import AISyncRemote
 @testable import AISyncImgur
+@testable import AISyncRemote
+@testable import AISyncStore
 @testable import AISyncSync
 @testable import AISyncTesting
-import AISync
 
 /// Push, pull and sync between real temp stores through an `InMemoryRemote` (docs/DESIGN.md §3, §5).
 ///
@@ -19,7 +20,9 @@ struct SyncEngineTests {
     // MARK: - Fixtures
 
     /// A 3x2 red PNG (made with Pillow).
-    static let pngBytes: [UInt8] = hexBytes("89504e470d0a1a0a0000000d49484452000000030000000208020000001216f14d0000001049444154789c63fccf00054c3006030013290103f0d807840000000049454e44ae426082")
+    static let pngBytes: [UInt8] = hexBytes(
+        "89504e470d0a1a0a0000000d49484452000000030000000208020000001216f14d0000001049444154789c63fccf00054c3006030013290103f0d807840000000049454e44ae426082"
+    )
 
     static func hexBytes(_ hex: String) -> [UInt8] {
         let u = Array(hex.utf8)
@@ -43,7 +46,8 @@ struct SyncEngineTests {
     static let scratchRoot: String = {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory), isDirectory.boolValue,
-           FileManager.default.isWritableFile(atPath: "/dev/shm") {
+            FileManager.default.isWritableFile(atPath: "/dev/shm")
+        {
             return "/dev/shm"
         }
         return FileManager.default.temporaryDirectory.path
@@ -112,8 +116,9 @@ struct SyncEngineTests {
     }
 
     static func untouched(_ store: Store) async throws -> Untouched {
-        Untouched(list: try await store.list(includeDeleted: true), journal: journalBytes(store),
-                  checkpoint: fileBytes("\(store.root)/sync/mem.json"))
+        Untouched(
+            list: try await store.list(includeDeleted: true), journal: journalBytes(store),
+            checkpoint: fileBytes("\(store.root)/sync/mem.json"))
     }
 
     static func chatBodies(_ count: Int, prefix: String) -> [RecordBody] {
@@ -144,7 +149,8 @@ struct SyncEngineTests {
         let pngPath = "\(dir)/red.png"
         FileManager.default.createFile(atPath: pngPath, contents: Data(Self.pngBytes))
         let image = try await a.addImage(fileAt: pngPath, title: "Red", prompt: "a red square", model: "dall-e-3")
-        let story = try await a.createStory(title: "The Fox", moral: "Be kind", pages: ["Once", "The end"], images: [image])
+        let story = try await a.createStory(
+            title: "The Fox", moral: "Be kind", pages: ["Once", "The end"], images: [image])
         try await a.setFavorite(story, true)
 
         let pushed = try await Self.engine(a, remote).push()
@@ -219,7 +225,9 @@ struct SyncEngineTests {
         let dir = Self.makeDirectory("noop")
         defer { Self.removeDirectory(dir) }
         let remote = InMemoryRemote(canList: canList)
-        let stores = [try Self.makeStore(in: dir, "a"), try Self.makeStore(in: dir, "b"), try Self.makeStore(in: dir, "c")]
+        let stores = [
+            try Self.makeStore(in: dir, "a"), try Self.makeStore(in: dir, "b"), try Self.makeStore(in: dir, "c"),
+        ]
         for (n, s) in stores.enumerated() {
             _ = try await s.createMany(Self.chatBodies(50, prefix: "device \(n)"))
         }
@@ -304,7 +312,10 @@ struct SyncEngineTests {
         let c = try Self.makeStore(in: dir, "c")
         _ = try await Self.engine(c, remote).pull()
         #expect(Set(try await c.list().map(\.id)) == [chat, mine])
-        guard case .chat(let body)? = try await c.record(chat).body else { Issue.record("not a chat"); return }
+        guard case .chat(let body)? = try await c.record(chat).body else {
+            Issue.record("not a chat")
+            return
+        }
         #expect(body.messages.count == 5)
     }
 
@@ -331,7 +342,10 @@ struct SyncEngineTests {
         let ra0 = try await ea.sync()
         #expect(rb0.conflicts == 0 && ra0.conflicts == 0)
         for store in [a, b] {
-            guard case .chat(let body)? = try await store.record(chat).body else { Issue.record("not a chat"); return }
+            guard case .chat(let body)? = try await store.record(chat).body else {
+                Issue.record("not a chat")
+                return
+            }
             #expect(Set(body.messages.map(\.text)) == ["edit on A", "edit on B"])
             #expect(body.favorite)
         }
@@ -352,7 +366,8 @@ struct SyncEngineTests {
         let conflict = try #require(cb.first)
         #expect(conflict.id == chat)
         #expect(conflict.fields.map(\.field) == ["title"])
-        #expect(Set(conflict.fields[0].values.compactMap { $0.value?.stringValue }) == ["Title from A", "Title from B"])
+        #expect(
+            Set(conflict.fields[0].values.compactMap { $0.value?.stringValue }) == ["Title from A", "Title from B"])
         #expect(conflict.versions.count == 2)
         #expect(conflict.versions.first?.winner == true)
         let devices = Set(conflict.versions.map(\.version.device))
@@ -440,7 +455,9 @@ struct SyncEngineTests {
         var testDescription: String { "\(tamper.rawValue) in segment \(seq)" }
     }
 
-    static let tamperCases: [TamperCase] = Tamper.allCases.flatMap { t in [TamperCase(tamper: t, seq: 1), TamperCase(tamper: t, seq: 2)] }
+    static let tamperCases: [TamperCase] = Tamper.allCases.flatMap { t in
+        [TamperCase(tamper: t, seq: 1), TamperCase(tamper: t, seq: 2)]
+    }
 
     static func tampered(_ bytes: [UInt8], _ tamper: Tamper) throws -> [UInt8]? {
         var text = String(decoding: bytes, as: UTF8.self)
@@ -591,8 +608,10 @@ struct SyncEngineTests {
         let b = try Self.makeStore(in: dir, "b")
         _ = try await b.createChat(title: "B", model: nil)
         let remote = InMemoryRemote()
-        let manifest = JSONValue.object(["format": .int(99), "remote": .string(String(repeating: "1", count: 32)),
-                                         "created": .string("2024-01-01T00:00:00.000Z")])
+        let manifest = JSONValue.object([
+            "format": .int(99), "remote": .string(String(repeating: "1", count: 32)),
+            "created": .string("2024-01-01T00:00:00.000Z"),
+        ])
         await remote.setContents(RemotePath.manifest, manifest.canonicalBytes + [10])
 
         let before = try await Self.untouched(b)
@@ -675,7 +694,10 @@ struct SyncEngineTests {
         #expect(listA == (try await a2.list()))
         #expect(Set(listA.map(\.id)) == [shared, onA, onA2])
         for store in [a, a2] {
-            guard case .chat(let chat)? = try await store.record(shared).body else { Issue.record("not a chat"); return }
+            guard case .chat(let chat)? = try await store.record(shared).body else {
+                Issue.record("not a chat")
+                return
+            }
             #expect(Set(chat.messages.map(\.text)) == ["said on A", "said on A2"])
             #expect(try await store.conflicts().isEmpty)
             #expect(try await store.fsck().isSound)
@@ -794,15 +816,24 @@ struct SyncEngineTests {
         let bothLookedAtIndex = Barrier(parties: 2)
         let aCount = Counter()
         let bCount = Counter()
-        let ha = HookedRemote(inner: remote, before: { _, _ in }, after: { method, path in
-            if method == "PUT", path == RemotePath.manifest { await manifestReady.signal() }
-            if method == "GET", path == RemotePath.devicesIndex, await aCount.next() == 1 { await bothLookedAtIndex.arrive() }
-        })
-        let hb = HookedRemote(inner: remote, before: { method, path in
-            if method == "GET", path == RemotePath.manifest { await manifestReady.wait() }
-        }, after: { method, path in
-            if method == "GET", path == RemotePath.devicesIndex, await bCount.next() == 1 { await bothLookedAtIndex.arrive() }
-        })
+        let ha = HookedRemote(
+            inner: remote, before: { _, _ in },
+            after: { method, path in
+                if method == "PUT", path == RemotePath.manifest { await manifestReady.signal() }
+                if method == "GET", path == RemotePath.devicesIndex, await aCount.next() == 1 {
+                    await bothLookedAtIndex.arrive()
+                }
+            })
+        let hb = HookedRemote(
+            inner: remote,
+            before: { method, path in
+                if method == "GET", path == RemotePath.manifest { await manifestReady.wait() }
+            },
+            after: { method, path in
+                if method == "GET", path == RemotePath.devicesIndex, await bCount.next() == 1 {
+                    await bothLookedAtIndex.arrive()
+                }
+            })
         let pushA = forced ? Self.engine(a, ha) : ea
         let pushB = forced ? Self.engine(b, hb) : eb
 
@@ -816,7 +847,8 @@ struct SyncEngineTests {
         #expect(ra.pushed == 30)
         #expect(rb.pushed == 20)
 
-        let index = try DevicesIndex(bytes: try #require(await remote.contents(RemotePath.devicesIndex)), path: "devices.json")
+        let index = try DevicesIndex(
+            bytes: try #require(await remote.contents(RemotePath.devicesIndex)), path: "devices.json")
         #expect(Set(index.devices.keys) == [a.deviceID, b.deviceID])
 
         let qa = try await ea.pull()
@@ -831,7 +863,9 @@ struct SyncEngineTests {
         // After a push, each head names the devices it knows.
         _ = try await a.createChat(title: "later", model: nil)
         _ = try await ea.push()
-        let head = try DeviceHead(bytes: try #require(await remote.contents(RemotePath.headPath(a.deviceID))), path: "head", expected: a.deviceID)
+        let head = try DeviceHead(
+            bytes: try #require(await remote.contents(RemotePath.headPath(a.deviceID))), path: "head",
+            expected: a.deviceID)
         #expect(Set(head.devices) == [a.deviceID, b.deviceID])
         let r2 = try await eb.pull()
         #expect(r2.pulled == 1)
@@ -855,28 +889,38 @@ struct SyncEngineTests {
         let aReadBack = Latch()
         let aCount = Counter()
         let bCount = Counter()
-        let ra = HookedRemote(inner: shared, before: { method, path in
-            guard path == RemotePath.manifest else { return }
-            if method == "GET" { _ = await aCount.next() }
-            if method == "PUT" { await bLooked.wait() }
-        }, after: { method, path in
-            if method == "GET", path == RemotePath.manifest, await aCount.value == 2 { await aReadBack.signal() }
-        })
-        let rb = HookedRemote(inner: shared, before: { method, path in
-            guard path == RemotePath.manifest else { return }
-            if method == "GET" { _ = await bCount.next() }
-            if method == "PUT" { await aReadBack.wait() }
-        }, after: { method, path in
-            if method == "GET", path == RemotePath.manifest, await bCount.value == 1 { await bLooked.signal() }
-        })
+        let ra = HookedRemote(
+            inner: shared,
+            before: { method, path in
+                guard path == RemotePath.manifest else { return }
+                if method == "GET" { _ = await aCount.next() }
+                if method == "PUT" { await bLooked.wait() }
+            },
+            after: { method, path in
+                if method == "GET", path == RemotePath.manifest, await aCount.value == 2 { await aReadBack.signal() }
+            })
+        let rb = HookedRemote(
+            inner: shared,
+            before: { method, path in
+                guard path == RemotePath.manifest else { return }
+                if method == "GET" { _ = await bCount.next() }
+                if method == "PUT" { await aReadBack.wait() }
+            },
+            after: { method, path in
+                if method == "GET", path == RemotePath.manifest, await bCount.value == 1 { await bLooked.signal() }
+            })
         let ea = Self.engine(a, ra)
         let eb = Self.engine(b, rb)
 
         async let pa = ea.push()
         async let pb = eb.push()
         var pushErrors: [AISyncError] = []
-        do { _ = try await pa } catch let e as AISyncError { pushErrors.append(e) } catch { pushErrors.append(AISyncError(.other, "\(error)")) }
-        do { _ = try await pb } catch let e as AISyncError { pushErrors.append(e) } catch { pushErrors.append(AISyncError(.other, "\(error)")) }
+        do { _ = try await pa } catch let e as AISyncError { pushErrors.append(e) } catch {
+            pushErrors.append(AISyncError(.other, "\(error)"))
+        }
+        do { _ = try await pb } catch let e as AISyncError { pushErrors.append(e) } catch {
+            pushErrors.append(AISyncError(.other, "\(error)"))
+        }
         #expect(pushErrors.isEmpty, "\(pushErrors)")
 
         var pullErrors: [AISyncError] = []
@@ -981,7 +1025,10 @@ extension SyncEngineTests {
 
     actor Counter {
         private(set) var value = 0
-        func next() -> Int { value += 1; return value }
+        func next() -> Int {
+            value += 1
+            return value
+        }
     }
 
     /// Forwards to an `InMemoryRemote`, calling hooks before and after each request so a test can
@@ -1008,14 +1055,17 @@ extension SyncEngineTests {
             return r
         }
 
-        func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+        func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> WriteResult
+        {
             await before("PUT", path)
             let r = try await inner.write(path, bytes, condition: condition)
             await after("PUT", path)
             return r
         }
 
-        func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+        func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError)
+            -> WriteResult
+        {
             await before("PUT", path)
             let r = try await inner.upload(path, from: localPath, condition: condition)
             await after("PUT", path)

@@ -10,7 +10,10 @@ struct SyncOutputTests {
         let remote = try await TestServer.require(.folder).freshRemote("sync-output")
         let a = try await Device.make("a", remote: remote)
         let b = try await Device.make("b", remote: remote)
-        defer { a.remove(); b.remove() }
+        defer {
+            a.remove()
+            b.remove()
+        }
         let chat = try await a.ok(["chat", "new", "--title", "one"])
         let pushed = try await a.ok(["push"])
         #expect(CLIExpect.matches(pushed, "^Pushed 1 version \\([0-9]+ B\\)\\.$"), "\(pushed)")
@@ -24,8 +27,10 @@ struct SyncOutputTests {
         let synced = await b.run(["sync"])
         #expect(synced.exitCode == 0, "\(synced)")
         #expect(synced.stdoutLines.first?.hasPrefix("Pulled 1 version and pushed 1 version (") == true, "\(synced)")
-        #expect(synced.stdoutLines.last == "1 record has conflicting changes: see them with `aisync conflicts`, then keep one side with `aisync resolve ID --keep VERSION`.",
-                "\(synced)")
+        #expect(
+            synced.stdoutLines.last
+                == "1 record has conflicting changes: see them with `aisync conflicts`, then keep one side with `aisync resolve ID --keep VERSION`.",
+            "\(synced)")
         await remote.remove()
     }
 }

@@ -4,6 +4,7 @@
 ///
 /// The first byte picks the chunk size (1-16 bytes); the rest is the file.
 import Foundation
+
 @testable import AISyncCore
 @testable import AISyncImport
 

@@ -6,16 +6,20 @@
 @testable import AISyncCore
 
 let key = [UInt8](repeating: 0x42, count: 32)
-let binding = SealedFile.Binding(remoteID: String(repeating: "ab", count: 16), path: "heads/0123456789abcdef0123456789abcdef.json")
-let genuine = SealedFile.seal(Array("{\"format\":1}".utf8) + [UInt8](repeating: 7, count: 70_000), dataKey: key,
-                              salt: [UInt8](repeating: 9, count: 24), binding: binding)
+let binding = SealedFile.Binding(
+    remoteID: String(repeating: "ab", count: 16), path: "heads/0123456789abcdef0123456789abcdef.json")
+let genuine = SealedFile.seal(
+    Array("{\"format\":1}".utf8) + [UInt8](repeating: 7, count: 70_000), dataKey: key,
+    salt: [UInt8](repeating: 9, count: 24), binding: binding)
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     if let file = try? KeyFile(bytes: bytes, shown: "keys.json") {
         for slot in file.slots {
-            precondition(slot.parameters.isValid && 128 * slot.parameters.r * slot.parameters.n <= 256 << 20, "a costly slot was accepted")
+            precondition(
+                slot.parameters.isValid && 128 * slot.parameters.r * slot.parameters.n <= 256 << 20,
+                "a costly slot was accepted")
         }
     }
     let opened = try? SealedFile.open(bytes, dataKey: key, binding: binding, shown: "fuzz")

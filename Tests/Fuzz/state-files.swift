@@ -3,8 +3,8 @@
 /// device index (`devices.json`), the sync checkpoint (`sync/<remote>.json`), the store config
 /// (`config.json`) and the Imgur state (`imgur.json`).
 @testable import AISyncCore
-@testable import AISyncStore
 @testable import AISyncImgur
+@testable import AISyncStore
 @testable import AISyncSync
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -12,7 +12,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     // A head is checked against the device it is read for: take the one it names, when valid.
     var expected = DeviceID("0123456789abcdef0123456789abcdef")!
-    if let value = try? JSONParser.parse(bytes), let text = value["device"]?.stringValue, let d = DeviceID(text) { expected = d }
+    if let value = try? JSONParser.parse(bytes), let text = value["device"]?.stringValue, let d = DeviceID(text) {
+        expected = d
+    }
     _ = try? RemoteManifest(bytes: bytes, location: "fuzz:")
     _ = try? DeviceHead(bytes: bytes, path: "heads/fuzz.json", expected: expected)
     _ = try? DevicesIndex(bytes: bytes, path: "devices.json")

@@ -19,11 +19,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     guard let value = try? JSONParser.parse(bytes) else { return 0 }
     let canonical = value.canonicalBytes
-    guard let again = try? JSONParser.parse(canonical) else { fatalError("canonical bytes of a parsed value do not parse") }
+    guard let again = try? JSONParser.parse(canonical) else {
+        fatalError("canonical bytes of a parsed value do not parse")
+    }
     precondition(again == value, "canonical bytes of a parsed value parse to another value")
     if let version = try? Version(json: value) {
         let line = version.json.canonicalBytes
-        guard let reread = try? Version(json: JSONParser.parse(line)) else { fatalError("a version's own journal line does not decode") }
+        guard let reread = try? Version(json: JSONParser.parse(line)) else {
+            fatalError("a version's own journal line does not decode")
+        }
         precondition(reread == version, "a version's own journal line decodes to another version")
     }
     _ = try? Version(json: value, verifyingID: false)

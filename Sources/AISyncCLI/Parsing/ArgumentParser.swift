@@ -41,7 +41,9 @@ private func longForm(_ arg: String, _ options: [OptionSpec]) -> String {
     if arg == "-o", options.contains(where: { $0.name == "output" }) { return "--output" }
     guard options.contains(where: { $0.name == "limit" }) else { return arg }
     if arg == "-n" { return "--limit" }
-    if arg.hasPrefix("-n"), arg.count > 2, arg.dropFirst(2).allSatisfy(\.isNumber) { return "--limit=" + arg.dropFirst(2) }
+    if arg.hasPrefix("-n"), arg.count > 2, arg.dropFirst(2).allSatisfy(\.isNumber) {
+        return "--limit=" + arg.dropFirst(2)
+    }
     return arg
 }
 
@@ -58,10 +60,18 @@ func parse(_ args: [String], for command: CommandSpec) throws(CLIError) -> Invoc
             result.positionals.append(arg)
             continue
         }
-        if arg == "--" { onlyPositionals = true; continue }
-        if arg == "-h" { result.flags.insert("help"); continue }
+        if arg == "--" {
+            onlyPositionals = true
+            continue
+        }
+        if arg == "-h" {
+            result.flags.insert("help")
+            continue
+        }
         guard arg.hasPrefix("--") else {
-            throw CLIError(usage: "unknown option '\(arg)'", hint: "See `aisync \(command.fullName) --help`", command: command.fullName)
+            throw CLIError(
+                usage: "unknown option '\(arg)'", hint: "See `aisync \(command.fullName) --help`",
+                command: command.fullName)
         }
         var name = String(arg.dropFirst(2))
         var inline: String?
@@ -69,19 +79,22 @@ func parse(_ args: [String], for command: CommandSpec) throws(CLIError) -> Invoc
             inline = String(name[name.index(after: eq)...])
             name = String(name[..<eq])
         }
-        guard let spec = options.first(where: { $0.name == name }) else {
-            let guess = closest(name, among: options.map(\.name)).map { " Did you mean '--\($0)'?" } ?? ""
-            throw CLIError(usage: "unknown option '--\(name)'", hint: "\(guess.isEmpty ? "" : guess.dropFirst() + " ")See `aisync \(command.fullName) --help`", command: command.fullName)
-        }
+        let spec = try option(named: name, in: options, of: command)
         if spec.isFlag {
-            guard inline == nil else { throw CLIError(usage: "option '--\(name)' takes no value", command: command.fullName) }
+            guard inline == nil else {
+                throw CLIError(usage: "option '--\(name)' takes no value", command: command.fullName)
+            }
             result.flags.insert(name)
             continue
         }
         let value: String
-        if let inline { value = inline } else {
+        if let inline {
+            value = inline
+        } else {
             guard index < args.count else {
-                throw CLIError(usage: "option '--\(name)' needs a value (\(spec.valueName!))", hint: "See `aisync \(command.fullName) --help`", command: command.fullName)
+                throw CLIError(
+                    usage: "option '--\(name)' needs a value (\(spec.valueName!))",
+                    hint: "See `aisync \(command.fullName) --help`", command: command.fullName)
             }
             value = args[index]
             index += 1
@@ -91,17 +104,36 @@ func parse(_ args: [String], for command: CommandSpec) throws(CLIError) -> Invoc
         }
         result.values[name, default: []].append(value)
     }
-    if result.flag("help") { return result }
+    if !result.flag("help") { try checkArgumentCount(result, for: command) }
+    return result
+}
+
+/// The option `--name` of `command`, or a usage error naming the closest one.
+private func option(named name: String, in options: [OptionSpec], of command: CommandSpec) throws(CLIError)
+    -> OptionSpec
+{
+    if let spec = options.first(where: { $0.name == name }) { return spec }
+    let guess = closest(name, among: options.map(\.name)).map { " Did you mean '--\($0)'?" } ?? ""
+    throw CLIError(
+        usage: "unknown option '--\(name)'",
+        hint: "\(guess.isEmpty ? "" : guess.dropFirst() + " ")See `aisync \(command.fullName) --help`",
+        command: command.fullName)
+}
+
+/// Too few or too many positional arguments for `command` is a usage error.
+private func checkArgumentCount(_ result: Invocation, for command: CommandSpec) throws(CLIError) {
     let required = command.arguments.filter { !$0.optional }.count
     let variadic = command.arguments.contains { $0.variadic }
     if result.positionals.count < required {
         let missing = command.arguments[result.positionals.count]
-        throw CLIError(usage: "missing argument \(missing.name)", hint: "Usage: \(command.usageLine)", command: command.fullName)
+        throw CLIError(
+            usage: "missing argument \(missing.name)", hint: "Usage: \(command.usageLine)", command: command.fullName)
     }
     if !variadic, result.positionals.count > command.arguments.count {
-        throw CLIError(usage: "unexpected argument '\(result.positionals[command.arguments.count])'", hint: "Usage: \(command.usageLine)", command: command.fullName)
+        throw CLIError(
+            usage: "unexpected argument '\(result.positionals[command.arguments.count])'",
+            hint: "Usage: \(command.usageLine)", command: command.fullName)
     }
-    return result
 }
 
 /// The candidate within edit distance 2 (or a third of the word), for "did you mean".
@@ -113,7 +145,8 @@ func closest(_ word: String, among candidates: [String]) -> String? {
 
 /// Optimal string alignment distance: edits plus adjacent transpositions ("lsit" → "list" is 1).
 func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
+    let a = Array(a)
+    let b = Array(b)
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }
     var d = Array(repeating: Array(repeating: 0, count: b.count + 1), count: a.count + 1)

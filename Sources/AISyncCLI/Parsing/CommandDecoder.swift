@@ -51,7 +51,10 @@ struct FieldDecoder: Decoder {
 
     /// A command's stored properties must all be wrapped fields.
     static func onlyFields(_ path: [any CodingKey]) -> DecodingError {
-        .dataCorrupted(.init(codingPath: path, debugDescription: "a command's stored properties must be @Argument, @Option or @Flag"))
+        .dataCorrupted(
+            .init(
+                codingPath: path, debugDescription: "a command's stored properties must be @Argument, @Option or @Flag")
+        )
     }
 }
 
@@ -86,7 +89,9 @@ private struct FieldContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
         -> KeyedDecodingContainer<NestedKey>
     { throw FieldDecoder.onlyFields([key]) }
-    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { throw FieldDecoder.onlyFields([key]) }
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        throw FieldDecoder.onlyFields([key])
+    }
     func superDecoder() throws -> any Decoder { throw FieldDecoder.onlyFields([]) }
     func superDecoder(forKey key: Key) throws -> any Decoder { throw FieldDecoder.onlyFields([key]) }
 }

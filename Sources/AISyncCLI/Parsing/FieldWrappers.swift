@@ -18,7 +18,9 @@ struct Option<Value: Sendable>: CommandField, Decodable {
     init(wrappedValue: Value, name: String? = nil, valueName: String, help: String) where Value: ExpressibleByArgument {
         (self.name, self.valueName, self.help, required, repeatable) = (name, valueName, help, false, false)
         value = wrappedValue
-        parse = { input throws(CLIError) in try input.texts.last.map { text throws(CLIError) in try input.convert(text, to: Value.self) } }
+        parse = { input throws(CLIError) in
+            try input.texts.last.map { text throws(CLIError) in try input.convert(text, to: Value.self) }
+        }
     }
 
     /// An option that must be given.
@@ -55,7 +57,9 @@ struct Option<Value: Sendable>: CommandField, Decodable {
     func argumentSpec(label: String) -> ArgumentSpec? { nil }
 
     func optionSpec(label: String) -> OptionSpec? {
-        OptionSpec(name: name ?? FieldName.option(label), valueName: valueName, help: help, repeatable: repeatable, required: required)
+        OptionSpec(
+            name: name ?? FieldName.option(label), valueName: valueName, help: help, repeatable: repeatable,
+            required: required)
     }
 
     init(from decoder: any Decoder) throws {

@@ -89,7 +89,8 @@ extension ParsableCommand {
         } catch let error as CLIError {
             throw error
         } catch {
-            throw CLIError(usage: "cannot read the arguments of \(invocation.command): \(error)", command: invocation.command)
+            throw CLIError(
+                usage: "cannot read the arguments of \(invocation.command): \(error)", command: invocation.command)
         }
     }
 

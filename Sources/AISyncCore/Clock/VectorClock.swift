@@ -43,14 +43,20 @@ public struct VectorClock: Hashable, Sendable {
         !isDescendant(of: other) && !other.isDescendant(of: self)
     }
 
-    var json: JSONValue { .object(Dictionary(uniqueKeysWithValues: counters.map { ($0.key.rawValue, .int($0.value)) })) }
+    var json: JSONValue {
+        .object(Dictionary(uniqueKeysWithValues: counters.map { ($0.key.rawValue, .int($0.value)) }))
+    }
 
     init(json: JSONValue) throws(AISyncError) {
-        guard case .object(let members) = json, !members.isEmpty else { throw .damaged("vector clock must be a non-empty object") }
+        guard case .object(let members) = json, !members.isEmpty else {
+            throw .damaged("vector clock must be a non-empty object")
+        }
         var counters: [DeviceID: Int64] = [:]
         for (key, value) in members {
             guard let device = DeviceID(key) else { throw .damaged("vector clock key \"\(key)\" is not a device id") }
-            guard case .int(let n) = value, n >= 1 else { throw .damaged("vector clock counter for \(key) must be an integer ≥ 1") }
+            guard case .int(let n) = value, n >= 1 else {
+                throw .damaged("vector clock counter for \(key) must be an integer ≥ 1")
+            }
             counters[device] = n
         }
         self.counters = counters

@@ -49,38 +49,62 @@ public enum ChaCha20 {
         let n = words(nonce16, count: 4)
         var x: [UInt32] = [constants.0, constants.1, constants.2, constants.3] + k + n
         for _ in 0..<10 {
-            quarter(&x, 0, 4, 8, 12); quarter(&x, 1, 5, 9, 13); quarter(&x, 2, 6, 10, 14); quarter(&x, 3, 7, 11, 15)
-            quarter(&x, 0, 5, 10, 15); quarter(&x, 1, 6, 11, 12); quarter(&x, 2, 7, 8, 13); quarter(&x, 3, 4, 9, 14)
+            quarter(&x, 0, 4, 8, 12)
+            quarter(&x, 1, 5, 9, 13)
+            quarter(&x, 2, 6, 10, 14)
+            quarter(&x, 3, 7, 11, 15)
+            quarter(&x, 0, 5, 10, 15)
+            quarter(&x, 1, 6, 11, 12)
+            quarter(&x, 2, 7, 8, 13)
+            quarter(&x, 3, 4, 9, 14)
         }
         var out: [UInt8] = []
         out.reserveCapacity(32)
-        for w in [x[0], x[1], x[2], x[3], x[12], x[13], x[14], x[15]] { withUnsafeBytes(of: w.littleEndian) { out += $0 } }
+        for w in [x[0], x[1], x[2], x[3], x[12], x[13], x[14], x[15]] {
+            withUnsafeBytes(of: w.littleEndian) { out += $0 }
+        }
         return out
     }
 
     /// Little-endian words of `bytes`.
     static func words(_ bytes: [UInt8], count: Int) -> [UInt32] {
         (0..<count).map { i in
-            UInt32(bytes[4 * i]) | UInt32(bytes[4 * i + 1]) << 8 | UInt32(bytes[4 * i + 2]) << 16 | UInt32(bytes[4 * i + 3]) << 24
+            UInt32(bytes[4 * i]) | UInt32(bytes[4 * i + 1]) << 8 | UInt32(bytes[4 * i + 2]) << 16 | UInt32(
+                bytes[4 * i + 3]) << 24
         }
     }
 
     @inline(__always)
     private static func quarter(_ x: inout [UInt32], _ a: Int, _ b: Int, _ c: Int, _ d: Int) {
-        x[a] &+= x[b]; x[d] ^= x[a]; x[d] = x[d].rotated(16)
-        x[c] &+= x[d]; x[b] ^= x[c]; x[b] = x[b].rotated(12)
-        x[a] &+= x[b]; x[d] ^= x[a]; x[d] = x[d].rotated(8)
-        x[c] &+= x[d]; x[b] ^= x[c]; x[b] = x[b].rotated(7)
+        x[a] &+= x[b]
+        x[d] ^= x[a]
+        x[d] = x[d].rotated(16)
+        x[c] &+= x[d]
+        x[b] ^= x[c]
+        x[b] = x[b].rotated(12)
+        x[a] &+= x[b]
+        x[d] ^= x[a]
+        x[d] = x[d].rotated(8)
+        x[c] &+= x[d]
+        x[b] ^= x[c]
+        x[b] = x[b].rotated(7)
     }
 
     /// One block's key stream, as 16 little-endian words.
     private static func singleBlock(_ k: [UInt32], _ n: [UInt32], counter: UInt32) -> (SIMD16<UInt32>) {
-        let initial = SIMD16<UInt32>(constants.0, constants.1, constants.2, constants.3, k[0], k[1], k[2], k[3],
-                                     k[4], k[5], k[6], k[7], counter, n[0], n[1], n[2])
+        let initial = SIMD16<UInt32>(
+            constants.0, constants.1, constants.2, constants.3, k[0], k[1], k[2], k[3],
+            k[4], k[5], k[6], k[7], counter, n[0], n[1], n[2])
         var x = Array(initial.indices.map { initial[$0] })
         for _ in 0..<10 {
-            quarter(&x, 0, 4, 8, 12); quarter(&x, 1, 5, 9, 13); quarter(&x, 2, 6, 10, 14); quarter(&x, 3, 7, 11, 15)
-            quarter(&x, 0, 5, 10, 15); quarter(&x, 1, 6, 11, 12); quarter(&x, 2, 7, 8, 13); quarter(&x, 3, 4, 9, 14)
+            quarter(&x, 0, 4, 8, 12)
+            quarter(&x, 1, 5, 9, 13)
+            quarter(&x, 2, 6, 10, 14)
+            quarter(&x, 3, 7, 11, 15)
+            quarter(&x, 0, 5, 10, 15)
+            quarter(&x, 1, 6, 11, 12)
+            quarter(&x, 2, 7, 8, 13)
+            quarter(&x, 3, 4, 9, 14)
         }
         var out = SIMD16<UInt32>()
         for i in 0..<16 { out[i] = (x[i] &+ initial[i]).littleEndian }
@@ -89,7 +113,9 @@ public enum ChaCha20 {
 
     /// Four consecutive blocks XORed into `buffer` at `offset` (256 bytes).
     @inline(__always)
-    private static func fourBlocks(_ k: [UInt32], _ n: [UInt32], counter: UInt32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) {
+    private static func fourBlocks(
+        _ k: [UInt32], _ n: [UInt32], counter: UInt32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int
+    ) {
         let c = SIMD4<UInt32>(counter, counter &+ 1, counter &+ 2, counter &+ 3)
         var s = FourBlockState(k: k, n: n, counter: c)
         let initial = s

@@ -15,9 +15,12 @@ public enum ChaChaPoly {
     }
 
     /// ``seal(_:key:nonce:aad:)`` on a chosen implementation (the tests compare them).
-    package static func seal(_ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8], backend: CryptoBackend) -> [UInt8] {
+    package static func seal(_ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8], backend: CryptoBackend)
+        -> [UInt8]
+    {
         if backend == .system, fitsSystem(plaintext.count, key, nonce, aad), let crypto = SystemCrypto.shared,
-           let sealed = crypto.seal(plaintext, key: key, nonce: nonce, aad: aad) {
+            let sealed = crypto.seal(plaintext, key: key, nonce: nonce, aad: aad)
+        {
             return sealed
         }
         var out = plaintext
@@ -33,7 +36,9 @@ public enum ChaChaPoly {
     }
 
     /// ``open(_:key:nonce:aad:)`` on a chosen implementation (the tests compare them).
-    package static func open(_ sealed: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8], backend: CryptoBackend) -> [UInt8]? {
+    package static func open(_ sealed: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8], backend: CryptoBackend)
+        -> [UInt8]?
+    {
         guard sealed.count >= tagBytes else { return nil }
         if backend == .system, fitsSystem(sealed.count, key, nonce, aad), let crypto = SystemCrypto.shared {
             return crypto.open(sealed, key: key, nonce: nonce, aad: aad)
@@ -85,13 +90,17 @@ public enum XChaChaPoly {
     }
 
     /// ``seal(_:key:nonce:aad:)`` on a chosen implementation (the tests compare them).
-    package static func seal(_ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8], backend: CryptoBackend) -> [UInt8] {
+    package static func seal(_ plaintext: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8], backend: CryptoBackend)
+        -> [UInt8]
+    {
         let (subkey, inner) = derive(key: key, nonce: nonce)
         return ChaChaPoly.seal(plaintext, key: subkey, nonce: inner, aad: aad, backend: backend)
     }
 
     /// ``open(_:key:nonce:aad:)`` on a chosen implementation (the tests compare them).
-    package static func open(_ sealed: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8], backend: CryptoBackend) -> [UInt8]? {
+    package static func open(_ sealed: [UInt8], key: [UInt8], nonce: [UInt8], aad: [UInt8], backend: CryptoBackend)
+        -> [UInt8]?
+    {
         let (subkey, inner) = derive(key: key, nonce: nonce)
         return ChaChaPoly.open(sealed, key: subkey, nonce: inner, aad: aad, backend: backend)
     }

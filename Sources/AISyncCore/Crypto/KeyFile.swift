@@ -32,8 +32,10 @@ public struct KeyFile: Sendable, Equatable {
     public static let path = "keys.json"
 
     /// A new key file for a new master key, with one slot for `passphrase`.
-    public static func create(remoteID: String, passphrase: String, created: Timestamp, parameters: Scrypt.Parameters = defaultParameters,
-                              random: (Int) -> [UInt8]) -> (file: KeyFile, keys: RemoteKeys) {
+    public static func create(
+        remoteID: String, passphrase: String, created: Timestamp, parameters: Scrypt.Parameters = defaultParameters,
+        random: (Int) -> [UInt8]
+    ) -> (file: KeyFile, keys: RemoteKeys) {
         let keys = RemoteKeys(remoteID: remoteID, master: random(32))
         var file = KeyFile(remoteID: remoteID, slots: [])
         file.addSlot(for: keys, passphrase: passphrase, created: created, parameters: parameters, random: random)
@@ -42,10 +44,13 @@ public struct KeyFile: Sendable, Equatable {
 
     /// Adds a slot that opens `keys` with `passphrase`; returns its id.
     @discardableResult
-    public mutating func addSlot(for keys: RemoteKeys, passphrase: String, created: Timestamp,
-                                 parameters: Scrypt.Parameters = defaultParameters, random: (Int) -> [UInt8]) -> String {
+    public mutating func addSlot(
+        for keys: RemoteKeys, passphrase: String, created: Timestamp,
+        parameters: Scrypt.Parameters = defaultParameters, random: (Int) -> [UInt8]
+    ) -> String {
         let id = Hex.encode(random(4))
-        let salt = random(32), nonce = random(XChaChaPoly.nonceBytes)
+        let salt = random(32)
+        let nonce = random(XChaChaPoly.nonceBytes)
         var slot = Slot(id: id, created: created, parameters: parameters, salt: salt, nonce: nonce, wrapped: [])
         let wrapping = Self.wrappingKey(passphrase, slot)
         slot.wrapped = XChaChaPoly.seal(keys.master, key: wrapping, nonce: nonce, aad: associatedData(slot))
@@ -57,13 +62,17 @@ public struct KeyFile: Sendable, Equatable {
     /// Costs one scrypt per slot tried.
     public func unlock(passphrase: String) throws(AISyncError) -> (keys: RemoteKeys, slot: String) {
         for slot in slots {
-            if let master = XChaChaPoly.open(slot.wrapped, key: Self.wrappingKey(passphrase, slot), nonce: slot.nonce, aad: associatedData(slot)),
-               master.count == 32 {
+            if let master = XChaChaPoly.open(
+                slot.wrapped, key: Self.wrappingKey(passphrase, slot), nonce: slot.nonce, aad: associatedData(slot)),
+                master.count == 32
+            {
                 return (RemoteKeys(remoteID: remoteID, master: master), slot.id)
             }
         }
-        throw AISyncError(.wrongPassphrase, "the passphrase does not open this remote's key",
-                          hint: "Check the passphrase; it is the one set when encryption was turned on (or last changed)", remedy: .checkPassphrase)
+        throw AISyncError(
+            .wrongPassphrase, "the passphrase does not open this remote's key",
+            hint: "Check the passphrase; it is the one set when encryption was turned on (or last changed)",
+            remedy: .checkPassphrase)
     }
 
     static func wrappingKey(_ passphrase: String, _ slot: Slot) -> [UInt8] {
@@ -80,11 +89,19 @@ public struct KeyFile: Sendable, Equatable {
 extension KeyFile {
     /// The file as written to the remote.
     public var json: JSONValue {
-        .object(["format": .int(1), "remote": .string(remoteID), "slots": .array(slots.map { slot in
-            .object(["id": .string(slot.id), "created": .string(slot.created.iso8601), "kdf": .string("scrypt"),
-                     "n": .int(Int64(slot.parameters.n)), "r": .int(Int64(slot.parameters.r)), "p": .int(Int64(slot.parameters.p)),
-                     "salt": .string(Hex.encode(slot.salt)), "nonce": .string(Hex.encode(slot.nonce)), "wrapped": .string(Hex.encode(slot.wrapped))])
-        })])
+        .object([
+            "format": .int(1), "remote": .string(remoteID),
+            "slots": .array(
+                slots.map { slot in
+                    .object([
+                        "id": .string(slot.id), "created": .string(slot.created.iso8601), "kdf": .string("scrypt"),
+                        "n": .int(Int64(slot.parameters.n)), "r": .int(Int64(slot.parameters.r)),
+                        "p": .int(Int64(slot.parameters.p)),
+                        "salt": .string(Hex.encode(slot.salt)), "nonce": .string(Hex.encode(slot.nonce)),
+                        "wrapped": .string(Hex.encode(slot.wrapped)),
+                    ])
+                }),
+        ])
     }
 
     /// Parses a key file from a server, refusing anything malformed or too costly to try
@@ -92,30 +109,37 @@ extension KeyFile {
     /// spend minutes or gigabytes on a passphrase.
     public init(bytes: [UInt8], shown: String) throws(AISyncError) {
         func bad(_ why: String) -> AISyncError {
-            AISyncError(.damagedData, "\(shown) is not a valid aisync key file: \(why)",
-                        hint: "Restore it from a backup of the server; without it the remote cannot be decrypted")
+            AISyncError(
+                .damagedData, "\(shown) is not a valid aisync key file: \(why)",
+                hint: "Restore it from a backup of the server; without it the remote cannot be decrypted")
         }
         guard let value = try? JSONParser.parse(bytes) else { throw bad("not JSON") }
         guard value["format"]?.intValue == 1 else { throw bad("unknown format") }
-        guard let remote = value["remote"]?.stringValue, DeviceID(remote) != nil else { throw bad("no valid remote id") }
-        guard let items = value["slots"]?.arrayValue, !items.isEmpty, items.count <= 16 else { throw bad("no slots, or more than 16") }
+        guard let remote = value["remote"]?.stringValue, DeviceID(remote) != nil else {
+            throw bad("no valid remote id")
+        }
+        guard let items = value["slots"]?.arrayValue, !items.isEmpty, items.count <= 16 else {
+            throw bad("no slots, or more than 16")
+        }
         remoteID = remote
         slots = []
         for item in items {
             guard let id = item["id"]?.stringValue, Hex.decode(id, count: 4) != nil,
-                  let createdText = item["created"]?.stringValue, let created = Timestamp(iso8601: createdText),
-                  item["kdf"]?.stringValue == "scrypt",
-                  let n = item["n"]?.intValue, let r = item["r"]?.intValue, let p = item["p"]?.intValue,
-                  let salt = item["salt"]?.stringValue.flatMap({ Hex.decode($0, count: 32) }),
-                  let nonce = item["nonce"]?.stringValue.flatMap({ Hex.decode($0, count: XChaChaPoly.nonceBytes) }),
-                  let wrapped = item["wrapped"]?.stringValue.flatMap({ Hex.decode($0, count: 32 + ChaChaPoly.tagBytes) }) else {
+                let createdText = item["created"]?.stringValue, let created = Timestamp(iso8601: createdText),
+                item["kdf"]?.stringValue == "scrypt",
+                let n = item["n"]?.intValue, let r = item["r"]?.intValue, let p = item["p"]?.intValue,
+                let salt = item["salt"]?.stringValue.flatMap({ Hex.decode($0, count: 32) }),
+                let nonce = item["nonce"]?.stringValue.flatMap({ Hex.decode($0, count: XChaChaPoly.nonceBytes) }),
+                let wrapped = item["wrapped"]?.stringValue.flatMap({ Hex.decode($0, count: 32 + ChaChaPoly.tagBytes) })
+            else {
                 throw bad("a slot is malformed")
             }
             let parameters = Scrypt.Parameters(n: Int(clamping: n), r: Int(clamping: r), p: Int(clamping: p))
             guard parameters.isValid, 128 * parameters.r * parameters.n <= 256 << 20, parameters.p <= 4 else {
                 throw bad("slot \(id) asks for scrypt costs aisync does not spend (N \(n), r \(r), p \(p))")
             }
-            slots.append(Slot(id: id, created: created, parameters: parameters, salt: salt, nonce: nonce, wrapped: wrapped))
+            slots.append(
+                Slot(id: id, created: created, parameters: parameters, salt: salt, nonce: nonce, wrapped: wrapped))
         }
     }
 }

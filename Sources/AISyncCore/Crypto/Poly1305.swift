@@ -13,7 +13,8 @@ public struct Poly1305: Sendable {
     /// Starts an authenticator with a 32-byte one-time key (r, then s).
     public init(key: [UInt8]) {
         precondition(key.count == 32, "Poly1305 needs a 32-byte one-time key")
-        let t0 = Self.le64(key, 0), t1 = Self.le64(key, 8)
+        let t0 = Self.le64(key, 0)
+        let t1 = Self.le64(key, 8)
         // r is clamped (RFC 8439 §2.5.1) while it is split into limbs.
         r0 = t0 & 0xffc_0fff_ffff
         r1 = ((t0 >> 44) | (t1 << 20)) & 0xfff_ffc0_ffff
@@ -66,11 +67,15 @@ public struct Poly1305: Sendable {
         var d2 = mul(h0, r2) &+ mul(h1, r1) &+ mul(h2, r0)
         var c = UInt64(truncatingIfNeeded: d0 >> 44)
         h0 = UInt64(truncatingIfNeeded: d0) & 0xfff_ffff_ffff
-        d1 &+= UInt128(c); c = UInt64(truncatingIfNeeded: d1 >> 44)
+        d1 &+= UInt128(c)
+        c = UInt64(truncatingIfNeeded: d1 >> 44)
         h1 = UInt64(truncatingIfNeeded: d1) & 0xfff_ffff_ffff
-        d2 &+= UInt128(c); c = UInt64(truncatingIfNeeded: d2 >> 42)
+        d2 &+= UInt128(c)
+        c = UInt64(truncatingIfNeeded: d2 >> 42)
         h2 = UInt64(truncatingIfNeeded: d2) & 0x3ff_ffff_ffff
-        h0 &+= c &* 5; c = h0 >> 44; h0 &= 0xfff_ffff_ffff
+        h0 &+= c &* 5
+        c = h0 >> 44
+        h0 &= 0xfff_ffff_ffff
         h1 &+= c
     }
 
@@ -85,24 +90,48 @@ public struct Poly1305: Sendable {
             last += [UInt8](repeating: 0, count: 16 - last.count)
             last.withUnsafeBytes { absorb($0.baseAddress!, hibit: 0) }
         }
-        var c = h1 >> 44; h1 &= 0xfff_ffff_ffff
-        h2 &+= c; c = h2 >> 42; h2 &= 0x3ff_ffff_ffff
-        h0 &+= c &* 5; c = h0 >> 44; h0 &= 0xfff_ffff_ffff
-        h1 &+= c; c = h1 >> 44; h1 &= 0xfff_ffff_ffff
-        h2 &+= c; c = h2 >> 42; h2 &= 0x3ff_ffff_ffff
-        h0 &+= c &* 5; c = h0 >> 44; h0 &= 0xfff_ffff_ffff
+        var c = h1 >> 44
+        h1 &= 0xfff_ffff_ffff
+        h2 &+= c
+        c = h2 >> 42
+        h2 &= 0x3ff_ffff_ffff
+        h0 &+= c &* 5
+        c = h0 >> 44
+        h0 &= 0xfff_ffff_ffff
+        h1 &+= c
+        c = h1 >> 44
+        h1 &= 0xfff_ffff_ffff
+        h2 &+= c
+        c = h2 >> 42
+        h2 &= 0x3ff_ffff_ffff
+        h0 &+= c &* 5
+        c = h0 >> 44
+        h0 &= 0xfff_ffff_ffff
         h1 &+= c
         // g = h + 5 - 2^130; keep h when g is negative (h < p), else g; chosen by masks.
-        var g0 = h0 &+ 5; c = g0 >> 44; g0 &= 0xfff_ffff_ffff
-        var g1 = h1 &+ c; c = g1 >> 44; g1 &= 0xfff_ffff_ffff
+        var g0 = h0 &+ 5
+        c = g0 >> 44
+        g0 &= 0xfff_ffff_ffff
+        var g1 = h1 &+ c
+        c = g1 >> 44
+        g1 &= 0xfff_ffff_ffff
         var g2 = h2 &+ c &- (1 << 42)
         let keepG = (g2 >> 63) &- 1
-        g0 &= keepG; g1 &= keepG; g2 &= keepG
-        h0 = (h0 & ~keepG) | g0; h1 = (h1 & ~keepG) | g1; h2 = (h2 & ~keepG) | g2
+        g0 &= keepG
+        g1 &= keepG
+        g2 &= keepG
+        h0 = (h0 & ~keepG) | g0
+        h1 = (h1 & ~keepG) | g1
+        h2 = (h2 & ~keepG) | g2
         // tag = (h + s) mod 2^128
-        h0 &+= pad0 & 0xfff_ffff_ffff; c = h0 >> 44; h0 &= 0xfff_ffff_ffff
-        h1 &+= (((pad0 >> 44) | (pad1 << 20)) & 0xfff_ffff_ffff) &+ c; c = h1 >> 44; h1 &= 0xfff_ffff_ffff
-        h2 &+= ((pad1 >> 24) & 0x3ff_ffff_ffff) &+ c; h2 &= 0x3ff_ffff_ffff
+        h0 &+= pad0 & 0xfff_ffff_ffff
+        c = h0 >> 44
+        h0 &= 0xfff_ffff_ffff
+        h1 &+= (((pad0 >> 44) | (pad1 << 20)) & 0xfff_ffff_ffff) &+ c
+        c = h1 >> 44
+        h1 &= 0xfff_ffff_ffff
+        h2 &+= ((pad1 >> 24) & 0x3ff_ffff_ffff) &+ c
+        h2 &= 0x3ff_ffff_ffff
         let lo = h0 | (h1 << 44)
         let hi = (h1 >> 20) | (h2 << 24)
         var tag: [UInt8] = []

@@ -33,7 +33,8 @@ public struct RemoteKeys: Sendable, Equatable {
     /// Reads a remembered key; nil when the text is not one.
     public init?(remembered text: String) {
         let parts = text.split(whereSeparator: \.isWhitespace)
-        guard parts.count == 2, DeviceID(String(parts[0])) != nil, let master = Hex.decode(String(parts[1]), count: 32) else { return nil }
+        guard parts.count == 2, DeviceID(String(parts[0])) != nil, let master = Hex.decode(String(parts[1]), count: 32)
+        else { return nil }
         self.init(remoteID: String(parts[0]), master: master)
     }
 }

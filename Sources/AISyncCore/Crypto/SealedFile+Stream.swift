@@ -46,7 +46,8 @@ extension SealedFile {
                 let count = min(chunkBytes, pending.count - start)
                 let last = Int64(index + 1) * Int64(chunkBytes) >= framed
                 if last && !final { break }
-                out += ChaChaPoly.seal(Array(pending[start..<(start + count)]), key: key, nonce: nonce(index, last: last), aad: header)
+                out += ChaChaPoly.seal(
+                    Array(pending[start..<(start + count)]), key: key, nonce: nonce(index, last: last), aad: header)
                 index += 1
                 start += count
             }
@@ -72,10 +73,15 @@ extension SealedFile {
         /// Checks the header against the file's size: a file longer than its header says is
         /// `.tampered`; one shorter is `.truncated` once the chunks it has were found
         /// authentic (a changed length in the header fails the first chunk instead).
-        public init(header: [UInt8], storedSize: Int64, dataKey: [UInt8], binding: Binding, shown: String) throws(AISyncError) {
+        public init(header: [UInt8], storedSize: Int64, dataKey: [UInt8], binding: Binding, shown: String)
+            throws(AISyncError)
+        {
             guard header.count == headerBytes, header.starts(with: magic) else {
-                throw AISyncError(.tampered, "\(shown) is not encrypted, on a remote where everything is",
-                                  hint: "Someone other than your devices wrote it; delete it on the server, or push again to replace it")
+                throw AISyncError(
+                    .tampered, "\(shown) is not encrypted, on a remote where everything is",
+                    hint:
+                        "Someone other than your devices wrote it; delete it on the server, or push again to replace it"
+                )
             }
             framed = Int64(truncatingIfNeeded: readLittleEndian(header[32..<40]))
             guard framed > 12, framed < 1 << 44 else { throw SealedFile.tampered(shown) }
@@ -100,11 +106,14 @@ extension SealedFile {
         public mutating func open(_ sealed: [UInt8]) throws(AISyncError) -> [UInt8] {
             guard let size = nextChunkBytes, sealed.count == size else {
                 guard let short else { throw SealedFile.tampered(shown) }
-                throw AISyncError(.truncated, "\(shown) is cut short (\(short.size) of \(short.expected) bytes)",
-                                  hint: "An upload was interrupted or the server lost data; the device that wrote it should push again")
+                throw AISyncError(
+                    .truncated, "\(shown) is cut short (\(short.size) of \(short.expected) bytes)",
+                    hint:
+                        "An upload was interrupted or the server lost data; the device that wrote it should push again")
             }
             let last = index == chunks - 1
-            guard let plain = ChaChaPoly.open(sealed, key: key, nonce: nonce(UInt64(index), last: last), aad: header) else {
+            guard let plain = ChaChaPoly.open(sealed, key: key, nonce: nonce(UInt64(index), last: last), aad: header)
+            else {
                 throw SealedFile.tampered(shown)
             }
             var from = 0
@@ -118,14 +127,17 @@ extension SealedFile {
         /// Checks the whole file was opened.
         public func finish() throws(AISyncError) {
             guard index == chunks else {
-                throw AISyncError(.truncated, "\(shown) is cut short", hint: "The device that wrote it should push again")
+                throw AISyncError(
+                    .truncated, "\(shown) is cut short", hint: "The device that wrote it should push again")
             }
         }
 
         private mutating func readFraming(_ plain: [UInt8]) throws(AISyncError) -> Int {
             guard plain.count >= 4 else { throw SealedFile.tampered(shown) }
             let length = Int(readLittleEndian(plain[0..<4]))
-            guard length < 4096, plain.count >= 4 + length + 8, let found = Binding(bytes: Array(plain[4..<(4 + length)])) else {
+            guard length < 4096, plain.count >= 4 + length + 8,
+                let found = Binding(bytes: Array(plain[4..<(4 + length)]))
+            else {
                 throw SealedFile.tampered(shown)
             }
             guard found == binding else { throw SealedFile.misplaced(shown, found: found, expected: binding) }
@@ -136,15 +148,19 @@ extension SealedFile {
     }
 
     static func tampered(_ shown: String) -> AISyncError {
-        AISyncError(.tampered, "\(shown) fails its authentication check: it was changed on the server or damaged",
-                    hint: "Nothing was applied from it; delete it on the server, and the device that wrote it should push again")
+        AISyncError(
+            .tampered, "\(shown) fails its authentication check: it was changed on the server or damaged",
+            hint: "Nothing was applied from it; delete it on the server, and the device that wrote it should push again"
+        )
     }
 
     static func misplaced(_ shown: String, found: Binding, expected: Binding) -> AISyncError {
         let wrongRemote = found.remoteID != expected.remoteID
-        let placeText = String(found.path.unicodeScalars.filter { $0.value >= 0x20 && $0.value < 0x7F }.prefix(120).map(Character.init))
+        let placeText = String(
+            found.path.unicodeScalars.filter { $0.value >= 0x20 && $0.value < 0x7F }.prefix(120).map(Character.init))
         let foundText = wrongRemote ? "a file of another remote" : "the file of \(placeText)"
-        return AISyncError(.misplaced, "\(shown) holds \(foundText): the server moved or swapped files",
-                           hint: "Nothing was applied from it; restore the server's files from a backup, or delete it and push again")
+        return AISyncError(
+            .misplaced, "\(shown) holds \(foundText): the server moved or swapped files",
+            hint: "Nothing was applied from it; restore the server's files from a backup, or delete it and push again")
     }
 }

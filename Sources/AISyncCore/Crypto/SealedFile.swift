@@ -32,11 +32,17 @@ public enum SealedFile {
         /// The file's path on the remote, before object names are keyed.
         public var path: String
         /// A binding for `path` on remote `remoteID`.
-        public init(remoteID: String, path: String) { self.remoteID = remoteID; self.path = path }
+        public init(remoteID: String, path: String) {
+            self.remoteID = remoteID
+            self.path = path
+        }
         var bytes: [UInt8] { Array("\(remoteID)\n\(path)".utf8) }
         init?(bytes: [UInt8]) {
-            guard let text = String(validating: bytes, as: UTF8.self), let cut = text.firstIndex(of: "\n") else { return nil }
-            remoteID = String(text[..<cut]); path = String(text[text.index(after: cut)...])
+            guard let text = String(validating: bytes, as: UTF8.self), let cut = text.firstIndex(of: "\n") else {
+                return nil
+            }
+            remoteID = String(text[..<cut])
+            path = String(text[text.index(after: cut)...])
         }
     }
 
@@ -75,9 +81,12 @@ public enum SealedFile {
 
     /// Opens a whole sealed file; throws `.damagedData`, `.tampered`, `.truncated` or
     /// `.misplaced` (named by `shown`) without giving out any unauthenticated byte.
-    public static func open(_ sealed: [UInt8], dataKey: [UInt8], binding: Binding, shown: String) throws(AISyncError) -> [UInt8] {
-        var opener = try Opener(header: Array(sealed.prefix(headerBytes)), storedSize: Int64(sealed.count), dataKey: dataKey,
-                                binding: binding, shown: shown)
+    public static func open(_ sealed: [UInt8], dataKey: [UInt8], binding: Binding, shown: String) throws(AISyncError)
+        -> [UInt8]
+    {
+        var opener = try Opener(
+            header: Array(sealed.prefix(headerBytes)), storedSize: Int64(sealed.count), dataKey: dataKey,
+            binding: binding, shown: shown)
         var out: [UInt8] = []
         var at = headerBytes
         while at < sealed.count {

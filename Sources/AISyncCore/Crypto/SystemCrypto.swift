@@ -37,10 +37,17 @@ package struct SystemCrypto: Sendable {
     package typealias Transform = @convention(c) (UnsafeMutableRawPointer, UnsafeRawPointer, Int) -> Int32
     package typealias ContextNew = @convention(c) () -> OpaquePointer?
     package typealias ContextFree = @convention(c) (OpaquePointer?) -> Void
-    package typealias CipherFetch = @convention(c) (OpaquePointer?, UnsafePointer<CChar>, UnsafePointer<CChar>?) -> OpaquePointer?
-    package typealias CipherInit = @convention(c) (OpaquePointer?, OpaquePointer?, OpaquePointer?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?) -> Int32
-    package typealias CipherUpdate = @convention(c) (OpaquePointer?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Int32>, UnsafePointer<UInt8>?, Int32) -> Int32
-    package typealias CipherFinal = @convention(c) (OpaquePointer?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Int32>) -> Int32
+    package typealias CipherFetch =
+        @convention(c) (OpaquePointer?, UnsafePointer<CChar>, UnsafePointer<CChar>?) -> OpaquePointer?
+    package typealias CipherInit =
+        @convention(c) (OpaquePointer?, OpaquePointer?, OpaquePointer?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?) ->
+        Int32
+    package typealias CipherUpdate =
+        @convention(c) (
+            OpaquePointer?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Int32>, UnsafePointer<UInt8>?, Int32
+        ) -> Int32
+    package typealias CipherFinal =
+        @convention(c) (OpaquePointer?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Int32>) -> Int32
     package typealias CipherControl = @convention(c) (OpaquePointer?, Int32, Int32, UnsafeMutableRawPointer?) -> Int32
 
     let contextNew: ContextNew
@@ -61,12 +68,19 @@ package struct SystemCrypto: Sendable {
     static let getTag: Int32 = 0x10, setTag: Int32 = 0x11
 
     /// The table from the library's functions and the fetched ChaCha20-Poly1305 cipher.
-    package init(contextNew: ContextNew, contextFree: ContextFree, encryptInit: CipherInit, encryptUpdate: CipherUpdate,
-                 encryptFinal: CipherFinal, decryptInit: CipherInit, decryptUpdate: CipherUpdate, decryptFinal: CipherFinal,
-                 control: CipherControl, cipher: OpaquePointer) {
-        self.contextNew = contextNew; self.contextFree = contextFree
-        self.encryptInit = encryptInit; self.encryptUpdate = encryptUpdate; self.encryptFinal = encryptFinal
-        self.decryptInit = decryptInit; self.decryptUpdate = decryptUpdate; self.decryptFinal = decryptFinal
+    package init(
+        contextNew: ContextNew, contextFree: ContextFree, encryptInit: CipherInit, encryptUpdate: CipherUpdate,
+        encryptFinal: CipherFinal, decryptInit: CipherInit, decryptUpdate: CipherUpdate, decryptFinal: CipherFinal,
+        control: CipherControl, cipher: OpaquePointer
+    ) {
+        self.contextNew = contextNew
+        self.contextFree = contextFree
+        self.encryptInit = encryptInit
+        self.encryptUpdate = encryptUpdate
+        self.encryptFinal = encryptFinal
+        self.decryptInit = decryptInit
+        self.decryptUpdate = decryptUpdate
+        self.decryptFinal = decryptFinal
         self.control = control
         cipherAddress = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(cipher)))
     }
@@ -119,7 +133,10 @@ package struct SystemCrypto: Sendable {
     }
 
     /// Compresses `blocks` 64-byte blocks at `data` into `h` with `transform`.
-    static func sha256(_ transform: Transform, _ h: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32), _ data: UnsafeRawPointer, blocks: Int) {
+    static func sha256(
+        _ transform: Transform, _ h: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32),
+        _ data: UnsafeRawPointer, blocks: Int
+    ) {
         withUnsafeTemporaryAllocation(byteCount: sha256ContextBytes, alignment: 16) { context in
             // h, then zeroed counters and an empty buffer: whole blocks go straight through.
             context.initializeMemory(as: UInt8.self, repeating: 0)
@@ -132,9 +149,14 @@ package struct SystemCrypto: Sendable {
     /// FIPS 180-4's first example: SHA-256("abc"), one block.
     private static func hashesABC(_ transform: Transform) -> Bool {
         var h: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
-            0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19)
+            0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
+        )
         var block = [UInt8](repeating: 0, count: 64)
-        block[0] = 0x61; block[1] = 0x62; block[2] = 0x63; block[3] = 0x80; block[63] = 24
+        block[0] = 0x61
+        block[1] = 0x62
+        block[2] = 0x63
+        block[3] = 0x80
+        block[63] = 24
         block.withUnsafeBytes { sha256(transform, &h, $0.baseAddress!, blocks: 1) }
         return h.0 == 0xba78_16bf && h.1 == 0x8f01_cfea && h.6 == 0xb410_ff61 && h.7 == 0xf200_15ad
     }
@@ -144,12 +166,17 @@ package struct SystemCrypto: Sendable {
         guard let context = contextNew() else { return nil }
         defer { contextFree(context) }
         var out = [UInt8](repeating: 0, count: plaintext.count + ChaChaPoly.tagBytes)
-        var written: Int32 = 0, tail: Int32 = 0
+        var written: Int32 = 0
+        var tail: Int32 = 0
         let ok = out.withUnsafeMutableBufferPointer { o -> Bool in
             guard encryptInit(context, chachaPoly, nil, key, nonce) == 1 else { return false }
             if !aad.isEmpty, encryptUpdate(context, nil, &written, aad, Int32(aad.count)) != 1 { return false }
-            guard plaintext.withUnsafeBufferPointer({ encryptUpdate(context, o.baseAddress, &written, $0.baseAddress, Int32($0.count)) }) == 1,
-                  encryptFinal(context, o.baseAddress! + Int(written), &tail) == 1, Int(written + tail) == plaintext.count else { return false }
+            guard
+                plaintext.withUnsafeBufferPointer({
+                    encryptUpdate(context, o.baseAddress, &written, $0.baseAddress, Int32($0.count))
+                }) == 1,
+                encryptFinal(context, o.baseAddress! + Int(written), &tail) == 1, Int(written + tail) == plaintext.count
+            else { return false }
             return control(context, Self.getTag, Int32(ChaChaPoly.tagBytes), o.baseAddress! + plaintext.count) == 1
         }
         return ok ? out : nil
@@ -162,13 +189,18 @@ package struct SystemCrypto: Sendable {
         defer { contextFree(context) }
         let length = sealed.count - ChaChaPoly.tagBytes
         var out = [UInt8](repeating: 0, count: max(length, 1))
-        var written: Int32 = 0, tail: Int32 = 0
+        var written: Int32 = 0
+        var tail: Int32 = 0
         var tag = Array(sealed[length...])
         let ok = out.withUnsafeMutableBufferPointer { o -> Bool in
             guard decryptInit(context, chachaPoly, nil, key, nonce) == 1 else { return false }
             if !aad.isEmpty, decryptUpdate(context, nil, &written, aad, Int32(aad.count)) != 1 { return false }
-            guard sealed.withUnsafeBufferPointer({ decryptUpdate(context, o.baseAddress, &written, $0.baseAddress, Int32(length)) }) == 1,
-                  control(context, Self.setTag, Int32(ChaChaPoly.tagBytes), &tag) == 1 else { return false }
+            guard
+                sealed.withUnsafeBufferPointer({
+                    decryptUpdate(context, o.baseAddress, &written, $0.baseAddress, Int32(length))
+                }) == 1,
+                control(context, Self.setTag, Int32(ChaChaPoly.tagBytes), &tag) == 1
+            else { return false }
             return decryptFinal(context, o.baseAddress! + Int(written), &tail) == 1 && Int(written + tail) == length
         }
         guard ok else {
@@ -183,10 +215,15 @@ package struct SystemCrypto: Sendable {
         let key = (0x80...0x9F).map { UInt8($0) }
         let nonce: [UInt8] = [0x07, 0, 0, 0, 0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47]
         let aad: [UInt8] = [0x50, 0x51, 0x52, 0x53, 0xC0, 0xC1, 0xC2, 0xC3, 0xC4, 0xC5, 0xC6, 0xC7]
-        let text = Array("Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, sunscreen would be it.".utf8)
-        let tag: [UInt8] = [0x1A, 0xE1, 0x0B, 0x59, 0x4F, 0x09, 0xE2, 0x6A, 0x7E, 0x90, 0x2E, 0xCB, 0xD0, 0x60, 0x06, 0x91]
+        let text = Array(
+            "Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, sunscreen would be it."
+                .utf8)
+        let tag: [UInt8] = [
+            0x1A, 0xE1, 0x0B, 0x59, 0x4F, 0x09, 0xE2, 0x6A, 0x7E, 0x90, 0x2E, 0xCB, 0xD0, 0x60, 0x06, 0x91,
+        ]
         guard let sealed = seal(text, key: key, nonce: nonce, aad: aad), Array(sealed.suffix(16)) == tag,
-              sealed.prefix(4) == [0xD3, 0x1A, 0x8D, 0x34], open(sealed, key: key, nonce: nonce, aad: aad) == text else { return false }
+            sealed.prefix(4) == [0xD3, 0x1A, 0x8D, 0x34], open(sealed, key: key, nonce: nonce, aad: aad) == text
+        else { return false }
         var tampered = sealed
         tampered[0] ^= 1
         guard open(tampered, key: key, nonce: nonce, aad: aad) == nil else { return false }

@@ -32,7 +32,10 @@ public struct SHA256: Sendable {
     /// A hasher on a chosen implementation (the tests compare them).
     package init(backend: CryptoBackend) { system = backend == .system }
 
-    private func compress(_ h: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32), _ data: UnsafeRawPointer, blocks: Int) {
+    private func compress(
+        _ h: inout (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32), _ data: UnsafeRawPointer,
+        blocks: Int
+    ) {
         if system, let transform = SystemCrypto.sha256Transform {
             SystemCrypto.sha256(transform, &h, data, blocks: blocks)
         } else {
@@ -99,7 +102,8 @@ public struct SHA256: Sendable {
             withUnsafeBytes(of: state) { words in
                 for i in 0..<8 {
                     let word = words.load(fromByteOffset: 4 * i, as: UInt32.self)
-                    UnsafeMutableRawBufferPointer(buf).storeBytes(of: word.bigEndian, toByteOffset: 4 * i, as: UInt32.self)
+                    UnsafeMutableRawBufferPointer(buf).storeBytes(
+                        of: word.bigEndian, toByteOffset: 4 * i, as: UInt32.self)
                 }
             }
             count = 32
@@ -146,7 +150,8 @@ public struct SHA256: Sendable {
         kv.withUnsafeBufferPointer { kBuf in
             withUnsafeTemporaryAllocation(of: SIMD4<UInt32>.self, capacity: 32) { wBuf in
                 let k = kBuf.baseAddress!
-                var cur = wBuf.baseAddress!, next = cur + 16
+                var cur = wBuf.baseAddress!
+                var next = cur + 16
                 scheduleScalar(data, into: cur, k)
                 var x = Schedule()
                 var s = State(h)
@@ -179,7 +184,8 @@ public struct SHA256: Sendable {
             raw.storeBytes(of: v, toByteOffset: 4 * t, as: UInt32.self)
         }
         for t in 16..<64 {
-            let x = word(t - 15), y = word(t - 2)
+            let x = word(t - 15)
+            let y = word(t - 2)
             let s0 = rotr(x, 7) ^ rotr(x, 18) ^ (x >> 3)
             let s1 = rotr(y, 17) ^ rotr(y, 19) ^ (y >> 10)
             raw.storeBytes(of: word(t - 16) &+ s0 &+ word(t - 7) &+ s1, toByteOffset: 4 * t, as: UInt32.self)
@@ -195,19 +201,32 @@ public struct SHA256: Sendable {
 
         /// Loads W[0..<16] of the block at `p` and writes W+K for them to `w[0..<4]`.
         @inline(__always)
-        init(_ p: UnsafeRawPointer, into w: UnsafeMutablePointer<SIMD4<UInt32>>,
-             _ k: UnsafePointer<SIMD4<UInt32>>) {
-            x0 = loadBE(p, 0); x1 = loadBE(p, 16); x2 = loadBE(p, 32); x3 = loadBE(p, 48)
-            w[0] = x0 &+ k[0]; w[1] = x1 &+ k[1]; w[2] = x2 &+ k[2]; w[3] = x3 &+ k[3]
+        init(
+            _ p: UnsafeRawPointer, into w: UnsafeMutablePointer<SIMD4<UInt32>>,
+            _ k: UnsafePointer<SIMD4<UInt32>>
+        ) {
+            x0 = loadBE(p, 0)
+            x1 = loadBE(p, 16)
+            x2 = loadBE(p, 32)
+            x3 = loadBE(p, 48)
+            w[0] = x0 &+ k[0]
+            w[1] = x1 &+ k[1]
+            w[2] = x2 &+ k[2]
+            w[3] = x3 &+ k[3]
         }
 
         /// Computes W[4i..<4i+4] and writes W+K for them to `w[i]`.
         @inline(__always)
-        mutating func step(_ i: Int, into w: UnsafeMutablePointer<SIMD4<UInt32>>,
-                           _ k: UnsafePointer<SIMD4<UInt32>>) {
+        mutating func step(
+            _ i: Int, into w: UnsafeMutablePointer<SIMD4<UInt32>>,
+            _ k: UnsafePointer<SIMD4<UInt32>>
+        ) {
             let n = schedule(x0, x1, x2, x3)
             w[i] = n &+ k[i]
-            x0 = x1; x1 = x2; x2 = x3; x3 = n
+            x0 = x1
+            x1 = x2
+            x2 = x3
+            x3 = n
         }
     }
 
@@ -221,10 +240,10 @@ public struct SHA256: Sendable {
     private static func loadBE(_ p: UnsafeRawPointer, _ offset: Int) -> SIMD4<UInt32> {
         let x = p.loadUnaligned(fromByteOffset: offset, as: SIMD4<UInt32>.self)
         #if _endian(little)
-        let m = SIMD4<UInt32>(repeating: 0xff00)
-        return (x &<< 24) | ((x & m) &<< 8) | ((x &>> 8) & m) | (x &>> 24)
+            let m = SIMD4<UInt32>(repeating: 0xff00)
+            return (x &<< 24) | ((x & m) &<< 8) | ((x &>> 8) & m) | (x &>> 24)
         #else
-        return x
+            return x
         #endif
     }
 
@@ -268,8 +287,14 @@ public struct SHA256: Sendable {
 
         @inline(__always)
         mutating func add(_ o: State) {
-            a &+= o.a; b &+= o.b; c &+= o.c; d &+= o.d
-            e &+= o.e; f &+= o.f; g &+= o.g; h &+= o.h
+            a &+= o.a
+            b &+= o.b
+            c &+= o.c
+            d &+= o.d
+            e &+= o.e
+            f &+= o.f
+            g &+= o.g
+            h &+= o.h
         }
 
         /// All 64 rounds reading W+K from `wk`. With `pipelined`, each group of four
@@ -284,8 +309,10 @@ public struct SHA256: Sendable {
             if pipelined {
                 // A loop, not unrolled: the body stays small enough for the µop cache.
                 for g in stride(from: 0, to: 12, by: 2) {
-                    rounds4(wk, 4 * g, second: false); x.step(g + 4, into: next, k)
-                    rounds4(wk, 4 * g + 4, second: true); x.step(g + 5, into: next, k)
+                    rounds4(wk, 4 * g, second: false)
+                    x.step(g + 4, into: next, k)
+                    rounds4(wk, 4 * g + 4, second: true)
+                    x.step(g + 5, into: next, k)
                 }
             } else {
                 for g in stride(from: 0, to: 12, by: 2) {

@@ -36,7 +36,8 @@ extension RecordState {
         case .chat:
             var messages: [(ChatBody.Message, Stamp)] = []
             for (id, entry) in visibleEntries() {
-                messages.append((try ChatBody.Message(elementID: id, json: try json(entry.value, checked) ?? .null), entry.stamp))
+                messages.append(
+                    (try ChatBody.Message(elementID: id, json: try json(entry.value, checked) ?? .null), entry.stamp))
             }
             messages.sort { a, b in
                 if a.0.time != b.0.time { return a.0.time < b.0.time }
@@ -44,8 +45,11 @@ extension RecordState {
                 return a.0.id < b.0.id
             }
             let list = messages.map(\.0)
-            return .chat(ChatBody(title: title, model: try string("model", checked), messages: list.filter { $0.branch == nil },
-                                  alternatives: list.filter { $0.branch != nil }, favorite: favorite, created: created, updated: updated))
+            return .chat(
+                ChatBody(
+                    title: title, model: try string("model", checked), messages: list.filter { $0.branch == nil },
+                    alternatives: list.filter { $0.branch != nil }, favorite: favorite, created: created,
+                    updated: updated))
         case .story:
             var pages: [(StoryBody.Page, Stamp)] = []
             for (id, entry) in visibleEntries() {
@@ -57,20 +61,28 @@ extension RecordState {
                 return a.0.id < b.0.id
             }
             let prompts = (try json(value("prompts"), checked)?.arrayValue ?? []).compactMap(\.stringValue)
-            return .story(StoryBody(title: title, moral: try string("moral", checked), pages: pages.map(\.0), prompts: prompts,
-                                    favorite: favorite, created: created, updated: updated))
+            return .story(
+                StoryBody(
+                    title: title, moral: try string("moral", checked), pages: pages.map(\.0), prompts: prompts,
+                    favorite: favorite, created: created, updated: updated))
         case .image:
             guard let shaText = try string("sha256", checked), let sha = SHA256Digest(hex: shaText),
-                  case .int(let size)? = try json(value("size"), checked), let mediaType = try string("mediaType", checked) else {
+                case .int(let size)? = try json(value("size"), checked),
+                let mediaType = try string("mediaType", checked)
+            else {
                 throw .damaged("image record has no sha256, size or media type")
             }
-            let imgur = try json(value("imgur"), checked).flatMap { (v: JSONValue) throws(AISyncError) -> ImageBody.ImgurLocation? in
+            let imgur = try json(value("imgur"), checked).flatMap {
+                (v: JSONValue) throws(AISyncError) -> ImageBody.ImgurLocation? in
                 v == .null ? nil : try ImageBody.ImgurLocation(json: v)
             }
-            return .image(ImageBody(title: title, sha256: sha, size: size, mediaType: mediaType,
-                                    width: try json(value("width"), checked)?.intValue, height: try json(value("height"), checked)?.intValue,
-                                    prompt: try string("prompt", checked), model: try string("model", checked), imgur: imgur,
-                                    favorite: favorite, created: created, updated: updated))
+            return .image(
+                ImageBody(
+                    title: title, sha256: sha, size: size, mediaType: mediaType,
+                    width: try json(value("width"), checked)?.intValue,
+                    height: try json(value("height"), checked)?.intValue,
+                    prompt: try string("prompt", checked), model: try string("model", checked), imgur: imgur,
+                    favorite: favorite, created: created, updated: updated))
         }
     }
 

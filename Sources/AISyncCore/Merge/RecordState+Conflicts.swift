@@ -23,8 +23,10 @@ extension RecordState {
             result.append(FieldConflict(field: field, element: nil, entries: entries, removes: []))
         }
         if let collection = RecordSchema.collection(kind) {
-            for (id, e) in elements.sorted(by: { $0.key < $1.key }) where Self.distinct(e.entries) || e.removedConcurrently {
-                let removes = e.removes.filter { r in e.entries.contains { r.clock.isConcurrent(with: $0.stamp.clock) } }
+            for (id, e) in elements.sorted(by: { $0.key < $1.key })
+            where Self.distinct(e.entries) || e.removedConcurrently {
+                let removes = e.removes.filter { r in e.entries.contains { r.clock.isConcurrent(with: $0.stamp.clock) }
+                }
                 result.append(FieldConflict(field: collection, element: id, entries: e.entries, removes: removes))
             }
         }
@@ -33,7 +35,8 @@ extension RecordState {
 
     /// Whether the record has any conflict; cheaper than checking ``conflicts`` for emptiness.
     public var isConflict: Bool {
-        registers.values.contains(where: Self.distinct) || elements.values.contains { Self.distinct($0.entries) || $0.removedConcurrently }
+        registers.values.contains(where: Self.distinct)
+            || elements.values.contains { Self.distinct($0.entries) || $0.removedConcurrently }
     }
 
     /// More than one maximal entry, not all holding the same value.

@@ -24,7 +24,12 @@ public struct RecordState: Hashable, Sendable {
         /// The device that wrote that version.
         public var device: DeviceID
 
-        init(_ v: Version) { version = v.id; clock = v.clock; time = v.time; device = v.device }
+        init(_ v: Version) {
+            version = v.id
+            clock = v.clock
+            time = v.time
+            device = v.device
+        }
 
         /// Last-writer-wins order: greater HLC, then greater device id, then version id.
         public func winsOver(_ other: Stamp) -> Bool {
@@ -105,7 +110,9 @@ public struct RecordState: Hashable, Sendable {
         if version.time > contentTime, !ops.allSatisfy(Self.marksFavorite) { contentTime = version.time }
         let stamp = Stamp(version)
         let deleted = ops.last { $0 == .delete || $0 == .restore } == .delete
-        Self.insert(Entry(stamp: stamp, value: .inline(.bool(deleted))), into: &registers[RecordSchema.deletedField, default: []])
+        Self.insert(
+            Entry(stamp: stamp, value: .inline(.bool(deleted))),
+            into: &registers[RecordSchema.deletedField, default: []])
         for op in ops {
             switch op {
             case .set(let field, let value):

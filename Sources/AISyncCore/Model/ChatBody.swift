@@ -28,12 +28,18 @@ public struct ChatBody: Hashable, Sendable {
 
         /// A message with the given element id, role, text and time (nothing is validated here).
         public init(id: String, role: Role, text: String, time: Timestamp, branch: Branch? = nil) {
-            self.id = id; self.role = role; self.text = text; self.time = time; self.branch = branch
+            self.id = id
+            self.role = role
+            self.text = text
+            self.time = time
+            self.branch = branch
         }
 
         /// The value of a message element in a version (its id is the element id).
         package var elementJSON: JSONValue {
-            var o: [String: JSONValue] = ["role": .string(role.rawValue), "text": .string(text), "time": .string(time.iso8601)]
+            var o: [String: JSONValue] = [
+                "role": .string(role.rawValue), "text": .string(text), "time": .string(time.iso8601),
+            ]
             o.setIfPresent("branch", branch?.json)
             return .object(o)
         }
@@ -41,7 +47,9 @@ public struct ChatBody: Hashable, Sendable {
         init(elementID: String, json: JSONValue) throws(AISyncError) {
             var m = try JSONObjectReader(json, context: "chat message")
             let roleText = try m.string("role")
-            guard let role = Role(rawValue: roleText) else { throw .damaged("chat message role \"\(roleText.prefix(40))\" is not user, assistant or system") }
+            guard let role = Role(rawValue: roleText) else {
+                throw .damaged("chat message role \"\(roleText.prefix(40))\" is not user, assistant or system")
+            }
             let branch = try m.optionalValue("branch").map { (v: JSONValue) throws(AISyncError) in try Branch(json: v) }
             self.init(id: elementID, role: role, text: try m.string("text"), time: try m.time("time"), branch: branch)
             try m.finish()
@@ -89,10 +97,17 @@ public struct ChatBody: Hashable, Sendable {
 
     /// A chat body with the given fields. When it is stored (`Store.createMany`), `updated` is
     /// not written: read back, it is always the time of the record's latest version.
-    public init(title: String, model: String?, messages: [Message] = [], alternatives: [Message] = [], favorite: Bool = false,
-                created: Timestamp, updated: Timestamp) {
-        self.title = title; self.model = model; self.messages = messages; self.alternatives = alternatives
-        self.favorite = favorite; self.created = created; self.updated = updated
+    public init(
+        title: String, model: String?, messages: [Message] = [], alternatives: [Message] = [], favorite: Bool = false,
+        created: Timestamp, updated: Timestamp
+    ) {
+        self.title = title
+        self.model = model
+        self.messages = messages
+        self.alternatives = alternatives
+        self.favorite = favorite
+        self.created = created
+        self.updated = updated
     }
 
     var json: JSONValue {

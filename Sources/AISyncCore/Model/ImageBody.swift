@@ -16,8 +16,15 @@ public struct ImageBody: Hashable, Sendable {
         public var servedSize: Int64?
 
         /// A location as recorded after an upload. `deletehash` is a secret (see ``deletehash``).
-        public init(id: String, link: String, deletehash: String? = nil, servedSHA256: SHA256Digest? = nil, servedSize: Int64? = nil) {
-            self.id = id; self.link = link; self.deletehash = deletehash; self.servedSHA256 = servedSHA256; self.servedSize = servedSize
+        public init(
+            id: String, link: String, deletehash: String? = nil, servedSHA256: SHA256Digest? = nil,
+            servedSize: Int64? = nil
+        ) {
+            self.id = id
+            self.link = link
+            self.deletehash = deletehash
+            self.servedSHA256 = servedSHA256
+            self.servedSize = servedSize
         }
 
         package var json: JSONValue {
@@ -30,8 +37,9 @@ public struct ImageBody: Hashable, Sendable {
 
         package init(json: JSONValue) throws(AISyncError) {
             var i = try JSONObjectReader(json, context: "image imgur location")
-            self.init(id: try i.string("id"), link: try i.string("link"), deletehash: try i.optionalString("deletehash"),
-                      servedSHA256: try i.optionalDigest("servedSHA256"), servedSize: try i.optionalInt("servedSize"))
+            self.init(
+                id: try i.string("id"), link: try i.string("link"), deletehash: try i.optionalString("deletehash"),
+                servedSHA256: try i.optionalDigest("servedSHA256"), servedSize: try i.optionalInt("servedSize"))
             try i.finish()
         }
     }
@@ -64,12 +72,23 @@ public struct ImageBody: Hashable, Sendable {
     /// An image body with the given metadata; the bytes themselves must already be in the
     /// store's objects under `sha256`. `updated` is not stored: read back, it is always the
     /// time of the record's latest version.
-    public init(title: String, sha256: SHA256Digest, size: Int64, mediaType: String, width: Int64? = nil, height: Int64? = nil,
-                prompt: String? = nil, model: String? = nil, imgur: ImgurLocation? = nil, favorite: Bool = false,
-                created: Timestamp, updated: Timestamp) {
-        self.title = title; self.sha256 = sha256; self.size = size; self.mediaType = mediaType
-        self.width = width; self.height = height; self.prompt = prompt; self.model = model; self.imgur = imgur
-        self.favorite = favorite; self.created = created; self.updated = updated
+    public init(
+        title: String, sha256: SHA256Digest, size: Int64, mediaType: String, width: Int64? = nil, height: Int64? = nil,
+        prompt: String? = nil, model: String? = nil, imgur: ImgurLocation? = nil, favorite: Bool = false,
+        created: Timestamp, updated: Timestamp
+    ) {
+        self.title = title
+        self.sha256 = sha256
+        self.size = size
+        self.mediaType = mediaType
+        self.width = width
+        self.height = height
+        self.prompt = prompt
+        self.model = model
+        self.imgur = imgur
+        self.favorite = favorite
+        self.created = created
+        self.updated = updated
     }
 
     var json: JSONValue {
@@ -101,7 +120,9 @@ public struct ImageBody: Hashable, Sendable {
         favorite = try r.bool("favorite")
         created = try r.time("created")
         updated = try r.time("updated")
-        imgur = try r.optionalValue("imgur").map { (v: JSONValue) throws(AISyncError) -> ImgurLocation in try ImgurLocation(json: v) }
+        imgur = try r.optionalValue("imgur").map { (v: JSONValue) throws(AISyncError) -> ImgurLocation in
+            try ImgurLocation(json: v)
+        }
         try r.finish()
     }
 }

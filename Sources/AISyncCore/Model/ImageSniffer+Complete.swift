@@ -35,13 +35,16 @@ extension ImageSniffer {
             let head = read(at, 8)
             guard head.count == 8 else { break }
             let length = Int64(head[0]) << 24 | Int64(head[1]) << 16 | Int64(head[2]) << 8 | Int64(head[3])
-            if head[4...7].elementsEqual(Array("IEND".utf8)) { return data ? nil : "it has no image data (no IDAT chunk before IEND)" }
+            if head[4...7].elementsEqual(Array("IEND".utf8)) {
+                return data ? nil : "it has no image data (no IDAT chunk before IEND)"
+            }
             if head[4...7].elementsEqual(Array("IDAT".utf8)) { data = true }
             at += 12 + length
             chunks += 1
             guard chunks < 10_000_000 else { break }
         }
-        return chunks == 0 ? "it is only a PNG signature, with no image data" : "its chunks stop before IEND, so it was cut short"
+        return chunks == 0
+            ? "it is only a PNG signature, with no image data" : "its chunks stop before IEND, so it was cut short"
     }
 
     /// JPEG: marker segments from the start up to the start of scan (FF DA), which must be
@@ -53,13 +56,22 @@ extension ImageSniffer {
         while at + 2 <= size, segments < 100_000 {
             let head = read(at, 4)
             guard head.count >= 2, head[0] == 0xFF else { return "its marker segments are broken at byte \(at)" }
-            if head[1] == 0xFF { at += 1; continue }  // fill byte
+            if head[1] == 0xFF {
+                at += 1
+                continue
+            }  // fill byte
             if head[1] == 0xD9 { return "it ends (FF D9) before any image data (no start-of-scan marker FF DA)" }
-            if (0xD0...0xD7).contains(head[1]) || head[1] == 0x01 { at += 2; continue }
+            if (0xD0...0xD7).contains(head[1]) || head[1] == 0x01 {
+                at += 2
+                continue
+            }
             guard head.count == 4 else { break }
             let length = Int64(head[2]) << 8 | Int64(head[3])
             guard length >= 2 else { return "its marker segments are broken at byte \(at)" }
-            if head[1] == 0xDA { scan = at + 2 + length; break }
+            if head[1] == 0xDA {
+                scan = at + 2 + length
+                break
+            }
             at += 2 + length
             segments += 1
         }

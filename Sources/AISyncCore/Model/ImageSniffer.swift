@@ -126,7 +126,7 @@ private struct HeaderBytes {
 
     /// Four-character code at `offset` (box and chunk types), nil if truncated.
     func fourCC(_ offset: Int) -> [UInt8]? {
-        has(offset, 4) ? Array(raw[offset ..< offset + 4]) : nil
+        has(offset, 4) ? Array(raw[offset..<offset + 4]) : nil
     }
 }
 
@@ -137,7 +137,7 @@ extension ImageSniffer {
     /// zero means "unknown/invalid" in these headers, and values past `Int32.max` are
     /// treated as hostile rather than passed on to callers that may allocate by them.
     private static func info(_ mediaType: String, _ width: Int?, _ height: Int?) -> ImageInfo {
-        let valid = 1 ... Int(Int32.max)
+        let valid = 1...Int(Int32.max)
         guard let width, let height, valid.contains(width), valid.contains(height) else {
             return ImageInfo(mediaType: mediaType)
         }
@@ -166,12 +166,15 @@ extension ImageSniffer {
             var marker: UInt8 = 0xFF
             while let next = b.u8(pos) {
                 pos += 1
-                if next != 0xFF { marker = next; break }
+                if next != 0xFF {
+                    marker = next
+                    break
+                }
             }
-            if marker == 0xFF { return info(type, nil, nil) } // ran out of bytes
+            if marker == 0xFF { return info(type, nil, nil) }  // ran out of bytes
             switch marker {
-            case 0x01, 0xD0 ... 0xD7:
-                continue // TEM and RSTn carry no length field
+            case 0x01, 0xD0...0xD7:
+                continue  // TEM and RSTn carry no length field
             case 0xD8, 0xD9, 0xDA:
                 // A second SOI, EOI, or start of scan before any SOF: no size to find.
                 return info(type, nil, nil)
@@ -181,7 +184,7 @@ extension ImageSniffer {
             guard let length = b.u16be(pos), length >= 2 else { return info(type, nil, nil) }
             // SOF0...SOF15 share a layout; C4 (DHT), C8 (JPG) and CC (DAC) sit in that
             // range but are not frame headers.
-            if (0xC0 ... 0xCF).contains(marker), marker != 0xC4, marker != 0xC8, marker != 0xCC {
+            if (0xC0...0xCF).contains(marker), marker != 0xC4, marker != 0xC8, marker != 0xCC {
                 // length(2) precision(1) height(2) width(2)
                 return info(type, b.u16be(pos + 5), b.u16be(pos + 3))
             }
@@ -200,13 +203,13 @@ extension ImageSniffer {
     private static func sniffWebP(_ b: HeaderBytes) -> ImageInfo? {
         guard b.matches(0, ascii: "RIFF"), b.matches(8, ascii: "WEBP") else { return nil }
         let type = "image/webp"
-        let data = 20 // after the chunk FourCC (12) and chunk size (16)
+        let data = 20  // after the chunk FourCC (12) and chunk size (16)
         if b.matches(12, ascii: "VP8 ") {
             // Frame tag (3 bytes; bit 0 clear = key frame), start code 9D 01 2A,
             // then 14-bit width and height, each with 2 scaling bits on top.
             guard let tag = b.u8(data), tag & 1 == 0,
-                  b.matches(data + 3, [0x9D, 0x01, 0x2A]),
-                  let width = b.u16le(data + 6), let height = b.u16le(data + 8)
+                b.matches(data + 3, [0x9D, 0x01, 0x2A]),
+                let width = b.u16le(data + 6), let height = b.u16le(data + 8)
             else { return info(type, nil, nil) }
             return info(type, width & 0x3FFF, height & 0x3FFF)
         }
@@ -232,9 +235,9 @@ extension ImageSniffer {
         guard b.matches(0, ascii: "BM"), let dibSize = b.u32le(14) else { return nil }
         let type = "image/bmp"
         switch dibSize {
-        case 12: // BITMAPCOREHEADER: unsigned 16-bit width and height
+        case 12:  // BITMAPCOREHEADER: unsigned 16-bit width and height
             return info(type, b.u16le(18), b.u16le(20))
-        case 16, 40, 52, 56, 64, 108, 124: // BITMAPINFOHEADER and its extensions
+        case 16, 40, 52, 56, 64, 108, 124:  // BITMAPINFOHEADER and its extensions
             guard let width = b.i32le(18), let height = b.i32le(22) else { return info(type, nil, nil) }
             // Negative height marks a top-down bitmap; the magnitude is the size.
             // Int32.min has no positive counterpart, so it is rejected as out of range.
@@ -257,14 +260,14 @@ extension ImageSniffer {
         }
         let type = "image/tiff"
         guard let ifd = b.u32(4, bigEndian: bigEndian), ifd >= 8,
-              let entryCount = b.u16(ifd, bigEndian: bigEndian)
+            let entryCount = b.u16(ifd, bigEndian: bigEndian)
         else { return info(type, nil, nil) }
         var width: Int?
         var height: Int?
-        for index in 0 ..< entryCount {
+        for index in 0..<entryCount {
             let entry = ifd + 2 + index * 12
             guard let tag = b.u16(entry, bigEndian: bigEndian),
-                  let fieldType = b.u16(entry + 2, bigEndian: bigEndian)
+                let fieldType = b.u16(entry + 2, bigEndian: bigEndian)
             else { break }
             guard tag == 256 || tag == 257 else { continue }
             // The value sits left-justified in the 4-byte value field: SHORT (3) or LONG (4).
@@ -290,9 +293,9 @@ extension ImageSniffer {
         var boxEnd: Int
         var brandsStart = 16
         switch size32 {
-        case 0: // box extends to end of file
+        case 0:  // box extends to end of file
             boxEnd = b.count
-        case 1: // 64-bit largesize follows the type
+        case 1:  // 64-bit largesize follows the type
             guard let high = b.u32be(8), let low = b.u32be(12) else { return nil }
             // Anything past 2^31 is absurd for an ftyp box; clamp to what we have.
             boxEnd = high == 0 && low <= Int(Int32.max) ? low : b.count

@@ -84,7 +84,9 @@ package struct JSONObjectReader {
     package func finish() throws(AISyncError) {
         guard seen.count != members.count else { return }
         if let extra = members.keys.filter({ !seen.contains($0) }).sorted().first {
-            throw .damaged("\(context): unknown field \"\(extra)\"", hint: "It may come from a newer version; upgrade to read it", remedy: .upgrade)
+            throw .damaged(
+                "\(context): unknown field \"\(extra)\"", hint: "It may come from a newer version; upgrade to read it",
+                remedy: .upgrade)
         }
     }
 }

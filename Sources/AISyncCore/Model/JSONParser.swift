@@ -32,7 +32,9 @@ public struct JSONParser {
             Result { () throws(Failure) -> JSONValue in try parse(buffer: buffer) }
         }
         if let inPlace { return try inPlace.get() }
-        return try Array(input).withUnsafeBufferPointer { (buffer) throws(Failure) -> JSONValue in try parse(buffer: buffer) }
+        return try Array(input).withUnsafeBufferPointer { (buffer) throws(Failure) -> JSONValue in
+            try parse(buffer: buffer)
+        }
     }
 
     private static func parse(buffer: UnsafeBufferPointer<UInt8>) throws(Failure) -> JSONValue {
@@ -78,9 +80,15 @@ public struct JSONParser {
         case UInt8(ascii: "{"): return try parseObject(depth: depth)
         case UInt8(ascii: "["): return try parseArray(depth: depth)
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectWord("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectWord("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectWord("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectWord("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectWord("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectWord("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         default: throw fail("unexpected character")
         }
@@ -101,7 +109,10 @@ public struct JSONParser {
         var members: [String: JSONValue] = [:]
         members.reserveCapacity(6)
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1
+            return .object(members)
+        }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a key") }
@@ -114,8 +125,14 @@ public struct JSONParser {
             guard members.updateValue(value, forKey: key) == nil else { throw fail("duplicate key \"\(key)\"") }
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(members)
+            }
             throw fail("expected ',' or '}'")
         }
     }
@@ -124,14 +141,23 @@ public struct JSONParser {
         index += 1
         var items: [JSONValue] = []
         skipWhitespace()
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1
+            return .array(items)
+        }
         while true {
             skipWhitespace()
             items.append(try parseValue(depth: depth + 1))
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; continue }
-            if bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+            if bytes[index] == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            if bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(items)
+            }
             throw fail("expected ',' or ']'")
         }
     }
@@ -142,7 +168,9 @@ public struct JSONParser {
         var isInteger = true
         func digits(_ p: inout JSONParser) -> Int {
             let s = p.index
-            while p.index < p.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(p.bytes[p.index]) { p.index += 1 }
+            while p.index < p.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(p.bytes[p.index]) {
+                p.index += 1
+            }
             return p.index - s
         }
         let intStart = index
@@ -156,7 +184,9 @@ public struct JSONParser {
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             isInteger = false
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             guard digits(&self) > 0 else { throw fail("invalid number") }
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)

@@ -24,7 +24,9 @@ extension JSONValue {
             return n
         case .object(let members):
             var n = 1 + max(members.count - 1, 0) + members.count + 1
-            for (key, value) in members where n <= limit { n += Self.stringLength(key) + value.canonicalLength(upTo: limit - n) }
+            for (key, value) in members where n <= limit {
+                n += Self.stringLength(key) + value.canonicalLength(upTo: limit - n)
+            }
             return n
         }
     }
@@ -33,7 +35,10 @@ extension JSONValue {
     static func digits(_ i: Int64) -> Int {
         var n = i < 0 ? 2 : 1
         var v = i.magnitude
-        while v >= 10 { v /= 10; n += 1 }
+        while v >= 10 {
+            v /= 10
+            n += 1
+        }
         return n
     }
 

@@ -15,10 +15,12 @@ package enum LegacyOperations {
 extension ImageBody {
     /// Every register of an image record with its value (the first version sets them all).
     static func registerValues(_ b: ImageBody) -> [(String, JSONValue)] {
-        [("title", .string(b.title)), ("sha256", .string(b.sha256.hex)), ("size", .int(b.size)),
-         ("mediaType", .string(b.mediaType)), ("width", b.width.map(JSONValue.int) ?? .null),
-         ("height", b.height.map(JSONValue.int) ?? .null), ("prompt", b.prompt.map(JSONValue.string) ?? .null),
-         ("model", b.model.map(JSONValue.string) ?? .null), ("imgur", b.imgur?.json ?? .null),
-         ("favorite", .bool(b.favorite)), ("created", .string(b.created.iso8601))]
+        [
+            ("title", .string(b.title)), ("sha256", .string(b.sha256.hex)), ("size", .int(b.size)),
+            ("mediaType", .string(b.mediaType)), ("width", b.width.map(JSONValue.int) ?? .null),
+            ("height", b.height.map(JSONValue.int) ?? .null), ("prompt", b.prompt.map(JSONValue.string) ?? .null),
+            ("model", b.model.map(JSONValue.string) ?? .null), ("imgur", b.imgur?.json ?? .null),
+            ("favorite", .bool(b.favorite)), ("created", .string(b.created.iso8601)),
+        ]
     }
 }

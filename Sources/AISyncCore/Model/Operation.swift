@@ -70,12 +70,15 @@ public enum Operation: Hashable, Sendable {
             guard r.members[key] != .null else { throw .damaged("operation: field \"\(key)\" must be a string") }
             return try r.optionalString(key)
         }
-        let field = try text("field"), element = try text("elem")
+        let field = try text("field")
+        let element = try text("elem")
         let ref = try r.optionalDigest("ref")
         // A null "ref" reads as absent only where a ref may be (set, add, edit), as it always
         // has; on the others it is an unknown field, as it always was.
         if ref == nil, r.members["ref"] == .null, !["set", "add", "edit"].contains(op) {
-            throw .damaged("operation: unknown field \"ref\"", hint: "It may come from a newer version; upgrade to read it", remedy: .upgrade)
+            throw .damaged(
+                "operation: unknown field \"ref\"", hint: "It may come from a newer version; upgrade to read it",
+                remedy: .upgrade)
         }
         let value = r.optionalValue("value") ?? (r.members["value"] == .null ? .null : nil)
         try r.finish()
@@ -85,9 +88,15 @@ public enum Operation: Hashable, Sendable {
     /// An operation from its members (nil: absent; a `value` of JSON null is present), checked.
     /// The one place that decides what an operation may be, for both readers of journal lines
     /// (``init(json:kind:)`` and the canonical line reader), so they cannot disagree.
-    init(op: String, field: String?, element: String?, value: JSONValue?, ref: SHA256Digest?, kind: RecordKind) throws(AISyncError) {
+    init(op: String, field: String?, element: String?, value: JSONValue?, ref: SHA256Digest?, kind: RecordKind)
+        throws(AISyncError)
+    {
         func absent(_ name: String, _ present: Bool) throws(AISyncError) {
-            if present { throw .damaged("operation: unknown field \"\(name)\"", hint: "It may come from a newer version; upgrade to read it", remedy: .upgrade) }
+            if present {
+                throw .damaged(
+                    "operation: unknown field \"\(name)\"",
+                    hint: "It may come from a newer version; upgrade to read it", remedy: .upgrade)
+            }
         }
         func present(_ name: String, _ value: String?) throws(AISyncError) -> String {
             guard let value else { throw .damaged("operation: field \"\(name)\" must be present") }
@@ -104,28 +113,37 @@ public enum Operation: Hashable, Sendable {
         }
         switch op {
         case "delete", "restore":
-            try absent("elem", element != nil); try absent("field", field != nil)
-            try absent("ref", ref != nil); try absent("value", value != nil)
+            try absent("elem", element != nil)
+            try absent("field", field != nil)
+            try absent("ref", ref != nil)
+            try absent("value", value != nil)
             self = op == "delete" ? .delete : .restore
         case "set":
             let f = try present("field", field)
-            guard RecordSchema.registers(kind).contains(f) else { throw .damaged("a \(kind.rawValue) has no field \"\(f.prefix(40))\"") }
+            guard RecordSchema.registers(kind).contains(f) else {
+                throw .damaged("a \(kind.rawValue) has no field \"\(f.prefix(40))\"")
+            }
             try absent("elem", element != nil)
             self = .set(field: f, value: try fieldValue(f, element: false))
         case "add", "edit", "remove":
             let f = try present("field", field)
-            guard RecordSchema.collection(kind) == f else { throw .damaged("a \(kind.rawValue) has no collection \"\(f.prefix(40))\"") }
+            guard RecordSchema.collection(kind) == f else {
+                throw .damaged("a \(kind.rawValue) has no collection \"\(f.prefix(40))\"")
+            }
             let e = try present("elem", element)
             guard RecordID.isValid(e) else { throw .damaged("element id \"\(e.prefix(80))\" is not a valid id") }
             switch op {
             case "add": self = .add(field: f, element: e, value: try fieldValue(f, element: true))
             case "edit": self = .edit(field: f, element: e, value: try fieldValue(f, element: true))
             default:
-                try absent("ref", ref != nil); try absent("value", value != nil)
+                try absent("ref", ref != nil)
+                try absent("value", value != nil)
                 self = .remove(field: f, element: e)
             }
         default:
-            throw .damaged("unknown operation \"\(op.prefix(40))\"", hint: "It may come from a newer version; upgrade to read it", remedy: .upgrade)
+            throw .damaged(
+                "unknown operation \"\(op.prefix(40))\"", hint: "It may come from a newer version; upgrade to read it",
+                remedy: .upgrade)
         }
     }
 }

@@ -7,7 +7,10 @@ extension RecordBody {
         package var objects: [SHA256Digest: [UInt8]] = [:]
         /// Keeps every value inline (reading an aisync 1 body, whose object holds them all).
         package var inlineOnly = false
-        package init(ops: [Operation] = [], inlineOnly: Bool = false) { self.ops = ops; self.inlineOnly = inlineOnly }
+        package init(ops: [Operation] = [], inlineOnly: Bool = false) {
+            self.ops = ops
+            self.inlineOnly = inlineOnly
+        }
 
         mutating func make(_ value: JSONValue) -> FieldValue {
             if inlineOnly { return .inline(value) }
@@ -15,9 +18,15 @@ extension RecordBody {
             if let bytes, let d = v.objectDigest { objects[d] = bytes }
             return v
         }
-        package mutating func set(_ field: String, _ value: JSONValue) { ops.append(.set(field: field, value: make(value))) }
-        package mutating func add(_ field: String, _ element: String, _ value: JSONValue) { ops.append(.add(field: field, element: element, value: make(value))) }
-        package mutating func edit(_ field: String, _ element: String, _ value: JSONValue) { ops.append(.edit(field: field, element: element, value: make(value))) }
+        package mutating func set(_ field: String, _ value: JSONValue) {
+            ops.append(.set(field: field, value: make(value)))
+        }
+        package mutating func add(_ field: String, _ element: String, _ value: JSONValue) {
+            ops.append(.add(field: field, element: element, value: make(value)))
+        }
+        package mutating func edit(_ field: String, _ element: String, _ value: JSONValue) {
+            ops.append(.edit(field: field, element: element, value: make(value)))
+        }
     }
 
     /// Every register and element of the body, as the first version of a new record.
@@ -25,13 +34,17 @@ extension RecordBody {
         var list = OperationList(inlineOnly: inlineOnly)
         switch self {
         case .chat(let b):
-            list.set("title", .string(b.title)); list.set("model", b.model.map(JSONValue.string) ?? .null)
-            list.set("favorite", .bool(b.favorite)); list.set("created", .string(b.created.iso8601))
+            list.set("title", .string(b.title))
+            list.set("model", b.model.map(JSONValue.string) ?? .null)
+            list.set("favorite", .bool(b.favorite))
+            list.set("created", .string(b.created.iso8601))
             for m in b.messages + b.alternatives { list.add("messages", m.id, m.elementJSON) }
         case .story(let b):
-            list.set("title", .string(b.title)); list.set("moral", b.moral.map(JSONValue.string) ?? .null)
+            list.set("title", .string(b.title))
+            list.set("moral", b.moral.map(JSONValue.string) ?? .null)
             list.set("prompts", .array(b.prompts.map(JSONValue.string)))
-            list.set("favorite", .bool(b.favorite)); list.set("created", .string(b.created.iso8601))
+            list.set("favorite", .bool(b.favorite))
+            list.set("created", .string(b.created.iso8601))
             for p in b.pages { list.add("pages", p.id, p.elementJSON) }
         case .image(let b):
             for (field, value) in ImageBody.registerValues(b) { list.set(field, value) }

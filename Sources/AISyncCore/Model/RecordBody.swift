@@ -27,9 +27,15 @@ public enum RecordBody: Hashable, Sendable {
         }
         set {
             switch self {
-            case .chat(var b): b.title = newValue; self = .chat(b)
-            case .story(var b): b.title = newValue; self = .story(b)
-            case .image(var b): b.title = newValue; self = .image(b)
+            case .chat(var b):
+                b.title = newValue
+                self = .chat(b)
+            case .story(var b):
+                b.title = newValue
+                self = .story(b)
+            case .image(var b):
+                b.title = newValue
+                self = .image(b)
             }
         }
     }
@@ -45,9 +51,15 @@ public enum RecordBody: Hashable, Sendable {
         }
         set {
             switch self {
-            case .chat(var b): b.favorite = newValue; self = .chat(b)
-            case .story(var b): b.favorite = newValue; self = .story(b)
-            case .image(var b): b.favorite = newValue; self = .image(b)
+            case .chat(var b):
+                b.favorite = newValue
+                self = .chat(b)
+            case .story(var b):
+                b.favorite = newValue
+                self = .story(b)
+            case .image(var b):
+                b.favorite = newValue
+                self = .image(b)
             }
         }
     }
@@ -93,7 +105,9 @@ public enum RecordBody: Hashable, Sendable {
     /// not valid JSON, not a body, or (with `expected`) a body of another kind.
     public init(bytes: [UInt8], expected: RecordKind? = nil) throws(AISyncError) {
         let value: JSONValue
-        do { value = try JSONParser.parse(bytes) } catch { throw .damaged("record body is not valid JSON", cause: error.description) }
+        do { value = try JSONParser.parse(bytes) } catch {
+            throw .damaged("record body is not valid JSON", cause: error.description)
+        }
         try self.init(json: value, expected: expected)
     }
 }

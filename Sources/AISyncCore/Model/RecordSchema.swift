@@ -14,7 +14,11 @@ public enum RecordSchema {
         switch kind {
         case .chat: ["title", "model", "favorite", "created"]
         case .story: ["title", "moral", "prompts", "favorite", "created"]
-        case .image: ["title", "sha256", "size", "mediaType", "width", "height", "prompt", "model", "imgur", "favorite", "created"]
+        case .image:
+            [
+                "title", "sha256", "size", "mediaType", "width", "height", "prompt", "model", "imgur", "favorite",
+                "created",
+            ]
         }
     }
 
@@ -28,7 +32,9 @@ public enum RecordSchema {
     }
 
     static func validate(_ value: JSONValue, field: String, element: Bool, kind: RecordKind) throws(AISyncError) {
-        func bad(_ expected: String) -> AISyncError { .damaged("\(kind.rawValue) field \"\(field)\" must be \(expected)") }
+        func bad(_ expected: String) -> AISyncError {
+            .damaged("\(kind.rawValue) field \"\(field)\" must be \(expected)")
+        }
         if element {
             switch kind {
             case .chat: _ = try ChatBody.Message(elementID: "m", json: value)
@@ -42,8 +48,10 @@ public enum RecordSchema {
         case ("favorite", .bool): break
         case ("created", .string(let s)): if Timestamp(iso8601: s) == nil { throw bad("a time") }
         case ("model", .string), ("model", .null), ("moral", .string), ("moral", .null),
-             ("prompt", .string), ("prompt", .null), ("mediaType", .string): break
-        case ("prompts", .array(let items)): if !items.allSatisfy({ $0.stringValue != nil }) { throw bad("an array of strings") }
+            ("prompt", .string), ("prompt", .null), ("mediaType", .string):
+            break
+        case ("prompts", .array(let items)):
+            if !items.allSatisfy({ $0.stringValue != nil }) { throw bad("an array of strings") }
         case ("sha256", .string(let s)): if SHA256Digest(hex: s) == nil { throw bad("a sha256") }
         case ("size", .int(let n)): if n < 0 { throw bad("a size ≥ 0") }
         case ("width", .int(let n)), ("height", .int(let n)): if n < 0 { throw bad("a number ≥ 0") }

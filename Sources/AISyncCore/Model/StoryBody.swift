@@ -13,7 +13,10 @@ public struct StoryBody: Hashable, Sendable {
         /// A page with element id `id` at 1-based `position`; `image` is the illustration's
         /// sha256, nil for a page without a picture.
         public init(id: String, position: Int64, text: String, image: SHA256Digest? = nil) {
-            self.id = id; self.position = position; self.text = text; self.image = image
+            self.id = id
+            self.position = position
+            self.text = text
+            self.image = image
         }
 
         /// The value of a page element in a version.
@@ -25,7 +28,8 @@ public struct StoryBody: Hashable, Sendable {
 
         init(json: JSONValue, id: String = "p") throws(AISyncError) {
             var p = try JSONObjectReader(json, context: "story page")
-            self.init(id: id, position: try p.int("n"), text: try p.string("text"), image: try p.optionalDigest("image"))
+            self.init(
+                id: id, position: try p.int("n"), text: try p.string("text"), image: try p.optionalDigest("image"))
             try p.finish()
         }
     }
@@ -47,9 +51,17 @@ public struct StoryBody: Hashable, Sendable {
 
     /// A story body with the given fields. When it is stored (`Store.createMany`), `updated`
     /// is not written: read back, it is always the time of the record's latest version.
-    public init(title: String, moral: String?, pages: [Page], prompts: [String] = [], favorite: Bool = false, created: Timestamp, updated: Timestamp) {
-        self.title = title; self.moral = moral; self.pages = pages; self.prompts = prompts
-        self.favorite = favorite; self.created = created; self.updated = updated
+    public init(
+        title: String, moral: String?, pages: [Page], prompts: [String] = [], favorite: Bool = false,
+        created: Timestamp, updated: Timestamp
+    ) {
+        self.title = title
+        self.moral = moral
+        self.pages = pages
+        self.prompts = prompts
+        self.favorite = favorite
+        self.created = created
+        self.updated = updated
     }
 
     var json: JSONValue {
@@ -57,11 +69,12 @@ public struct StoryBody: Hashable, Sendable {
             "kind": .string("story"), "title": .string(title), "favorite": .bool(favorite),
             "created": .string(created.iso8601), "updated": .string(updated.iso8601),
             "prompts": .array(prompts.map(JSONValue.string)),
-            "pages": .array(pages.map { p in
-                var po: [String: JSONValue] = ["id": .string(p.id), "text": .string(p.text)]
-                po.setIfPresent("image", p.image.map { .string($0.hex) })
-                return .object(po)
-            }),
+            "pages": .array(
+                pages.map { p in
+                    var po: [String: JSONValue] = ["id": .string(p.id), "text": .string(p.text)]
+                    po.setIfPresent("image", p.image.map { .string($0.hex) })
+                    return .object(po)
+                }),
         ]
         o.setIfPresent("moral", moral.map(JSONValue.string))
         return .object(o)
@@ -87,7 +100,8 @@ public struct StoryBody: Hashable, Sendable {
             var p = try JSONObjectReader(item, context: "story page")
             let id = try p.optionalString("id") ?? "page-\(n + 1)"
             guard RecordID.isValid(id) else { throw .damaged("story page id \"\(id.prefix(80))\" is not a valid id") }
-            pages.append(Page(id: id, position: Int64(n + 1), text: try p.string("text"), image: try p.optionalDigest("image")))
+            pages.append(
+                Page(id: id, position: Int64(n + 1), text: try p.string("text"), image: try p.optionalDigest("image")))
             try p.finish()
         }
         self.pages = pages

@@ -37,10 +37,17 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
         out.withUnsafeMutableBufferPointer { b in
             func put(_ v: Int64, _ from: Int, _ width: Int) {
                 var v = v
-                for i in stride(from: at + from + width - 1, through: at + from, by: -1) { b[i] = UInt8(48 + v % 10); v /= 10 }
+                for i in stride(from: at + from + width - 1, through: at + from, by: -1) {
+                    b[i] = UInt8(48 + v % 10)
+                    v /= 10
+                }
             }
-            put(m, 5, 2); put(d, 8, 2)
-            put(msOfDay / 3_600_000, 11, 2); put(msOfDay / 60_000 % 60, 14, 2); put(msOfDay / 1000 % 60, 17, 2); put(msOfDay % 1000, 20, 3)
+            put(m, 5, 2)
+            put(d, 8, 2)
+            put(msOfDay / 3_600_000, 11, 2)
+            put(msOfDay / 60_000 % 60, 14, 2)
+            put(msOfDay / 1000 % 60, 17, 2)
+            put(msOfDay % 1000, 20, 3)
             if fits { put(y, 0, 4) }
         }
         // A year outside 0000…9999 does not fit four digits: it replaces them, as printed.
@@ -52,7 +59,8 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
     /// Parses exactly `YYYY-MM-DDTHH:MM:SS.mmmZ`.
     public init?(iso8601 text: String) {
         let u = Array(text.utf8)
-        guard u.count == 24, u[4] == 45, u[7] == 45, u[10] == 84, u[13] == 58, u[16] == 58, u[19] == 46, u[23] == 90 else { return nil }
+        guard u.count == 24, u[4] == 45, u[7] == 45, u[10] == 84, u[13] == 58, u[16] == 58, u[19] == 46, u[23] == 90
+        else { return nil }
         func num(_ r: Range<Int>) -> Int64? {
             var v: Int64 = 0
             for i in r {
@@ -62,8 +70,9 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
             return v
         }
         guard let y = num(0..<4), let mo = num(5..<7), let d = num(8..<10), let h = num(11..<13),
-              let mi = num(14..<16), let s = num(17..<19), let f = num(20..<23),
-              (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 60 else { return nil }
+            let mi = num(14..<16), let s = num(17..<19), let f = num(20..<23),
+            (1...12).contains(mo), (1...31).contains(d), h < 24, mi < 60, s < 60
+        else { return nil }
         let days = Self.days(fromCivil: y, mo, d)
         guard Self.civil(fromDays: days) == (y, mo, d) else { return nil }
         milliseconds = days * 86_400_000 + h * 3_600_000 + mi * 60_000 + s * 1000 + f
@@ -92,7 +101,7 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
     }
 }
 
-private extension String {
+extension String {
     /// A year outside 0...9999 (only from hostile input): written plainly, never trapping.
-    init(format4 year: Int64) { self = String(year) }
+    fileprivate init(format4 year: Int64) { self = String(year) }
 }

@@ -29,43 +29,64 @@ struct CanonicalLineReader {
         var previous: Range<Int>? = nil
         repeat {
             // Keys in strictly increasing order: canonical, and never a duplicate.
-            guard let key = string(), let device = DeviceID(text(key)), expect(":"), let n = integer(), n >= 1 else { return nil }
+            guard let key = string(), let device = DeviceID(text(key)), expect(":"), let n = integer(), n >= 1 else {
+                return nil
+            }
             if let previous, !bytes[previous].lexicographicallyPrecedes(bytes[key]) { return nil }
             previous = key
             counters[device] = n
         } while expect(",")
         guard expect(#"},"device":"#), let d = string(), let device = DeviceID(text(d)), counters[device] != nil,
-              expect(#","hlc":{"c":"#), let counter = integer(), expect(#","t":"#), let wall = integer(),
-              expect(#"},"id":"#), let idText = string(), let id = SHA256Digest(hex: text(idText)),
-              expect(#","kind":"#), let k = string(), let kind = RecordKind(rawValue: text(k)),
-              expect(#","ops":["#) else { return nil }
+            expect(#","hlc":{"c":"#), let counter = integer(), expect(#","t":"#), let wall = integer(),
+            expect(#"},"id":"#), let idText = string(), let id = SHA256Digest(hex: text(idText)),
+            expect(#","kind":"#), let k = string(), let kind = RecordKind(rawValue: text(k)),
+            expect(#","ops":["#)
+        else { return nil }
         var ops: [Operation] = []
         repeat {
             guard let op = operation(kind: kind) else { return nil }
             ops.append(op)
         } while expect(",")
-        guard expect(#"],"record":"#), let r = string(), let record = RecordID(text(r)), record.rawValue.hasPrefix("\(kind.rawValue)-"),
-              expect(#","v":2}"#), at == bytes.count, ops.count <= Version.maxOperations,
-              (try? Version.checkChangedOnce(ops)) != nil else { return nil }
-        return Version(id: id, record: record, kind: kind, clock: VectorClock(positive: counters),
-                       time: HybridLogicalTime(wall: wall, counter: counter), device: device, payload: .operations(ops))
+        guard expect(#"],"record":"#), let r = string(), let record = RecordID(text(r)),
+            record.rawValue.hasPrefix("\(kind.rawValue)-"),
+            expect(#","v":2}"#), at == bytes.count, ops.count <= Version.maxOperations,
+            (try? Version.checkChangedOnce(ops)) != nil
+        else { return nil }
+        return Version(
+            id: id, record: record, kind: kind, clock: VectorClock(positive: counters),
+            time: HybridLogicalTime(wall: wall, counter: counter), device: device, payload: .operations(ops))
     }
 
     /// The members of an operation object, in canonical (sorted) order.
-    private static let operationKeys = [#""elem":"#, #""field":"#, #""op":"#, #""ref":"#, #""value":"#].map { Array($0.utf8) }
+    private static let operationKeys = [#""elem":"#, #""field":"#, #""op":"#, #""ref":"#, #""value":"#].map {
+        Array($0.utf8)
+    }
 
     private mutating func operation(kind: RecordKind) -> Operation? {
         guard expect("{") else { return nil }
-        var element: String?, field: String?, op: String?, ref: SHA256Digest?, value: JSONValue?
+        var element: String?
+        var field: String?
+        var op: String?
+        var ref: SHA256Digest?
+        var value: JSONValue?
         var last = -1
         repeat {
-            guard let key = Self.operationKeys.indices.first(where: { expect(Self.operationKeys[$0]) }), key > last else { return nil }
+            guard let key = Self.operationKeys.indices.first(where: { expect(Self.operationKeys[$0]) }), key > last
+            else { return nil }
             last = key
             switch key {
-            case 0: guard let s = string() else { return nil }; element = text(s)
-            case 1: guard let s = string() else { return nil }; field = text(s)
-            case 2: guard let s = string() else { return nil }; op = text(s)
-            case 3: guard let s = string(), let d = SHA256Digest(hex: text(s)) else { return nil }; ref = d
+            case 0:
+                guard let s = string() else { return nil }
+                element = text(s)
+            case 1:
+                guard let s = string() else { return nil }
+                field = text(s)
+            case 2:
+                guard let s = string() else { return nil }
+                op = text(s)
+            case 3:
+                guard let s = string(), let d = SHA256Digest(hex: text(s)) else { return nil }
+                ref = d
             default:
                 // The depth the general parser is at for a value in an operation of a line.
                 guard let (v, end) = JSONParser.value(in: bytes, at: at, depth: 3) else { return nil }
@@ -117,7 +138,8 @@ struct CanonicalLineReader {
     /// A non-negative integer as JSON writes one (no leading zero) that fits in 64 bits, not
     /// followed by a fraction or exponent (the general parser reads those as doubles).
     private mutating func integer() -> Int64? {
-        var i = at, value: Int64 = 0
+        var i = at
+        var value: Int64 = 0
         while i < bytes.count, bytes[i] >= 48, bytes[i] <= 57 {
             let (m, o1) = value.multipliedReportingOverflow(by: 10)
             let (a, o2) = m.addingReportingOverflow(Int64(bytes[i] - 48))
@@ -126,7 +148,11 @@ struct CanonicalLineReader {
             i += 1
         }
         guard i > at, bytes[at] != 48 || i == at + 1 else { return nil }
-        if i < bytes.count, bytes[i] == UInt8(ascii: ".") || bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") { return nil }
+        if i < bytes.count,
+            bytes[i] == UInt8(ascii: ".") || bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E")
+        {
+            return nil
+        }
         at = i
         return value
     }
@@ -138,7 +164,9 @@ extension Version {
     /// (``CanonicalLineReader``) and its id checked by hashing the line without it; any
     /// other line goes through the JSON parser and the general checks, which word the error.
     package init(journalLine line: ArraySlice<UInt8>, verifyingID: Bool) throws(AISyncError) {
-        if let v = line.withUnsafeBufferPointer(CanonicalLineReader.version), !verifyingID || Self.hashWithoutID(line, id: v.id) == v.id {
+        if let v = line.withUnsafeBufferPointer(CanonicalLineReader.version),
+            !verifyingID || Self.hashWithoutID(line, id: v.id) == v.id
+        {
             self = v
             return
         }

@@ -9,7 +9,9 @@ extension Version {
         }
         if clock.counters.values.reduce(0, +) == 1 { return "created" }
         var parts: [String] = []
-        var added: [String: Int] = [:], edited: [String: Int] = [:], removed: [String: Int] = [:]
+        var added: [String: Int] = [:]
+        var edited: [String: Int] = [:]
+        var removed: [String: Int] = [:]
         for op in ops {
             switch op {
             case .set("title", .inline(.string(let t))): parts.append("renamed to “\(t.prefix(60))”")

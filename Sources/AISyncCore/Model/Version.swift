@@ -1,4 +1,5 @@
 import Foundation
+
 /// One version of one record: a journal line (docs/DESIGN.md §3.3, Schemas/journal-line.schema.json).
 ///
 /// Its `id` is the sha256 of its own canonical JSON without the id, so the same version has
@@ -35,20 +36,34 @@ public struct Version: Hashable, Sendable {
     public static let currentFormat: Int64 = 2
 
     /// A version with the given content; its ``id`` is computed by hashing that content.
-    public init(record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime, device: DeviceID, payload: Payload) {
-        self.record = record; self.kind = kind; self.clock = clock; self.time = time; self.device = device; self.payload = payload
-        self.id = SHA256.hash(Self.content(record: record, kind: kind, clock: clock, time: time, device: device, payload: payload).canonicalBytes)
+    public init(
+        record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime, device: DeviceID,
+        payload: Payload
+    ) {
+        self.record = record
+        self.kind = kind
+        self.clock = clock
+        self.time = time
+        self.device = device
+        self.payload = payload
+        self.id = SHA256.hash(
+            Self.content(record: record, kind: kind, clock: clock, time: time, device: device, payload: payload)
+                .canonicalBytes)
     }
 
     /// A new v2 version and its journal line, serialized once: the line is the hashed content
     /// with `"id"` spliced in where canonical key order puts it (after `"hlc"`, before `"kind"`),
     /// so a bulk import or pull does not encode every version twice. Equal to `json.canonicalBytes`.
-    package static func encoded(record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime,
-                                device: DeviceID, ops: [Operation]) -> (Version, line: [UInt8]) {
+    package static func encoded(
+        record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime,
+        device: DeviceID, ops: [Operation]
+    ) -> (Version, line: [UInt8]) {
         let payload = Payload.operations(ops)
-        let content = content(record: record, kind: kind, clock: clock, time: time, device: device, payload: payload).canonicalBytes
+        let content = content(record: record, kind: kind, clock: clock, time: time, device: device, payload: payload)
+            .canonicalBytes
         let id = SHA256.hash(content)
-        let version = Version(id: id, record: record, kind: kind, clock: clock, time: time, device: device, payload: payload)
+        let version = Version(
+            id: id, record: record, kind: kind, clock: clock, time: time, device: device, payload: payload)
         // Keys before "kind" are clock (device ids to integers), device and hlc (numbers): none
         // can hold the bytes `,"kind":`, so the first match is the key itself.
         let marker = Array(#","kind":"#.utf8)
@@ -64,7 +79,10 @@ public struct Version: Hashable, Sendable {
     }
 
     /// A records v2 version carrying `ops`; its ``id`` is computed by hashing its content.
-    public init(record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime, device: DeviceID, ops: [Operation]) {
+    public init(
+        record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime, device: DeviceID,
+        ops: [Operation]
+    ) {
         self.init(record: record, kind: kind, clock: clock, time: time, device: device, payload: .operations(ops))
     }
 
@@ -106,7 +124,10 @@ public struct Version: Hashable, Sendable {
         return id.hex > other.id.hex
     }
 
-    private static func content(record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime, device: DeviceID, payload: Payload) -> JSONValue {
+    private static func content(
+        record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime, device: DeviceID,
+        payload: Payload
+    ) -> JSONValue {
         var o: [String: JSONValue] = [
             "record": .string(record.rawValue), "kind": .string(kind.rawValue),
             "clock": clock.json, "hlc": time.json, "device": .string(device.rawValue),
@@ -125,7 +146,10 @@ public struct Version: Hashable, Sendable {
 
     /// The journal line (canonical JSON, no newline).
     public var json: JSONValue {
-        guard case .object(var o) = Self.content(record: record, kind: kind, clock: clock, time: time, device: device, payload: payload) else { return .null }
+        guard
+            case .object(var o) = Self.content(
+                record: record, kind: kind, clock: clock, time: time, device: device, payload: payload)
+        else { return .null }
         o["id"] = .string(id.hex)
         return .object(o)
     }
@@ -141,16 +165,23 @@ public struct Version: Hashable, Sendable {
         var r = try JSONObjectReader(json, context: "version")
         let format = try r.int("v")
         guard format == 1 || format == 2 else {
-            throw .damaged("version line format \(format) is unknown", hint: "It may come from a newer version; upgrade to read it", remedy: .upgrade)
+            throw .damaged(
+                "version line format \(format) is unknown",
+                hint: "It may come from a newer version; upgrade to read it", remedy: .upgrade)
         }
         let idText = try r.string("record")
-        guard let record = RecordID(idText) else { throw .damaged("version names an invalid record id \"\(idText.prefix(80))\"") }
+        guard let record = RecordID(idText) else {
+            throw .damaged("version names an invalid record id \"\(idText.prefix(80))\"")
+        }
         let kindText = try r.string("kind")
-        guard let kind = RecordKind(rawValue: kindText) else { throw .damaged("version has unknown kind \"\(kindText.prefix(40))\"") }
+        guard let kind = RecordKind(rawValue: kindText) else {
+            throw .damaged("version has unknown kind \"\(kindText.prefix(40))\"")
+        }
         // A record's id carries its kind (`chat-…`), so a forged version cannot turn a chat
         // into a story even for a record this store has not seen yet.
         guard idText.hasPrefix("\(kind.rawValue)-") else {
-            throw .damaged("version says \(idText.prefix(80)) is a \(kind.rawValue), but its id is not a \(kind.rawValue) id")
+            throw .damaged(
+                "version says \(idText.prefix(80)) is a \(kind.rawValue), but its id is not a \(kind.rawValue) id")
         }
         let clock = try VectorClock(json: r.optionalValue("clock") ?? .null)
         let time = try HybridLogicalTime(json: r.optionalValue("hlc") ?? .null)
@@ -161,17 +192,22 @@ public struct Version: Hashable, Sendable {
         if format == 1 {
             let deleted = try r.bool("deleted")
             let body = try r.optionalDigest("body")
-            guard deleted == (body == nil) else { throw .damaged("version must have a body unless it is deleted, and none if it is") }
+            guard deleted == (body == nil) else {
+                throw .damaged("version must have a body unless it is deleted, and none if it is")
+            }
             payload = .legacy(body: body)
         } else {
             let items = try r.array("ops")
-            guard !items.isEmpty, items.count <= Self.maxOperations else { throw .damaged("version must have 1 to \(Self.maxOperations) operations") }
+            guard !items.isEmpty, items.count <= Self.maxOperations else {
+                throw .damaged("version must have 1 to \(Self.maxOperations) operations")
+            }
             payload = .operations(try Self.operations(items, kind: kind))
         }
         let claimed = try r.digest("id")
         try r.finish()
         guard verifyingID else {
-            self.init(id: claimed, record: record, kind: kind, clock: clock, time: time, device: device, payload: payload)
+            self.init(
+                id: claimed, record: record, kind: kind, clock: clock, time: time, device: device, payload: payload)
             return
         }
         self.init(record: record, kind: kind, clock: clock, time: time, device: device, payload: payload)
@@ -220,7 +256,9 @@ public struct Version: Hashable, Sendable {
             self = parsed
             return
         }
-        self.init(record: parsed.record, kind: parsed.kind, clock: parsed.clock, time: parsed.time, device: parsed.device, payload: parsed.payload)
+        self.init(
+            record: parsed.record, kind: parsed.kind, clock: parsed.clock, time: parsed.time, device: parsed.device,
+            payload: parsed.payload)
         guard id == parsed.id else { throw .damaged("version id does not match its content (the line was altered)") }
     }
 
@@ -235,7 +273,8 @@ public struct Version: Hashable, Sendable {
             let last = raw.count - member.count
             while at <= last {
                 if raw[at] == 0x2C, raw[at + 1] == 0x22, raw[at + 2] == 0x69,
-                   member.withUnsafeBytes({ memcmp(raw.baseAddress! + at, $0.baseAddress!, member.count) == 0 }) {
+                    member.withUnsafeBytes({ memcmp(raw.baseAddress! + at, $0.baseAddress!, member.count) == 0 })
+                {
                     var hasher = SHA256()
                     hasher.update(bytes: UnsafeRawBufferPointer(rebasing: raw[..<at]))
                     hasher.update(bytes: UnsafeRawBufferPointer(rebasing: raw[(at + member.count)...]))
@@ -247,8 +286,17 @@ public struct Version: Hashable, Sendable {
         }
     }
 
-    init(id: SHA256Digest, record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime, device: DeviceID, payload: Payload) {
-        self.id = id; self.record = record; self.kind = kind; self.clock = clock; self.time = time; self.device = device; self.payload = payload
+    init(
+        id: SHA256Digest, record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime,
+        device: DeviceID, payload: Payload
+    ) {
+        self.id = id
+        self.record = record
+        self.kind = kind
+        self.clock = clock
+        self.time = time
+        self.device = device
+        self.payload = payload
     }
 
     /// What one operation changes: a field, or one element of it (a version changes each once).

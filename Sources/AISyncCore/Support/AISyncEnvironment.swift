@@ -32,10 +32,12 @@ public struct AISyncEnvironment: Sendable {
     public var lockTimeoutMilliseconds: Int
 
     /// Builds an environment from its parts; most code wants `.live` or `.test(seed:)`.
-    public init(now: @escaping @Sendable () -> Int64, random: @escaping @Sendable () -> UInt64,
-                sleep: @escaping @Sendable (_ milliseconds: Int) async -> Void,
-                hostName: @escaping @Sendable () -> String?, temporaryDirectory: String,
-                lockTimeoutMilliseconds: Int = 10_000, secureRandom: @escaping @Sendable (_ count: Int) -> [UInt8]) {
+    public init(
+        now: @escaping @Sendable () -> Int64, random: @escaping @Sendable () -> UInt64,
+        sleep: @escaping @Sendable (_ milliseconds: Int) async -> Void,
+        hostName: @escaping @Sendable () -> String?, temporaryDirectory: String,
+        lockTimeoutMilliseconds: Int = 10_000, secureRandom: @escaping @Sendable (_ count: Int) -> [UInt8]
+    ) {
         self.now = now
         self.random = random
         self.secureRandom = secureRandom

@@ -92,19 +92,26 @@ extension AISyncError {
 
     /// No record has this id.
     package static func noRecord(_ id: RecordID) -> AISyncError {
-        AISyncError(.notFound, "no record \(id)", hint: "See the list of records for the ids in this store", remedy: .listRecords)
+        AISyncError(
+            .notFound, "no record \(id)", hint: "See the list of records for the ids in this store",
+            remedy: .listRecords)
     }
 
     /// The record is deleted (`inConflict`: a delete and an edit happened at once).
     package static func recordDeleted(_ id: RecordID, inConflict: Bool) -> AISyncError {
         inConflict
-            ? AISyncError(.notFound, "record \(id) was deleted", hint: "It is in conflict; keep one side to close it", remedy: .resolveConflict(id))
-            : AISyncError(.notFound, "record \(id) was deleted", hint: "Restore it to bring it back", remedy: .restoreRecord(id))
+            ? AISyncError(
+                .notFound, "record \(id) was deleted", hint: "It is in conflict; keep one side to close it",
+                remedy: .resolveConflict(id))
+            : AISyncError(
+                .notFound, "record \(id) was deleted", hint: "Restore it to bring it back", remedy: .restoreRecord(id))
     }
 
     /// Another process holds the lock on `what` ("the store /x", "syncing with origin").
     package static func busy(_ what: String) -> AISyncError {
-        AISyncError(.temporary, "\(what) is busy: another aisync process is using it", hint: "Wait for it to finish and try again",
-                    remedy: .waitForLock)
+        AISyncError(
+            .temporary, "\(what) is busy: another aisync process is using it",
+            hint: "Wait for it to finish and try again",
+            remedy: .waitForLock)
     }
 }

@@ -68,8 +68,10 @@ public struct AISyncError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// An error with the given parts; build `message`, `hint` and `cause` from paths, ids and
     /// status lines only, never from credentials or deletehashes.
-    public init(_ code: Code, _ message: String, hint: String? = nil, cause: String? = nil,
-                remedy: Remedy? = nil, retryAfter: Duration? = nil) {
+    public init(
+        _ code: Code, _ message: String, hint: String? = nil, cause: String? = nil,
+        remedy: Remedy? = nil, retryAfter: Duration? = nil
+    ) {
         self.code = code
         self.message = message
         self.hint = hint
@@ -104,7 +106,9 @@ extension AISyncError {
         if Task.isCancelled { throw cancelled }
     }
 
-    package static func damaged(_ message: String, hint: String? = nil, cause: String? = nil, remedy: Remedy? = nil) -> AISyncError {
+    package static func damaged(_ message: String, hint: String? = nil, cause: String? = nil, remedy: Remedy? = nil)
+        -> AISyncError
+    {
         AISyncError(.damagedData, message, hint: hint, cause: cause, remedy: remedy)
     }
 }

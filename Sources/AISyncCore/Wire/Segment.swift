@@ -15,7 +15,9 @@ package struct Segment: Sendable {
         package var line: [UInt8]? = nil
 
         package init(version: Version, objects: [SHA256Digest: [UInt8]] = [:], line: [UInt8]? = nil) {
-            self.version = version; self.objects = objects; self.line = line
+            self.version = version
+            self.objects = objects
+            self.line = line
         }
     }
 
@@ -27,7 +29,10 @@ package struct Segment: Sendable {
     package var entries: [Entry]
 
     package init(device: DeviceID, seq: Int64, remoteID: String, entries: [Entry]) {
-        self.device = device; self.seq = seq; self.remoteID = remoteID; self.entries = entries
+        self.device = device
+        self.seq = seq
+        self.remoteID = remoteID
+        self.entries = entries
     }
 
     /// Pushes cut segments at about this size, so no file gets huge.
@@ -39,9 +44,11 @@ package struct Segment: Sendable {
     package func encoded() -> [UInt8] {
         var out = Self.header(device: device, seq: seq, remoteID: remoteID, count: entries.count)
         // Sized once: appending into a growing array copied a 4 MB segment into 8 MB.
-        out.reserveCapacity(out.count + entries.reduce(0) { sum, e in
-            sum + 32 + (e.line?.count ?? 512) + e.objects.values.reduce(0) { $0 + $1.count + 70 }
-        })
+        out.reserveCapacity(
+            out.count
+                + entries.reduce(0) { sum, e in
+                    sum + 32 + (e.line?.count ?? 512) + e.objects.values.reduce(0) { $0 + $1.count + 70 }
+                })
         for e in entries {
             Self.appendEntry(objects: e.objects, line: (e.line ?? e.version.json.canonicalBytes)[...], to: &out)
         }
@@ -71,7 +78,9 @@ package struct Segment: Sendable {
     }
 
     /// Parses and verifies a whole segment held in memory; see ``decode(_:path:device:seq:remoteID:maxLineBytes:)``.
-    package static func decode(_ bytes: [UInt8], path: String, device: DeviceID, seq: Int64, remoteID: String) throws(AISyncError) -> Segment {
+    package static func decode(_ bytes: [UInt8], path: String, device: DeviceID, seq: Int64, remoteID: String)
+        throws(AISyncError) -> Segment
+    {
         var lines = SegmentBytes(bytes)
         return try decode(&lines, path: path, device: device, seq: seq, remoteID: remoteID, maxLineBytes: bytes.count)
     }
@@ -83,10 +92,14 @@ package struct Segment: Sendable {
     /// entries plus one line, and cheap checks come before any parse: the header must be a
     /// short line and every entry a JSON object, so a 63 MB line of one string is refused
     /// after reading 4 KiB of it.
-    package static func decode(_ lines: inout some SegmentLines, path: String, device: DeviceID, seq: Int64, remoteID: String,
-                               maxLineBytes: Int) throws(AISyncError) -> Segment {
+    package static func decode(
+        _ lines: inout some SegmentLines, path: String, device: DeviceID, seq: Int64, remoteID: String,
+        maxLineBytes: Int
+    ) throws(AISyncError) -> Segment {
         func bad(_ why: String) -> AISyncError {
-            AISyncError(.damagedData, "remote segment \(path) is invalid: \(why)", hint: "Nothing from it was applied; the device that wrote it should push again")
+            AISyncError(
+                .damagedData, "remote segment \(path) is invalid: \(why)",
+                hint: "Nothing from it was applied; the device that wrote it should push again")
         }
         func next(_ max: Int, _ what: String) throws(AISyncError) -> ArraySlice<UInt8>? {
             switch try lines.next(maxBytes: max) {
@@ -101,11 +114,17 @@ package struct Segment: Sendable {
         do { header = try JSONParser.parse(headerLine) } catch { throw bad("header is not JSON (\(error))") }
         guard let format = header["format"]?.intValue else { throw bad("its header has no format number") }
         guard format == 1 || format == 2 else {
-            throw AISyncError(.configuration, "remote segment \(path) is in a format this aisync does not know", hint: "Upgrade to a newer version", remedy: .upgrade)
+            throw AISyncError(
+                .configuration, "remote segment \(path) is in a format this aisync does not know",
+                hint: "Upgrade to a newer version", remedy: .upgrade)
         }
-        guard header["device"]?.stringValue == device.rawValue, header["seq"]?.intValue == seq else { throw bad("header names another device or sequence number") }
+        guard header["device"]?.stringValue == device.rawValue, header["seq"]?.intValue == seq else {
+            throw bad("header names another device or sequence number")
+        }
         guard header["remote"]?.stringValue == remoteID else { throw bad("it belongs to another remote") }
-        guard let count = header["count"]?.intValue, count >= 0 else { throw bad("header count does not match its lines") }
+        guard let count = header["count"]?.intValue, count >= 0 else {
+            throw bad("header count does not match its lines")
+        }
         var entries: [Entry] = []
         entries.reserveCapacity(Int(min(count, Int64(Self.maxEntries))))
         var n = 0
@@ -129,17 +148,23 @@ package struct Segment: Sendable {
     /// A format 2 entry: every object the version names is there, hashes right, and fits the
     /// field it is a value of; nothing else is there.
     private static func entry(_ value: JSONValue) throws(AISyncError) -> Entry {
-        guard case .object(let members) = value, members.count == 2, let v = members["version"], case .object(let objects)? = members["objects"] else {
+        guard case .object(let members) = value, members.count == 2, let v = members["version"],
+            case .object(let objects)? = members["objects"]
+        else {
             throw AISyncError.damaged("entry must have exactly \"objects\" and \"version\"")
         }
         let version = try Version(json: v)
         var entry = Entry(version: version)
         for (key, object) in objects {
             let bytes = object.canonicalBytes
-            guard let digest = SHA256Digest(hex: key), SHA256.hash(bytes) == digest else { throw AISyncError.damaged("object \(key.prefix(64)) does not match its sha256") }
+            guard let digest = SHA256Digest(hex: key), SHA256.hash(bytes) == digest else {
+                throw AISyncError.damaged("object \(key.prefix(64)) does not match its sha256")
+            }
             entry.objects[digest] = bytes
         }
-        guard Set(entry.objects.keys) == Set(version.objectReferences) else { throw AISyncError.damaged("objects do not match what the version refers to") }
+        guard Set(entry.objects.keys) == Set(version.objectReferences) else {
+            throw AISyncError.damaged("objects do not match what the version refers to")
+        }
         switch version.payload {
         case .legacy(let body?):
             _ = try RecordBody(json: objects[body.hex]!, expected: version.kind)
@@ -156,15 +181,20 @@ package struct Segment: Sendable {
 
     /// A format 1 entry (aisync 1): `{"body":…|null,"version":…}`.
     private static func legacyEntry(_ value: JSONValue) throws(AISyncError) -> Entry {
-        guard case .object(let members) = value, members.count == 2, let v = members["version"], let b = members["body"] else {
+        guard case .object(let members) = value, members.count == 2, let v = members["version"], let b = members["body"]
+        else {
             throw AISyncError.damaged("entry must have exactly \"version\" and \"body\"")
         }
         let version = try Version(json: v)
-        guard case .legacy(let digest) = version.payload else { throw AISyncError.damaged("a format 1 segment holds a v2 version") }
+        guard case .legacy(let digest) = version.payload else {
+            throw AISyncError.damaged("a format 1 segment holds a v2 version")
+        }
         var entry = Entry(version: version)
         if b != .null {
             let canonical = b.canonicalBytes
-            guard let digest, SHA256.hash(canonical) == digest else { throw AISyncError.damaged("body does not match the version's body hash") }
+            guard let digest, SHA256.hash(canonical) == digest else {
+                throw AISyncError.damaged("body does not match the version's body hash")
+            }
             _ = try RecordBody(json: b, expected: version.kind)
             entry.objects[digest] = canonical
         } else if digest != nil {

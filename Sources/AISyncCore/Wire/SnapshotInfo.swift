@@ -22,12 +22,17 @@ package struct SnapshotInfo: Sendable, Equatable {
     package static let maxParts: Int64 = 100_000
 
     package init(seq: Int64, parts: Int64, covers: [DeviceID: Int64], created: Timestamp) {
-        self.seq = seq; self.parts = parts; self.covers = covers; self.created = created
+        self.seq = seq
+        self.parts = parts
+        self.covers = covers
+        self.created = created
     }
 
     package var json: JSONValue {
-        .object(["seq": .int(seq), "parts": .int(parts), "created": .string(created.iso8601),
-                 "covers": .object(Dictionary(uniqueKeysWithValues: covers.map { ($0.key.rawValue, .int($0.value)) }))])
+        .object([
+            "seq": .int(seq), "parts": .int(parts), "created": .string(created.iso8601),
+            "covers": .object(Dictionary(uniqueKeysWithValues: covers.map { ($0.key.rawValue, .int($0.value)) })),
+        ])
     }
 
     /// Reads it from untrusted JSON (a head on the remote): numbers in range, device ids valid.
@@ -36,11 +41,17 @@ package struct SnapshotInfo: Sendable, Equatable {
         seq = try r.int("seq")
         parts = try r.int("parts")
         created = try r.time("created")
-        guard seq >= 1, (1...Self.maxParts).contains(parts) else { throw .damaged("\(context): snapshot numbers out of range") }
-        guard let object = r.optionalValue("covers")?.objectValue else { throw .damaged("\(context): snapshot without covers") }
+        guard seq >= 1, (1...Self.maxParts).contains(parts) else {
+            throw .damaged("\(context): snapshot numbers out of range")
+        }
+        guard let object = r.optionalValue("covers")?.objectValue else {
+            throw .damaged("\(context): snapshot without covers")
+        }
         var covers: [DeviceID: Int64] = [:]
         for (key, value) in object {
-            guard let id = DeviceID(key), let n = value.intValue, n >= 0 else { throw .damaged("\(context): invalid snapshot covers entry") }
+            guard let id = DeviceID(key), let n = value.intValue, n >= 0 else {
+                throw .damaged("\(context): invalid snapshot covers entry")
+            }
             covers[id] = n
         }
         self.covers = covers

@@ -20,12 +20,16 @@ struct AnswerSink {
 
     /// Keeps at most `limit` bytes in memory.
     init(limit: Int64, truncating: Bool) {
-        self.limit = limit; self.truncating = truncating; file = nil
+        self.limit = limit
+        self.truncating = truncating
+        file = nil
     }
 
     /// Writes everything to `file`, up to `limit` bytes.
     init(file: HashingFileWriter, limit: Int64) {
-        self.limit = limit; truncating = false; self.file = file
+        self.limit = limit
+        truncating = false
+        self.file = file
     }
 
     /// Whether an announced length can be accepted before any of it is read.
@@ -41,7 +45,11 @@ struct AnswerSink {
         }
         received += Int64(bytes.count)
         if let file {
-            guard file.write(bytes) else { throw AISyncError(.io, "cannot write the download to \(file.path)", hint: "Check the free space and the permissions of the store directory") }
+            guard file.write(bytes) else {
+                throw AISyncError(
+                    .io, "cannot write the download to \(file.path)",
+                    hint: "Check the free space and the permissions of the store directory")
+            }
         } else {
             body.append(contentsOf: bytes)
         }

@@ -5,7 +5,9 @@ import AISyncCore
 /// Chunk extensions and trailers are read and dropped.
 package struct ChunkedDecoder: Sendable {
     private enum State: Sendable {
-        case size, data(Int64), dataEnd, trailer, done
+        case size
+        case data(Int64)
+        case dataEnd, trailer, done
     }
 
     private var state = State.size
@@ -21,8 +23,10 @@ package struct ChunkedDecoder: Sendable {
 
     /// Decodes from `input`, handing each piece of body data to `emit`; returns how many
     /// bytes of `input` it used (fewer than all only when the body ended inside it).
-    package mutating func decode(_ input: UnsafeRawBufferPointer,
-                                 emit: (UnsafeRawBufferPointer) throws(AISyncError) -> Void) throws(AISyncError) -> Int {
+    package mutating func decode(
+        _ input: UnsafeRawBufferPointer,
+        emit: (UnsafeRawBufferPointer) throws(AISyncError) -> Void
+    ) throws(AISyncError) -> Int {
         var i = 0
         while i < input.count {
             switch state {
@@ -37,7 +41,9 @@ package struct ChunkedDecoder: Sendable {
                 let byte = input[i]
                 i += 1
                 guard byte == 10 else {
-                    guard line.count < Self.maxLine else { throw HTTPWire.malformed("a chunked body with an endless line") }
+                    guard line.count < Self.maxLine else {
+                        throw HTTPWire.malformed("a chunked body with an endless line")
+                    }
                     line.append(byte)
                     continue
                 }
@@ -55,7 +61,9 @@ package struct ChunkedDecoder: Sendable {
         case .size:
             // "1a;name=value": the size is the hex digits before any extension.
             let digits = line.prefix { $0 != 59 && $0 != 32 && $0 != 9 }
-            guard !digits.isEmpty, digits.count <= 15, let size = Int64(String(decoding: digits, as: UTF8.self), radix: 16), size >= 0 else {
+            guard !digits.isEmpty, digits.count <= 15,
+                let size = Int64(String(decoding: digits, as: UTF8.self), radix: 16), size >= 0
+            else {
                 throw HTTPWire.malformed("a chunked body with a bad chunk size")
             }
             state = size == 0 ? .trailer : .data(size)

@@ -34,7 +34,8 @@ package enum HTTPWire {
             if let coding = headers["transfer-encoding"] {
                 // Only chunked is understood; anything else cannot be framed safely.
                 guard coding.lowercased().split(separator: ",").last?.trimmingCharacters(in: " \t") == "chunked" else {
-                    throw HTTPWire.malformed("a body in \"Transfer-Encoding: \(coding.prefix(40))\", which aisync cannot read")
+                    throw HTTPWire.malformed(
+                        "a body in \"Transfer-Encoding: \(coding.prefix(40))\", which aisync cannot read")
                 }
                 return .chunked
             }
@@ -42,7 +43,8 @@ package enum HTTPWire {
                 // A repeated length ("10, 10") must agree with itself (RFC 9110 §8.6).
                 let values = Set(length.split(separator: ",").map { $0.trimmingCharacters(in: " \t") })
                 guard values.count == 1, let text = values.first, !text.isEmpty, text.count <= 18,
-                      text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let n = Int64(text) else {
+                    text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let n = Int64(text)
+                else {
                     throw HTTPWire.malformed("a Content-Length of \"\(length.prefix(40))\"")
                 }
                 return .length(n)
@@ -61,14 +63,17 @@ package enum HTTPWire {
     /// The request head: request line, `Host`, the caller's headers, and `Content-Length`
     /// when a body (possibly empty) is sent. Header values with CR or LF are refused: they
     /// would let a value start a header of its own.
-    package static func requestHead(method: String, target: String, host: String, headers: [String: String],
-                                    bodyLength: Int64?) throws(AISyncError) -> [UInt8] {
+    package static func requestHead(
+        method: String, target: String, host: String, headers: [String: String],
+        bodyLength: Int64?
+    ) throws(AISyncError) -> [UInt8] {
         var text = "\(method) \(target) HTTP/1.1\r\nHost: \(host)\r\n"
         for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
             let lower = name.lowercased()
             if lower == "host" || lower == "content-length" || lower == "transfer-encoding" { continue }
             guard isToken(name), !value.utf8.contains(where: { $0 == 13 || $0 == 10 || $0 == 0 }) else {
-                throw AISyncError(.configuration, "the HTTP header \(name.prefix(40)) cannot be sent: it holds a line break")
+                throw AISyncError(
+                    .configuration, "the HTTP header \(name.prefix(40)) cannot be sent: it holds a line break")
             }
             text += "\(name): \(value)\r\n"
         }
@@ -121,14 +126,17 @@ package enum HTTPWire {
 
     /// RFC 9110 token characters.
     static func isToken(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { c in
-            (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) || "!#$%&'*+-.^_`|~".utf8.contains(c)
-        }
+        !name.isEmpty
+            && name.utf8.allSatisfy { c in
+                (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c)
+                    || "!#$%&'*+-.^_`|~".utf8.contains(c)
+            }
     }
 
     /// A server answer that breaks HTTP's framing: the server, or something between, is broken.
     static func malformed(_ what: String) -> AISyncError {
-        AISyncError(.unavailable, "the server sent \(what)", hint: "Check that the URL points at a WebDAV or HTTP server")
+        AISyncError(
+            .unavailable, "the server sent \(what)", hint: "Check that the URL points at a WebDAV or HTTP server")
     }
 }
 

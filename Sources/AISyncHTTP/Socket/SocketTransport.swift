@@ -1,149 +1,176 @@
 #if canImport(Glibc) || canImport(Musl)
-import Foundation
-import Synchronization
-import AISyncCore
-import AISyncFiles
+    import Foundation
+    import Synchronization
+    import AISyncCore
+    import AISyncFiles
 
-/// The live transport for plain `http://` remotes on Linux: HTTP/1.1 on POSIX sockets,
-/// written for aisync because swift-corelibs-foundation's URLSession cannot give it what a
-/// sync engine on a flaky or hostile network needs (docs/PERFORMANCE.md):
-///
-/// - **Back-pressure**: corelibs queues whatever libcurl reads for the delegate, so an answer
-///   without a length (chunked, or until close) piled up in memory before aisync could
-///   refuse it. Here nothing is read faster than it is taken: an answer is refused at its
-///   limit with the memory of one 64 KiB buffer.
-/// - **Bodies sent whole on every try**: a request whose kept-alive connection broke is sent
-///   again, body and all, on a fresh connection (corelibs' rewind sent headers and no body).
-/// - **Uploads at disk speed**: a file body is sent in 1 MiB reads (corelibs: 48 KiB pieces,
-///   pausing the transfer for each).
-/// - **Nothing outside the store**: no cache, cookie or credential storage exists here.
-///
-/// `https://` URLs, and redirects to them, go to `fallback` (URLSession): TLS needs the
-/// system's library. On Apple platforms URLSession is the only transport.
-public final class SocketTransport: HTTPTransport {
-    private let timeout: TimeInterval
-    private let redirects: RedirectPolicy
-    /// Made on first use: creating a URLSession initializes libcurl and its TLS library
-    /// (about 1 MB of memory), which a sync over `http://` never needs.
-    private let fallbackBox: Mutex<(any HTTPTransport)?>
-    private let maxConnections: Int
-    private let pool: ConnectionPool
+    /// The live transport for plain `http://` remotes on Linux: HTTP/1.1 on POSIX sockets,
+    /// written for aisync because swift-corelibs-foundation's URLSession cannot give it what a
+    /// sync engine on a flaky or hostile network needs (docs/PERFORMANCE.md):
+    ///
+    /// - **Back-pressure**: corelibs queues whatever libcurl reads for the delegate, so an answer
+    ///   without a length (chunked, or until close) piled up in memory before aisync could
+    ///   refuse it. Here nothing is read faster than it is taken: an answer is refused at its
+    ///   limit with the memory of one 64 KiB buffer.
+    /// - **Bodies sent whole on every try**: a request whose kept-alive connection broke is sent
+    ///   again, body and all, on a fresh connection (corelibs' rewind sent headers and no body).
+    /// - **Uploads at disk speed**: a file body is sent in 1 MiB reads (corelibs: 48 KiB pieces,
+    ///   pausing the transfer for each).
+    /// - **Nothing outside the store**: no cache, cookie or credential storage exists here.
+    ///
+    /// `https://` URLs, and redirects to them, go to `fallback` (URLSession): TLS needs the
+    /// system's library. On Apple platforms URLSession is the only transport.
+    public final class SocketTransport: HTTPTransport {
+        private let timeout: TimeInterval
+        private let redirects: RedirectPolicy
+        /// Made on first use: creating a URLSession initializes libcurl and its TLS library
+        /// (about 1 MB of memory), which a sync over `http://` never needs.
+        private let fallbackBox: Mutex<(any HTTPTransport)?>
+        private let maxConnections: Int
+        private let pool: ConnectionPool
 
-    /// A transport with its own connection pool (`maxConnections` idle connections kept per
-    /// host). `timeoutSeconds` bounds each wait for the server; every request also has an
-    /// overall deadline scaled to the bytes it may move. `fallback` serves `https://`.
-    public init(timeoutSeconds: TimeInterval = 30, maxConnections: Int = 4, redirects: RedirectPolicy = .sameHost,
-                fallback: (any HTTPTransport)? = nil) {
-        timeout = timeoutSeconds
-        self.redirects = redirects
-        fallbackBox = Mutex(fallback)
-        self.maxConnections = maxConnections
-        pool = ConnectionPool(maxIdle: maxConnections)
-    }
-
-    /// The transport for `https://`, made the first time one is needed.
-    private var fallback: any HTTPTransport {
-        fallbackBox.withLock { made in
-            if let made { return made }
-            let transport = URLSessionTransport(timeoutSeconds: timeout, maxConnections: maxConnections, redirects: redirects)
-            made = transport
-            return transport
+        /// A transport with its own connection pool (`maxConnections` idle connections kept per
+        /// host). `timeoutSeconds` bounds each wait for the server; every request also has an
+        /// overall deadline scaled to the bytes it may move. `fallback` serves `https://`.
+        public init(
+            timeoutSeconds: TimeInterval = 30, maxConnections: Int = 4, redirects: RedirectPolicy = .sameHost,
+            fallback: (any HTTPTransport)? = nil
+        ) {
+            timeout = timeoutSeconds
+            self.redirects = redirects
+            fallbackBox = Mutex(fallback)
+            self.maxConnections = maxConnections
+            pool = ConnectionPool(maxIdle: maxConnections)
         }
-    }
 
-    /// Sends `request`; see ``HTTPTransport``.
-    public func send(_ request: HTTPRequest, downloadTo: String?, maxBytes: Int64) async throws(AISyncError) -> HTTPResponse {
-        guard HTTPTarget(request.url) != nil else { return try await fallback.send(request, downloadTo: downloadTo, maxBytes: maxBytes) }
-        let seconds = URLSessionTransport.deadline(timeout: timeout, bytes: maxBytes + request.body.byteCount)
-        let stop = StopFlag()
-        let limits = SocketLimits(inactivity: UInt64(timeout * 1e9), deadline: SocketLimits.now() + UInt64(seconds * 1e9), stop: stop)
-        let file = try downloadTo.map { (target: String) throws(AISyncError) in try HashingFileWriter(path: target) }
-        let result = await withTaskCancellationHandler {
-            await Self.onThread { [self] () throws(AISyncError) -> Exchange.Result in
-                try exchange(request, file: file, maxBytes: maxBytes, limits: limits, seconds: seconds)
+        /// The transport for `https://`, made the first time one is needed.
+        private var fallback: any HTTPTransport {
+            fallbackBox.withLock { made in
+                if let made { return made }
+                let transport = URLSessionTransport(
+                    timeoutSeconds: timeout, maxConnections: maxConnections, redirects: redirects)
+                made = transport
+                return transport
             }
-        } onCancel: {
-            stop.stop()
         }
-        do throws(AISyncError) {
-            switch try result.get() {
-            case .answer(var response):
-                if let file, (200..<300).contains(response.status) { response.bodyDigest = try await file.finish() } else { file?.abandon() }
-                return response
-            case .elsewhere(let redirected):
+
+        /// Sends `request`; see ``HTTPTransport``.
+        public func send(_ request: HTTPRequest, downloadTo: String?, maxBytes: Int64) async throws(AISyncError)
+            -> HTTPResponse
+        {
+            guard HTTPTarget(request.url) != nil else {
+                return try await fallback.send(request, downloadTo: downloadTo, maxBytes: maxBytes)
+            }
+            let seconds = URLSessionTransport.deadline(timeout: timeout, bytes: maxBytes + request.body.byteCount)
+            let stop = StopFlag()
+            let limits = SocketLimits(
+                inactivity: UInt64(timeout * 1e9), deadline: SocketLimits.now() + UInt64(seconds * 1e9), stop: stop)
+            let file = try downloadTo.map { (target: String) throws(AISyncError) in try HashingFileWriter(path: target)
+            }
+            let result = await withTaskCancellationHandler {
+                await Self.onThread { [self] () throws(AISyncError) -> Exchange.Result in
+                    try exchange(request, file: file, maxBytes: maxBytes, limits: limits, seconds: seconds)
+                }
+            } onCancel: {
+                stop.stop()
+            }
+            do throws(AISyncError) {
+                switch try result.get() {
+                case .answer(var response):
+                    if let file, (200..<300).contains(response.status) {
+                        response.bodyDigest = try await file.finish()
+                    } else {
+                        file?.abandon()
+                    }
+                    return response
+                case .elsewhere(let redirected):
+                    file?.abandon()
+                    return try await fallback.send(redirected, downloadTo: downloadTo, maxBytes: maxBytes)
+                }
+            } catch {
                 file?.abandon()
-                return try await fallback.send(redirected, downloadTo: downloadTo, maxBytes: maxBytes)
+                throw error
             }
-        } catch {
-            file?.abandon()
-            throw error
         }
-    }
 
-    /// Runs blocking work on a thread of its own (never on the cooperative pool, whose few
-    /// threads an app's UI and other requests need).
-    private static func onThread<T: Sendable>(_ work: @escaping @Sendable () throws(AISyncError) -> T) async -> Result<T, AISyncError> {
-        await withCheckedContinuation { continuation in
-            let thread = Thread {
-                do throws(AISyncError) { continuation.resume(returning: .success(try work())) } catch { continuation.resume(returning: .failure(error)) }
+        /// Runs blocking work on a thread of its own (never on the cooperative pool, whose few
+        /// threads an app's UI and other requests need).
+        private static func onThread<T: Sendable>(_ work: @escaping @Sendable () throws(AISyncError) -> T) async
+            -> Result<T, AISyncError>
+        {
+            await withCheckedContinuation { continuation in
+                let thread = Thread {
+                    do throws(AISyncError) { continuation.resume(returning: .success(try work())) } catch {
+                        continuation.resume(returning: .failure(error))
+                    }
+                }
+                thread.name = "aisync-http"
+                thread.start()
             }
-            thread.name = "aisync-http"
-            thread.start()
         }
-    }
 
-    /// The request and the redirects it is allowed to follow (at most 10 hops).
-    private func exchange(_ request: HTTPRequest, file: HashingFileWriter?, maxBytes: Int64, limits: SocketLimits,
-                          seconds: TimeInterval) throws(AISyncError) -> Exchange.Result {
-        var current = request
-        for _ in 0...10 {
-            guard let target = HTTPTarget(current.url) else { return .elsewhere(current) }
-            let response = try Exchange(request: current, target: target, pool: pool, limits: limits, seconds: seconds)
+        /// The request and the redirects it is allowed to follow (at most 10 hops).
+        private func exchange(
+            _ request: HTTPRequest, file: HashingFileWriter?, maxBytes: Int64, limits: SocketLimits,
+            seconds: TimeInterval
+        ) throws(AISyncError) -> Exchange.Result {
+            var current = request
+            for _ in 0...10 {
+                guard let target = HTTPTarget(current.url) else { return .elsewhere(current) }
+                let response = try Exchange(
+                    request: current, target: target, pool: pool, limits: limits, seconds: seconds
+                )
                 .run(file: file, maxBytes: maxBytes)
-            guard let next = redirect(from: request, current: current, response: response) else { return .answer(response) }
-            current = next
+                guard let next = redirect(from: request, current: current, response: response) else {
+                    return .answer(response)
+                }
+                current = next
+            }
+            throw AISyncError(
+                .unavailable, "\(HTTPTarget(request.url)?.host ?? "the server") redirected more than 10 times",
+                hint: "Check the remote's URL; the server redirects in a loop")
         }
-        throw AISyncError(.unavailable, "\(HTTPTarget(request.url)?.host ?? "the server") redirected more than 10 times",
-                          hint: "Check the remote's URL; the server redirects in a loop")
-    }
 
-    /// The request a redirect asks for, when the policy follows it; nil to hand the 3xx back.
-    private func redirect(from original: HTTPRequest, current: HTTPRequest, response: HTTPResponse) -> HTTPRequest? {
-        guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["location"],
-              let base = URL(string: current.url), let to = URL(string: location, relativeTo: base)?.absoluteURL,
-              let from = URL(string: original.url), redirects.follows(from: from, to: to) else { return nil }
-        var next = current
-        next.url = to.absoluteString
-        // 303 always, and 301/302 after a POST, turn into a GET (RFC 9110 §15.4).
-        if response.status == 303 || (current.method == "POST" && response.status != 307 && response.status != 308) {
-            next.method = current.method == "HEAD" ? "HEAD" : "GET"
-            next.body = .none
-        }
-        return next
-    }
-}
-
-/// Idle kept-alive connections by host and port, newest last.
-final class ConnectionPool: Sendable {
-    private let idle = Mutex<[String: [Socket]]>([:])
-    private let maxIdle: Int
-
-    init(maxIdle: Int) { self.maxIdle = max(1, maxIdle) }
-
-    /// An idle connection to `key` that is still open, if there is one.
-    func take(_ key: String) -> Socket? {
-        while let socket = idle.withLock({ $0[key]?.popLast() }) {
-            if socket.isIdle { return socket }
-        }
-        return nil
-    }
-
-    /// Keeps `socket` for the next request to `key` (the oldest is closed past `maxIdle`).
-    func put(_ socket: Socket, _ key: String) {
-        idle.withLock { all in
-            all[key, default: []].append(socket)
-            if all[key]!.count > maxIdle { all[key]!.removeFirst() }
+        /// The request a redirect asks for, when the policy follows it; nil to hand the 3xx back.
+        private func redirect(from original: HTTPRequest, current: HTTPRequest, response: HTTPResponse) -> HTTPRequest?
+        {
+            guard [301, 302, 303, 307, 308].contains(response.status), let location = response.headers["location"],
+                let base = URL(string: current.url), let to = URL(string: location, relativeTo: base)?.absoluteURL,
+                let from = URL(string: original.url), redirects.follows(from: from, to: to)
+            else { return nil }
+            var next = current
+            next.url = to.absoluteString
+            // 303 always, and 301/302 after a POST, turn into a GET (RFC 9110 §15.4).
+            if response.status == 303 || (current.method == "POST" && response.status != 307 && response.status != 308)
+            {
+                next.method = current.method == "HEAD" ? "HEAD" : "GET"
+                next.body = .none
+            }
+            return next
         }
     }
-}
+
+    /// Idle kept-alive connections by host and port, newest last.
+    final class ConnectionPool: Sendable {
+        private let idle = Mutex<[String: [Socket]]>([:])
+        private let maxIdle: Int
+
+        init(maxIdle: Int) { self.maxIdle = max(1, maxIdle) }
+
+        /// An idle connection to `key` that is still open, if there is one.
+        func take(_ key: String) -> Socket? {
+            while let socket = idle.withLock({ $0[key]?.popLast() }) {
+                if socket.isIdle { return socket }
+            }
+            return nil
+        }
+
+        /// Keeps `socket` for the next request to `key` (the oldest is closed past `maxIdle`).
+        func put(_ socket: Socket, _ key: String) {
+            idle.withLock { all in
+                all[key, default: []].append(socket)
+                if all[key]!.count > maxIdle { all[key]!.removeFirst() }
+            }
+        }
+    }
 #endif

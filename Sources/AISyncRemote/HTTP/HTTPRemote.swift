@@ -1,6 +1,7 @@
 import AISyncCore
 import AISyncFiles
 import AISyncHTTP
+
 /// A remote on an HTTP server: WebDAV (PROPFIND/MKCOL/PUT/GET/DELETE with ETags) or plain
 /// HTTP (GET/PUT/DELETE, no listing) such as nginx's dav module.
 ///
@@ -27,10 +28,15 @@ public struct HTTPRemote: RemoteStorage {
     /// `credentials`, when given, go in an `Authorization` header on every request; each
     /// request is tried at most `maxAttempts` times in all, and `environment` supplies the
     /// backoff waits and their jitter.
-    public init(location: RemoteLocation, transport: any HTTPTransport, credentials: Credentials?,
-                maxAttempts: Int = 5, environment: AISyncEnvironment = .live) {
-        self.location = location; self.transport = transport; self.credentials = credentials
-        self.maxAttempts = maxAttempts; self.environment = environment
+    public init(
+        location: RemoteLocation, transport: any HTTPTransport, credentials: Credentials?,
+        maxAttempts: Int = 5, environment: AISyncEnvironment = .live
+    ) {
+        self.location = location
+        self.transport = transport
+        self.credentials = credentials
+        self.maxAttempts = maxAttempts
+        self.environment = environment
     }
 
     /// Backoff wait, through the environment.
@@ -42,8 +48,10 @@ public struct HTTPRemote: RemoteStorage {
     func url(_ path: String) -> String { path.isEmpty ? location.base + "/" : "\(location.base)/\(path)" }
 
     /// Sends with authentication and retries; returns the final response (any status).
-    func send(_ method: String, _ path: String, headers: [String: String] = [:], body: HTTPRequest.Body = .none,
-              downloadTo: String? = nil, maxBytes: Int64 = Int64(RemoteLimits.smallFile)) async throws(AISyncError) -> HTTPResponse {
+    func send(
+        _ method: String, _ path: String, headers: [String: String] = [:], body: HTTPRequest.Body = .none,
+        downloadTo: String? = nil, maxBytes: Int64 = Int64(RemoteLimits.smallFile)
+    ) async throws(AISyncError) -> HTTPResponse {
         if !path.isEmpty { try RemotePath.validate(path.hasSuffix("/") ? String(path.dropLast()) : path) }
         var request = HTTPRequest(method: method, url: url(path), headers: headers, body: body)
         if let credentials { request.headers["Authorization"] = credentials.basicAuthorization }
@@ -52,8 +60,10 @@ public struct HTTPRemote: RemoteStorage {
             do {
                 let response = try await transport.send(request, downloadTo: downloadTo, maxBytes: maxBytes)
                 guard Self.isTransient(response.status), attempt + 1 < maxAttempts else { return response }
-                await sleep(Backoff.retryAfter(response.headers["retry-after"]) ?? Backoff.delay(attempt: attempt, unit: random()))
-            } catch where error.code == .unavailable || error.code == .temporary {
+                await sleep(
+                    Backoff.retryAfter(response.headers["retry-after"])
+                        ?? Backoff.delay(attempt: attempt, unit: random()))
+            } catch  where error.code == .unavailable || error.code == .temporary {
                 guard attempt + 1 < maxAttempts else { throw error }
                 await sleep(Backoff.delay(attempt: attempt, unit: random()))
             }
@@ -63,45 +73,66 @@ public struct HTTPRemote: RemoteStorage {
     }
 
     static func isTransient(_ status: Int) -> Bool {
-        status == 423 || status == 429 || status == 408 || (status >= 500 && status != 501 && status != 505 && status != 507)
+        status == 423 || status == 429 || status == 408
+            || (status >= 500 && status != 501 && status != 505 && status != 507)
     }
 
     /// The one error for a status that is not what the operation expects.
     func failure(_ response: HTTPResponse, _ method: String, _ path: String) -> AISyncError {
-        let where_ = "\(method) \(url(path))"
+        let site = "\(method) \(url(path))"
         switch response.status {
         case 401:
-            return AISyncError(.permission, "\(location.host) refused the credentials (401 Unauthorized) for \(where_)",
-                               hint: credentials == nil ? "Set AISYNC_USER and AISYNC_PASSWORD, or add \(location.host) to ~/.netrc" : "Check AISYNC_USER/AISYNC_PASSWORD or ~/.netrc",
-                               remedy: .provideCredentials(host: location.host))
+            return AISyncError(
+                .permission, "\(location.host) refused the credentials (401 Unauthorized) for \(site)",
+                hint: credentials == nil
+                    ? "Set AISYNC_USER and AISYNC_PASSWORD, or add \(location.host) to ~/.netrc"
+                    : "Check AISYNC_USER/AISYNC_PASSWORD or ~/.netrc",
+                remedy: .provideCredentials(host: location.host))
         case 403:
-            return AISyncError(.permission, "\(location.host) forbids \(where_) (403 Forbidden)", hint: "Check that this account may write to that folder")
+            return AISyncError(
+                .permission, "\(location.host) forbids \(site) (403 Forbidden)",
+                hint: "Check that this account may write to that folder")
         case 404:
-            return AISyncError(.configuration, "\(url(path)) does not exist (404 Not Found)", hint: "Check the remote's URL", remedy: .checkRemoteURL)
+            return AISyncError(
+                .configuration, "\(url(path)) does not exist (404 Not Found)", hint: "Check the remote's URL",
+                remedy: .checkRemoteURL)
         case 405 where method == "PROPFIND":
-            return AISyncError(.configuration, "\(location.host) is not a WebDAV server (PROPFIND not allowed)",
-                               hint: "If it is a plain HTTP server, add the remote as plain HTTP", remedy: .addPlainHTTPRemote)
+            return AISyncError(
+                .configuration, "\(location.host) is not a WebDAV server (PROPFIND not allowed)",
+                hint: "If it is a plain HTTP server, add the remote as plain HTTP", remedy: .addPlainHTTPRemote)
         case 405, 501:
-            return AISyncError(.configuration, "\(location.host) does not allow \(method) (\(response.status))", hint: "Check the server's WebDAV/upload configuration")
+            return AISyncError(
+                .configuration, "\(location.host) does not allow \(method) (\(response.status))",
+                hint: "Check the server's WebDAV/upload configuration")
         case 423:
-            return AISyncError(.temporary, "\(url(path)) is locked on the server (423 Locked)", hint: "Try again later", remedy: .retryLater,
-                               retryAfter: Backoff.retryAfterDuration(response.headers["retry-after"]))
+            return AISyncError(
+                .temporary, "\(url(path)) is locked on the server (423 Locked)", hint: "Try again later",
+                remedy: .retryLater,
+                retryAfter: Backoff.retryAfterDuration(response.headers["retry-after"]))
         case 429:
-            return AISyncError(.temporary, "\(location.host) is rate limiting requests (429)", hint: "Try again later", remedy: .retryLater,
-                               retryAfter: Backoff.retryAfterDuration(response.headers["retry-after"]))
+            return AISyncError(
+                .temporary, "\(location.host) is rate limiting requests (429)", hint: "Try again later",
+                remedy: .retryLater,
+                retryAfter: Backoff.retryAfterDuration(response.headers["retry-after"]))
         case 507:
-            return AISyncError(.io, "\(location.host) is out of storage (507 Insufficient Storage)", hint: "Free space or raise the quota on the server")
+            return AISyncError(
+                .io, "\(location.host) is out of storage (507 Insufficient Storage)",
+                hint: "Free space or raise the quota on the server")
         case 300...399:
             // A redirect reaches us only when the redirect policy refused it (another host,
             // or too many): the remote's URL is not where the data is.
             let target = response.headers["location"].map { " to \(String($0.prefix(200)))" } ?? ""
-            return AISyncError(.configuration, "\(location.host) redirected \(where_)\(target) (\(response.status)); aisync follows redirects only on the same host",
-                               hint: "If the remote moved, remove it and add it again with its new URL", remedy: .checkRemoteURL)
+            return AISyncError(
+                .configuration,
+                "\(location.host) redirected \(site)\(target) (\(response.status)); aisync follows redirects only on the same host",
+                hint: "If the remote moved, remove it and add it again with its new URL", remedy: .checkRemoteURL)
         case 500...599:
-            return AISyncError(.unavailable, "\(location.host) failed with \(response.status) for \(where_)", hint: "Try again later; check the server's logs",
-                               remedy: .retryLater, retryAfter: Backoff.retryAfterDuration(response.headers["retry-after"]))
+            return AISyncError(
+                .unavailable, "\(location.host) failed with \(response.status) for \(site)",
+                hint: "Try again later; check the server's logs",
+                remedy: .retryLater, retryAfter: Backoff.retryAfterDuration(response.headers["retry-after"]))
         default:
-            return AISyncError(.other, "\(location.host) answered \(response.status) to \(where_)")
+            return AISyncError(.other, "\(location.host) answered \(response.status) to \(site)")
         }
     }
 
@@ -124,7 +155,9 @@ public struct HTTPRemote: RemoteStorage {
 
     /// GETs `path` into `localPath` like ``download(_:to:maxBytes:)`` and returns the SHA-256
     /// the transport computed while writing it (the file is hashed when it computed none).
-    public func downloadHashed(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError) -> SHA256Digest? {
+    public func downloadHashed(_ path: String, to localPath: String, maxBytes: Int64) async throws(AISyncError)
+        -> SHA256Digest?
+    {
         guard let response = try await get(path, to: localPath, maxBytes: maxBytes) else { return nil }
         if let digest = response.bodyDigest { return digest }
         return try hashFile(localPath)
@@ -142,16 +175,22 @@ public struct HTTPRemote: RemoteStorage {
 
     /// PUTs `bytes` at `path`, as `If-None-Match: *` or `If-Match` for `condition`, creating
     /// parent collections on WebDAV as needed.
-    public func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+    public func write(_ path: String, _ bytes: [UInt8], condition: WriteCondition) async throws(AISyncError)
+        -> WriteResult
+    {
         try await put(path, body: .bytes(bytes), condition: condition)
     }
 
     /// PUTs the local file `localPath` at `path`, streamed from disk, like ``write(_:_:condition:)``.
-    public func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+    public func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError)
+        -> WriteResult
+    {
         try await put(path, body: .file(localPath), condition: condition)
     }
 
-    private func put(_ path: String, body: HTTPRequest.Body, condition: WriteCondition) async throws(AISyncError) -> WriteResult {
+    private func put(_ path: String, body: HTTPRequest.Body, condition: WriteCondition) async throws(AISyncError)
+        -> WriteResult
+    {
         var headers = ["Content-Type": "application/octet-stream"]
         switch condition {
         case .always: break
@@ -202,8 +241,9 @@ public struct HTTPRemote: RemoteStorage {
     /// The remote's folder does not exist on the server. aisync creates collections below it,
     /// never the root itself, so a mistyped URL is reported instead of silently created.
     func missingRoot(_ status: Int) -> AISyncError {
-        AISyncError(.configuration, "the folder \(location.base)/ does not exist on \(location.host) (\(status) on upload)",
-                    hint: "Check the remote's URL, or create the folder on the server first", remedy: .checkRemoteURL)
+        AISyncError(
+            .configuration, "the folder \(location.base)/ does not exist on \(location.host) (\(status) on upload)",
+            hint: "Check the remote's URL, or create the folder on the server first", remedy: .checkRemoteURL)
     }
 
     /// The collection `path` is in ("" at the root).
@@ -236,7 +276,8 @@ public struct HTTPRemote: RemoteStorage {
             let response = try await send("MKCOL", prefix + "/")
             switch response.status {
             case 200, 201, 405: continue  // 405: it exists already
-            case 409 where prefix == String(parts[parts.startIndex]): throw missingRoot(409)  // RFC 4918 §9.3.1: no parent
+            // RFC 4918 §9.3.1: no parent
+            case 409 where prefix == String(parts[parts.startIndex]): throw missingRoot(409)
             default:
                 // Two devices creating the same collection at once: Apache answers the loser
                 // 403. If the collection exists now, that is all we wanted.
@@ -248,8 +289,9 @@ public struct HTTPRemote: RemoteStorage {
 
     func collectionExists(_ path: String) async throws(AISyncError) -> Bool {
         guard location.kind == .webdav else { return false }
-        let response = try await send("PROPFIND", path, headers: ["Depth": "0", "Content-Type": "application/xml; charset=utf-8"],
-                                      body: .bytes(Self.propfindBody))
+        let response = try await send(
+            "PROPFIND", path, headers: ["Depth": "0", "Content-Type": "application/xml; charset=utf-8"],
+            body: .bytes(Self.propfindBody))
         return response.status == 207
     }
 
@@ -262,7 +304,8 @@ public struct HTTPRemote: RemoteStorage {
         return opaque(a) == opaque(b)
     }
 
-    static let propfindBody = Array("""
+    static let propfindBody = Array(
+        """
         <?xml version="1.0" encoding="utf-8"?>
         <D:propfind xmlns:D="DAV:"><D:prop><D:getetag/><D:resourcetype/></D:prop></D:propfind>
         """.utf8)
@@ -296,15 +339,17 @@ public struct HTTPRemote: RemoteStorage {
     /// A `Depth: 1` PROPFIND of `directory`: nil when it does not exist or this is plain HTTP.
     private func propfind(_ directory: String) async throws(AISyncError) -> [WebDAVMultistatus.Response]? {
         guard location.kind == .webdav else { return nil }
-        let response = try await send("PROPFIND", directory + "/", headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"],
-                                      body: .bytes(Self.propfindBody), maxBytes: 64 << 20)
+        let response = try await send(
+            "PROPFIND", directory + "/", headers: ["Depth": "1", "Content-Type": "application/xml; charset=utf-8"],
+            body: .bytes(Self.propfindBody), maxBytes: 64 << 20)
         switch response.status {
         case 207: break
         case 404: return nil
         default: throw failure(response, "PROPFIND", directory + "/")
         }
         guard let responses = WebDAVMultistatus.parse(response.body) else {
-            throw AISyncError(.damagedData, "\(location.host) sent an unreadable PROPFIND answer for \(url(directory))/")
+            throw AISyncError(
+                .damagedData, "\(location.host) sent an unreadable PROPFIND answer for \(url(directory))/")
         }
         return responses
     }
@@ -322,13 +367,18 @@ public struct HTTPRemote: RemoteStorage {
         let (hrefAuthority, hrefPathRaw) = split(href)
         if let hrefAuthority, hrefAuthority != baseAuthority { return nil }
         guard let basePath = basePathRaw.removingPercentEncoding, let path = hrefPathRaw.removingPercentEncoding,
-              path.hasPrefix("/") else { return nil }
+            path.hasPrefix("/")
+        else { return nil }
         var prefix = basePath
         while prefix.hasSuffix("/") { prefix.removeLast() }
         prefix += "/\(directory)/"
         guard path.hasPrefix(prefix) else { return nil }
         let name = path.dropFirst(prefix.count)
-        let ok = !name.isEmpty && name.utf8.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
+        let ok =
+            !name.isEmpty
+            && name.utf8.allSatisfy {
+                ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-")
+            }
         guard ok, name != ".", name != ".." else { return nil }
         return String(name)
     }
@@ -337,7 +387,9 @@ public struct HTTPRemote: RemoteStorage {
     public func presence(_ path: String) async throws(AISyncError) -> RemotePresence {
         let response = try await send("HEAD", path)
         switch response.status {
-        case 200: return .present(size: response.headers["content-length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) })
+        case 200:
+            return .present(
+                size: response.headers["content-length"].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) })
         case 404, 410: return .missing
         default: throw failure(response, "HEAD", path)
         }

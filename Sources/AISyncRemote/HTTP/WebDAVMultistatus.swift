@@ -13,7 +13,11 @@ import AISyncCore
 /// a multistatus. Elements count only in the `DAV:` namespace. Checked against Python's
 /// ElementTree on random and damaged documents (`MultistatusReaderTests`).
 enum WebDAVMultistatus {
-    struct Response: Equatable { var href = ""; var etag: String?; var isCollection = false }
+    struct Response: Equatable {
+        var href = ""
+        var etag: String?
+        var isCollection = false
+    }
 
     /// The responses of a multistatus document; nil when `bytes` is not one.
     static func parse(_ bytes: [UInt8]) -> [Response]? {
@@ -80,7 +84,8 @@ struct XMLReader {
             }
             if starts("<!--") {
                 // `--` may appear only as the end (XML 1.0 §2.5).
-                guard let end = find("--", from: at + 4), end + 2 < bytes.count, bytes[end + 2] == UInt8(ascii: ">") else { return false }
+                guard let end = find("--", from: at + 4), end + 2 < bytes.count, bytes[end + 2] == UInt8(ascii: ">")
+                else { return false }
                 at = end + 3
             } else if starts("<![CDATA[") {
                 guard !open.isEmpty, let end = find("]]>", from: at + 9) else { return false }
@@ -89,7 +94,7 @@ struct XMLReader {
             } else if starts("</") {
                 guard readEndTag(into: &collector) else { return false }
             } else if starts("<!") || starts("<?") {
-                return false   // a DOCTYPE, or a processing instruction: never in a multistatus
+                return false  // a DOCTYPE, or a processing instruction: never in a multistatus
             } else {
                 guard !(sawRoot && open.isEmpty), readStartTag(into: &collector) else { return false }
                 sawRoot = true
@@ -110,13 +115,18 @@ struct XMLReader {
             }
             if b == UInt8(ascii: "&") {
                 guard let semicolon = bytes[at...].prefix(12).firstIndex(of: UInt8(ascii: ";")),
-                      let decoded = Self.entity(bytes[(at + 1)..<semicolon]) else { return false }
+                    let decoded = Self.entity(bytes[(at + 1)..<semicolon])
+                else { return false }
                 text += decoded
                 at = semicolon + 1
             } else {
                 // `]]>` may only end a CDATA section, never appear in text (XML 1.0 §2.4):
                 // a parser that read it as text would read a document others refuse.
-                if b == UInt8(ascii: ">"), at >= 2, bytes[at - 1] == UInt8(ascii: "]"), bytes[at - 2] == UInt8(ascii: "]") { return false }
+                if b == UInt8(ascii: ">"), at >= 2, bytes[at - 1] == UInt8(ascii: "]"),
+                    bytes[at - 2] == UInt8(ascii: "]")
+                {
+                    return false
+                }
                 text.append(b)
                 at += 1
             }
@@ -135,7 +145,8 @@ struct XMLReader {
             let hadSpace = skipSpaces()
             guard at < bytes.count else { return false }
             if bytes[at] == UInt8(ascii: ">") || starts("/>") { break }
-            guard hadSpace, let attribute = readName(), !attributes.contains(where: { $0.elementsEqual(attribute) }) else { return false }
+            guard hadSpace, let attribute = readName(), !attributes.contains(where: { $0.elementsEqual(attribute) })
+            else { return false }
             attributes.append(attribute)
             _ = skipSpaces()
             guard at < bytes.count, bytes[at] == UInt8(ascii: "=") else { return false }
@@ -150,7 +161,8 @@ struct XMLReader {
                 scope[prefix] = value
             }
         }
-        for attribute in attributes where !attribute.elementsEqual("xmlns".utf8) && !attribute.starts(with: "xmlns:".utf8) {
+        for attribute in attributes
+        where !attribute.elementsEqual("xmlns".utf8) && !attribute.starts(with: "xmlns:".utf8) {
             guard Self.resolve(attribute, in: scope, isAttribute: true) != nil else { return false }
         }
         guard let uri = Self.resolve(name, in: scope, isAttribute: false) else { return false }
@@ -180,7 +192,8 @@ struct XMLReader {
             case UInt8(ascii: "<"): return nil
             case UInt8(ascii: "&"):
                 guard let semicolon = bytes[i..<close].prefix(12).firstIndex(of: UInt8(ascii: ";")),
-                      let decoded = Self.entity(bytes[(i + 1)..<semicolon]) else { return nil }
+                    let decoded = Self.entity(bytes[(i + 1)..<semicolon])
+                else { return nil }
                 value += decoded
                 i = semicolon + 1
             default:
@@ -194,7 +207,8 @@ struct XMLReader {
 
     private mutating func readEndTag(into collector: inout WebDAVMultistatus.Collector) -> Bool {
         at += 2
-        guard let name = readName(), let innermost = open.last, innermost.elementsEqual(name), let scope = scopes.last else { return false }
+        guard let name = readName(), let innermost = open.last, innermost.elementsEqual(name), let scope = scopes.last
+        else { return false }
         _ = skipSpaces()
         guard at < bytes.count, bytes[at] == UInt8(ascii: ">") else { return false }
         at += 1
@@ -232,15 +246,19 @@ struct XMLReader {
             if trimmed.isEmpty { break }
             guard let equals = trimmed.firstIndex(of: "=") else { return false }
             let key = trimmed[..<equals].trimmingSpaces
-            let afterEquals = trimmed[trimmed.index(after: equals)...].drop { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+            let afterEquals = trimmed[trimmed.index(after: equals)...].drop {
+                $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r"
+            }
             guard let quote = afterEquals.first, quote == "\"" || quote == "'",
-                  let close = afterEquals.dropFirst().firstIndex(of: quote) else { return false }
+                let close = afterEquals.dropFirst().firstIndex(of: quote)
+            else { return false }
             pairs.append((String(key), String(afterEquals[afterEquals.index(after: afterEquals.startIndex)..<close])))
             rest = afterEquals[afterEquals.index(after: close)...]
             if let next = rest.first, next != " ", next != "\t", next != "\n", next != "\r" { return false }
         }
         guard let version = pairs.first, version.0 == "version", version.1.hasPrefix("1."), version.1.count > 2,
-              version.1.dropFirst(2).allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
+            version.1.dropFirst(2).allSatisfy({ $0.isASCII && $0.isNumber })
+        else { return false }
         var allowed = ["encoding", "standalone"]
         for (key, value) in pairs.dropFirst() {
             guard let position = allowed.firstIndex(of: key) else { return false }
@@ -258,7 +276,9 @@ struct XMLReader {
         while at < bytes.count, Self.isNameByte(bytes[at]) { at += 1 }
         guard at > start else { return nil }
         let first = bytes[start]
-        guard !(first >= 0x30 && first <= 0x39), first != UInt8(ascii: "-"), first != UInt8(ascii: ".") else { return nil }
+        guard !(first >= 0x30 && first <= 0x39), first != UInt8(ascii: "-"), first != UInt8(ascii: ".") else {
+            return nil
+        }
         return bytes[start..<at]
     }
 
@@ -304,7 +324,8 @@ struct XMLReader {
 
     private static func character(_ value: UInt32?) -> [UInt8]? {
         guard let value, let scalar = Unicode.Scalar(value),
-              value == 0x9 || value == 0xA || value == 0xD || (value >= 0x20 && value != 0xFFFE && value != 0xFFFF) else { return nil }
+            value == 0x9 || value == 0xA || value == 0xD || (value >= 0x20 && value != 0xFFFE && value != 0xFFFF)
+        else { return nil }
         return Array(String(Character(scalar)).utf8)
     }
 
@@ -320,7 +341,9 @@ extension Substring {
     /// Without ASCII whitespace at either end.
     fileprivate var trimmingSpaces: Substring {
         func space(_ c: Character) -> Bool { c == " " || c == "\t" || c == "\n" || c == "\r" }
-        guard let first = firstIndex(where: { !space($0) }), let last = lastIndex(where: { !space($0) }) else { return "" }
+        guard let first = firstIndex(where: { !space($0) }), let last = lastIndex(where: { !space($0) }) else {
+            return ""
+        }
         return self[first...last]
     }
 }

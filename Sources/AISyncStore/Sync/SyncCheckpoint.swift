@@ -1,4 +1,5 @@
 import AISyncCore
+
 /// `sync/<remote>.json`: how far this store has pushed to and pulled from one remote.
 package struct SyncCheckpoint: Sendable, Equatable {
     package struct Pulled: Sendable, Equatable {
@@ -9,7 +10,9 @@ package struct SyncCheckpoint: Sendable, Equatable {
         package var counter: Int64 = 0
 
         package init(seq: Int64, etag: String?, counter: Int64 = 0) {
-            self.seq = seq; self.etag = etag; self.counter = counter
+            self.seq = seq
+            self.etag = etag
+            self.counter = counter
         }
     }
 
@@ -50,12 +53,14 @@ package struct SyncCheckpoint: Sendable, Equatable {
         if registered { pushed["registered"] = .bool(true) }
         var o: [String: JSONValue] = [
             "format": .int(1), "remote": .string(remote), "pushed": .object(pushed),
-            "pulled": .object(Dictionary(uniqueKeysWithValues: pulled.map { key, p in
-                var v: [String: JSONValue] = ["seq": .int(p.seq)]
-                v.setIfPresent("etag", p.etag.map(JSONValue.string))
-                if p.counter > 0 { v["counter"] = .int(p.counter) }
-                return (key.rawValue, JSONValue.object(v))
-            })),
+            "pulled": .object(
+                Dictionary(
+                    uniqueKeysWithValues: pulled.map { key, p in
+                        var v: [String: JSONValue] = ["seq": .int(p.seq)]
+                        v.setIfPresent("etag", p.etag.map(JSONValue.string))
+                        if p.counter > 0 { v["counter"] = .int(p.counter) }
+                        return (key.rawValue, JSONValue.object(v))
+                    })),
         ]
         o.setIfPresent("remoteId", remoteID.map(JSONValue.string))
         if !snapshots.isEmpty { o["snapshots"] = .array(snapshots.map(\.json)) }
@@ -67,9 +72,12 @@ package struct SyncCheckpoint: Sendable, Equatable {
     }
 
     init(bytes: [UInt8], path: String) throws(AISyncError) {
-        let bad = AISyncError(.damagedData, "\(path) is damaged", hint: "Delete it; the next sync re-reads the remote from the start (nothing is duplicated)")
+        let bad = AISyncError(
+            .damagedData, "\(path) is damaged",
+            hint: "Delete it; the next sync re-reads the remote from the start (nothing is duplicated)")
         guard let value = try? JSONParser.parse(bytes), value["format"]?.intValue == 1,
-              let remote = value["remote"]?.stringValue, let pushed = value["pushed"] else { throw bad }
+            let remote = value["remote"]?.stringValue, let pushed = value["pushed"]
+        else { throw bad }
         self.remote = remote
         remoteID = value["remoteId"]?.stringValue
         pushedSeq = pushed["seq"]?.intValue ?? 0

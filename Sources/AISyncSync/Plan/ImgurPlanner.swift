@@ -1,6 +1,6 @@
 import AISyncCore
-import AISyncStore
 import AISyncImgur
+import AISyncStore
 
 /// The decisions of Imgur uploads, as pure functions (docs/DESIGN.md §7): what is pending, whether a
 /// rate limit still holds, where each image's Imgur copy comes from, how uploads are batched,
@@ -44,7 +44,9 @@ enum ImgurPlanner {
         case upload
     }
 
-    static func source(for digest: SHA256Digest, copies: [SHA256Digest: ImageBody.ImgurLocation], state: ImgurState) -> Source {
+    static func source(for digest: SHA256Digest, copies: [SHA256Digest: ImageBody.ImgurLocation], state: ImgurState)
+        -> Source
+    {
         if let copy = copies[digest] { return .reuse(copy) }
         if let known = state.answered[digest] { return .answered(known) }
         return state.maybeUploaded.contains(digest) ? .findLost : .upload

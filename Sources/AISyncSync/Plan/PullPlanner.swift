@@ -1,6 +1,6 @@
 import AISyncCore
-import AISyncStore
 import AISyncRemote
+import AISyncStore
 
 /// The decisions of a pull, as pure functions of what was read (docs/DESIGN.md §5.10): which heads moved,
 /// which segments to fetch, which pictures to get, and the checkpoint afterwards.
@@ -26,7 +26,6 @@ enum PullPlanner {
     struct Change: Equatable, Sendable {
         var device: DeviceID
         var etag: String?
-        init(device: DeviceID, etag: String?) { self.device = device; self.etag = etag }
     }
 
     /// From a listing (WebDAV, folder): heads whose ETag changed since the last pull; names
@@ -64,8 +63,10 @@ enum PullPlanner {
     /// old head is merely not followed.)
     static func checkNotReplayed(_ head: DeviceHead, knownSeq: Int64, shown: String) throws(AISyncError) {
         guard head.seq < knownSeq else { return }
-        throw AISyncError(.replayed, "\(shown)/heads/\(head.device.rawValue).json is an old copy (segment \(head.seq), but \(knownSeq) was seen before): the server replayed it",
-                          hint: "Nothing was applied; check the server (a restored backup?) and let that device push again")
+        throw AISyncError(
+            .replayed,
+            "\(shown)/heads/\(head.device.rawValue).json is an old copy (segment \(head.seq), but \(knownSeq) was seen before): the server replayed it",
+            hint: "Nothing was applied; check the server (a restored backup?) and let that device push again")
     }
 
     /// The segments to fetch from one device: a range, never a list, since a head's `seq` is
@@ -100,8 +101,10 @@ enum PullPlanner {
 
     /// The pictures a pull fetches: those the incoming versions show, then live images whose
     /// bytes earlier pulls could not get; each once, only those the store lacks.
-    static func wantedImages(incoming: [(SHA256Digest, ImageBody)], live: [ImageBody],
-                                     have: Set<SHA256Digest>) -> [(SHA256Digest, ImageBody)] {
+    static func wantedImages(
+        incoming: [(SHA256Digest, ImageBody)], live: [ImageBody],
+        have: Set<SHA256Digest>
+    ) -> [(SHA256Digest, ImageBody)] {
         var seen = have
         var wanted: [(SHA256Digest, ImageBody)] = []
         for (digest, image) in incoming where seen.insert(digest).inserted { wanted.append((digest, image)) }
@@ -112,14 +115,17 @@ enum PullPlanner {
     /// The checkpoint after merging: each head's number, ETag and counter, never going back
     /// (a stale listing must not make us pull again); the journal offset moves only when the
     /// store held nothing unpushed before the merge (`wasAtEnd`).
-    static func checkpoint(after checkpoint: SyncCheckpoint, heads: [(head: DeviceHead, etag: String?)], device: DeviceID,
-                                   counters: [DeviceID: Int64], merged: (wasAtEnd: Bool, end: Int64)) -> SyncCheckpoint {
+    static func checkpoint(
+        after checkpoint: SyncCheckpoint, heads: [(head: DeviceHead, etag: String?)], device: DeviceID,
+        counters: [DeviceID: Int64], merged: (wasAtEnd: Bool, end: Int64)
+    ) -> SyncCheckpoint {
         var next = checkpoint
         if merged.wasAtEnd { next.pushedOffset = merged.end }
         for (head, etag) in heads where head.device != device {
             let known = checkpoint.pulled[head.device]
-            next.pulled[head.device] = SyncCheckpoint.Pulled(seq: max(head.seq, known?.seq ?? 0), etag: etag,
-                                                             counter: max(counters[head.device] ?? 0, known?.counter ?? 0))
+            next.pulled[head.device] = SyncCheckpoint.Pulled(
+                seq: max(head.seq, known?.seq ?? 0), etag: etag,
+                counter: max(counters[head.device] ?? 0, known?.counter ?? 0))
         }
         return next
     }
@@ -132,13 +138,16 @@ enum PullPlanner {
     /// The checkpoint after merging one batch of a device's segments, through `seq`: its
     /// ETag only once its last segment is in (until then a listing still shows it moved),
     /// numbers never going back; the journal offset as in ``checkpoint(after:heads:device:counters:merged:)``.
-    static func advance(_ checkpoint: SyncCheckpoint, device: DeviceID, through seq: Int64, etag: String?, counter: Int64,
-                        merged: (wasAtEnd: Bool, end: Int64)) -> SyncCheckpoint {
+    static func advance(
+        _ checkpoint: SyncCheckpoint, device: DeviceID, through seq: Int64, etag: String?, counter: Int64,
+        merged: (wasAtEnd: Bool, end: Int64)
+    ) -> SyncCheckpoint {
         var next = checkpoint
         if merged.wasAtEnd { next.pushedOffset = merged.end }
         let known = checkpoint.pulled[device]
-        next.pulled[device] = SyncCheckpoint.Pulled(seq: max(seq, known?.seq ?? 0), etag: etag ?? known?.etag,
-                                                    counter: max(counter, known?.counter ?? 0))
+        next.pulled[device] = SyncCheckpoint.Pulled(
+            seq: max(seq, known?.seq ?? 0), etag: etag ?? known?.etag,
+            counter: max(counter, known?.counter ?? 0))
         return next
     }
 

@@ -1,6 +1,6 @@
 import AISyncCore
-import AISyncStore
 import AISyncRemote
+import AISyncStore
 
 /// The decisions of a push, as pure functions of what was read (docs/DESIGN.md §5.10).
 ///
@@ -14,7 +14,6 @@ enum PushPlanner {
     struct ObservedHead: Equatable, Sendable {
         var seq: Int64
         var etag: String?
-        init(seq: Int64, etag: String?) { self.seq = seq; self.etag = etag }
     }
 
     /// What the head on the remote says about this store.
@@ -75,7 +74,9 @@ enum PushPlanner {
 
     /// Cuts entries of the given encoded sizes into segments of about `targetBytes` (a single
     /// larger entry gets a segment of its own) and at most `maxEntries` each.
-    static func chunks(sizes: [Int], targetBytes: Int = Segment.targetBytes, maxEntries: Int = Segment.maxEntries) -> [Range<Int>] {
+    static func chunks(sizes: [Int], targetBytes: Int = Segment.targetBytes, maxEntries: Int = Segment.maxEntries)
+        -> [Range<Int>]
+    {
         var cutter = Cutter(targetBytes: targetBytes, maxEntries: maxEntries)
         for size in sizes { cutter.add(size) }
         return cutter.finish()
@@ -91,7 +92,8 @@ enum PushPlanner {
         private var start = 0, bytes = 0
 
         init(targetBytes: Int = Segment.targetBytes, maxEntries: Int = Segment.maxEntries) {
-            self.targetBytes = targetBytes; self.maxEntries = maxEntries
+            self.targetBytes = targetBytes
+            self.maxEntries = maxEntries
         }
 
         /// The next entry, of `size` encoded bytes.
@@ -155,12 +157,6 @@ enum PushPlanner {
         /// Journal offset just past the last journaled version.
         var end: Int64
         var blobs: [SHA256Digest]
-
-        init(checkpoint: SyncCheckpoint, ownHead: OwnHead, remoteID: String, device: DeviceID, deviceName: String,
-                     now: Timestamp, chunks: [Range<Int>], end: Int64, blobs: [SHA256Digest]) {
-            self.checkpoint = checkpoint; self.ownHead = ownHead; self.remoteID = remoteID; self.device = device
-            self.deviceName = deviceName; self.now = now; self.chunks = chunks; self.end = end; self.blobs = blobs
-        }
     }
 
     /// Plans a push. Segment numbers continue after our last pushed one: numbers past the
@@ -176,8 +172,9 @@ enum PushPlanner {
         pending.pendingOffset = input.end
         var known = Set(input.checkpoint.pulled.keys)
         known.insert(input.device)
-        let head = DeviceHead(device: input.device, name: input.deviceName, seq: seq, updated: input.now,
-                              remoteID: input.remoteID, devices: known.sorted(), snapshot: input.checkpoint.snapshot)
+        let head = DeviceHead(
+            device: input.device, name: input.deviceName, seq: seq, updated: input.now,
+            remoteID: input.remoteID, devices: known.sorted(), snapshot: input.checkpoint.snapshot)
         let condition: WriteCondition
         switch input.ownHead {
         case .current(let etag?): condition = .replacing(etag: etag)
@@ -189,8 +186,9 @@ enum PushPlanner {
         committed.pendingSeq = nil
         committed.pendingOffset = nil
         committed.registered = true
-        return Plan(blobs: input.blobs, segments: segments, pending: pending, head: head, headCondition: condition,
-                    register: !input.checkpoint.registered, committed: committed)
+        return Plan(
+            blobs: input.blobs, segments: segments, pending: pending, head: head, headCondition: condition,
+            register: !input.checkpoint.registered, committed: committed)
     }
 
     /// A segment number we are about to use already holds a file (create-only got 412).

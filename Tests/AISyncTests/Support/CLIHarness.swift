@@ -1,13 +1,14 @@
+import AISync
 import Foundation
 import Synchronization
 import Testing
-import AISync
+
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #elseif canImport(Musl)
-@preconcurrency import Musl
+    @preconcurrency import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// End-to-end harness: runs the BUILT `aisync` executable with Foundation `Process`, the way a
@@ -37,7 +38,8 @@ struct CLIResult: Sendable, CustomStringConvertible {
 
     var description: String {
         let status = timedOut ? "timed out" : signaled ? "killed by signal \(exitCode)" : "exit \(exitCode)"
-        return "$ \(command.joined(separator: " "))\n→ \(status)\n--- stdout (\(stdoutData.count) bytes)\n\(stdout.prefix(4000))\n--- stderr (\(stderrData.count) bytes)\n\(stderr.prefix(4000))"
+        return
+            "$ \(command.joined(separator: " "))\n→ \(status)\n--- stdout (\(stdoutData.count) bytes)\n\(stdout.prefix(4000))\n--- stderr (\(stderrData.count) bytes)\n\(stderr.prefix(4000))"
     }
 }
 
@@ -53,7 +55,9 @@ final class CLIBackgroundProcess: Sendable {
     init(process: sending Process, stdoutPath: String, stderrPath: String, command: [String]) {
         pid = process.processIdentifier
         self.process = Mutex(process)
-        self.stdoutPath = stdoutPath; self.stderrPath = stderrPath; self.command = command
+        self.stdoutPath = stdoutPath
+        self.stderrPath = stderrPath
+        self.command = command
     }
 
     var isRunning: Bool { process.withLock { $0.isRunning } }
@@ -78,9 +82,10 @@ final class CLIBackgroundProcess: Sendable {
         let err = FileManager.default.contents(atPath: stderrPath) ?? Data()
         try? FileManager.default.removeItem(atPath: stdoutPath)
         try? FileManager.default.removeItem(atPath: stderrPath)
-        return CLIResult(command: command, exitCode: status,
-                         signaled: signaled, timedOut: timedOut,
-                         stdoutData: out, stderrData: err)
+        return CLIResult(
+            command: command, exitCode: status,
+            signaled: signaled, timedOut: timedOut,
+            stdoutData: out, stderrData: err)
     }
 
     /// What the process has written to stdout so far.
@@ -96,7 +101,9 @@ enum CLIHarness {
     static let packageRoot: String = {
         var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         while url.path != "/" {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url.path }
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
+                return url.path
+            }
             url.deleteLastPathComponent()
         }
         return FileManager.default.currentDirectoryPath
@@ -115,7 +122,10 @@ enum CLIHarness {
             // it) sits in the build directory, next to the `aisync` it was built with.
             var url = URL(fileURLWithPath: p).resolvingSymlinksInPath()
             while url.path != "/" && !url.path.isEmpty {
-                if url.pathExtension == "xctest" { dirs.append(url.deletingLastPathComponent().path); break }
+                if url.pathExtension == "xctest" {
+                    dirs.append(url.deletingLastPathComponent().path)
+                    break
+                }
                 url.deleteLastPathComponent()
             }
         }
@@ -134,7 +144,9 @@ enum CLIHarness {
 
     /// `aisync-bench`, built beside the `aisync` under test: it fills stores for tests that
     /// need many records.
-    static var benchExecutable: String { URL(fileURLWithPath: executable).deletingLastPathComponent().path + "/aisync-bench" }
+    static var benchExecutable: String {
+        URL(fileURLWithPath: executable).deletingLastPathComponent().path + "/aisync-bench"
+    }
 
     /// Adds `count` generated chats to the store at `store` (`extra`: `--answer-bytes B`,
     /// `--renames K`), as the benchmarks do.
@@ -166,7 +178,9 @@ enum CLIHarness {
     /// Finds a program on PATH (or in the usual system directories).
     static func which(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        for dir in path.split(separator: ":").map(String.init) + ["/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin"] {
+        for dir in path.split(separator: ":").map(String.init) + [
+            "/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin",
+        ] {
             let candidate = "\(dir)/\(name)"
             if isExecutableFile(candidate) { return candidate }
         }
@@ -193,12 +207,18 @@ enum CLIHarness {
     /// Runs `aisync ARGUMENTS` against `store` (with `--store DIR` appended, or `AISYNC_HOME`),
     /// feeding `stdin`, and returns its exit status and output.
     /// `asNobody` runs it as uid/gid 65534 through setpriv (to test permissions as root).
-    static func run(_ arguments: [String], store: String? = nil, via: StoreVia = .option, stdin: Data? = nil,
-                    environment: [String: String] = [:], asNobody: Bool = false, timeout: Double = 120) -> CLIResult {
+    static func run(
+        _ arguments: [String], store: String? = nil, via: StoreVia = .option, stdin: Data? = nil,
+        environment: [String: String] = [:], asNobody: Bool = false, timeout: Double = 120
+    ) -> CLIResult {
         var args = arguments
         var env = baseEnvironment()
         if let store {
-            if via == .environment || args.contains("--") { env["AISYNC_HOME"] = store } else { args += ["--store", store] }
+            if via == .environment || args.contains("--") {
+                env["AISYNC_HOME"] = store
+            } else {
+                args += ["--store", store]
+            }
         }
         for (k, v) in environment { env[k] = v }
         var exe = executable
@@ -210,29 +230,38 @@ enum CLIHarness {
     }
 
     /// Runs a `/bin/sh -c` script with `$AISYNC` set to the executable under test.
-    static func shell(_ script: String, environment: [String: String] = [:], stdin: Data? = nil, timeout: Double = 120) -> CLIResult {
+    static func shell(_ script: String, environment: [String: String] = [:], stdin: Data? = nil, timeout: Double = 120)
+        -> CLIResult
+    {
         var env = baseEnvironment()
         env["AISYNC"] = executable
         for (k, v) in environment { env[k] = v }
-        return runProcess("/bin/sh", ["-c", script], environment: env, stdin: stdin, timeout: timeout, display: ["sh", "-c", script])
+        return runProcess(
+            "/bin/sh", ["-c", script], environment: env, stdin: stdin, timeout: timeout, display: ["sh", "-c", script])
     }
 
     /// Runs any program to completion.
-    static func runProcess(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                           stdin: Data? = nil, timeout: Double = 120, display: [String]? = nil) -> CLIResult {
+    static func runProcess(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        stdin: Data? = nil, timeout: Double = 120, display: [String]? = nil
+    ) -> CLIResult {
         let command = display ?? ([executable] + arguments)
         do {
-            let bg = try start(executable, arguments, environment: environment ?? baseEnvironment(), stdin: stdin, display: command)
+            let bg = try start(
+                executable, arguments, environment: environment ?? baseEnvironment(), stdin: stdin, display: command)
             return bg.wait(timeout: timeout)
         } catch {
-            return CLIResult(command: command, exitCode: 127, signaled: false, timedOut: false, stdoutData: Data(),
-                             stderrData: Data("harness: cannot start \(executable): \(error)".utf8))
+            return CLIResult(
+                command: command, exitCode: 127, signaled: false, timedOut: false, stdoutData: Data(),
+                stderrData: Data("harness: cannot start \(executable): \(error)".utf8))
         }
     }
 
     /// Starts `aisync ARGUMENTS` in the background.
     static func startAISync(_ arguments: [String], store: String) throws -> CLIBackgroundProcess {
-        try start(executable, arguments + ["--store", store], environment: baseEnvironment(), stdin: nil, display: ["aisync"] + arguments)
+        try start(
+            executable, arguments + ["--store", store], environment: baseEnvironment(), stdin: nil,
+            display: ["aisync"] + arguments)
     }
 
     /// Starts a `/bin/sh -c` script in the background, with `$AISYNC` set.
@@ -243,8 +272,10 @@ enum CLIHarness {
         return try start("/bin/sh", ["-c", script], environment: env, stdin: nil, display: ["sh", "-c", script])
     }
 
-    static func start(_ executable: String, _ arguments: [String], environment: [String: String], stdin: Data?,
-                      display: [String]) throws -> CLIBackgroundProcess {
+    static func start(
+        _ executable: String, _ arguments: [String], environment: [String: String], stdin: Data?,
+        display: [String]
+    ) throws -> CLIBackgroundProcess {
         let token = UUID().uuidString
         let outPath = "\(scratch)/\(token).out"
         let errPath = "\(scratch)/\(token).err"
@@ -270,7 +301,9 @@ enum CLIHarness {
             process.standardInput = FileHandle.nullDevice
         }
         defer {
-            try? out.close(); try? err.close(); try? inHandle?.close()
+            try? out.close()
+            try? err.close()
+            try? inHandle?.close()
         }
         try process.run()
         return CLIBackgroundProcess(process: process, stdoutPath: outPath, stderrPath: errPath, command: display)
@@ -289,7 +322,9 @@ enum CLIHarness {
     static func makeTemporaryDirectory() -> String {
         var template = Array("\(NSTemporaryDirectory())/aisync-cli-test-XXXXXX".utf8CString)
         let path: String = template.withUnsafeMutableBufferPointer { buf in
-            guard let p = mkdtemp(buf.baseAddress!) else { return "\(NSTemporaryDirectory())/aisync-cli-test-\(UUID().uuidString)" }
+            guard let p = mkdtemp(buf.baseAddress!) else {
+                return "\(NSTemporaryDirectory())/aisync-cli-test-\(UUID().uuidString)"
+            }
             return String(cString: p)
         }
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
@@ -309,7 +344,9 @@ enum CLIHarness {
     /// `withStore { store in ... }` closure: with Swift 6.3.1, a closure written inside an
     /// `#expect(...)` that itself sits in another closure can share its discriminator with a
     /// later closure of the same type, which then silently runs the wrong code.
-    static func makeStore(deviceName: String = "test-device", sourceLocation: SourceLocation = #_sourceLocation) throws -> CLIStore {
+    static func makeStore(deviceName: String = "test-device", sourceLocation: SourceLocation = #_sourceLocation) throws
+        -> CLIStore
+    {
         let dir = makeTemporaryDirectory()
         let store = CLIStore(directory: dir, path: "\(dir)/store")
         let r = store.run(["init", "--name", deviceName])
@@ -333,8 +370,10 @@ struct CLIStore: Sendable {
     var objectsPath: String { "\(path)/objects" }
     var indexPath: String { "\(path)/index" }
 
-    func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], asNobody: Bool = false,
-             via: CLIHarness.StoreVia = .option) -> CLIResult {
+    func run(
+        _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:], asNobody: Bool = false,
+        via: CLIHarness.StoreVia = .option
+    ) -> CLIResult {
         CLIHarness.run(arguments, store: path, via: via, stdin: stdin, environment: environment, asNobody: asNobody)
     }
 
@@ -344,9 +383,12 @@ struct CLIStore: Sendable {
 
     /// Runs a command that must succeed and returns its stdout without the final newline.
     @discardableResult
-    func ok(_ arguments: [String], stdin: Data? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+    func ok(_ arguments: [String], stdin: Data? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws
+        -> String
+    {
         let r = run(arguments, stdin: stdin)
-        try #require(r.exitCode == 0 && !r.signaled && !r.timedOut, "expected success: \(r)", sourceLocation: sourceLocation)
+        try #require(
+            r.exitCode == 0 && !r.signaled && !r.timedOut, "expected success: \(r)", sourceLocation: sourceLocation)
         return r.trimmedStdout
     }
 
@@ -406,8 +448,9 @@ enum CLIJSON {
     /// with a single "\n"), parses it with both JSONSerialization and aisync's own parser.
     static func document(_ r: CLIResult, sourceLocation: SourceLocation = #_sourceLocation) throws -> Any {
         #expect(r.stdout.hasSuffix("\n"), "JSON output should end with a newline: \(r)", sourceLocation: sourceLocation)
-        #expect(r.trimmedStdout.split(separator: "\n", omittingEmptySubsequences: false).count == 1,
-                "JSON output should be exactly one line: \(r)", sourceLocation: sourceLocation)
+        #expect(
+            r.trimmedStdout.split(separator: "\n", omittingEmptySubsequences: false).count == 1,
+            "JSON output should be exactly one line: \(r)", sourceLocation: sourceLocation)
         do { _ = try JSONParser.parse(Array(r.trimmedStdout.utf8)) } catch {
             throw NotJSON(description: "aisync's JSONParser rejects the output (\(error)): \(r)")
         }
@@ -420,7 +463,9 @@ enum CLIJSON {
         let value = try document(r, sourceLocation: sourceLocation)
         guard let a = value as? [Any] else { throw NotJSON(description: "expected a JSON array: \(r)") }
         return try a.map { item in
-            guard let o = item as? [String: Any] else { throw NotJSON(description: "expected objects in the array: \(r)") }
+            guard let o = item as? [String: Any] else {
+                throw NotJSON(description: "expected objects in the array: \(r)")
+            }
             return o
         }
     }
@@ -454,20 +499,26 @@ enum SchemaValidator {
     /// Fails (never skips) when python3 or its jsonschema package is missing.
     static func requireAvailable(sourceLocation: SourceLocation = #_sourceLocation) throws {
         let r = CLIHarness.runProcess("/usr/bin/env", ["python3", "-c", "import jsonschema, referencing; print('ok')"])
-        try #require(r.exitCode == 0 && r.stdout.contains("ok"),
-                     "python3 with the jsonschema package (>= 4.18) is required for schema validation; run scripts/test.sh or `pip install 'jsonschema>=4.18'`: \(r)",
-                     sourceLocation: sourceLocation)
-        try #require(FileManager.default.fileExists(atPath: script), "missing \(script)", sourceLocation: sourceLocation)
+        try #require(
+            r.exitCode == 0 && r.stdout.contains("ok"),
+            "python3 with the jsonschema package (>= 4.18) is required for schema validation; run scripts/test.sh or `pip install 'jsonschema>=4.18'`: \(r)",
+            sourceLocation: sourceLocation)
+        try #require(
+            FileManager.default.fileExists(atPath: script), "missing \(script)", sourceLocation: sourceLocation)
     }
 
-    static func validate(_ schema: String, files: [String], canonical: Bool = false, jsonl: Bool = false) -> SchemaCheck {
+    static func validate(_ schema: String, files: [String], canonical: Bool = false, jsonl: Bool = false) -> SchemaCheck
+    {
         var args = [script]
         if canonical { args.append("--canonical") }
         if jsonl { args.append("--jsonl") }
         args.append(schema)
         args += files
         let r = CLIHarness.runProcess("/usr/bin/env", ["python3"] + args)
-        return SchemaCheck(passed: r.exitCode == 0 && !r.signaled, output: "validate_json.py \(args.dropFirst().joined(separator: " ")) → \(r.exitCode)\n\(r.stdout)\(r.stderr)")
+        return SchemaCheck(
+            passed: r.exitCode == 0 && !r.signaled,
+            output:
+                "validate_json.py \(args.dropFirst().joined(separator: " ")) → \(r.exitCode)\n\(r.stdout)\(r.stderr)")
     }
 
     static func validate(_ schema: String, stdin: Data, canonical: Bool = false, jsonl: Bool = false) -> SchemaCheck {
@@ -476,37 +527,51 @@ enum SchemaValidator {
         if jsonl { args.append("--jsonl") }
         args += [schema, "-"]
         let r = CLIHarness.runProcess("/usr/bin/env", ["python3"] + args, stdin: stdin)
-        return SchemaCheck(passed: r.exitCode == 0 && !r.signaled,
-                           output: "validate_json.py \(args.dropFirst().joined(separator: " ")) → \(r.exitCode)\n\(r.stdout)\(r.stderr)\ninput: \(String(decoding: stdin.prefix(2000), as: UTF8.self))")
+        return SchemaCheck(
+            passed: r.exitCode == 0 && !r.signaled,
+            output:
+                "validate_json.py \(args.dropFirst().joined(separator: " ")) → \(r.exitCode)\n\(r.stdout)\(r.stderr)\ninput: \(String(decoding: stdin.prefix(2000), as: UTF8.self))"
+        )
     }
 }
 
 // MARK: - Expectations shared by the suites
 
 enum CLIExpect {
-    static let crashMarkers = ["Fatal error", "Stack dump", "Backtrace", "*** Signal", "Current stack trace", "Illegal instruction", "Segmentation fault", "Assertion failed", "Precondition failed"]
+    static let crashMarkers = [
+        "Fatal error", "Stack dump", "Backtrace", "*** Signal", "Current stack trace", "Illegal instruction",
+        "Segmentation fault", "Assertion failed", "Precondition failed",
+    ]
 
     /// A failed command: the right exit code, exactly one line on stderr starting with
     /// "Error: ", nothing on stdout, and no crash output.
-    static func cleanError(_ r: CLIResult, code: Int32, mentioning needles: [String] = [], stdoutAllowed: Bool = false,
-                           sourceLocation: SourceLocation = #_sourceLocation) {
+    static func cleanError(
+        _ r: CLIResult, code: Int32, mentioning needles: [String] = [], stdoutAllowed: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(!r.signaled && !r.timedOut, "the process crashed or hung: \(r)", sourceLocation: sourceLocation)
         #expect(r.exitCode == code, "expected exit \(code): \(r)", sourceLocation: sourceLocation)
         if !stdoutAllowed {
-            #expect(r.stdoutData.isEmpty, "expected nothing on stdout for an error: \(r)", sourceLocation: sourceLocation)
+            #expect(
+                r.stdoutData.isEmpty, "expected nothing on stdout for an error: \(r)", sourceLocation: sourceLocation)
         }
         #expect(r.stderrLines.count == 1, "expected exactly one line on stderr: \(r)", sourceLocation: sourceLocation)
-        #expect(r.stderr.hasPrefix("Error: "), "stderr should start with \"Error: \": \(r)", sourceLocation: sourceLocation)
+        #expect(
+            r.stderr.hasPrefix("Error: "), "stderr should start with \"Error: \": \(r)", sourceLocation: sourceLocation)
         #expect(r.stderr.hasSuffix("\n"), "stderr should end with a newline: \(r)", sourceLocation: sourceLocation)
         noCrash(r, sourceLocation: sourceLocation)
         for needle in needles {
-            #expect(r.stderr.localizedCaseInsensitiveContains(needle), "stderr should mention \"\(needle)\": \(r)", sourceLocation: sourceLocation)
+            #expect(
+                r.stderr.localizedCaseInsensitiveContains(needle), "stderr should mention \"\(needle)\": \(r)",
+                sourceLocation: sourceLocation)
         }
     }
 
     static func noCrash(_ r: CLIResult, sourceLocation: SourceLocation = #_sourceLocation) {
         for marker in crashMarkers {
-            #expect(!r.stderr.contains(marker) && !r.stdout.contains(marker), "crash output (\(marker)): \(r)", sourceLocation: sourceLocation)
+            #expect(
+                !r.stderr.contains(marker) && !r.stdout.contains(marker), "crash output (\(marker)): \(r)",
+                sourceLocation: sourceLocation)
         }
         #expect(!r.signaled, "killed by a signal: \(r)", sourceLocation: sourceLocation)
     }

@@ -1,14 +1,15 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #elseif canImport(Musl)
-@preconcurrency import Musl
+    @preconcurrency import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `scripts/fault_proxy.py` in front of a test server, for the network-fault suite (issue 10):
@@ -26,25 +27,35 @@ final class FaultProxy: Sendable {
     let server: TestServer
 
     private init(port: Int, pid: Int32, seed: UInt64, logPath: String, directory: String, server: TestServer) {
-        self.port = port; self.pid = pid; self.seed = seed; self.logPath = logPath; self.directory = directory; self.server = server
+        self.port = port
+        self.pid = pid
+        self.seed = seed
+        self.logPath = logPath
+        self.directory = directory
+        self.server = server
     }
 
     /// Starts the proxy in front of `server` with faults on `rate` of the requests, drawn from `seed`.
-    static func start(upstream server: TestServer, seed: UInt64, rate: Double = 0.15, slowSeconds: Double = 1.0,
-                      sourceLocation: SourceLocation = #_sourceLocation) throws -> FaultProxy {
-        let upstream = try #require(URLComponents(string: server.baseURL), "bad server URL \(server.baseURL)", sourceLocation: sourceLocation)
+    static func start(
+        upstream server: TestServer, seed: UInt64, rate: Double = 0.15, slowSeconds: Double = 1.0,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> FaultProxy {
+        let upstream = try #require(
+            URLComponents(string: server.baseURL), "bad server URL \(server.baseURL)", sourceLocation: sourceLocation)
         let host = upstream.host ?? "127.0.0.1"
         let upstreamPort = try #require(upstream.port, "no port in \(server.baseURL)", sourceLocation: sourceLocation)
         let directory = CLIHarness.makeTemporaryDirectory()
         let logPath = "\(directory)/fault-proxy.log"
         let process = Process()
         // The system interpreter itself, never a shim (see SlowServerTests): terminate must end the proxy.
-        let python = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "/usr/bin/env"
+        let python =
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") ? "/usr/bin/python3" : "/usr/bin/env"
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = (python == "/usr/bin/env" ? ["python3"] : []) + [
-            "\(CLIHarness.packageRoot)/scripts/fault_proxy.py", "--upstream", "http://\(host):\(upstreamPort)",
-            "--seed", String(seed), "--rate", String(rate), "--slow", String(slowSeconds), "--log", logPath,
-        ]
+        process.arguments =
+            (python == "/usr/bin/env" ? ["python3"] : []) + [
+                "\(CLIHarness.packageRoot)/scripts/fault_proxy.py", "--upstream", "http://\(host):\(upstreamPort)",
+                "--seed", String(seed), "--rate", String(rate), "--slow", String(slowSeconds), "--log", logPath,
+            ]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
@@ -101,15 +112,19 @@ final class FaultProxy: Sendable {
     /// Sends a control command (`rate/0`, `next/put_applied_reset/PUT+reused`, `stats`).
     @discardableResult
     func control(_ command: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Stats {
-        let url = try #require(URL(string: "http://127.0.0.1:\(port)/__fault_proxy__/\(command)"), sourceLocation: sourceLocation)
+        let url = try #require(
+            URL(string: "http://127.0.0.1:\(port)/__fault_proxy__/\(command)"), sourceLocation: sourceLocation)
         var request = URLRequest(url: url)
         request.setValue("close", forHTTPHeaderField: "Connection")
         let (data, _) = try await RemoteHTTP.session.data(for: request)
-        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "proxy control answered \(String(decoding: data, as: UTF8.self))",
-                                  sourceLocation: sourceLocation)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: data) as? [String: Any],
+            "proxy control answered \(String(decoding: data, as: UTF8.self))",
+            sourceLocation: sourceLocation)
         try #require(object["error"] == nil, "proxy control \(command): \(object)", sourceLocation: sourceLocation)
-        return Stats(requests: object["requests"] as? Int ?? 0, injected: object["injected"] as? Int ?? 0,
-                     faults: object["faults"] as? [String: Int] ?? [:])
+        return Stats(
+            requests: object["requests"] as? Int ?? 0, injected: object["injected"] as? Int ?? 0,
+            faults: object["faults"] as? [String: Int] ?? [:])
     }
 
     /// Turns random faults off (0) or sets their rate.
@@ -123,17 +138,23 @@ final class FaultProxy: Sendable {
     /// The requests that ended between `from` and `to` (Unix times), one line each, to
     /// explain a slow sync: where its time went, and how much of it the server took.
     func requests(from: Double, to: Double) -> String {
-        let lines = log().filter { ($0["t"] as? Double).map { $0 >= from && $0 <= to + 0.5 } ?? false }.map { e -> String in
+        let lines = log().filter { ($0["t"] as? Double).map { $0 >= from && $0 <= to + 0.5 } ?? false }.map {
+            e -> String in
             let at = String(format: "%+.2f", ((e["t"] as? Double) ?? from) - from)
-            return "\(at) \(e["method"] ?? "?") \(e["path"] ?? "?") fault=\(e["fault"] ?? "-") status=\(e["status"] ?? "-") ms=\(e["ms"] ?? "-") upstream_ms=\(e["up_ms"] ?? "-")"
+            return
+                "\(at) \(e["method"] ?? "?") \(e["path"] ?? "?") fault=\(e["fault"] ?? "-") status=\(e["status"] ?? "-") ms=\(e["ms"] ?? "-") upstream_ms=\(e["up_ms"] ?? "-")"
         }
-        let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+        let load =
+            (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.trimmingCharacters(
+                in: .whitespacesAndNewlines) ?? "?"
         return "load average \(load); requests through the proxy:\n" + lines.joined(separator: "\n")
     }
 
     /// The log's lines, decoded.
     func log() -> [[String: Any]] {
         let text = String(decoding: FileManager.default.contents(atPath: logPath) ?? Data(), as: UTF8.self)
-        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        return text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
     }
 }

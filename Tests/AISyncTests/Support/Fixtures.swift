@@ -17,23 +17,25 @@ enum CLIFixtures {
 
     static let png = ImageFile(
         name: "red.png", mediaType: "image/png", width: 3, height: 2,
-        hex: "89504e470d0a1a0a0000000d49484452000000030000000208020000001216f14d0000001049444154789c63fccf00054c3006030013290103f0d807840000000049454e44ae426082")
+        hex:
+            "89504e470d0a1a0a0000000d49484452000000030000000208020000001216f14d0000001049444154789c63fccf00054c3006030013290103f0d807840000000049454e44ae426082"
+    )
 
     static let jpeg = ImageFile(
         name: "blue.jpg", mediaType: "image/jpeg", width: 4, height: 3,
         hex: """
-        ffd8ffe000104a46494600010100000100010000ffdb004300080606070605080707070909080a0c140d0c0b0b0c1912130f141d1a1f1e1d1a1c1c20\
-        242e2720222c231c1c2837292c30313434341f27393d38323c2e333432ffdb0043010909090c0b0c180d0d1832211c21323232323232323232323232\
-        3232323232323232323232323232323232323232323232323232323232323232323232323232ffc00011080003000403012200021101031101ffc400\
-        1f0000010501010101010100000000000000000102030405060708090a0bffc400b5100002010303020403050504040000017d010203000411051221\
-        31410613516107227114328191a1082342b1c11552d1f02433627282090a161718191a25262728292a3435363738393a434445464748494a53545556\
-        5758595a636465666768696a737475767778797a838485868788898a92939495969798999aa2a3a4a5a6a7a8a9aab2b3b4b5b6b7b8b9bac2c3c4c5c6\
-        c7c8c9cad2d3d4d5d6d7d8d9dae1e2e3e4e5e6e7e8e9eaf1f2f3f4f5f6f7f8f9faffc4001f0100030101010101010101010000000000000102030405\
-        060708090a0bffc400b51100020102040403040705040400010277000102031104052131061241510761711322328108144291a1b1c109233352f015\
-        6272d10a162434e125f11718191a262728292a35363738393a434445464748494a535455565758595a636465666768696a737475767778797a828384\
-        85868788898a92939495969798999aa2a3a4a5a6a7a8a9aab2b3b4b5b6b7b8b9bac2c3c4c5c6c7c8c9cad2d3d4d5d6d7d8d9dae2e3e4e5e6e7e8e9ea\
-        f2f3f4f5f6f7f8f9faffda000c03010002110311003f00c7a28a2bf4c3f3d3ffd9
-        """)
+            ffd8ffe000104a46494600010100000100010000ffdb004300080606070605080707070909080a0c140d0c0b0b0c1912130f141d1a1f1e1d1a1c1c20\
+            242e2720222c231c1c2837292c30313434341f27393d38323c2e333432ffdb0043010909090c0b0c180d0d1832211c21323232323232323232323232\
+            3232323232323232323232323232323232323232323232323232323232323232323232323232ffc00011080003000403012200021101031101ffc400\
+            1f0000010501010101010100000000000000000102030405060708090a0bffc400b5100002010303020403050504040000017d010203000411051221\
+            31410613516107227114328191a1082342b1c11552d1f02433627282090a161718191a25262728292a3435363738393a434445464748494a53545556\
+            5758595a636465666768696a737475767778797a838485868788898a92939495969798999aa2a3a4a5a6a7a8a9aab2b3b4b5b6b7b8b9bac2c3c4c5c6\
+            c7c8c9cad2d3d4d5d6d7d8d9dae1e2e3e4e5e6e7e8e9eaf1f2f3f4f5f6f7f8f9faffc4001f0100030101010101010101010000000000000102030405\
+            060708090a0bffc400b51100020102040403040705040400010277000102031104052131061241510761711322328108144291a1b1c109233352f015\
+            6272d10a162434e125f11718191a262728292a35363738393a434445464748494a535455565758595a636465666768696a737475767778797a828384\
+            85868788898a92939495969798999aa2a3a4a5a6a7a8a9aab2b3b4b5b6b7b8b9bac2c3c4c5c6c7c8c9cad2d3d4d5d6d7d8d9dae2e3e4e5e6e7e8e9ea\
+            f2f3f4f5f6f7f8f9faffda000c03010002110311003f00c7a28a2bf4c3f3d3ffd9
+            """)
 
     static let gif = ImageFile(
         name: "green.gif", mediaType: "image/gif", width: 5, height: 4,
@@ -46,7 +48,10 @@ enum CLIFixtures {
         var out = Data(capacity: digits.count / 2)
         func v(_ c: UInt8) -> UInt8 { c <= 57 ? c - 48 : (c | 0x20) - 87 }
         var i = 0
-        while i + 1 < digits.count { out.append(v(digits[i]) << 4 | v(digits[i + 1])); i += 2 }
+        while i + 1 < digits.count {
+            out.append(v(digits[i]) << 4 | v(digits[i + 1]))
+            i += 2
+        }
         return out
     }
 
@@ -69,7 +74,12 @@ enum CLIFixtures {
     static func sha256(ofFile path: String) throws -> String {
         var r = CLIHarness.runProcess("/usr/bin/env", ["sha256sum", path])
         if r.exitCode != 0 {
-            r = CLIHarness.runProcess("/usr/bin/env", ["python3", "-c", "import hashlib,sys;print(hashlib.sha256(open(sys.argv[1],'rb').read()).hexdigest())", path])
+            r = CLIHarness.runProcess(
+                "/usr/bin/env",
+                [
+                    "python3", "-c",
+                    "import hashlib,sys;print(hashlib.sha256(open(sys.argv[1],'rb').read()).hexdigest())", path,
+                ])
         }
         try #require(r.exitCode == 0, "cannot hash \(path): \(r)")
         return String(r.stdout.prefix(64))
@@ -86,12 +96,19 @@ enum CLIFixtures {
     /// Adds `count` chats (each with `messages` alternating user/assistant messages) and
     /// returns their ids in creation order.
     @discardableResult
-    static func addChats(_ store: CLIStore, count: Int, messages: Int = 0, titlePrefix: String = "Chat") throws -> [String] {
+    static func addChats(_ store: CLIStore, count: Int, messages: Int = 0, titlePrefix: String = "Chat") throws
+        -> [String]
+    {
         var ids: [String] = []
         for n in 0..<count {
-            let id = try store.ok(["chat", "new", "--title", "\(titlePrefix) \(n)", "--model", n % 2 == 0 ? "gpt-4o" : "davinci"])
+            let id = try store.ok([
+                "chat", "new", "--title", "\(titlePrefix) \(n)", "--model", n % 2 == 0 ? "gpt-4o" : "davinci",
+            ])
             for m in 0..<messages {
-                try store.ok(["chat", "say", id, "--role", m % 2 == 0 ? "user" : "assistant", "message \(m) of \(titlePrefix) \(n)"])
+                try store.ok([
+                    "chat", "say", id, "--role", m % 2 == 0 ? "user" : "assistant",
+                    "message \(m) of \(titlePrefix) \(n)",
+                ])
             }
             ids.append(id)
         }
@@ -118,7 +135,9 @@ enum CLIFixtures {
         let c1 = try store.ok(["chat", "new", "--title", "Trip ideas", "--model", "gpt-4o"])
         try store.ok(["chat", "say", c1, "--role", "system", "You are a helpful travel agent."])
         try store.ok(["chat", "say", c1, "--role", "user", "Where should I go in May? 🌍"])
-        try store.ok(["chat", "say", c1, "--role", "assistant", "-"], stdin: Data("Try Lisbon:\n- mild weather\n- \"pastéis de nata\"\n".utf8))
+        try store.ok(
+            ["chat", "say", c1, "--role", "assistant", "-"],
+            stdin: Data("Try Lisbon:\n- mild weather\n- \"pastéis de nata\"\n".utf8))
         let c2 = try store.ok(["chat", "new", "--title", "Old completions", "--model", "davinci"])
         try store.ok(["chat", "say", c2, "--role", "user", "Once upon a time"])
         let c3 = try store.ok(["chat", "new", "--title", "Scratch"])
@@ -126,18 +145,24 @@ enum CLIFixtures {
         var hashes: [String: String] = [:]
         for (n, image) in allImages.enumerated() {
             let path = write(image, in: store.directory)
-            let id = try store.ok(["image", "add", path, "--prompt", "prompt for \(image.name)", "--model", n == 0 ? "dall-e-3" : "dall-e-2"])
+            let id = try store.ok([
+                "image", "add", path, "--prompt", "prompt for \(image.name)", "--model",
+                n == 0 ? "dall-e-3" : "dall-e-2",
+            ])
             images.append(id)
             hashes[id] = try sha256(ofFile: path)
         }
-        let story = try store.ok(["story", "new", "--title", "The Fox", "--moral", "Be kind",
-                                  "--page", "Once upon a time", "--page", "a fox met a crow", "--page", "The end",
-                                  "--image", images[0], "--image", images[1]])
+        let story = try store.ok([
+            "story", "new", "--title", "The Fox", "--moral", "Be kind",
+            "--page", "Once upon a time", "--page", "a fox met a crow", "--page", "The end",
+            "--image", images[0], "--image", images[1],
+        ])
         try store.ok(["rename", c2, "Old completions (renamed)"])
         try store.ok(["favorite", c1])
         try store.ok(["favorite", images[2]])
         try store.ok(["favorite", images[2], "--off"])
         try store.ok(["rm", c3])
-        return Session(chats: [c1, c2], images: images, imageHashes: hashes, story: story, deleted: c3, favorite: c1, renamed: c2)
+        return Session(
+            chats: [c1, c2], images: images, imageHashes: hashes, story: story, deleted: c3, favorite: c1, renamed: c2)
     }
 }

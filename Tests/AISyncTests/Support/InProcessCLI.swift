@@ -16,7 +16,11 @@ extension CLIHarness {
         var args = arguments
         var env = baseEnvironment()
         if let store {
-            if via == .environment || args.contains("--") { env["AISYNC_HOME"] = store } else { args += ["--store", store] }
+            if via == .environment || args.contains("--") {
+                env["AISYNC_HOME"] = store
+            } else {
+                args += ["--store", store]
+            }
         }
         for (k, v) in environment { env[k] = v }
         let final = args
@@ -37,7 +41,9 @@ extension CLIStore {
 
     /// Runs a command in-process that must succeed; returns stdout without its final newline.
     @discardableResult
-    func invokeOK(_ arguments: [String], stdin: Data? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+    func invokeOK(_ arguments: [String], stdin: Data? = nil, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws -> String
+    {
         let r = await invoke(arguments, stdin: stdin)
         try #require(r.succeeded, "expected success: \(r)", sourceLocation: sourceLocation)
         return r.trimmedStdout

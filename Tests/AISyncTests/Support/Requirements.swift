@@ -31,19 +31,26 @@ enum Requirement {
 
     /// Python 3 can import every named module.
     static func pythonModules(_ names: String...) -> Bool {
-        runEverything || CLIHarness.runProcess("/usr/bin/env", ["python3", "-c", "import " + names.joined(separator: ", ")]).exitCode == 0
+        runEverything
+            || CLIHarness.runProcess("/usr/bin/env", ["python3", "-c", "import " + names.joined(separator: ", ")])
+                .exitCode == 0
     }
 
     /// Every named program is on PATH (or is one of the files named by absolute path).
     static func tools(_ names: String...) -> Bool {
-        runEverything || names.allSatisfy { $0.hasPrefix("/") ? FileManager.default.fileExists(atPath: $0) : CLIHarness.which($0) != nil }
+        runEverything
+            || names.allSatisfy {
+                $0.hasPrefix("/") ? FileManager.default.fileExists(atPath: $0) : CLIHarness.which($0) != nil
+            }
     }
 }
 
 extension Trait where Self == ConditionTrait {
     /// Runs only where the test servers run (always under scripts/test.sh).
     static var needsServers: Self {
-        .enabled(if: Requirement.servers, "needs the loopback test servers: run scripts/test.sh, or scripts/servers.sh start and source its env file")
+        .enabled(
+            if: Requirement.servers,
+            "needs the loopback test servers: run scripts/test.sh, or scripts/servers.sh start and source its env file")
     }
 
     /// Runs only where Python 3 has the test packages (always under scripts/test.sh).
@@ -53,11 +60,15 @@ extension Trait where Self == ConditionTrait {
 
     /// Runs only where Python 3 can import the named modules (always under scripts/test.sh).
     static func needsPythonModules(_ names: String...) -> Self {
-        .enabled(if: names.allSatisfy { Requirement.pythonModules($0) }, "needs python3 with \(names.joined(separator: ", ")): run scripts/test.sh")
+        .enabled(
+            if: names.allSatisfy { Requirement.pythonModules($0) },
+            "needs python3 with \(names.joined(separator: ", ")): run scripts/test.sh")
     }
 
     /// Runs only where the named programs are installed (always under scripts/test.sh).
     static func needsTools(_ names: String...) -> Self {
-        .enabled(if: names.allSatisfy { Requirement.tools($0) }, "needs \(names.joined(separator: ", ")): run scripts/test.sh")
+        .enabled(
+            if: names.allSatisfy { Requirement.tools($0) },
+            "needs \(names.joined(separator: ", ")): run scripts/test.sh")
     }
 }

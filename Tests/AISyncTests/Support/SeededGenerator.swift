@@ -1,5 +1,5 @@
-import Foundation
 import AISyncTesting
+import Foundation
 
 /// The seedable generator of the randomized suites: AISyncTesting's `SplitMix64` (the same
 /// algorithm `AISyncEnvironment.test(seed:)` draws from), so a failing random scenario can be

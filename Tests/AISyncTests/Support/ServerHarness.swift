@@ -1,14 +1,15 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 #if canImport(Glibc)
-@preconcurrency import Glibc
+    @preconcurrency import Glibc
 #elseif canImport(Musl)
-@preconcurrency import Musl
+    @preconcurrency import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Support for the real-server scenario suite (ServerScenarioTests): the four kinds of
@@ -64,11 +65,17 @@ struct TestServer: Sendable {
             return TestServer(kind: .folder, baseURL: "file://\(folderRoot)", user: "", password: "")
         }
         let env = ProcessInfo.processInfo.environment
-        let hint = "run scripts/test.sh, which starts Apache, rclone and nginx on loopback ports and exports the variables (or run `scripts/servers.sh start` and `set -a; . /tmp/aisync-servers/env; set +a` before `swift test`)"
-        let url = try #require(env[variable].flatMap { $0.isEmpty ? nil : $0 }, "\(variable) is not set: \(hint)", sourceLocation: sourceLocation)
-        let user = try #require(env["AISYNC_TEST_USER"], "AISYNC_TEST_USER is not set: \(hint)", sourceLocation: sourceLocation)
-        let password = try #require(env["AISYNC_TEST_PASSWORD"], "AISYNC_TEST_PASSWORD is not set: \(hint)", sourceLocation: sourceLocation)
-        return TestServer(kind: kind, baseURL: url.hasSuffix("/") ? String(url.dropLast()) : url, user: user, password: password)
+        let hint =
+            "run scripts/test.sh, which starts Apache, rclone and nginx on loopback ports and exports the variables (or run `scripts/servers.sh start` and `set -a; . /tmp/aisync-servers/env; set +a` before `swift test`)"
+        let url = try #require(
+            env[variable].flatMap { $0.isEmpty ? nil : $0 }, "\(variable) is not set: \(hint)",
+            sourceLocation: sourceLocation)
+        let user = try #require(
+            env["AISYNC_TEST_USER"], "AISYNC_TEST_USER is not set: \(hint)", sourceLocation: sourceLocation)
+        let password = try #require(
+            env["AISYNC_TEST_PASSWORD"], "AISYNC_TEST_PASSWORD is not set: \(hint)", sourceLocation: sourceLocation)
+        return TestServer(
+            kind: kind, baseURL: url.hasSuffix("/") ? String(url.dropLast()) : url, user: user, password: password)
     }
 
     /// The environment a device needs to reach this server.
@@ -78,7 +85,9 @@ struct TestServer: Sendable {
 
     /// A new, empty remote location of its own: a fresh folder, or a fresh collection made
     /// with MKCOL (aisync never creates a missing root; for nginx the first PUT creates it).
-    func freshRemote(_ label: String = "t", sourceLocation: SourceLocation = #_sourceLocation) async throws -> TestRemote {
+    func freshRemote(_ label: String = "t", sourceLocation: SourceLocation = #_sourceLocation) async throws
+        -> TestRemote
+    {
         let name = "\(label)-\(UUID().uuidString.lowercased().prefix(13))"
         switch kind {
         case .folder:
@@ -88,7 +97,8 @@ struct TestServer: Sendable {
         case .apache, .rclone:
             let url = "\(baseURL)/\(name)"
             let r = try await RemoteHTTP.send("MKCOL", url + "/", server: self)
-            try #require(r.status == 201, "MKCOL \(url)/ answered \(r.status): \(r.text)", sourceLocation: sourceLocation)
+            try #require(
+                r.status == 201, "MKCOL \(url)/ answered \(r.status): \(r.text)", sourceLocation: sourceLocation)
             return TestRemote(server: self, url: url, folderPath: nil)
         case .nginx:
             return TestRemote(server: self, url: "\(baseURL)/\(name)", folderPath: nil)
@@ -109,9 +119,9 @@ struct TestServer: Sendable {
     /// A loopback port nobody listens on: bound to find a free one, then closed.
     static func closedPort() throws -> Int {
         #if canImport(Glibc)
-        let stream = Int32(SOCK_STREAM.rawValue)
+            let stream = Int32(SOCK_STREAM.rawValue)
         #else
-        let stream = SOCK_STREAM
+            let stream = SOCK_STREAM
         #endif
         let fd = socket(AF_INET, stream, 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
@@ -150,7 +160,8 @@ struct TestRemote: Sendable {
     func rawFolder() throws -> String {
         if let folderPath { return folderPath }
         let variable = "AISYNC_TEST_\(kind.rawValue.uppercased())_ROOT"
-        let root = try #require(ProcessInfo.processInfo.environment[variable], "\(variable) is not set: run scripts/servers.sh start")
+        let root = try #require(
+            ProcessInfo.processInfo.environment[variable], "\(variable) is not set: run scripts/servers.sh start")
         let path = try #require(URL(string: url)?.path, "bad URL \(url)")
         return root + path
     }
@@ -171,7 +182,10 @@ struct TestRemote: Sendable {
 
     /// Best-effort removal of everything the test wrote.
     func remove() async {
-        if let folderPath { CLIHarness.removeTree(folderPath); return }
+        if let folderPath {
+            CLIHarness.removeTree(folderPath)
+            return
+        }
         _ = try? await RemoteHTTP.send("DELETE", url + "/", server: server)
     }
 }
@@ -193,7 +207,9 @@ enum RemoteHTTP {
         return URLSession(configuration: c)
     }()
 
-    static func send(_ method: String, _ url: String, server: TestServer, headers: [String: String] = [:], body: Data? = nil) async throws -> Response {
+    static func send(
+        _ method: String, _ url: String, server: TestServer, headers: [String: String] = [:], body: Data? = nil
+    ) async throws -> Response {
         var request = URLRequest(url: try #require(URL(string: url), "bad URL \(url)"))
         request.httpMethod = method
         let token = Data("\(server.user):\(server.password)".utf8).base64EncodedString()
@@ -225,7 +241,10 @@ actor ProcessGate {
     init(limit: Int) { available = limit }
 
     func acquire() async {
-        if available > 0 { available -= 1; return }
+        if available > 0 {
+            available -= 1
+            return
+        }
         await withCheckedContinuation { waiters.append($0) }
     }
 
@@ -251,9 +270,12 @@ struct Device: Sendable {
     var environment: [String: String]
 
     /// A new store (`init --name LABEL`) with `remote` added as `origin`.
-    static func make(_ label: String, remote: TestRemote, plain: Bool? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Device {
+    static func make(
+        _ label: String, remote: TestRemote, plain: Bool? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> Device {
         let dir = CLIHarness.makeTemporaryDirectory()
-        let device = Device(label: label, store: CLIStore(directory: dir, path: "\(dir)/store"), environment: remote.server.credentials)
+        let device = Device(
+            label: label, store: CLIStore(directory: dir, path: "\(dir)/store"), environment: remote.server.credentials)
         try await device.ok(["init", "--name", label], sourceLocation: sourceLocation)
         try await device.ok(remote.addArguments(plain: plain), sourceLocation: sourceLocation)
         return device
@@ -274,15 +296,22 @@ struct Device: Sendable {
         let path = store.path
         let env = environment
         return await withCheckedContinuation { (c: CheckedContinuation<CLIResult, Never>) in
-            DispatchQueue.global().async { c.resume(returning: CLIHarness.run(arguments, store: path, environment: env)) }
+            DispatchQueue.global().async {
+                c.resume(returning: CLIHarness.run(arguments, store: path, environment: env))
+            }
         }
     }
 
     /// Runs a command that must succeed; returns stdout without its final newline.
     @discardableResult
-    func ok(_ arguments: [String], stdin: Data? = nil, _ context: String = "", sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+    func ok(
+        _ arguments: [String], stdin: Data? = nil, _ context: String = "",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> String {
         let r = await run(arguments, stdin: stdin)
-        try #require(r.succeeded, "[\(label)] expected success\(context.isEmpty ? "" : " (\(context))"): \(r)", sourceLocation: sourceLocation)
+        try #require(
+            r.succeeded, "[\(label)] expected success\(context.isEmpty ? "" : " (\(context))"): \(r)",
+            sourceLocation: sourceLocation)
         return r.trimmedStdout
     }
 
@@ -297,9 +326,13 @@ struct Device: Sendable {
 
     /// `push`, `pull` or `sync` with `--json`; must succeed without warnings on stderr.
     @discardableResult
-    func sync(_ verb: String = "sync", _ context: String = "", sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: Any] {
+    func sync(_ verb: String = "sync", _ context: String = "", sourceLocation: SourceLocation = #_sourceLocation)
+        async throws -> [String: Any]
+    {
         let r = await run([verb, "--json"])
-        try #require(r.succeeded, "[\(label)] \(verb) failed\(context.isEmpty ? "" : " (\(context))"): \(r)", sourceLocation: sourceLocation)
+        try #require(
+            r.succeeded, "[\(label)] \(verb) failed\(context.isEmpty ? "" : " (\(context))"): \(r)",
+            sourceLocation: sourceLocation)
         #expect(r.stderrData.isEmpty, "[\(label)] \(verb) wrote to stderr: \(r)", sourceLocation: sourceLocation)
         return try CLIJSON.object(r, sourceLocation: sourceLocation)
     }
@@ -308,8 +341,9 @@ struct Device: Sendable {
     func start(_ arguments: [String]) throws -> CLIBackgroundProcess {
         var env = CLIHarness.baseEnvironment()
         for (k, v) in environment { env[k] = v }
-        return try CLIHarness.start(CLIHarness.executable, arguments + ["--store", store.path], environment: env, stdin: nil,
-                                    display: ["aisync", "[\(label)]"] + arguments)
+        return try CLIHarness.start(
+            CLIHarness.executable, arguments + ["--store", store.path], environment: env, stdin: nil,
+            display: ["aisync", "[\(label)]"] + arguments)
     }
 
     func list(deleted: Bool = true) async throws -> [[String: Any]] {
@@ -319,7 +353,9 @@ struct Device: Sendable {
     }
 
     func ids(kind: String? = nil, live: Bool = true) async throws -> [String] {
-        try await list(deleted: !live).filter { kind == nil || $0["kind"] as? String == kind }.compactMap { $0["id"] as? String }
+        try await list(deleted: !live).filter { kind == nil || $0["kind"] as? String == kind }.compactMap {
+            $0["id"] as? String
+        }
     }
 
     func conflicts() async throws -> [[String: Any]] {
@@ -347,7 +383,9 @@ enum Converge {
     /// `list --json --deleted`, every `show --json`, `conflicts --json` and every image's
     /// bytes are identical on all devices. Returns the ids compared.
     @discardableResult
-    static func expectIdentical(_ devices: [Device], _ context: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String] {
+    static func expectIdentical(
+        _ devices: [Device], _ context: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> [String] {
         let first = devices[0]
         let list = await first.run(["list", "--json", "--deleted"])
         try #require(list.succeeded, "[\(first.label)] list failed: \(list)", sourceLocation: sourceLocation)
@@ -355,13 +393,15 @@ enum Converge {
         let conflicts = await first.run(["conflicts", "--json"])
         for other in devices.dropFirst() {
             let l = await other.run(["list", "--json", "--deleted"])
-            #expect(l.succeeded && l.stdout == list.stdout,
-                    "\(context): `list --json --deleted` differs between \(first.label) and \(other.label):\n\(first.label): \(list.stdout.prefix(3000))\n\(other.label): \(l.stdout.prefix(3000))",
-                    sourceLocation: sourceLocation)
+            #expect(
+                l.succeeded && l.stdout == list.stdout,
+                "\(context): `list --json --deleted` differs between \(first.label) and \(other.label):\n\(first.label): \(list.stdout.prefix(3000))\n\(other.label): \(l.stdout.prefix(3000))",
+                sourceLocation: sourceLocation)
             let c = await other.run(["conflicts", "--json"])
-            #expect(c.succeeded && c.stdout == conflicts.stdout,
-                    "\(context): `conflicts --json` differs between \(first.label) and \(other.label):\n\(conflicts.stdout.prefix(3000))\n\(c.stdout.prefix(3000))",
-                    sourceLocation: sourceLocation)
+            #expect(
+                c.succeeded && c.stdout == conflicts.stdout,
+                "\(context): `conflicts --json` differs between \(first.label) and \(other.label):\n\(conflicts.stdout.prefix(3000))\n\(c.stdout.prefix(3000))",
+                sourceLocation: sourceLocation)
         }
         var ids: [String] = []
         for record in records {
@@ -370,23 +410,27 @@ enum Converge {
             let show = await first.run(["show", id, "--json"])
             for other in devices.dropFirst() {
                 let s = await other.run(["show", id, "--json"])
-                #expect(s.exitCode == show.exitCode && s.stdout == show.stdout,
-                        "\(context): `show \(id) --json` differs between \(first.label) and \(other.label):\n\(show)\n\(s)",
-                        sourceLocation: sourceLocation)
+                #expect(
+                    s.exitCode == show.exitCode && s.stdout == show.stdout,
+                    "\(context): `show \(id) --json` differs between \(first.label) and \(other.label):\n\(show)\n\(s)",
+                    sourceLocation: sourceLocation)
             }
             if record["kind"] as? String == "image", record["deleted"] as? Bool == false {
                 var saved: [Data] = []
                 for d in devices {
                     let target = "\(d.store.directory)/saved-\(id)"
                     let r = await d.run(["image", "save", id, target])
-                    #expect(r.succeeded, "\(context): [\(d.label)] image save \(id) failed: \(r)", sourceLocation: sourceLocation)
+                    #expect(
+                        r.succeeded, "\(context): [\(d.label)] image save \(id) failed: \(r)",
+                        sourceLocation: sourceLocation)
                     saved.append(FileManager.default.contents(atPath: target) ?? Data())
                     try? FileManager.default.removeItem(atPath: target)
                 }
-                #expect(saved.allSatisfy { $0 == saved[0] && !$0.isEmpty }, "\(context): the bytes of image \(id) differ between devices", sourceLocation: sourceLocation)
+                #expect(
+                    saved.allSatisfy { $0 == saved[0] && !$0.isEmpty },
+                    "\(context): the bytes of image \(id) differ between devices", sourceLocation: sourceLocation)
             }
         }
         return ids
     }
 }
-

@@ -9,7 +9,8 @@ struct Terminal {
     static func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
     func tmux(_ arguments: [String]) -> CLIResult {
-        CLIHarness.runProcess("/usr/bin/env", ["tmux", "-L", socket] + arguments, environment: CLIHarness.baseEnvironment())
+        CLIHarness.runProcess(
+            "/usr/bin/env", ["tmux", "-L", socket] + arguments, environment: CLIHarness.baseEnvironment())
     }
 
     /// Starts `command` (a shell line) in a `columns`-wide window. The first command starts
@@ -17,10 +18,17 @@ struct Terminal {
     /// `Process` watches to see its child exit: it is started through Python's subprocess
     /// with `close_fds`, or waiting for it never ends.
     func start(_ command: String, columns: Int = 160) throws {
-        let launcher = "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True).returncode)"
-        let r = CLIHarness.runProcess("/usr/bin/env", ["python3", "-c", launcher, "tmux", "-L", socket, "new-session", "-d", "-s", "t", "-x", "\(columns)", "-y", "40", command],
-                                      environment: CLIHarness.baseEnvironment())
-        try #require(r.succeeded, "tmux could not start (is Debian's tmux installed? scripts/test.sh installs it): \(r)")
+        let launcher =
+            "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, close_fds=True).returncode)"
+        let r = CLIHarness.runProcess(
+            "/usr/bin/env",
+            [
+                "python3", "-c", launcher, "tmux", "-L", socket, "new-session", "-d", "-s", "t", "-x", "\(columns)",
+                "-y", "40", command,
+            ],
+            environment: CLIHarness.baseEnvironment())
+        try #require(
+            r.succeeded, "tmux could not start (is Debian's tmux installed? scripts/test.sh installs it): \(r)")
     }
 
     /// Runs `script` on the terminal and records every byte it writes there into `raw` (tmux's
@@ -33,14 +41,19 @@ struct Terminal {
         _ = try waitFor("ALL-DONE")
         // pipe-pane copies asynchronously: wait until the recording has the end too.
         let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, !(FileManager.default.contents(atPath: raw).map { $0.range(of: Data("ALL-DONE".utf8)) != nil } ?? false) {
+        while Date() < deadline,
+            !(FileManager.default.contents(atPath: raw).map { $0.range(of: Data("ALL-DONE".utf8)) != nil } ?? false)
+        {
             usleep(20_000)
         }
     }
 
     func screen() -> String { tmux(["capture-pane", "-p", "-t", "t"]).stdout }
 
-    func type(_ text: String) { _ = tmux(["send-keys", "-t", "t", "-l", text]); _ = tmux(["send-keys", "-t", "t", "Enter"]) }
+    func type(_ text: String) {
+        _ = tmux(["send-keys", "-t", "t", "-l", text])
+        _ = tmux(["send-keys", "-t", "t", "Enter"])
+    }
 
     /// Waits until the screen shows `text` `times` times (polling, at most 120 s); returns the screen.
     func waitFor(_ text: String, times: Int = 1, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
@@ -51,8 +64,10 @@ struct Terminal {
             usleep(50_000)
         }
         let shown = screen()
-        try #require(shown.components(separatedBy: text).count > times, "the terminal never showed \"\(text)\" \(times) time(s):\n\(shown)",
-                     sourceLocation: sourceLocation)
+        try #require(
+            shown.components(separatedBy: text).count > times,
+            "the terminal never showed \"\(text)\" \(times) time(s):\n\(shown)",
+            sourceLocation: sourceLocation)
         return shown
     }
 
