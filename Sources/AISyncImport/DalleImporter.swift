@@ -68,7 +68,7 @@ enum DalleImporter {
         into batch: inout ImportBatch
     ) {
         guard let info = ImageSniffer.sniff(Array(bytes.prefix(ImageSniffer.maxHeaderLength))) else {
-            batch.skip("#\(n + 1)", "it is not an image aisync recognizes")
+            batch.skip("#\(n + 1)", "it is not an image this version recognizes")
             return
         }
         var hasher = SHA256()

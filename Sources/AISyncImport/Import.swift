@@ -134,7 +134,7 @@ public enum Import {
         if sample["story"]?.arrayValue != nil { return .storybook }
         if value["data"]?.arrayValue != nil { return .dalle }
         throw AISyncError(
-            .damagedData, "\(path) is not an export aisync knows",
+            .damagedData, "\(path) is not an export this version knows",
             hint: "Name the source: chatgpt, claude, storybook or dalle", remedy: .nameImportSource)
     }
 

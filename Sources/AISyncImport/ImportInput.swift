@@ -48,7 +48,8 @@ enum ImportInput {
         let bytes = try FileIO.read(path)
         do { return try ZipArchive(bytes: bytes) } catch {
             throw AISyncError(
-                .damagedData, "\(path) is not a zip archive aisync can read", hint: "Unzip it and give the folder",
+                .damagedData, "\(path) is not a zip archive this version can read",
+                hint: "Unzip it and give the folder",
                 cause: error.description)
         }
     }

@@ -72,7 +72,7 @@ public struct FolderRemote: RemoteStorage {
         guard st.size <= Int64(maxBytes) else {
             throw AISyncError(
                 .damagedData,
-                "\(displayName)/\(path) is larger than an aisync file of its kind may be (\(st.size) bytes, at most \(maxBytes))",
+                "\(displayName)/\(path) is larger than a file of its kind may be (\(st.size) bytes, at most \(maxBytes))",
                 hint: "No device wrote it: remove it from the remote folder, then push from a device that has the data")
         }
         let bytes = try FileIO.read(p, limit: Int64(maxBytes))

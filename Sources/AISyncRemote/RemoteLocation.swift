@@ -56,7 +56,7 @@ public struct RemoteLocation: Sendable, Equatable {
             scheme = "http"
         } else {
             throw AISyncError(
-                .usage, "'\(url.prefix(100))' is not a URL aisync can use",
+                .usage, "'\(url.prefix(100))' is not a URL a remote can use",
                 hint: "Use https://host/path (WebDAV or a plain HTTP server), or file:///path for a folder",
                 remedy: .giveRemoteURL)
         }

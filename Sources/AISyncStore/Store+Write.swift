@@ -256,7 +256,7 @@ extension Store {
     {
         guard let info = ImageSniffer.sniff(data) else {
             throw AISyncError(
-                .damagedData, "the data is not an image aisync recognizes",
+                .damagedData, "the data is not an image this version recognizes",
                 hint: "Supported: PNG, JPEG, GIF, WebP, BMP, TIFF, HEIC, AVIF")
         }
         try Self.checkTitle(title)
@@ -299,7 +299,7 @@ extension Store {
         }
         guard let info = ImageSniffer.sniff(fileAt: path) else {
             throw AISyncError(
-                .damagedData, "\(path) is not an image aisync recognizes",
+                .damagedData, "\(path) is not an image this version recognizes",
                 hint: "Supported: PNG, JPEG, GIF, WebP, BMP, TIFF, HEIC, AVIF")
         }
         let kind = info.mediaType.split(separator: "/").last.map { $0.uppercased() } ?? "image"

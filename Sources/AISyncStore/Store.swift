@@ -55,7 +55,7 @@ public actor Store {
         let configPath = "\(root)/config.json"
         if FileIO.exists(configPath) {
             throw AISyncError(
-                .configuration, "\(root) is already an aisync store",
+                .configuration, "\(root) is already a store",
                 hint: "Use it as it is, or create the new store in another folder",
                 remedy: .useExistingStore)
         }
@@ -79,7 +79,7 @@ public actor Store {
         let configPath = "\(root)/config.json"
         guard FileIO.exists(configPath) else {
             throw AISyncError(
-                .notFound, "no aisync store at \(root)",
+                .notFound, "no store at \(root)",
                 hint: "Create a store there first, or open one at another location",
                 remedy: .initStore)
         }
@@ -98,7 +98,7 @@ public actor Store {
         guard let lock = try StoreLock.acquire(root: root, timeoutMilliseconds: environment.lockTimeoutMilliseconds)
         else {
             throw AISyncError(
-                .permission, "the store \(root) was made by aisync 1 and must be migrated, but it is read-only",
+                .permission, "the store \(root) is in format 1 and must be migrated, but it is read-only",
                 hint: "Open it once with write permission")
         }
         var config = try StoreConfig(bytes: FileIO.read(configPath, limit: 1 << 20), path: configPath)

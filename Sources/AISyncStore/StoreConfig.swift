@@ -124,7 +124,7 @@ public struct StoreConfig: Hashable, Sendable {
         if let format = value["format"]?.intValue, format > Self.currentFormat {
             throw AISyncError(
                 .configuration,
-                "\(path) is store format \(format), but this aisync understands only format \(Self.currentFormat)",
+                "\(path) is store format \(format), but this version understands only format \(Self.currentFormat)",
                 hint: "Upgrade to a newer version to open this store", remedy: .upgrade)
         }
         do throws(AISyncError) {

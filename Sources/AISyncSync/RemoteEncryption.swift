@@ -72,7 +72,7 @@ public enum RemoteEncryption {
                     hint: "Restore keys.json from a backup of the server; without it nothing there can be decrypted")
             }
             throw AISyncError(
-                .configuration, "\(storage.displayName) already holds unencrypted aisync data",
+                .configuration, "\(storage.displayName) already holds unencrypted data",
                 hint: "Encrypt it in place, or use an empty folder", remedy: .encryptRemote(name))
         }
         guard

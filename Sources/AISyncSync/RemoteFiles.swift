@@ -39,13 +39,13 @@ struct RemoteManifest: Sendable, Equatable {
 
     init(bytes: [UInt8], location: String) throws(AISyncError) {
         let bad = AISyncError(
-            .damagedData, "\(location)/aisync.json is not a valid aisync remote manifest",
-            hint: "Check the URL; it must point at an aisync remote or an empty folder")
+            .damagedData, "\(location)/aisync.json is not a valid remote manifest",
+            hint: "Check the URL; it must point at a sync remote or an empty folder")
         guard let value = try? JSONParser.parse(bytes) else { throw bad }
         if let f = value["format"]?.intValue, f > Self.encryptedFormat {
             throw AISyncError(
                 .configuration,
-                "\(location) is remote format \(f); this aisync understands formats up to \(Self.encryptedFormat)",
+                "\(location) is remote format \(f); this version understands formats up to \(Self.encryptedFormat)",
                 hint: "Upgrade to a newer version", remedy: .upgrade)
         }
         guard let f = value["format"]?.intValue, f >= 1, let id = value["remote"]?.stringValue, DeviceID(id) != nil,

@@ -32,7 +32,7 @@ extension SyncEngine {
         let raw = (remote as? EncryptedRemote)?.inner ?? remote
         guard let manifest = try await RemoteEncryption.readManifest(raw) else {
             throw AISyncError(
-                .notFound, "\(raw.displayName) is not an aisync remote yet (no aisync.json)",
+                .notFound, "\(raw.displayName) is not a sync remote yet (no aisync.json)",
                 hint: "Nothing to encrypt: add the remote as encrypted and push to it", remedy: .addEncryptedRemote)
         }
         if !manifest.encrypted, keys == nil { _ = try await sync() }

@@ -153,7 +153,7 @@ public struct SyncEngine: Sendable {
             return raised
         case .missing:
             throw AISyncError(
-                .notFound, "\(remote.displayName) is not an aisync remote (no aisync.json there)",
+                .notFound, "\(remote.displayName) is not a sync remote (no aisync.json there)",
                 hint: checkpoint.remoteID == nil
                     ? "Check the URL, or push to it first" : "The remote was emptied; push to it again to restore it")
         case .create:

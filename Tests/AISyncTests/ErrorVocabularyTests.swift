@@ -12,21 +12,20 @@ import Testing
 /// backquoted command in a hint; the remedy carries the data, and the CLI alone turns it into
 /// a command to type.
 @Suite struct ErrorVocabularyTests {
-    /// Fails unless the library's words are front-end neutral (the message may name the
-    /// product when `messageNamesProduct`), and the CLI's words for its remedy name a command.
+    /// Fails unless the library's words are front-end neutral (not even the product's name,
+    /// outside the `paths` the message quotes), and the CLI's words for its remedy name a command.
     static func expectNeutral(
         _ error: AISyncError, remedy: AISyncError.Remedy, cliMentions: String,
-        messageNamesProduct: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+        paths: [String] = [], sourceLocation: SourceLocation = #_sourceLocation
     ) {
         #expect(error.remedy == remedy, "\(error)", sourceLocation: sourceLocation)
         let hint = error.hint ?? ""
+        let description = paths.reduce(error.description) { $0.replacingOccurrences(of: $1, with: "PATH") }
         for word in ["aisync", "--", "`"] {
             #expect(!hint.contains(word), "the hint speaks CLI: \(hint)", sourceLocation: sourceLocation)
-            if !messageNamesProduct || word != "aisync" {
-                #expect(
-                    !error.description.contains(word), "the description speaks CLI: \(error.description)",
-                    sourceLocation: sourceLocation)
-            }
+            #expect(
+                !description.contains(word), "the description speaks CLI: \(description)",
+                sourceLocation: sourceLocation)
         }
         let cli = ErrorText.line(error)
         #expect(
@@ -39,7 +38,7 @@ import Testing
         defer { SyncEngineTests.removeDirectory(dir) }
         let missing = try #require(throws: AISyncError.self) { try Store.open(at: "\(dir)/none") }
         Self.expectNeutral(
-            missing, remedy: .initStore, cliMentions: "Run `aisync init` to create one", messageNamesProduct: true)
+            missing, remedy: .initStore, cliMentions: "Run `aisync init` to create one", paths: [dir])
         let store = try SyncEngineTests.makeStore(in: dir, "a")
         let chat = try await store.createChat(title: "chat", model: nil)
         let renamed = try await store.rename(chat, to: "renamed")

@@ -147,7 +147,7 @@ struct ImportCLITests {
     }
 
     @Test(arguments: [
-        (["import", "bad/not-an-export.json"], Int32(65), "is not an export aisync knows"),
+        (["import", "bad/not-an-export.json"], Int32(65), "is not an export this version knows"),
         (["import", "bad/truncated.json"], 65, "is not valid JSON"),
         (["import", "chatgpt", "bad/wrong-types.json"], 65, "nothing in"),
         (["import", "gpt", "chatgpt"], 64, "unknown source 'gpt'"),
@@ -175,7 +175,7 @@ struct ImportCLITests {
         let bad = store.run(["import", ImportFixture.path("bad/truncated.zip")])
         #expect(
             bad.exitCode == 65 && bad.stderrLines.count == 1
-                && bad.stderr.contains("is not a zip archive aisync can read"), "\(bad)")
+                && bad.stderr.contains("is not a zip archive this version can read"), "\(bad)")
     }
 
     @Test func helpDescribesTheCommand() throws {

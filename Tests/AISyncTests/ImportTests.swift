@@ -406,7 +406,7 @@ struct ImportOtherSourcesTests {
 struct ImportBadInputTests {
     @Test(
         arguments: [
-            (nil, "bad/not-an-export.json", AISyncError.Code.damagedData, "is not an export aisync knows"),
+            (nil, "bad/not-an-export.json", AISyncError.Code.damagedData, "is not an export this version knows"),
             (nil, "bad/truncated.json", .damagedData, "is not valid JSON"),
             (nil, "bad/wrong-types.json", .damagedData, "nothing in"),
             (Import.Source.claude, "chatgpt/conversations.json", .damagedData, "nothing in"),
@@ -440,7 +440,8 @@ struct ImportBadInputTests {
             Issue.record("zip accepted")
         } catch {
             #expect(
-                error.code == .damagedData && error.message.contains("is not a zip archive aisync can read"), "\(error)"
+                error.code == .damagedData && error.message.contains("is not a zip archive this version can read"),
+                "\(error)"
             )
         }
     }

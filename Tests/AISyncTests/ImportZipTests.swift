@@ -39,7 +39,8 @@ struct ImportZipTests {
             Issue.record("accepted")
         } catch {
             #expect(
-                error.code == .damagedData && error.message.contains("is not a zip archive aisync can read"), "\(error)"
+                error.code == .damagedData && error.message.contains("is not a zip archive this version can read"),
+                "\(error)"
             )
         }
     }

@@ -657,7 +657,7 @@ struct ServerScenarioTests {
         let kept = try await d.ok(["chat", "new", "--title", "must survive"])
         let before = d.fingerprint()
         let r = await d.run(["pull"])
-        CLIExpect.cleanError(r, code: 66, mentioning: ["not an aisync remote"])
+        CLIExpect.cleanError(r, code: 66, mentioning: ["not a sync remote"])
         #expect(d.fingerprint() == before)
         #expect(try await d.ids() == [kept])
         await remote.remove()

@@ -110,7 +110,7 @@ extension KeyFile {
     public init(bytes: [UInt8], shown: String) throws(AISyncError) {
         func bad(_ why: String) -> AISyncError {
             AISyncError(
-                .damagedData, "\(shown) is not a valid aisync key file: \(why)",
+                .damagedData, "\(shown) is not a valid key file: \(why)",
                 hint: "Restore it from a backup of the server; without it the remote cannot be decrypted")
         }
         guard let value = try? JSONParser.parse(bytes) else { throw bad("not JSON") }
@@ -136,7 +136,7 @@ extension KeyFile {
             }
             let parameters = Scrypt.Parameters(n: Int(clamping: n), r: Int(clamping: r), p: Int(clamping: p))
             guard parameters.isValid, 128 * parameters.r * parameters.n <= 256 << 20, parameters.p <= 4 else {
-                throw bad("slot \(id) asks for scrypt costs aisync does not spend (N \(n), r \(r), p \(p))")
+                throw bad("slot \(id) asks for scrypt costs this version does not spend (N \(n), r \(r), p \(p))")
             }
             slots.append(
                 Slot(id: id, created: created, parameters: parameters, salt: salt, nonce: nonce, wrapped: wrapped))

@@ -110,7 +110,7 @@ extension AISyncError {
     /// Another process holds the lock on `what` ("the store /x", "syncing with origin").
     package static func busy(_ what: String) -> AISyncError {
         AISyncError(
-            .temporary, "\(what) is busy: another aisync process is using it",
+            .temporary, "\(what) is busy: another process is using it",
             hint: "Wait for it to finish and try again",
             remedy: .waitForLock)
     }

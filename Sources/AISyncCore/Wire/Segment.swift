@@ -115,7 +115,7 @@ package struct Segment: Sendable {
         guard let format = header["format"]?.intValue else { throw bad("its header has no format number") }
         guard format == 1 || format == 2 else {
             throw AISyncError(
-                .configuration, "remote segment \(path) is in a format this aisync does not know",
+                .configuration, "remote segment \(path) is in a format this version does not know",
                 hint: "Upgrade to a newer version", remedy: .upgrade)
         }
         guard header["device"]?.stringValue == device.rawValue, header["seq"]?.intValue == seq else {

@@ -35,7 +35,7 @@ package enum HTTPWire {
                 // Only chunked is understood; anything else cannot be framed safely.
                 guard coding.lowercased().split(separator: ",").last?.trimmingCharacters(in: " \t") == "chunked" else {
                     throw HTTPWire.malformed(
-                        "a body in \"Transfer-Encoding: \(coding.prefix(40))\", which aisync cannot read")
+                        "a body in \"Transfer-Encoding: \(coding.prefix(40))\", which this client cannot read")
                 }
                 return .chunked
             }

@@ -124,7 +124,7 @@ public struct HTTPRemote: RemoteStorage {
             let target = response.headers["location"].map { " to \(String($0.prefix(200)))" } ?? ""
             return AISyncError(
                 .configuration,
-                "\(location.host) redirected \(site)\(target) (\(response.status)); aisync follows redirects only on the same host",
+                "\(location.host) redirected \(site)\(target) (\(response.status)); redirects are followed only on the same host",
                 hint: "If the remote moved, remove it and add it again with its new URL", remedy: .checkRemoteURL)
         case 500...599:
             return AISyncError(
