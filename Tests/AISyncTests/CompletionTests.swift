@@ -18,10 +18,10 @@ struct CompletionTests {
     }
 
     @Test("bash completes commands, subcommands, options and record ids from the store")
-    func bash() throws {
+    func bash() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
-        let chat = try store.ok(["chat", "new", "--title", "complete me"])
+        let chat = try await store.invokeOK(["chat", "new", "--title", "complete me"])
         let saved = "\(store.directory)/saved-here.png"
         FileManager.default.createFile(atPath: saved, contents: Data())
         let cases: [(String, [String])] = [
@@ -42,7 +42,7 @@ struct CompletionTests {
         // Record ids come from the store named by --store, wherever it is on the line.
         let other = try CLIHarness.makeStore()
         defer { other.remove() }
-        let theirs = try other.ok(["chat", "new", "--title", "in another store"])
+        let theirs = try await other.invokeOK(["chat", "new", "--title", "in another store"])
         for line in [
             "aisync --store \(other.path) show \(theirs.prefix(8))",
             "aisync show --store \(other.path) \(theirs.prefix(8))",
@@ -54,10 +54,10 @@ struct CompletionTests {
     }
 
     @Test("zsh and fish scripts name every command; an unknown shell is a usage error")
-    func otherShells() throws {
-        let help = CLIHarness.run(["help"])
-        let zsh = CLIHarness.run(["completion", "zsh"])
-        let fish = CLIHarness.run(["completion", "fish"])
+    func otherShells() async throws {
+        let help = await CLIHarness.invoke(["help"])
+        let zsh = await CLIHarness.invoke(["completion", "zsh"])
+        let fish = await CLIHarness.invoke(["completion", "fish"])
         #expect(zsh.exitCode == 0 && zsh.stdout.hasPrefix("#compdef aisync"), "\(zsh)")
         #expect(
             fish.exitCode == 0 && fish.stdout.contains("complete -c aisync -n __fish_use_subcommand -a push"), "\(fish)"
@@ -66,6 +66,6 @@ struct CompletionTests {
             #expect(help.stdout.contains(word) && fish.stdout.contains("-a \(word)"), "\(word)")
         }
         CLIExpect.cleanError(
-            CLIHarness.run(["completion", "tcsh"]), code: 64, mentioning: ["tcsh", "bash, zsh or fish"])
+            await CLIHarness.invoke(["completion", "tcsh"]), code: 64, mentioning: ["tcsh", "bash, zsh or fish"])
     }
 }

@@ -9,11 +9,11 @@ import Testing
     "Export folder and browser", .tags(.python, .tools), .needsPython, .needsTools("chromium"),
     .needsPythonModules("html5lib"))
 struct ExportFolderTests {
-    @Test func allWritesAFolderWhoseIndexLinksResolve() throws {
+    @Test func allWritesAFolderWhoseIndexLinksResolve() async throws {
         let (store, story, chat) = try ExportCLITests.storeWithStory()
         defer { store.remove() }
         let out = "\(store.directory)/export"
-        let r = store.run(["export", "--all", "--output", out])
+        let r = await store.invoke(["export", "--all", "--output", out])
         CLIExpect.success(r)
         let images = try store.list(["--kind", "image"]).compactMap { $0["id"] as? String }
         try #require(images.count == 3)
@@ -48,18 +48,19 @@ struct ExportFolderTests {
         #expect(index.contains("Tom &amp; Jerry &lt;script&gt;") && !index.contains("<script"), "titles escaped")
     }
 
-    @Test func allRefusesAFolderInUseWithoutForce() throws {
+    @Test func allRefusesAFolderInUseWithoutForce() async throws {
         let (store, _, _) = try ExportCLITests.storeWithStory()
         defer { store.remove() }
         let out = "\(store.directory)/export"
-        CLIExpect.success(store.run(["export", "--all", "--output", out]))
+        CLIExpect.success(await store.invoke(["export", "--all", "--output", out]))
         CLIExpect.cleanError(
-            store.run(["export", "--all", "--output", out]), code: 64, mentioning: ["not empty", "--force"])
-        CLIExpect.success(store.run(["export", "--all", "--output", out, "--force"]))
-        CLIExpect.cleanError(store.run(["export", "--all", "--output", "-"]), code: 64, mentioning: ["folder"])
+            await store.invoke(["export", "--all", "--output", out]), code: 64, mentioning: ["not empty", "--force"])
+        CLIExpect.success(await store.invoke(["export", "--all", "--output", out, "--force"]))
+        CLIExpect.cleanError(
+            await store.invoke(["export", "--all", "--output", "-"]), code: 64, mentioning: ["folder"])
     }
 
-    @Test func picturesNotDownloadedAreLeftOutWithAWarning() throws {
+    @Test func picturesNotDownloadedAreLeftOutWithAWarning() async throws {
         let (store, story, _) = try ExportCLITests.storeWithStory()
         defer { store.remove() }
         let images = try store.list(["--kind", "image"]).compactMap { $0["id"] as? String }
@@ -67,7 +68,7 @@ struct ExportFolderTests {
         let sha = try #require(try store.show(gone)["sha256"] as? String)
         try FileManager.default.removeItem(atPath: store.objectPath(sha))
         let out = "\(store.directory)/export"
-        let r = store.run(["export", "--all", "--output", out])
+        let r = await store.invoke(["export", "--all", "--output", out])
         #expect(r.exitCode == 0 && r.stderrLines.count == 1 && r.stderr.contains("warning: left out \(gone)"), "\(r)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: "\(out)/images").count == 2)
         let html = try String(contentsOfFile: "\(out)/stories/\(story).html", encoding: .utf8)
@@ -83,19 +84,19 @@ struct ExportFolderTests {
         #expect(check.exitCode == 0, "epubcheck rejected the EPUB without one picture: \(check)")
         // Exporting that image alone says what is wrong and what to do.
         CLIExpect.cleanError(
-            store.run(["export", gone, "--output", "\(store.directory)/x"]), code: 65,
+            await store.invoke(["export", gone, "--output", "\(store.directory)/x"]), code: 65,
             mentioning: ["not in this store yet", "pull"])
     }
 
     /// Headless Chromium opens the picture book (with a probe script added to a copy) and
     /// reports how many pictures decoded (naturalWidth > 0).
-    @Test func everyPictureLoadsInChromium() throws {
+    @Test func everyPictureLoadsInChromium() async throws {
         let (store, story, _) = try ExportCLITests.storeWithStory()
         defer { store.remove() }
         let chromium = CLIHarness.which("chromium") ?? CLIHarness.which("chromium-browser")
         let browser = try #require(
             chromium, "chromium is not installed: run scripts/test.sh, or `apt-get install chromium`")
-        let book = store.run(["export", story, "--output", "-"])
+        let book = await store.invoke(["export", story, "--output", "-"])
         CLIExpect.success(book)
         let probe = """
             <script>window.addEventListener('load', () => { const i = [...document.images]; \

@@ -5,16 +5,16 @@ import Testing
 /// elsewhere.
 @Suite("Export -o")
 struct ExportShortOptionTests {
-    @Test func shortOutputOption() throws {
+    @Test func shortOutputOption() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
-        let chat = try store.ok(["chat", "new", "--title", "Short option"]).trimmingCharacters(
+        let chat = try await store.invokeOK(["chat", "new", "--title", "Short option"]).trimmingCharacters(
             in: .whitespacesAndNewlines)
         let path = "\(store.directory)/chat.md"
-        CLIExpect.success(store.run(["export", chat, "-o", path]))
+        CLIExpect.success(await store.invoke(["export", chat, "-o", path]))
         let markdown = try String(contentsOfFile: path, encoding: .utf8)
         #expect(markdown.contains("Short option"))
         // A command without --output still refuses -o.
-        CLIExpect.cleanError(store.run(["list", "-o", path]), code: 64, mentioning: ["-o"])
+        CLIExpect.cleanError(await store.invoke(["list", "-o", path]), code: 64, mentioning: ["-o"])
     }
 }
