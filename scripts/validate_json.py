@@ -32,7 +32,9 @@ Which schema for which file (see Schemas/README.md):
     <remote>/segments/*/*.seg     segment
     aisync list|show|log|status|conflicts --json
                                   list-output, <kind> or record, log-output,
-                                  status-output, conflicts-output
+                                  status-output, conflicts-output, sync-output,
+                                  gc-output, remote-list-output, compact-output,
+                                  imgur-status-output
 
 Every *.schema.json of the schemas folder is loaded into one registry, so a
 `$ref` to another schema's `$id` (https://aisync.dev/schemas/...) resolves
@@ -101,7 +103,8 @@ EXPECTED_SCHEMAS = [
     "config", "journal-line", "chat", "story", "image", "record",
     "checkpoint", "list-output", "conflicts-output", "status-output", "log-output",
     "remote-manifest", "head", "devices", "segment-header", "segment-entry",
-    "missing-images", "keys",
+    "missing-images", "keys", "sync-output", "gc-output", "remote-list-output", "compact-output",
+    "imgur-status-output",
 ]
 # Not a schema: a whole segment file, header line then entry lines (check_segment).
 SEGMENT = "segment"
@@ -1008,6 +1011,40 @@ def examples(format_checker):
                 "updated": T1, "conflict": False, "favorite": True, "deleted": False},
                {"id": "image-0011223344556677", "kind": "image", "title": "",
                 "updated": T0, "conflict": True, "extra": [1, 2]}]
+    sync = {"pushed": 2, "pulled": 0, "conflicts": 0, "bytes": 1620, "segments": 1, "blobs": 1,
+            "missingImages": [], "dryRun": False, "massDelete": 0,
+            "imgur": {"uploaded": 0, "pending": 0, "failed": 0, "deleted": 0}}
+    good("sync-output", "sync output", sync)
+    good("sync-output", "a missing image", dict(sync, missingImages=["ab" * 32]))
+    bad("sync-output", "missing imgur", _without(sync, "imgur"))
+    bad("sync-output", "negative bytes", dict(sync, bytes=-1))
+    bad("sync-output", "image digest not hex", dict(sync, missingImages=["xyz"]))
+    bad("sync-output", "imgur without pending", dict(sync, imgur={"uploaded": 0, "failed": 0, "deleted": 0}))
+    gc = {"objects": ["cd" * 32], "bytes": 10, "leftovers": ["objects/ab/tmp.1"], "dryRun": True}
+    good("gc-output", "gc output", gc)
+    bad("gc-output", "dryRun as text", dict(gc, dryRun="yes"))
+    bad("gc-output", "missing leftovers", _without(gc, "leftovers"))
+    remotes = [{"name": "origin", "url": "https://dav.example.com/aisync/", "type": "webdav", "encrypted": False},
+               {"name": "usb", "url": "file:///media/usb/aisync", "type": "folder", "encrypted": True}]
+    good("remote-list-output", "remote list", remotes)
+    good("remote-list-output", "no remotes", [])
+    bad("remote-list-output", "unknown type", [dict(remotes[0], type="s3")])
+    bad("remote-list-output", "missing encrypted", [_without(remotes[0], "encrypted")])
+    compact = {"snapshot": 3, "parts": 1, "versions": 40, "dropped": 2, "bytes": 9000, "removedSegments": 1,
+               "removedSnapshotParts": 0, "sweptOrphans": True, "removedOrphans": 0, "waitingOrphans": 1}
+    good("compact-output", "compact output", compact)
+    bad("compact-output", "missing sweptOrphans", _without(compact, "sweptOrphans"))
+    bad("compact-output", "fractional parts", dict(compact, parts=1.5))
+    imgur = {"enabled": True, "images": "imgur", "uploads": 3, "deletes": 0, "pending": 1,
+             "failed": [{"sha256": "ef" * 32, "message": "File type invalid"}], "retryAt": T1,
+             "rateLimit": {"userRemaining": 10}}
+    good("imgur-status-output", "imgur status", imgur)
+    good("imgur-status-output", "imgur off", {"enabled": False, "images": "remote", "uploads": 0, "deletes": 0,
+                                               "pending": 0, "failed": []})
+    bad("imgur-status-output", "images elsewhere", dict(imgur, images="s3"))
+    bad("imgur-status-output", "retryAt not a time", dict(imgur, retryAt="soon"))
+    bad("imgur-status-output", "failure without message", dict(imgur, failed=[{"sha256": "ef" * 32}]))
+
     good("list-output", "list output", listing)
     good("list-output", "empty list", [])
     bad("list-output", "list item without conflict", [_without(listing[0], "conflict")])

@@ -57,6 +57,29 @@ import Testing
             "conflicts-output", Store.Conflict.listJSON(conflicts, deviceNames: names).canonicalBytes + [10], in: dir)
     }
 
+    @Test func syncGCRemoteListCompactAndImgurStatusMatchTheirSchemas() async throws {
+        try SchemaValidator.requireAvailable()
+        let dir = SyncEngineTests.makeDirectory("json-reports")
+        defer { SyncEngineTests.removeDirectory(dir) }
+        let store = try SyncEngineTests.makeStore(in: dir, "a")
+        _ = try await store.createChat(title: "Trip", model: "gpt")
+        _ = try await store.addImage(
+            data: [UInt8](CLIFixtures.allImages[0].bytes), title: "picture", prompt: nil, model: nil)
+        let engine = SyncEngineTests.engine(store, InMemoryRemote())
+        let pushed = try await engine.push()
+        #expect(pushed.pushed == 2 && pushed.blobs == 1, "\(pushed)")
+        try Self.expectValid("sync-output", pushed.json.canonicalBytes + [10], in: dir)
+        try Self.expectValid("sync-output", try await engine.sync(dryRun: true).json.canonicalBytes + [10], in: dir)
+        try Self.expectValid("compact-output", try await engine.compact().json.canonicalBytes + [10], in: dir)
+        try Self.expectValid(
+            "gc-output", try await store.collectGarbage(dryRun: true).json.canonicalBytes + [10], in: dir)
+        _ = try await store.addRemote(name: "usb", url: "file://\(dir)/usb", encrypted: true)
+        let remotes = try await store.currentConfig().remotesJSON
+        #expect(remotes.canonicalString.contains(#""encrypted":true"#), "\(remotes.canonicalString)")
+        try Self.expectValid("remote-list-output", remotes.canonicalBytes + [10], in: dir)
+        try Self.expectValid("imgur-status-output", try await store.imgurStatus().json.canonicalBytes + [10], in: dir)
+    }
+
     /// The streamed list is the canonical encoder's bytes for the same summaries, whether it
     /// is emitted at once or in pieces.
     @Test func theStreamedListIsTheCanonicalDocument() async throws {
