@@ -13,22 +13,22 @@ struct ExportCLITests {
     static let nastyTitle = "Tom & Jerry <script>alert('x')</script>"
 
     /// A store with a three-page story (PNG, JPEG and GIF pictures; one page without) and a chat.
-    static func storeWithStory() throws -> (store: CLIStore, story: String, chat: String) {
+    static func storeWithStory() async throws -> (store: CLIStore, story: String, chat: String) {
         let store = try CLIHarness.makeStore()
         var images: [String] = []
         for image in CLIFixtures.allImages {
             let path = CLIFixtures.write(image, in: store.directory)
-            images.append(try store.ok(["image", "add", path, "--title", "Picture <\(image.name)>"]))
+            images.append(try await store.invokeOK(["image", "add", path, "--title", "Picture <\(image.name)>"]))
         }
-        let story = try store.ok([
+        let story = try await store.invokeOK([
             "story", "new", "--title", nastyTitle, "--moral", "Share & be kind",
             "--page", "Once upon a time & <b>far</b> away.", "--page", "Page two\nwith a line break.",
             "--page", "The end.", "--page", "No picture here.",
             "--image", images[0], "--image", images[1], "--image", images[2],
         ])
-        let chat = try store.ok(["chat", "new", "--title", "Code & <tags>", "--model", "gpt-4o"])
-        try store.ok(["chat", "say", chat, "--role", "user", "How do I print in Swift?"])
-        try store.ok([
+        let chat = try await store.invokeOK(["chat", "new", "--title", "Code & <tags>", "--model", "gpt-4o"])
+        try await store.invokeOK(["chat", "say", chat, "--role", "user", "How do I print in Swift?"])
+        try await store.invokeOK([
             "chat", "say", chat, "--role", "assistant", "Like this:\n\n```swift\nprint(\"<hi> & bye\")\n```\n",
         ])
         return (store, story, chat)
@@ -56,11 +56,11 @@ struct ExportCLITests {
         #expect(r.exitCode == 0, "html5lib found errors: \(r)", sourceLocation: sourceLocation)
     }
 
-    @Test func storyEPUBPassesEpubcheck() throws {
-        let (store, story, _) = try Self.storeWithStory()
+    @Test func storyEPUBPassesEpubcheck() async throws {
+        let (store, story, _) = try await Self.storeWithStory()
         defer { store.remove() }
         let epub = "\(store.directory)/book.epub"
-        let r = store.run(["export", story, "--format", "epub", "--output", epub])
+        let r = await store.invoke(["export", story, "--format", "epub", "--output", epub])
         CLIExpect.success(r)
         #expect(r.trimmedStdout == epub)
         let jar = "/usr/share/java/epubcheck.jar"
@@ -79,11 +79,11 @@ struct ExportCLITests {
         #expect(list.stdout.contains("Tom &amp; Jerry &lt;script&gt;") && !list.stdout.contains("<script>"), "\(list)")
     }
 
-    @Test func storyHTMLIsSelfContainedAndParsesStrictly() throws {
-        let (store, story, _) = try Self.storeWithStory()
+    @Test func storyHTMLIsSelfContainedAndParsesStrictly() async throws {
+        let (store, story, _) = try await Self.storeWithStory()
         defer { store.remove() }
         let path = "\(store.directory)/book.html"
-        CLIExpect.success(store.run(["export", story, "--output", path]))
+        CLIExpect.success(await store.invoke(["export", story, "--output", path]))
         try Self.requireStrictHTML([path])
         let html = try String(contentsOfFile: path, encoding: .utf8)
         for type in ["png", "jpeg", "gif"] {
@@ -96,22 +96,23 @@ struct ExportCLITests {
         #expect(!html.contains("src=\"http") && !html.contains("src=\"file"), "nothing is loaded from elsewhere")
     }
 
-    @Test func chatMarkdownToStandardOutput() throws {
-        let (store, _, chat) = try Self.storeWithStory()
+    @Test func chatMarkdownToStandardOutput() async throws {
+        let (store, _, chat) = try await Self.storeWithStory()
         defer { store.remove() }
-        let r = store.run(["export", chat, "--output", "-"])
+        let r = await store.invoke(["export", chat, "--output", "-"])
         CLIExpect.success(r)
         #expect(r.stdout.hasPrefix("# Code & <tags>\n\n- Model: gpt-4o\n"), "\(r)")
         #expect(r.stdout.contains("## User\n\nHow do I print in Swift?\n"), "\(r)")
         #expect(r.stdout.contains("## Assistant\n\nLike this:\n\n```swift\nprint(\"<hi> & bye\")\n```\n"), "\(r)")
         // JSON of any record is its canonical body.
-        let json = store.run(["export", chat, "--format", "json", "--output", "-"])
+        let json = await store.invoke(["export", chat, "--format", "json", "--output", "-"])
         CLIExpect.success(json)
-        #expect(json.stdout == store.run(["show", chat, "--json"]).stdout)
+        let shown = await store.invoke(["show", chat, "--json"])
+        #expect(json.stdout == shown.stdout)
     }
 
-    @Test func overwriteIsRefusedWithoutForce() throws {
-        let (store, _, chat) = try Self.storeWithStory()
+    @Test func overwriteIsRefusedWithoutForce() async throws {
+        let (store, _, chat) = try await Self.storeWithStory()
         defer { store.remove() }
         // Without --output: ID.md in the current directory.
         let cwd = CLIHarness.shell("cd '\(store.directory)' && \"$AISYNC\" export \(chat) --store '\(store.path)'")
@@ -120,36 +121,37 @@ struct ExportCLITests {
             cwd.trimmedStdout == "./\(chat).md"
                 && FileManager.default.fileExists(atPath: "\(store.directory)/\(chat).md"), "\(cwd)")
         let path = "\(store.directory)/chat.md"
-        CLIExpect.success(store.run(["export", chat, "--output", path]))
-        let again = store.run(["export", chat, "--output", path])
+        CLIExpect.success(await store.invoke(["export", chat, "--output", path]))
+        let again = await store.invoke(["export", chat, "--output", path])
         CLIExpect.cleanError(again, code: 64, mentioning: ["already exists", "--force"])
         #expect(!again.stderr.contains(".tmp-"), "no temp file names in errors")
         try "old".write(toFile: path, atomically: true, encoding: .utf8)
-        CLIExpect.success(store.run(["export", chat, "--output", path, "--force"]))
+        CLIExpect.success(await store.invoke(["export", chat, "--output", path, "--force"]))
         #expect(try String(contentsOfFile: path, encoding: .utf8).hasPrefix("# Code & <tags>"))
         // Into a directory: ID.EXT inside it; then refused there too.
         let dir = "\(store.directory)/out"
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let into = store.run(["export", chat, "--output", dir])
+        let into = await store.invoke(["export", chat, "--output", dir])
         CLIExpect.success(into)
         #expect(into.trimmedStdout == "\(dir)/\(chat).md")
-        CLIExpect.cleanError(store.run(["export", chat, "--output", dir]), code: 64, mentioning: ["already exists"])
+        CLIExpect.cleanError(
+            await store.invoke(["export", chat, "--output", dir]), code: 64, mentioning: ["already exists"])
     }
 
-    @Test func anImageIsItsOriginalFile() throws {
+    @Test func anImageIsItsOriginalFile() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
-        let id = try store.ok(["image", "add", CLIFixtures.write(CLIFixtures.jpeg, in: store.directory)])
-        let r = store.run(["export", id, "--output", store.directory])
+        let id = try await store.invokeOK(["image", "add", CLIFixtures.write(CLIFixtures.jpeg, in: store.directory)])
+        let r = await store.invoke(["export", id, "--output", store.directory])
         CLIExpect.success(r)
         #expect(r.trimmedStdout == "\(store.directory)/\(id).jpg")
         #expect(FileManager.default.contents(atPath: "\(store.directory)/\(id).jpg") == CLIFixtures.jpeg.bytes)
-        let out = store.run(["export", id, "--output", "-"])
+        let out = await store.invoke(["export", id, "--output", "-"])
         #expect(out.exitCode == 0 && out.stdoutData == CLIFixtures.jpeg.bytes, "\(out)")
         CLIExpect.cleanError(
-            store.run(["export", id, "--output", store.directory]), code: 64, mentioning: ["already exists"])
+            await store.invoke(["export", id, "--output", store.directory]), code: 64, mentioning: ["already exists"])
         // A folder that does not exist: the error names the file asked for, not a temp file.
-        let missing = store.run(["export", id, "--output", "\(store.directory)/no/such/x.jpg"])
+        let missing = await store.invoke(["export", id, "--output", "\(store.directory)/no/such/x.jpg"])
         CLIExpect.cleanError(missing, code: 66, mentioning: ["\(store.directory)/no/such/x.jpg"])
         #expect(!missing.stderr.contains(".tmp-"), "\(missing)")
     }
@@ -160,18 +162,18 @@ struct ExportCLITests {
         (["export", "chat-0000000000000000", "--format", "pdf"], "unknown format"),
         (["export", "chat-0000000000000000"], "chat-0000000000000000"),
     ])
-    func usageErrors(arguments: [String], needle: String) throws {
+    func usageErrors(arguments: [String], needle: String) async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
-        let r = store.run(arguments)
+        let r = await store.invoke(arguments)
         CLIExpect.cleanError(r, code: arguments.count == 2 ? 66 : 64, mentioning: [needle])
     }
 
-    @Test func aChatCannotBeAnEPUB() throws {
-        let (store, _, chat) = try Self.storeWithStory()
+    @Test func aChatCannotBeAnEPUB() async throws {
+        let (store, _, chat) = try await Self.storeWithStory()
         defer { store.remove() }
         CLIExpect.cleanError(
-            store.run(["export", chat, "--format", "epub", "--output", "-"]), code: 64,
+            await store.invoke(["export", chat, "--format", "epub", "--output", "-"]), code: 64,
             mentioning: ["cannot be exported as epub", "md"])
     }
 }

@@ -10,7 +10,7 @@ import Testing
     .needsPythonModules("html5lib"))
 struct ExportFolderTests {
     @Test func allWritesAFolderWhoseIndexLinksResolve() async throws {
-        let (store, story, chat) = try ExportCLITests.storeWithStory()
+        let (store, story, chat) = try await ExportCLITests.storeWithStory()
         defer { store.remove() }
         let out = "\(store.directory)/export"
         let r = await store.invoke(["export", "--all", "--output", out])
@@ -49,7 +49,7 @@ struct ExportFolderTests {
     }
 
     @Test func allRefusesAFolderInUseWithoutForce() async throws {
-        let (store, _, _) = try ExportCLITests.storeWithStory()
+        let (store, _, _) = try await ExportCLITests.storeWithStory()
         defer { store.remove() }
         let out = "\(store.directory)/export"
         CLIExpect.success(await store.invoke(["export", "--all", "--output", out]))
@@ -61,7 +61,7 @@ struct ExportFolderTests {
     }
 
     @Test func picturesNotDownloadedAreLeftOutWithAWarning() async throws {
-        let (store, story, _) = try ExportCLITests.storeWithStory()
+        let (store, story, _) = try await ExportCLITests.storeWithStory()
         defer { store.remove() }
         let images = try store.list(["--kind", "image"]).compactMap { $0["id"] as? String }
         let gone = try #require(images.first)
@@ -91,7 +91,7 @@ struct ExportFolderTests {
     /// Headless Chromium opens the picture book (with a probe script added to a copy) and
     /// reports how many pictures decoded (naturalWidth > 0).
     @Test func everyPictureLoadsInChromium() async throws {
-        let (store, story, _) = try ExportCLITests.storeWithStory()
+        let (store, story, _) = try await ExportCLITests.storeWithStory()
         defer { store.remove() }
         let chromium = CLIHarness.which("chromium") ?? CLIHarness.which("chromium-browser")
         let browser = try #require(

@@ -6,10 +6,10 @@ import Testing
 
 @Suite("Import: command line", .tags(.python), .needsPython)
 struct ImportCLITests {
-    @Test func importPrintsASummaryAndReimportAddsNothing() throws {
+    @Test func importPrintsASummaryAndReimportAddsNothing() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
-        let first = store.run(["import", ImportFixture.path("chatgpt")])
+        let first = await store.invoke(["import", ImportFixture.path("chatgpt")])
         #expect(first.exitCode == 0 && first.stderr.isEmpty, "\(first)")
         #expect(
             first.stdoutLines.first
@@ -20,28 +20,28 @@ struct ImportCLITests {
         #expect(first.stdout.contains("skipped   damaged-1: its mapping is missing or not an object"), "\(first)")
         let journal = store.journalBytes()
         let again = try CLIJSON.object(
-            store.run(["import", "chatgpt", ImportFixture.path("chatgpt/conversations.json"), "--json"]))
+            await store.invoke(["import", "chatgpt", ImportFixture.path("chatgpt/conversations.json"), "--json"]))
         #expect(again["created"] as? Int == 0 && again["unchanged"] as? Int == 4 && again["elementsAdded"] as? Int == 0)
         #expect(store.journalBytes() == journal)
         #expect(try store.list().count == 4)
     }
 
-    @Test func jsonOutputAndChatsWithAlternativesMatchTheirSchemas() throws {
+    @Test func jsonOutputAndChatsWithAlternativesMatchTheirSchemas() async throws {
         try SchemaValidator.requireAvailable()
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
-        let first = store.run(["import", ImportFixture.path("chatgpt"), "--json"])
+        let first = await store.invoke(["import", ImportFixture.path("chatgpt"), "--json"])
         let check = SchemaValidator.validate("import-output", stdin: first.stdoutData)
         #expect(first.exitCode == 0 && check.passed, "\(check)")
         let records = try #require(try CLIJSON.object(first)["records"] as? [[String: Any]])
         let lisbon = try #require(records.first { $0["title"] as? String == "Lisbon trip" }?["id"] as? String)
-        let shown = store.run(["show", lisbon, "--json"])
+        let shown = await store.invoke(["show", lisbon, "--json"])
         #expect((try CLIJSON.object(shown)["alternatives"] as? [[String: Any]])?.count == 2)
         let chat = SchemaValidator.validate("chat", stdin: shown.stdoutData, canonical: true)
         #expect(chat.passed, "\(chat)")
         let journal = SchemaValidator.validate("journal-line", files: [store.journalPath], canonical: true, jsonl: true)
         #expect(journal.passed, "\(journal)")
-        let text = store.run(["show", lisbon])
+        let text = await store.invoke(["show", lisbon])
         #expect(
             text.stdout.contains("2 alternatives on other branches")
                 && text.stdout.contains("An old answer that was regenerated."), "\(text)")
@@ -54,10 +54,10 @@ struct ImportCLITests {
         #expect(!bad.passed)
     }
 
-    @Test func roundTripEveryImportedMessageIsInItsMarkdownExport() throws {
+    @Test func roundTripEveryImportedMessageIsInItsMarkdownExport() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
-        for source in ["chatgpt", "claude"] { try store.ok(["import", ImportFixture.path(source)]) }
+        for source in ["chatgpt", "claude"] { try await store.invokeOK(["import", ImportFixture.path(source)]) }
         let chats = try store.list(["--kind", "chat"])
         #expect(chats.count >= 5)
         var checked = 0
@@ -66,7 +66,7 @@ struct ImportCLITests {
             let shown = try store.show(id)
             let messages =
                 (shown["messages"] as? [[String: Any]] ?? []) + (shown["alternatives"] as? [[String: Any]] ?? [])
-            let markdown = try store.ok(["export", id, "--format", "md", "-o", "-"])
+            let markdown = try await store.invokeOK(["export", id, "--format", "md", "-o", "-"])
             for message in messages {
                 let text = try #require(message["text"] as? String).trimmingCharacters(in: .whitespacesAndNewlines)
                 #expect(markdown.contains(text), "\(id): \(text.prefix(60)) missing from its Markdown")
@@ -76,7 +76,7 @@ struct ImportCLITests {
         #expect(checked >= 20, "\(checked) messages checked")
     }
 
-    @Test func dalleURLsAreFetchedOnlyWithFetch() throws {
+    @Test func dalleURLsAreFetchedOnlyWithFetch() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
         // A loopback server with one picture; the response names it and one that is gone.
@@ -98,52 +98,52 @@ struct ImportCLITests {
                 .utf8
         )
         .write(to: URL(fileURLWithPath: response))
-        let without = store.run(["import", "dalle", response])
+        let without = await store.invoke(["import", "dalle", response])
         #expect(
             without.exitCode == 0 && without.stdout.contains("0 created")
                 && without.stdout.contains("2 image URL(s) not fetched")
                 && without.stdout.contains("--fetch"),
             "no picture without --fetch, and the summary says how: \(without)")
-        let with = store.run(["import", "dalle", response, "--fetch"])
+        let with = await store.invoke(["import", "dalle", response, "--fetch"])
         #expect(with.exitCode == 0 && with.stdout.contains("1 created"), "\(with)")
         #expect(with.stdout.contains("1 image URL(s) could not be fetched") && with.stdout.contains("404"), "\(with)")
         let images = try store.list(["--kind", "image"])
         let id = try #require(images.first?["id"] as? String)
-        let saved = store.run(["image", "save", id, "-"])
+        let saved = await store.invoke(["image", "save", id, "-"])
         #expect(saved.stdoutData == CLIFixtures.png.bytes)
     }
 
-    @Test func aNewerExportExtendsTheChat() throws {
+    @Test func aNewerExportExtendsTheChat() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
-        try store.ok(["import", "chatgpt", ImportFixture.path("chatgpt")])
-        let newer = try CLIJSON.object(store.run(["import", ImportFixture.path("chatgpt-newer"), "--json"]))
+        try await store.invokeOK(["import", "chatgpt", ImportFixture.path("chatgpt")])
+        let newer = try CLIJSON.object(await store.invoke(["import", ImportFixture.path("chatgpt-newer"), "--json"]))
         #expect(newer["created"] as? Int == 1 && newer["extended"] as? Int == 1 && newer["elementsAdded"] as? Int == 4)
         let records = newer["records"] as? [[String: Any]] ?? []
         let lisbon = try #require(records.first { $0["title"] as? String == "Lisbon trip" })
         #expect(lisbon["outcome"] as? String == "extended" && lisbon["elements"] as? Int == 2)
         let shown = try store.show(lisbon["id"] as? String ?? "")
         #expect((shown["messages"] as? [[String: Any]])?.count == 11)
-        #expect(store.run(["conflicts", "--json"]).trimmedStdout == "[]")
+        #expect(await store.invoke(["conflicts", "--json"]).trimmedStdout == "[]")
     }
 
-    @Test func dryRunAndOtherSources() throws {
+    @Test func dryRunAndOtherSources() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
         let dry = try CLIJSON.object(
-            store.run(["import", ImportFixture.path("storybook/story.json"), "--dry-run", "--json"]))
+            await store.invoke(["import", ImportFixture.path("storybook/story.json"), "--dry-run", "--json"]))
         #expect(dry["dryRun"] as? Bool == true && dry["created"] as? Int == 1)
         #expect(try store.list().isEmpty)
-        let story = store.run(["import", "storybook", ImportFixture.path("storybook/story.json")])
+        let story = await store.invoke(["import", "storybook", ImportFixture.path("storybook/story.json")])
         #expect(story.stdout.contains("The Brave Little Fox (3 pages)"), "\(story)")
-        let dalle = store.run([
+        let dalle = await store.invoke([
             "import", "dalle", ImportFixture.path("dalle/response.json"), "--prompt", "red", "--model", "dall-e-3",
         ])
         #expect(dalle.exitCode == 0 && dalle.stdout.contains("note      1 image URL(s) not fetched"), "\(dalle)")
-        let claude = store.run(["import", ImportFixture.path("claude")])
+        let claude = await store.invoke(["import", ImportFixture.path("claude")])
         #expect(claude.exitCode == 0 && claude.stdout.contains("Fox facts (3 messages)"), "\(claude)")
         #expect(try store.list().count == 4)
-        #expect(store.run(["fsck"]).exitCode == 0)
+        #expect(await store.invoke(["fsck"]).exitCode == 0)
     }
 
     @Test(arguments: [
@@ -154,35 +154,35 @@ struct ImportCLITests {
         (["import", "chatgpt", "nowhere.json"], 66, "no such file or folder"),
         (["import"], 64, "missing argument PATH"),
     ])
-    func badInputIsOneLineWithItsExitCode(arguments: [String], exitCode: Int32, message: String) throws {
+    func badInputIsOneLineWithItsExitCode(arguments: [String], exitCode: Int32, message: String) async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
         let args = arguments.enumerated().map { n, a in n == arguments.count - 1 && n > 0 ? ImportFixture.path(a) : a }
-        let r = store.run(args)
+        let r = await store.invoke(args)
         #expect(r.exitCode == exitCode && r.stdout.isEmpty, "\(r)")
         #expect(r.stderrLines.count == 1 && r.stderr.hasPrefix("Error: ") && r.stderr.contains(message), "\(r)")
         #expect(store.journalBytes().isEmpty)
     }
 
-    @Test func aZippedExportWithPictures() throws {
+    @Test func aZippedExportWithPictures() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
-        let r = store.run(["import", ImportFixture.path("chatgpt-export.zip")])
+        let r = await store.invoke(["import", ImportFixture.path("chatgpt-export.zip")])
         #expect(r.exitCode == 0 && r.stdoutLines.first?.hasPrefix("Imported from chatgpt: 3 created") == true, "\(r)")
         #expect(r.stdout.contains("3 image files missing from the export"), "\(r)")
         #expect(try store.list(["--kind", "image"]).count == 2)
-        #expect(store.run(["fsck"]).exitCode == 0)
-        let bad = store.run(["import", ImportFixture.path("bad/truncated.zip")])
+        #expect(await store.invoke(["fsck"]).exitCode == 0)
+        let bad = await store.invoke(["import", ImportFixture.path("bad/truncated.zip")])
         #expect(
             bad.exitCode == 65 && bad.stderrLines.count == 1
                 && bad.stderr.contains("is not a zip archive this version can read"), "\(bad)")
     }
 
-    @Test func helpDescribesTheCommand() throws {
-        let r = CLIHarness.run(["import", "--help"])
+    @Test func helpDescribesTheCommand() async throws {
+        let r = await CLIHarness.invoke(["import", "--help"])
         #expect(
             r.exitCode == 0 && r.stdout.contains("aisync import")
                 && r.stdout.contains("chatgpt, claude, storybook or dalle"), "\(r)")
-        #expect(CLIHarness.run(["help"]).stdout.contains("import"))
+        #expect(await CLIHarness.invoke(["help"]).stdout.contains("import"))
     }
 }
