@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/opt/swift/usr/bin"
-flags=(-c release --product aisync)
+flags=(-c release)
 if [ "$(uname -s)" = Linux ]; then
   if ! ls /usr/lib/*/libcurl.so /usr/lib/libcurl.so >/dev/null 2>&1; then
     as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi; }
@@ -18,8 +18,6 @@ if [ "$(uname -s)" = Linux ]; then
   fi
   flags+=(--static-swift-stdlib)
 fi
-swift build "${flags[@]}" >&2
-bench_flags=("${flags[@]}")
-bench_flags[2]=aisync-bench
-swift build "${bench_flags[@]}" >&2
+swift build "${flags[@]}" --product aisync >&2
+swift build "${flags[@]}" --product aisync-bench >&2
 echo "$(swift build "${flags[@]}" --show-bin-path)/aisync"
