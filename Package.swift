@@ -64,11 +64,61 @@ let package = Package(
         .executableTarget(name: "aisync-bench", dependencies: ["AISync"], path: "Sources/aisync-bench"),
         // The README's library example, built with everything and run by ExampleTests.
         .executableTarget(name: "aisync-example", dependencies: ["AISync"], path: "Examples/SavedChats"),
+        // Tests: one target per layer, each importing only its layer and those below it, so
+        // `swift test --skip-build --filter AISyncStoreTests` runs one layer. The CLI's suites run
+        // commands in-process; AISyncScenarioTests runs the built binaries against the real
+        // servers. AISyncTestSupport holds the harnesses they share (package access).
+        .target(
+            name: "AISyncTestSupport", dependencies: ["AISync", "AISyncTesting", "AISyncCLI"],
+            path: "Tests/AISyncTestSupport"),
         .testTarget(
-            name: "AISyncTests",
-            dependencies: ["AISync", "AISyncTesting", "AISyncCLI", "aisync", "aisync-bench", "aisync-example"],
-            path: "Tests/AISyncTests"
-        ),
+            name: "AISyncCoreTests", dependencies: ["AISyncCore", "AISyncFiles", "AISyncTesting", "AISyncTestSupport"],
+            path: "Tests/AISyncCoreTests"),
+        .testTarget(
+            name: "AISyncStoreTests",
+            dependencies: ["AISyncCore", "AISyncFiles", "AISyncStore", "AISyncTesting", "AISyncTestSupport"],
+            path: "Tests/AISyncStoreTests"),
+        .testTarget(
+            name: "AISyncHTTPTests",
+            dependencies: ["AISyncCore", "AISyncFiles", "AISyncHTTP", "AISyncTesting", "AISyncTestSupport"],
+            path: "Tests/AISyncHTTPTests"),
+        .testTarget(
+            name: "AISyncRemoteTests",
+            dependencies: [
+                "AISyncCore", "AISyncFiles", "AISyncHTTP", "AISyncRemote", "AISyncTesting", "AISyncTestSupport",
+            ],
+            path: "Tests/AISyncRemoteTests"),
+        .testTarget(
+            name: "AISyncImgurTests",
+            dependencies: [
+                "AISyncCore", "AISyncFiles", "AISyncHTTP", "AISyncImgur", "AISyncTesting", "AISyncTestSupport",
+            ],
+            path: "Tests/AISyncImgurTests"),
+        .testTarget(
+            name: "AISyncImportTests",
+            dependencies: [
+                "AISyncCore", "AISyncFiles", "AISyncStore", "AISyncHTTP", "AISyncImport", "AISyncTesting",
+                "AISyncTestSupport",
+            ],
+            path: "Tests/AISyncImportTests"),
+        .testTarget(
+            name: "AISyncExportTests",
+            dependencies: [
+                "AISyncCore", "AISyncFiles", "AISyncStore", "AISyncExport", "AISyncTesting", "AISyncTestSupport",
+            ],
+            path: "Tests/AISyncExportTests"),
+        .testTarget(
+            name: "AISyncSyncTests",
+            dependencies: ["AISync", "AISyncTesting", "AISyncTestSupport", "aisync", "aisync-example"],
+            path: "Tests/AISyncSyncTests"),
+        .testTarget(
+            name: "AISyncCLITests",
+            dependencies: ["AISync", "AISyncCLI", "AISyncTesting", "AISyncTestSupport", "aisync", "aisync-bench"],
+            path: "Tests/AISyncCLITests"),
+        .testTarget(
+            name: "AISyncScenarioTests",
+            dependencies: ["AISync", "AISyncTesting", "AISyncTestSupport", "aisync", "aisync-bench"],
+            path: "Tests/AISyncScenarioTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -97,7 +97,7 @@ stop_servers() {
 trap stop_servers EXIT
 trap 'exit 130' INT TERM
 bash scripts/servers.sh start
-# Every suite runs here: a server or tool that is missing fails its tests (Tests/AISyncTests/Support/Requirements.swift).
+# Every suite runs here: a server or tool that is missing fails its tests (Tests/AISyncTestSupport/Requirements.swift).
 export AISYNC_TEST_ALL=1
 set -a
 # shellcheck disable=SC1091

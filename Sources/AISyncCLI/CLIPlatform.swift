@@ -56,6 +56,14 @@ public enum CLIPlatform {
     /// Whether `fd` is a terminal (never inside a capturing session).
     static func isTerminal(_ fd: Int32) -> Bool { session == nil && isatty(fd) == 1 }
 
+    /// File descriptor 1 when standard output is the process's own; nil when a session
+    /// captures it (then write through ``writeBytes(_:to:)``).
+    static var standardOutputDescriptor: Int32? { session == nil ? 1 : nil }
+
+    /// Whether the process ends with the command it runs. Then nothing needs freeing; a
+    /// capturing session runs many commands in one process, and each frees what it opened.
+    static var processEndsWithCommand: Bool { session == nil }
+
     /// The raw arguments, rejecting any that are not valid UTF-8 instead of repairing them
     /// (which would silently change a title or a path).
     static func arguments() -> Result<[String], CLIError> {

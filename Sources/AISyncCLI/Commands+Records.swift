@@ -139,11 +139,11 @@ enum RecordCommands {
                     "standard output is a terminal, and a picture's bytes would garble it",
                     hint: "Redirect it: aisync image save \(record) - > picture.png")
             }
-            if CLIPlatform.session == nil {
+            if let output = CLIPlatform.standardOutputDescriptor {
                 try await Context.call { () async throws(AISyncError) in
-                    try await store.writeImage(record, toFileDescriptor: 1)
+                    try await store.writeImage(record, toFileDescriptor: output)
                 }
-            } else {  // In-process (tests): the captured output stands for file descriptor 1.
+            } else {
                 let image = try await Context.call { () async throws(AISyncError) in
                     try await store.export(record, format: .image)
                 }

@@ -140,31 +140,34 @@ enum SyncCommands {
         }
     }
 
-    /// Push, pull or sync with the engine for `remote`, then the report.
+    /// What push, pull and sync share: the remote, `--dry-run`, `--json`, `--remember`.
+    struct TransferOptions: ParsableArguments {
+        @Argument(help: remoteHelp) var name: String?
+        @Flag(help: dryRunHelp) var dryRun: Bool
+        @Flag(help: jsonHelp) var json: Bool
+        @Flag(help: rememberHelp) var remember: Bool
+    }
+
+    /// Push, pull or sync with the engine for the options' remote, then the report.
     static func transfer(
-        _ verb: String, _ context: CommandContext, remote: String?, dryRun: Bool, json: Bool, remember: Bool,
-        allowMassDelete: Bool,
+        _ verb: String, _ context: CommandContext, _ options: TransferOptions, allowMassDelete: Bool,
         _ action: @escaping @Sendable (SyncEngine, Bool) async throws(AISyncError) -> SyncReport
     ) async throws(CLIError) -> Int32 {
-        let engine = try await engine(context, remote: remote, remember: remember, allowMassDelete: allowMassDelete)
+        let engine = try await engine(
+            context, remote: options.name, remember: options.remember, allowMassDelete: allowMassDelete)
+        let dryRun = options.dryRun
         let r = try await Context.call { () async throws(AISyncError) in try await action(engine, dryRun) }
-        report(r, verb: verb, json: json)
+        report(r, verb: verb, json: options.json)
         return ExitCode.success
     }
 
     struct Push: ParsableCommand {
         static let configuration = CommandConfiguration(path: ["push"], abstract: "Send local changes to a remote.")
-        @Argument(help: remoteHelp) var name: String?
-        @Flag(help: dryRunHelp) var dryRun: Bool
-        @Flag(help: jsonHelp) var json: Bool
-        @Flag(help: rememberHelp) var remember: Bool
+        @OptionGroup var transfer: TransferOptions
         @Flag(help: allowMassDeleteHelp) var allowMassDelete: Bool
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
-            try await transfer(
-                "push", context, remote: name, dryRun: dryRun, json: json, remember: remember,
-                allowMassDelete: allowMassDelete
-            ) {
+            try await SyncCommands.transfer("push", context, transfer, allowMassDelete: allowMassDelete) {
                 engine, dryRun throws(AISyncError) in try await engine.push(dryRun: dryRun)
             }
         }
@@ -173,15 +176,10 @@ enum SyncCommands {
     struct Pull: ParsableCommand {
         static let configuration = CommandConfiguration(
             path: ["pull"], abstract: "Fetch and merge changes from a remote.")
-        @Argument(help: remoteHelp) var name: String?
-        @Flag(help: dryRunHelp) var dryRun: Bool
-        @Flag(help: jsonHelp) var json: Bool
-        @Flag(help: rememberHelp) var remember: Bool
+        @OptionGroup var transfer: TransferOptions
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
-            try await transfer(
-                "pull", context, remote: name, dryRun: dryRun, json: json, remember: remember, allowMassDelete: false
-            ) {
+            try await SyncCommands.transfer("pull", context, transfer, allowMassDelete: false) {
                 engine, dryRun throws(AISyncError) in try await engine.pull(dryRun: dryRun)
             }
         }
@@ -189,17 +187,11 @@ enum SyncCommands {
 
     struct SyncCommand: ParsableCommand {
         static let configuration = CommandConfiguration(path: ["sync"], abstract: "Pull, merge, then push.")
-        @Argument(help: remoteHelp) var name: String?
-        @Flag(help: dryRunHelp) var dryRun: Bool
-        @Flag(help: jsonHelp) var json: Bool
-        @Flag(help: rememberHelp) var remember: Bool
+        @OptionGroup var transfer: TransferOptions
         @Flag(help: allowMassDeleteHelp) var allowMassDelete: Bool
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
-            try await transfer(
-                "sync", context, remote: name, dryRun: dryRun, json: json, remember: remember,
-                allowMassDelete: allowMassDelete
-            ) {
+            try await SyncCommands.transfer("sync", context, transfer, allowMassDelete: allowMassDelete) {
                 engine, dryRun throws(AISyncError) in try await engine.sync(dryRun: dryRun)
             }
         }

@@ -31,8 +31,7 @@ enum Context {
         do {
             let store = try Store.open(at: path)
             store.keepFoundationFiles()
-            // In-process runs (tests) free their stores: the process outlives many commands.
-            if CLIPlatform.session == nil { openStores.withLock { $0.append(store) } }
+            if CLIPlatform.processEndsWithCommand { openStores.withLock { $0.append(store) } }
             return store
         } catch { throw CLIError(error) }
     }

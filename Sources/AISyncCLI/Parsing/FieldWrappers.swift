@@ -149,3 +149,26 @@ struct Argument<Value: Sendable>: CommandField, Decodable {
         if let parsed = try parse(source.input(field.name ?? FieldName.argument(label), texts)) { value = parsed }
     }
 }
+
+/// Fields declared once and used by several commands (`@OptionGroup var transfer:
+/// TransferOptions`): they appear on the command line, in help and in completion as if each
+/// were declared where the group stands. Field names must not repeat across a command.
+@propertyWrapper
+struct OptionGroup<Value: ParsableArguments>: Decodable, Sendable, OptionGroupField {
+    /// The group's fields, parsed.
+    var wrappedValue: Value
+
+    init() { wrappedValue = Value() }
+
+    init(from decoder: any Decoder) throws {
+        guard let decoder = decoder as? FieldDecoder else { throw FieldDecoder.onlyFields(decoder.codingPath) }
+        wrappedValue = try Value(from: CommandDecoder(source: decoder.source))
+    }
+
+    var fields: [(label: String, field: any CommandField)] { Value.fields }
+}
+
+/// What the field list sees of an ``OptionGroup``: the fields it splices in.
+protocol OptionGroupField {
+    var fields: [(label: String, field: any CommandField)] { get }
+}

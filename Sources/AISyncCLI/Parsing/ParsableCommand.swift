@@ -36,28 +36,37 @@ extension Invocation {
 /// The fields are found by reflecting a default instance (`init()`), in declaration order,
 /// and filled in by decoding (the synthesized `Decodable` conformance) from the parsed
 /// command line. Only wrapped fields may be stored properties of a command.
-protocol ParsableCommand: Decodable, Sendable {
+protocol ParsableCommand: ParsableArguments {
     /// The command's name and help.
     static var configuration: CommandConfiguration { get }
-    /// A command with every field at its default (for reflection).
-    init()
     /// Checks what one field alone cannot (two options that exclude each other, a range).
     func validate(_ context: CommandContext) throws(CLIError)
     /// Runs the command; returns the exit status.
     func run(_ context: CommandContext) async throws(CLIError) -> Int32
 }
 
-extension ParsableCommand {
-    func validate(_ context: CommandContext) throws(CLIError) {}
+/// Fields that several commands share (`@OptionGroup`), or a command's own: a struct of
+/// wrapped fields with a default instance to reflect.
+protocol ParsableArguments: Decodable, Sendable {
+    /// Every field at its default (for reflection).
+    init()
+}
 
-    /// The fields of the command, in declaration order: property name and field.
+extension ParsableArguments {
+    /// The fields, in declaration order, an option group's spliced in where it stands:
+    /// property name and field.
     static var fields: [(label: String, field: any CommandField)] {
-        Mirror(reflecting: Self()).children.compactMap { child in
-            guard var label = child.label, let field = child.value as? any CommandField else { return nil }
+        Mirror(reflecting: Self()).children.flatMap { child -> [(label: String, field: any CommandField)] in
+            if let group = child.value as? any OptionGroupField { return group.fields }
+            guard var label = child.label, let field = child.value as? any CommandField else { return [] }
             if label.hasPrefix("_") { label.removeFirst() }
-            return (label, field)
+            return [(label, field)]
         }
     }
+}
+
+extension ParsableCommand {
+    func validate(_ context: CommandContext) throws(CLIError) {}
 
     /// The command as the parser, help and completion see it.
     static var spec: CommandSpec {

@@ -1,0 +1,168 @@
+import AISyncTestSupport
+import Foundation
+import Testing
+
+@testable import AISyncCore
+@testable import AISyncStore
+
+/// The index is searched in place (docs/DESIGN.md §4.4 keeps it a cache): by sampled ids in memory, then
+/// within one run of lines. Every record must be found and no other, whether the index was
+/// just written by this process (its layout handed over) or read back from disk by another
+/// (its layout rebuilt by the checking pass), and across merges of changed records into it.
+@Suite("Index lookups")
+struct IndexLookupTests {
+    @Test func everyRecordIsFoundAndNoOtherAcrossManyRuns() async throws {
+        let dir = Scratch.makeDirectory("index-lookup")
+        defer { Scratch.removeDirectory(dir) }
+        let writer = try Scratch.makeStore(in: dir, "a")
+        let base = Timestamp(milliseconds: 1_764_417_600_000)
+        // 1,000 records: 16 runs of 64 lines, more than one merge of changed records.
+        let ids = try await writer.createMany(
+            (0..<1_000).map { i in
+                .chat(ChatBody(title: "chat \(i)", model: nil, created: base, updated: base))
+            })
+        let titles = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, "chat \($0)") })
+        // Renaming every third one changes records already in the index (a merge copies the rest).
+        let renamed = ids.enumerated().filter { $0.offset % 3 == 0 }.map { ($0.element, "renamed \($0.offset)") }
+        try await writer.renameMany(renamed)
+        let expected = titles.merging(renamed, uniquingKeysWith: { _, new in new })
+        try await writer.finishImport()
+        let reader = try Store.open(at: writer.root)
+        for store in [writer, reader] {
+            for id in ids {
+                let (_, body) = try await store.record(id)
+                #expect(body?.title == expected[id], "\(id)")
+            }
+            // Ids that sort before, between and after the stored ones are not there.
+            let sorted = ids.sorted()
+            var absent = ["chat-0", "chat-zzzzzzzzzzzzzzzz", "image-0000000000000000"]
+            for id in sorted.prefix(200) { absent.append(id.rawValue + "0") }
+            for text in absent {
+                let id = try #require(RecordID(text))
+                await #expect(throws: AISyncError.self, "\(text) is not a record") { _ = try await store.record(id) }
+            }
+            #expect(try await store.list().count == ids.count)
+        }
+        let header = try String(contentsOfFile: "\(writer.root)/index/records.v2", encoding: .utf8).prefix {
+            $0 != "\n"
+        }
+        #expect(header.split(separator: "\t")[8] == "1000", "\(header)")
+    }
+
+    /// The filter that spares a search of the index for records it lacks never says "no" to
+    /// an id it holds, and seldom "maybe" to one it does not.
+    @Test func theIDFilterHoldsWhatWasAddedAndLittleElse() throws {
+        var filter = IDFilter()
+        let held = try (0..<20_000).map { try #require(RecordID("chat-held-\($0)")) }
+        let other = try (0..<20_000).map { try #require(RecordID("chat-other-\($0)")) }
+        #expect(!held.contains { filter.mayContain($0) }, "an empty filter holds nothing")
+        for id in held { filter.insert(id) }
+        #expect(held.allSatisfy { filter.mayContain($0) })
+        // About 1 in 3,000,000 at 20,000 ids: more than 2 means the bits are not spread.
+        #expect(other.count { filter.mayContain($0) } <= 2)
+    }
+
+    /// A rebuild keeps the decoded states of records with a long history from one window of
+    /// the journal to the next, across the index writes in between: a version of such a
+    /// record after 6,000 others must join its earlier lines, not replace them.
+    @Test func aRebuildKeepsEveryLineOfARecordWhoseStateOutlivesAnIndexWrite() async throws {
+        let dir = Scratch.makeDirectory("index-rebuild-history")
+        defer { Scratch.removeDirectory(dir) }
+        let store = try Scratch.makeStore(in: dir, "a")
+        let chat = try await store.createChat(title: "a long chat", model: nil)
+        for n in 0..<8 { _ = try await store.appendMessage(to: chat, role: .user, text: "early \(n)") }
+        let base = Timestamp(milliseconds: 1_764_417_600_000)
+        _ = try await store.createMany(
+            (0..<6_000).map { i in
+                .chat(
+                    ChatBody(
+                        title: "filler \(i) " + String(repeating: "x", count: 980), model: nil, created: base,
+                        updated: base))
+            })
+        _ = try await store.appendMessage(to: chat, role: .assistant, text: "late")
+        try await store.finishImport()
+        try FileManager.default.removeItem(atPath: "\(store.root)/index/records.v2")
+        let fresh = try Store.open(at: store.root)
+        guard case .chat(let body)? = try await fresh.record(chat).body else {
+            Issue.record("not a chat")
+            return
+        }
+        #expect(body.messages.map(\.text) == (0..<8).map { "early \($0)" } + ["late"])
+        #expect(try await fresh.list().count == 6_001)
+        // The rebuilt index lists all ten lines of the chat (created, 8 messages, 1 more). A
+        // read would mend an index that lost some (by rebuilding it again), hiding the loss.
+        let index = try String(contentsOfFile: "\(store.root)/index/records.v2", encoding: .utf8)
+        let line = try #require(index.split(separator: "\n").first { $0.hasPrefix("\(chat.rawValue)\t") })
+        #expect(line.split(separator: "\t").last?.split(separator: ",").count == 10, "\(line)")
+    }
+
+    /// A listing reads the index's lines again in list order and mixes in the records
+    /// changed since it was written: newest first, ties in id order, deleted ones only when
+    /// asked, every title current.
+    @Test func aListingMixesIndexLinesAndChangedRecordsNewestFirst() async throws {
+        let dir = Scratch.makeDirectory("index-listing")
+        defer { Scratch.removeDirectory(dir) }
+        let store = try Scratch.makeStore(in: dir, "a")
+        let base = Timestamp(milliseconds: 1_764_417_600_000)
+        let ids = try await store.createMany(
+            (0..<300).map { i in
+                .chat(
+                    ChatBody(
+                        title: "chat \(i)", model: nil, created: base,
+                        updated: Timestamp(milliseconds: base.milliseconds + Int64(i % 7))))
+            })
+        try await store.finishImport()
+        // Changed since the index was written: renamed, deleted (kept in memory, not merged).
+        _ = try await store.rename(ids[10], to: "renamed ten")
+        _ = try await store.rename(ids[200], to: "renamed two hundred")
+        _ = try await store.delete(ids[20])
+        var titles = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, "chat \($0)") })
+        titles[ids[10]] = "renamed ten"
+        titles[ids[200]] = "renamed two hundred"
+        for includeDeleted in [false, true] {
+            let listing = try await store.listing(includeDeleted: includeDeleted)
+            let listed = try listing.all
+            #expect(listed.count == (includeDeleted ? 300 : 299) && listing.count == listed.count)
+            #expect(Set(listed.map(\.id)).count == listed.count, "no record twice")
+            #expect(listed.contains { $0.id == ids[20] } == includeDeleted)
+            for (a, b) in zip(listed, listed.dropFirst()) {
+                #expect(a.updated > b.updated || (a.updated == b.updated && a.id < b.id), "\(a.id) before \(b.id)")
+            }
+            for s in listed { #expect(s.title == titles[s.id], "\(s.id)") }
+            let changed: Set<RecordID> = includeDeleted ? [ids[10], ids[200], ids[20]] : [ids[10], ids[200]]
+            #expect(Set(listed.prefix(changed.count).map(\.id)) == changed, "the records changed last come first")
+            #expect(throws: AISyncError.self) { _ = try listing.summary(at: listing.count) }
+        }
+        let images = try await store.listing(kind: .image)
+        #expect(images.count == 0)
+    }
+    @Test("List order is newest first, ties in the order given, whether times fit sort keys or not")
+    func listOrder() {
+        var rng = SeededGenerator(seed: 21)
+        for round in 0..<200 {
+            let count = Int.random(in: 0...300, using: &rng)
+            // Narrow spans (keys), some ties, and spans too wide for a key (compared instead).
+            let spread: ClosedRange<Int64> =
+                switch round % 4 {
+                case 0: 0...5
+                case 1: 1_700_000_000_000...1_800_000_000_000
+                case 2: Int64.min...Int64.max
+                default: -1...Int64.max / 2
+                }
+            var times = (0..<count).map { _ in Int64.random(in: spread, using: &rng) }
+            let positions = (0..<count).map { _ in Int32.random(in: -50...Int32.max, using: &rng) }
+            let expected = times.indices.sorted { times[$0] != times[$1] ? times[$0] > times[$1] : $0 < $1 }.map {
+                positions[$0]
+            }
+            #expect(RecordListing.newestFirst(&times, positions: positions) == expected, "round \(round)")
+        }
+    }
+    @Test(
+        "Index numbers are written as Swift prints them",
+        arguments: [Int64(0), 7, 10, -1, -10, 1_764_417_600_000, .max, .min])
+    func decimals(_ value: Int64) {
+        var out: [UInt8] = [9]
+        IndexFile.decimal(value, into: &out)
+        #expect(out == [9] + Array(String(value).utf8))
+    }
+}
