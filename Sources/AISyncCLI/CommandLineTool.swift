@@ -10,9 +10,13 @@ public enum CommandLineTool {
     public static let version = Help.version
 
     /// Every command the user's binary has (benchmark commands are in `aisync-bench`).
-    static let commands: [CommandSpec] =
+    static let commandTypes: [any ParsableCommand.Type] =
         RecordCommands.all + InspectCommands.all + SyncCommands.all + ImgurCommands.all + ExportCommands.all
         + ImportCommands.all + CompletionCommands.all + [ManPage.command]
+
+    /// Every command's spec, for help, completion and the man page. Running one command
+    /// reflects only that command's fields: reflecting all of them costs milliseconds.
+    static var commands: [CommandSpec] { commandTypes.map { $0.spec } }
 
     /// Runs the command line of this process and exits with its status. Ctrl-C or SIGTERM
     /// cancels the command (exit 130); a second one exits at once.
@@ -59,10 +63,13 @@ public enum CommandLineTool {
             return helpCommand(Array(args.dropFirst()).filter { !$0.hasPrefix("-") })
         }
         // The longest command path that matches the leading words.
-        guard let command = commands.filter({ args.starts(with: $0.path) }).max(by: { $0.path.count < $1.path.count })
+        guard
+            let type = commandTypes.filter({ args.starts(with: $0.configuration.path) })
+                .max(by: { $0.configuration.path.count < $1.configuration.path.count })
         else {
             return await noCommand(args, leading: leading)
         }
+        let command = type.spec
         do {
             let inv = try parse(leading + Array(args.dropFirst(command.path.count)), for: command)
             if inv.flag("help") {
@@ -78,6 +85,7 @@ public enum CommandLineTool {
     /// The leading words name no command: a group alone (`aisync remote`), a group's help,
     /// or a mistake, answered with the closest command.
     private static func noCommand(_ args: [String], leading: [String]) async -> Int32 {
+        let commands = Self.commands
         let first = args[0]
         guard commands.contains(where: { $0.path.count > 1 && $0.path[0] == first }) else {
             return fail(CLIError(usage: "no such command '\(first)'", hint: suggestion(first)))
@@ -105,6 +113,7 @@ public enum CommandLineTool {
     }
 
     static func helpCommand(_ words: [String]) -> Int32 {
+        let commands = Self.commands
         if words.isEmpty {
             CLIPlatform.out(Help.root(commands))
             return ExitCode.success

@@ -3,7 +3,7 @@ import Foundation
 
 /// `aisync export`: records out as Markdown, an HTML picture book, an EPUB, JSON or the image file.
 enum ExportCommands {
-    static let all: [CommandSpec] = [ExportCommand.spec]
+    static let all: [any ParsableCommand.Type] = [ExportCommand.self]
 
     struct ExportCommand: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -2,7 +2,7 @@ import AISync
 
 /// `aisync imgur enable|disable|status`: images on Imgur (docs/DESIGN.md §7).
 enum ImgurCommands {
-    static let all: [CommandSpec] = [Enable.spec, Disable.spec, Status.spec]
+    static let all: [any ParsableCommand.Type] = [Enable.self, Disable.self, Status.self]
 
     struct Enable: ParsableCommand {
         static let configuration = CommandConfiguration(

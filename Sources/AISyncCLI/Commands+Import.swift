@@ -3,7 +3,7 @@ import Foundation
 
 /// `aisync import`: bring history in from ChatGPT, Claude, storybook apps and DALL·E.
 enum ImportCommands {
-    static let all: [CommandSpec] = [ImportCommand.spec]
+    static let all: [any ParsableCommand.Type] = [ImportCommand.self]
 
     struct ImportCommand: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -7,8 +7,8 @@ let jsonHelp = "Print one JSON document instead of text."
 
 /// Commands that read the store: list, show, log, status, conflicts, fsck, and resolve.
 enum InspectCommands {
-    static let all: [CommandSpec] = [
-        List.spec, Show.spec, Log.spec, Status.spec, Conflicts.spec, Resolve.spec, Restore.spec, Fsck.spec, GC.spec,
+    static let all: [any ParsableCommand.Type] = [
+        List.self, Show.self, Log.self, Status.self, Conflicts.self, Resolve.self, Restore.self, Fsck.self, GC.self,
     ]
 
     struct List: ParsableCommand {

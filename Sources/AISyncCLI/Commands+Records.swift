@@ -4,9 +4,9 @@ extension ChatBody.Role: ExpressibleByArgumentWord {}
 
 /// Commands that create and change records.
 enum RecordCommands {
-    static let all: [CommandSpec] = [
-        Init.spec, ChatNew.spec, ChatSay.spec, ChatEdit.spec, ChatRemove.spec, ImageAdd.spec, ImageSave.spec,
-        StoryNew.spec, Rename.spec, Favorite.spec, Remove.spec,
+    static let all: [any ParsableCommand.Type] = [
+        Init.self, ChatNew.self, ChatSay.self, ChatEdit.self, ChatRemove.self, ImageAdd.self, ImageSave.self,
+        StoryNew.self, Rename.self, Favorite.self, Remove.self,
     ]
 
     struct Init: ParsableCommand {

@@ -2,9 +2,9 @@ import AISync
 
 /// Remotes and sync: `remote add|list|remove`, `push`, `pull`, `sync`.
 enum SyncCommands {
-    static let all: [CommandSpec] = [
-        RemoteAdd.spec, RemoteList.spec, RemoteRemove.spec, Push.spec, Pull.spec, SyncCommand.spec, Compact.spec,
-        Encrypt.spec, PassphraseChange.spec, PassphraseForget.spec,
+    static let all: [any ParsableCommand.Type] = [
+        RemoteAdd.self, RemoteList.self, RemoteRemove.self, Push.self, Pull.self, SyncCommand.self, Compact.self,
+        Encrypt.self, PassphraseChange.self, PassphraseForget.self,
     ]
 
     struct RemoteAdd: ParsableCommand {

@@ -4,7 +4,7 @@ import AISync
 /// it never drifts from what the parser accepts; record ids come from the store at the
 /// moment of completion (`aisync complete-ids`, hidden).
 enum CompletionCommands {
-    static let all: [CommandSpec] = [CompletionCommand.spec, CompleteIDs.spec]
+    static let all: [any ParsableCommand.Type] = [CompletionCommand.self, CompleteIDs.self]
 
     /// The shells a completion script is written for.
     enum Shell: String, ExpressibleByArgumentWord {

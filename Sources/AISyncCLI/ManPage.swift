@@ -1,7 +1,7 @@
 /// `aisync.1`, the man page, written from the same command table as `aisync help`, so the two
 /// never disagree (`scripts/man.sh` saves it; the README says how to install it).
 enum ManPage {
-    static let command = Command.spec
+    static let command: any ParsableCommand.Type = Command.self
 
     struct Command: ParsableCommand {
         static let configuration = CommandConfiguration(
