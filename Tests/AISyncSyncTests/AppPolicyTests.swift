@@ -67,7 +67,7 @@ struct AppPolicyTests {
 
     /// A 429 from the loopback Imgur stand-in, through the live transport: the error says when
     /// the spent budgets reset (the later of the user window, 600 s, and the POST one, 900 s).
-    @Test func imgurRateLimitCarriesRetryAfter() async throws {
+    @Test(.tags(.python), .needsPython) func imgurRateLimitCarriesRetryAfter() async throws {
         let imgur = try ImgurStandIn.start(["--user-window", "600", "--post-window", "900"])
         defer { imgur.stop() }
         let dir = Scratch.makeDirectory("imgur-429")
@@ -96,7 +96,7 @@ struct AppPolicyTests {
 
     /// With `.imgur` the transport hands the `removed.png` hop back and the client reports
     /// `.removed`; with the neutral default it follows it like any same-host redirect.
-    @Test func removedPlaceholderStopsOnlyWithTheImgurPolicy() async throws {
+    @Test(.tags(.python), .needsPython) func removedPlaceholderStopsOnlyWithTheImgurPolicy() async throws {
         let imgur = try ImgurStandIn.start()
         defer { imgur.stop() }
         let dir = Scratch.makeDirectory("imgur-removed")

@@ -40,7 +40,7 @@ import Testing
         #expect(check.passed, "\(check)", sourceLocation: sourceLocation)
     }
 
-    @Test func listStatusLogAndConflictsMatchTheirSchemas() async throws {
+    @Test(.tags(.python), .needsPython) func listStatusLogAndConflictsMatchTheirSchemas() async throws {
         try SchemaValidator.requireAvailable()
         let dir = Scratch.makeDirectory("json-documents")
         defer { Scratch.removeDirectory(dir) }
@@ -58,7 +58,7 @@ import Testing
             "conflicts-output", Store.Conflict.listJSON(conflicts, deviceNames: names).canonicalBytes + [10], in: dir)
     }
 
-    @Test func syncGCRemoteListCompactAndImgurStatusMatchTheirSchemas() async throws {
+    @Test(.tags(.python), .needsPython) func syncGCRemoteListCompactAndImgurStatusMatchTheirSchemas() async throws {
         try SchemaValidator.requireAvailable()
         let dir = Scratch.makeDirectory("json-reports")
         defer { Scratch.removeDirectory(dir) }
