@@ -20,6 +20,8 @@ enum ImportCommands {
         var second: String?
         @Flag(help: "Say what would be imported, without writing anything.") var dryRun: Bool
         @Flag(help: jsonHelp) var json: Bool
+        @Flag(help: "chatgpt, claude: keep the model's reasoning (thoughts, thinking) with its answers.")
+        var withReasoning: Bool
         @Option(valueName: "P", help: "dalle: the prompt the pictures were made from.") var prompt: String?
         @Option(valueName: "M", help: "dalle: the model that made them, e.g. dall-e-3.") var model: String?
         @Flag(help: "dalle: download pictures given as a url (they expire an hour after the response).") var fetch: Bool
@@ -28,7 +30,7 @@ enum ImportCommands {
             let (source, path) = try sourceAndPath(context)
             let store = try Context.open(context)
             let options = Import.Options(
-                dryRun: dryRun, prompt: prompt, model: model, progress: progressLine,
+                dryRun: dryRun, withReasoning: withReasoning, prompt: prompt, model: model, progress: progressLine,
                 fetch: fetch ? Import.downloadPicture : nil)
             let summary = try await Context.call { () async throws(AISyncError) in
                 try await Import.run(source, path: path, into: store, options: options)
@@ -76,7 +78,7 @@ enum ImportCommands {
             case .unchanged: continue
             }
             for (reason, count) in r.notes.sorted(by: { $0.key < $1.key }) {
-                lines.append("            \(count) \(reason)")
+                lines.append("            \(count) \(ErrorText.note(reason))")
             }
         }
         if changed.count > listed {
@@ -84,7 +86,7 @@ enum ImportCommands {
             var totals: [String: Int] = [:]
             for r in changed { for (reason, count) in r.notes { totals[reason, default: 0] += count } }
             for (reason, count) in totals.sorted(by: { $0.key < $1.key }) {
-                lines.append("            \(count) \(reason)")
+                lines.append("            \(count) \(ErrorText.note(reason))")
             }
         }
         for skip in s.skipped.prefix(listed) {

@@ -64,5 +64,6 @@ enum ErrorText {
     /// `--fetch` option that does it.
     static func note(_ note: String) -> String {
         note.replacingOccurrences(of: "fetch them within the hour", with: "pass --fetch within the hour")
+            .replacingOccurrences(of: "import keeping reasoning", with: "import with --with-reasoning")
     }
 }

@@ -44,24 +44,7 @@ enum Output {
             )
         }
         switch body {
-        case .chat(let chat):
-            if let model = chat.model { lines.append("model: \(model)") }
-            lines.append(
-                "created \(TimeText.when(chat.created)), updated \(TimeText.when(chat.updated)), \(count(chat.messages.count, "message"))"
-            )
-            for m in chat.messages {
-                lines.append(
-                    "\n[\(m.role.rawValue, paint(m.role)) \(TimeText.when(m.time)) \(m.id, .faint)]\n\(m.text)")
-            }
-            if !chat.alternatives.isEmpty {
-                lines.append(
-                    "\n\(count(chat.alternatives.count, "alternative")) on other branches (regenerations, edits):")
-            }
-            for m in chat.alternatives {
-                lines.append(
-                    "\n[alternative \(m.role.rawValue, paint(m.role)) \(TimeText.when(m.time)) \(m.id, .faint), after \(m.branch?.after ?? "the start")]\n\(m.text)"
-                )
-            }
+        case .chat(let chat): lines += showChat(chat)
         case .story(let story):
             if let moral = story.moral { lines.append("moral: \(moral)") }
             lines.append(
@@ -90,6 +73,36 @@ enum Output {
             )
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A chat's lines for `show`: model, dates, custom instructions, the transcript (with any
+    /// reasoning kept before its answer) and the alternatives.
+    static func showChat(_ chat: ChatBody) -> [Styled] {
+        var lines: [Styled] = []
+        if let model = chat.model { lines.append("model: \(model)") }
+        lines.append(
+            "created \(TimeText.when(chat.created)), updated \(TimeText.when(chat.updated)), \(count(chat.messages.count, "message"))"
+        )
+        if let instructions = chat.instructions {
+            lines.append("\n\("custom instructions:", .magenta)\n\(instructions)")
+        }
+        for m in chat.messages {
+            if let reasoning = m.reasoning {
+                lines.append("\n\("[reasoning before the next answer]", .faint)\n\(reasoning, .faint)")
+            }
+            lines.append(
+                "\n[\(m.role.rawValue, paint(m.role)) \(TimeText.when(m.time)) \(m.id, .faint)]\n\(m.text)")
+        }
+        if !chat.alternatives.isEmpty {
+            lines.append(
+                "\n\(count(chat.alternatives.count, "alternative")) on other branches (regenerations, edits):")
+        }
+        for m in chat.alternatives {
+            lines.append(
+                "\n[alternative \(m.role.rawValue, paint(m.role)) \(TimeText.when(m.time)) \(m.id, .faint), after \(m.branch?.after ?? "the start")]\n\(m.text)"
+            )
+        }
+        return lines
     }
 
     /// Roles in colour: the person green, the assistant cyan, the system prompt magenta.

@@ -11,7 +11,16 @@ extension Export {
         if let model = chat.model { out += "- Model: \(oneLine(model))\n" }
         out += "- Created: \(chat.created.iso8601)\n"
         out += "- Updated: \(chat.updated.iso8601)\n"
-        for message in chat.messages { out += "\n## \(roleHeading(message.role))\n\n" + messageText(message) }
+        if let instructions = chat.instructions {
+            out += "\n## Custom instructions\n\n" + quoted(instructions)
+        }
+        for message in chat.messages {
+            out += "\n## \(roleHeading(message.role))\n\n"
+            if let reasoning = message.reasoning {
+                out += "<details><summary>Reasoning</summary>\n\n" + quoted(reasoning) + "\n</details>\n\n"
+            }
+            out += messageText(message)
+        }
         guard !chat.alternatives.isEmpty else { return out }
         // Other branches come after the transcript, each saying which message it follows, so
         // the transcript reads as the app showed it.
@@ -25,6 +34,13 @@ extension Export {
             out += "\n## Alternative \(n + 1): \(roleHeading(message.role)), after \(after)\n\n" + messageText(message)
         }
         return out
+    }
+
+    /// Text as a Markdown block quote (each line behind `> `), so it reads apart from the
+    /// transcript and cannot open headings or code blocks of its own.
+    static func quoted(_ text: String) -> String {
+        text.normalizingLineEndings().trimmingNewlines().split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.isEmpty ? ">" : "> " + $0 }.joined(separator: "\n") + "\n"
     }
 
     /// A message's text with line endings normalized and an open code fence closed.

@@ -30,8 +30,13 @@ struct ChatGPTImages {
         self.created = created
     }
 
-    /// The text standing for an `image_asset_pointer` part.
-    mutating func text(for part: JSONValue, notes: inout [String]) -> String {
+    /// The model ChatGPT draws with when a picture carries `metadata.dalle`.
+    static let dalleModel = "dall-e-3"
+
+    /// The text standing for an `image_asset_pointer` part. `request` is the prompt of the
+    /// DALL·E call the picture answers (nil for an upload); the pointer's own
+    /// `metadata.dalle.prompt` wins over it. `time` is the message's, when it has one.
+    mutating func text(for part: JSONValue, request: String?, time: Timestamp?, notes: inout [String]) -> String {
         let pointer = part["asset_pointer"]?.stringValue ?? "unknown"
         if let id = byPointer[pointer] { return "[image: \(id)]" }
         guard let assets else { return "[image: \(pointer)]" }
@@ -44,17 +49,33 @@ struct ChatGPTImages {
             return "[image: \(pointer)]"
         }
         let id = ImportIDs.record(.image, key: "image:\(digest.hex)")
-        let prompt = part["metadata"]?["dalle"]?["prompt"]?.stringValue
+        let dalle = part["metadata"]?["dalle"]
+        let prompt = dalle?["prompt"]?.stringValue ?? request
+        let drawn = (dalle != nil && dalle != .null) || request != nil
+        let when = time ?? created
         let body = ImageBody(
-            title: ImportIDs.title(name, fallback: "image"), sha256: digest, size: size,
-            mediaType: info.mediaType, width: info.width.map(Int64.init), height: info.height.map(Int64.init),
-            prompt: prompt, model: nil, created: created, updated: created)
+            title: Self.title(prompt: prompt, fileName: name, fileID: ChatGPTAssets.fileID(pointer)), sha256: digest,
+            size: size, mediaType: info.mediaType, width: info.width.map(Int64.init),
+            height: info.height.map(Int64.init), prompt: prompt, model: drawn ? Self.dalleModel : nil, created: when,
+            updated: when)
         switch asset {
         case .file(let path): found.append(Found(id: id, body: body, path: path))
         case .bytes(let bytes, _): found.append(Found(id: id, body: body, bytes: bytes))
         }
         byPointer[pointer] = id
         return "[image: \(id)]"
+    }
+
+    /// A picture's title: the start of its prompt, else its file name without the export's
+    /// `file-<id>-` prefix (`file-aTXjo8…-photo.webp` → `photo.webp`).
+    static func title(prompt: String?, fileName: String, fileID: String?) -> String {
+        if let prompt, !prompt.isBlank {
+            let line = prompt.split(whereSeparator: \.isNewline).first.map(String.init) ?? prompt
+            return ImportIDs.title(line.count > 80 ? String(line.prefix(79)) + "…" : line, fallback: "image")
+        }
+        var name = Substring(fileName)
+        if let fileID, name.hasPrefix(fileID + "-") { name = name.dropFirst(fileID.count + 1) }
+        return ImportIDs.title(String(name), fallback: "image")
     }
 
     /// An asset's file name, image type, sha256 and size; nil when it is not an image.

@@ -24,25 +24,32 @@ enum ChatGPTImporter {
 
     struct Damaged: Error { var reason: String }
 
-    static func read(_ document: ImportInput.Document, assets: ChatGPTAssets?, into batch: inout ImportBatch)
-        throws(AISyncError)
-    {
-        guard case .array(let conversations) = document.value else {
-            throw Import.notAn("a ChatGPT export", document, expected: "a list of conversations")
+    static func read(
+        _ document: ImportInput.Document, assets: ChatGPTAssets?, withReasoning: Bool = false,
+        into batch: inout ImportBatch
+    ) throws(AISyncError) {
+        let conversations: [JSONValue]
+        switch document.value {
+        case .array(let list): conversations = list
+        // One saved conversation (an exporter extension, the app's own API) is a one-element export.
+        case .object where document.value["mapping"] != nil: conversations = [document.value]
+        default: throw Import.notAn("a ChatGPT export", document, expected: "a list of conversations")
         }
         var seen: Set<String> = []
         var images: Set<RecordID> = []
         for (n, conversation) in conversations.enumerated() {
-            switch chat(conversation, assets: assets) {
+            switch chat(conversation, assets: assets, withReasoning: withReasoning) {
             case .success(let c):
                 guard seen.insert(c.key).inserted else {
                     batch.skip(c.key, "the same conversation twice in one export")
                     continue
                 }
                 for image in c.images where images.insert(image.id).inserted {
-                    batch.add(image.id, .image(image.body), imageBytes: image.bytes, imageFile: image.path)
+                    batch.add(
+                        image.id, .image(image.body), imageBytes: image.bytes, imageFile: image.path,
+                        activity: image.body.created)
                 }
-                batch.add(c.id, .chat(c.body), notes: c.notes)
+                batch.add(c.id, .chat(c.body), notes: c.notes, activity: c.body.updated)
             case .failure(let skip):
                 batch.skip(
                     conversation["conversation_id"]?.stringValue ?? conversation["id"]?.stringValue ?? "#\(n + 1)",
@@ -52,7 +59,9 @@ enum ChatGPTImporter {
     }
 
     /// One conversation as a chat body and its pictures, or why it cannot be imported.
-    static func chat(_ c: JSONValue, assets: ChatGPTAssets?) -> Result<Conversation, Damaged> {
+    static func chat(_ c: JSONValue, assets: ChatGPTAssets?, withReasoning: Bool = false) -> Result<
+        Conversation, Damaged
+    > {
         guard case .object = c else { return .failure(Damaged(reason: "not an object")) }
         guard let sourceID = c["conversation_id"]?.stringValue ?? c["id"]?.stringValue, !sourceID.isEmpty else {
             return .failure(Damaged(reason: "it has no id"))
@@ -71,19 +80,25 @@ enum ChatGPTImporter {
         let created =
             ImportIDs.time(seconds: c["create_time"]) ?? ImportIDs.time(seconds: c["update_time"])
             ?? Timestamp(milliseconds: 0)
-        var images = ChatGPTImages(assets: assets, created: created)
+        var reader = ChatGPTMessage(images: ChatGPTImages(assets: assets, created: created))
         let messages = self.messages(
-            transcript.path, mapping: mapping, key: key, start: created, notes: &notes, images: &images)
+            transcript.path, mapping: mapping, key: key, start: created, withReasoning: withReasoning, notes: &notes,
+            reader: &reader)
         let alternatives = self.alternatives(
-            mapping, onPath: messages.times, path: Set(transcript.path), key: key, start: created, images: &images)
+            mapping, onPath: messages.times, path: Set(transcript.path), key: key, start: created, reader: &reader)
         if !alternatives.isEmpty { notes[otherBranches] = alternatives.count }
         let model = c["default_model_slug"]?.stringValue ?? messages.model
+        // The source's last activity: its update time, or its last message when that is later.
+        let lastMessage = messages.list.last?.time ?? created
+        let updated = max(ImportIDs.time(seconds: c["update_time"]) ?? created, lastMessage)
         let body = ChatBody(
             title: ImportIDs.title(c["title"]?.stringValue, fallback: "Untitled chat"), model: model,
-            messages: messages.list, alternatives: alternatives, created: created, updated: created)
+            instructions: messages.instructions, messages: messages.list, alternatives: alternatives,
+            created: created, updated: updated)
         return .success(
             Conversation(
-                key: key, id: ImportIDs.record(.chat, key: key), body: body, notes: notes, images: images.found))
+                key: key, id: ImportIDs.record(.chat, key: key), body: body, notes: notes,
+                images: reader.images.found))
     }
 
     /// The messages the app would show on other branches (regenerations, edits), each marked
@@ -93,11 +108,12 @@ enum ChatGPTImporter {
     /// import is the same on every run.
     static func alternatives(
         _ mapping: [String: JSONValue], onPath: [String: Timestamp], path: Set<String>, key: String,
-        start: Timestamp, images: inout ChatGPTImages
+        start: Timestamp, reader: inout ChatGPTMessage
     ) -> [ChatBody.Message] {
         var shown: [String: (role: ChatBody.Role, text: String, time: Timestamp?)] = [:]
-        for (id, node) in mapping where !path.contains(id) {
-            if case .visible(let role, let text, let time, _) = ChatGPTMessage.read(node["message"], images: &images) {
+        // In id order, so a DALL·E request and its pictures read the same on every run.
+        for id in mapping.keys.sorted() where !path.contains(id) {
+            if case .visible(let role, let text, let time, _) = reader.read(mapping[id]?["message"]) {
                 shown[id] = (role, text, time)
             }
         }
@@ -128,31 +144,57 @@ enum ChatGPTImporter {
         return nil
     }
 
+    /// What the path holds: the visible messages, the chat's custom instructions, the last
+    /// model named, and the times given to the nodes shown.
+    struct Path {
+        var list: [ChatBody.Message] = []
+        var instructions: String?
+        var model: String?
+        var times: [String: Timestamp] = [:]
+    }
+
+    static let reasoningLeftOut = "reasoning steps, left out (import keeping reasoning to have them)"
+    static let reasoningKept = "reasoning steps, kept with the answers"
+    static let instructionsNote = "custom instructions, kept with the chat"
+
     /// The visible messages of the path, with times that only go forward (a message without
     /// a time, or with an earlier one, goes 1 ms after the one before), so the order shown is
-    /// the transcript's. Also the last `metadata.model_slug` seen.
+    /// the transcript's. Custom instructions go to the chat; reasoning goes to the answer
+    /// after it when `withReasoning`, else is counted.
     static func messages(
-        _ path: [String], mapping: [String: JSONValue], key: String, start: Timestamp,
-        notes: inout [String: Int], images: inout ChatGPTImages
-    ) -> (list: [ChatBody.Message], model: String?, times: [String: Timestamp]) {
-        var list: [ChatBody.Message] = []
-        var times: [String: Timestamp] = [:]
-        var model: String?
+        _ path: [String], mapping: [String: JSONValue], key: String, start: Timestamp, withReasoning: Bool,
+        notes: inout [String: Int], reader: inout ChatGPTMessage
+    ) -> Path {
+        var result = Path()
         var last = start.milliseconds - 1
+        var reasoning: [String] = []
         for nodeID in path {
             let message = mapping[nodeID]?["message"]
-            switch ChatGPTMessage.read(message, images: &images) {
+            switch reader.read(message) {
             case .hidden(let reason):
                 if message != nil, message != .null { notes[reason, default: 0] += 1 }
+            case .instructions(let text):
+                if result.instructions == nil { notes[instructionsNote, default: 0] += 1 }
+                result.instructions = result.instructions.map { $0 == text ? $0 : $0 + "\n\n" + text } ?? text
+            case .reasoning(let text):
+                notes[withReasoning ? reasoningKept : reasoningLeftOut, default: 0] += 1
+                if withReasoning, !text.isBlank { reasoning.append(text) }
             case .visible(let role, let text, let time, let messageNotes):
                 for note in messageNotes { notes[note, default: 0] += 1 }
                 last = max(time?.milliseconds ?? last + 1, last + 1)
                 let id = ImportIDs.element("m", key: key, source: nodeID)
-                list.append(ChatBody.Message(id: id, role: role, text: text, time: Timestamp(milliseconds: last)))
-                times[nodeID] = Timestamp(milliseconds: last)
-                model = message?["metadata"]?["model_slug"]?.stringValue ?? model
+                var kept: String?
+                if role == .assistant, !reasoning.isEmpty {
+                    kept = reasoning.joined(separator: "\n\n")
+                    reasoning = []
+                }
+                result.list.append(
+                    ChatBody.Message(
+                        id: id, role: role, text: text, time: Timestamp(milliseconds: last), reasoning: kept))
+                result.times[nodeID] = Timestamp(milliseconds: last)
+                result.model = message?["metadata"]?["model_slug"]?.stringValue ?? result.model
             }
         }
-        return (list, model, times)
+        return result
     }
 }

@@ -68,7 +68,8 @@ extension Import {
             var pending: Step?
             while true {
                 // Reading and converting batch k+1 (one child task) overlaps writing batch k.
-                let context = Context(file: file, found: found, assets: assets, now: now)
+                let context = Context(
+                    file: file, found: found, assets: assets, now: now, withReasoning: options.withReasoning)
                 async let next = context.readAndConvert(reader, upTo: batchBytes)
                 if let pending {
                     try await write(pending.batch, source: pending.source, offset: pending.offset, into: &summary)
@@ -123,6 +124,7 @@ extension Import {
         let found: Source?
         let assets: ChatGPTAssets
         let now: Timestamp
+        let withReasoning: Bool
 
         /// Reads the next batch's elements with `reader`, and converts them. (Converting two
         /// halves at once was measured slower: malloc contention outweighed the second core.)
@@ -152,8 +154,9 @@ extension Import {
                 if let found { source = found } else { source = try detect(document.value, path: file) }
                 var batch = ImportBatch()
                 switch source {
-                case .chatgpt: try ChatGPTImporter.read(document, assets: assets, into: &batch)
-                case .claude: try ClaudeImporter.read(document, into: &batch)
+                case .chatgpt:
+                    try ChatGPTImporter.read(document, assets: assets, withReasoning: withReasoning, into: &batch)
+                case .claude: try ClaudeImporter.read(document, withReasoning: withReasoning, into: &batch)
                 case .storybook: try StorybookImporter.read(document, now: now, into: &batch)
                 case .dalle: throw notAn("an Images API response", document, expected: "an object with a data list")
                 }

@@ -21,6 +21,9 @@ public enum Import {
     public struct Options: Sendable {
         /// Work out and report everything, but write nothing.
         public var dryRun: Bool
+        /// Keep the model's reasoning (ChatGPT's `thoughts`, Claude's `thinking`) with the
+        /// answer it led to (``ChatBody/Message/reasoning``); otherwise it is left out and counted.
+        public var withReasoning: Bool
         /// The prompt of a DALL·E response (the response itself holds only `revised_prompt`).
         public var prompt: String?
         /// The image model of a DALL·E response, e.g. `dall-e-3`.
@@ -33,11 +36,12 @@ public enum Import {
 
         /// Options for one import; `prompt`, `model` and `fetch` matter only for `dalle`.
         public init(
-            dryRun: Bool = false, prompt: String? = nil, model: String? = nil,
+            dryRun: Bool = false, withReasoning: Bool = false, prompt: String? = nil, model: String? = nil,
             progress: (@Sendable (ImportProgress) -> Void)? = nil,
             fetch: (@Sendable (String) async throws(AISyncError) -> [UInt8])? = nil
         ) {
             self.dryRun = dryRun
+            self.withReasoning = withReasoning
             self.prompt = prompt
             self.model = model
             self.progress = progress
@@ -111,8 +115,9 @@ public enum Import {
         let assets = found == .chatgpt ? try ImportInput.assets(at: path) : nil
         for document in documents {
             switch found {
-            case .chatgpt: try ChatGPTImporter.read(document, assets: assets, into: &batch)
-            case .claude: try ClaudeImporter.read(document, into: &batch)
+            case .chatgpt:
+                try ChatGPTImporter.read(document, assets: assets, withReasoning: options.withReasoning, into: &batch)
+            case .claude: try ClaudeImporter.read(document, withReasoning: options.withReasoning, into: &batch)
             case .storybook: try StorybookImporter.read(document, now: now, into: &batch)
             case .dalle: try DalleImporter.read(document, options: options, now: now, fetched: fetched, into: &batch)
             }

@@ -33,11 +33,13 @@ public struct ImportBatch: Sendable {
 
     mutating func add(
         _ id: RecordID, _ body: RecordBody, notes: [String: Int] = [:], imageBytes: [UInt8]? = nil,
-        imageFile: String? = nil
+        imageFile: String? = nil, activity: Timestamp? = nil
     ) {
         items.append(
-            Item(item: Store.ImportItem(id: id, body: body, imageBytes: imageBytes, imageFile: imageFile), notes: notes)
-        )
+            Item(
+                item: Store.ImportItem(
+                    id: id, body: body, imageBytes: imageBytes, imageFile: imageFile, activity: activity),
+                notes: notes))
     }
 
     mutating func skip(_ source: String, _ reason: String) { skipped.append(Skip(source: source, reason: reason)) }

@@ -16,13 +16,21 @@ extension Store {
         /// An image record's file, streamed into `objects/` when the record is created (its
         /// sha256 must still be the body's, else the import fails); nil otherwise.
         public var imageFile: String?
+        /// When the source app last changed it (a conversation's `update_time`, its last
+        /// message); written as the record's `activity`, so its "updated" time and place in
+        /// lists are the source's, not the moment of import. Nil when the source has none.
+        public var activity: Timestamp?
 
         /// An item to import; `imageBytes` or `imageFile` only for image bodies.
-        public init(id: RecordID, body: RecordBody, imageBytes: [UInt8]? = nil, imageFile: String? = nil) {
+        public init(
+            id: RecordID, body: RecordBody, imageBytes: [UInt8]? = nil, imageFile: String? = nil,
+            activity: Timestamp? = nil
+        ) {
             self.id = id
             self.body = body
             self.imageBytes = imageBytes
             self.imageFile = imageFile
+            self.activity = activity
         }
     }
 
@@ -62,12 +70,15 @@ extension Store {
                     continue
                 }
                 let state = try stateOf(item.id, in: snapshot)
-                let (outcome, change) = Self.importChange(item.body, over: state)
+                let (outcome, found) = Self.importChange(item.body, over: state)
                 outcomes.append(outcome)
-                guard let change, !dryRun else { continue }
+                guard var change = found, !dryRun else { continue }
                 if state == nil { try putImage(item) }
                 for (_, bytes) in change.objects { _ = try objects.put(bytes) }
                 time = max(time, state?.latestTime ?? .zero).tick(now: environment.now())
+                if let activity = item.activity, activity.milliseconds < time.wall {
+                    change.set(RecordSchema.activityField, .string(activity.iso8601))
+                }
                 let clock = (state?.clock ?? VectorClock()).incremented(for: deviceID)
                 let (version, line) = Version.encoded(
                     record: item.id, kind: item.body.kind, clock: clock, time: time, device: deviceID, ops: change.ops)

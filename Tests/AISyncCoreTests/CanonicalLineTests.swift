@@ -35,18 +35,19 @@ private struct LineMaker {
         switch field {
         case "title": return .inline(.string(text()))
         case "favorite": return .inline(.bool(chance()))
-        case "created": return .inline(.string(time()))
-        case "model", "moral", "prompt": return .inline(chance() ? .string(text()) : .null)
+        case "created", "activity": return .inline(.string(time()))
+        case "model", "moral", "prompt", "instructions": return .inline(chance() ? .string(text()) : .null)
         case "prompts": return .inline(.array((0..<Int.random(in: 0...3, using: &rng)).map { _ in .string(text()) }))
         case "sha256": return .inline(.string(digest().hex))
         case "size", "width": return .inline(.int(Int64.random(in: 0...Int64.max, using: &rng)))
         case "height", "imgur": return .inline(.null)
         case "mediaType": return .inline(.string("image/png"))
         case "messages":
-            return .inline(
-                .object([
-                    "role": .string(chance() ? "user" : "assistant"), "text": .string(text()), "time": .string(time()),
-                ]))
+            var message: [String: JSONValue] = [
+                "role": .string(chance() ? "user" : "assistant"), "text": .string(text()), "time": .string(time()),
+            ]
+            if chance() { message["reasoning"] = .string(text()) }
+            return .inline(.object(message))
         default:  // pages
             var page: [String: JSONValue] = ["n": .int(Int64.random(in: 0...40, using: &rng)), "text": .string(text())]
             if chance() { page["image"] = .string(digest().hex) }

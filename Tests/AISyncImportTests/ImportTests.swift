@@ -47,9 +47,9 @@ struct ImportChatGPTTests {
                 "[image: file-service://file-abc123]\n\nWhat is in this photo?",
                 "A tram. Let me count the windows.",
                 "```python\nprint(6 * 4)\n```",
-                "[python]\n24",
-                "[browser]\nLisbon trams: line 28.",
-                "{\"content_type\":\"some_future_type\",\"payload\":{\"x\":1}}",
+                "[python output]\n```\n24\n```",
+                "[web browsing output]\nLisbon trams: line 28.",
+                "[content type some_future_type]",
                 "Take tram 28.",
             ])
         #expect(
@@ -73,9 +73,13 @@ struct ImportChatGPTTests {
         #expect(Set(lisbon.alternatives.map(\.id)).isDisjoint(with: lisbon.messages.map(\.id)))
         #expect(item.notes[ChatGPTImporter.otherBranches] == 2)
         #expect(item.notes[ChatGPTMessage.hiddenReason] == 2)
-        #expect(item.notes["custom instructions"] == 1)
+        // Custom instructions go with the chat, not into its transcript.
+        #expect(lisbon.instructions == "Be brief.")
+        #expect(!lisbon.messages.contains { $0.text.contains("Be brief.") })
+        #expect(item.notes[ChatGPTImporter.instructionsNote] == 1)
         #expect(item.notes[ChatGPTMessage.emptyReason] == 1)
-        #expect(item.notes["kept as raw JSON (unknown content type)"] == 1)
+        #expect(item.notes[ChatGPTMessage.unknownNote] == 1)
+        #expect(lisbon.messages.contains { $0.text == "[content type some_future_type]" })
         #expect(item.notes[ChatGPTImages.missingNote] == 1, "this export folder has no picture files")
     }
 
@@ -147,8 +151,8 @@ struct ImportChatGPTTests {
         ("null", false),
     ])
     func whatTheAppHidesIsSkipped(json: String, visible: Bool) throws {
-        var images = ChatGPTImages(assets: nil, created: Timestamp(milliseconds: 0))
-        let reading = ChatGPTMessage.read(try JSONParser.parse(json), images: &images)
+        var reader = ChatGPTMessage(images: ChatGPTImages(assets: nil, created: Timestamp(milliseconds: 0)))
+        let reading = reader.read(try JSONParser.parse(json))
         if case .visible = reading { #expect(visible) } else { #expect(!visible) }
     }
 }
@@ -162,7 +166,9 @@ struct ImportChatGPTPictureTests {
         }
         // The photo (sent twice, once under user-…/) is one record; the DALL·E picture keeps its prompt.
         #expect(images.map(\.mediaType) == ["image/png", "image/gif"])
-        #expect(images.map(\.title) == ["file-img1-photo.png", "file-dalle1-fox.gif"])
+        // Titles: the prompt, else the file name without the export's `file-<id>-` prefix.
+        #expect(images.map(\.title) == ["photo.png", "a red fox, watercolor"])
+        #expect(images.map(\.model) == [nil, "dall-e-3"])
         #expect(images[1].prompt == "a red fox, watercolor")
         #expect(
             batch.items.map(\.item.imageFile).compactMap { $0 }.allSatisfy {
@@ -175,7 +181,7 @@ struct ImportChatGPTPictureTests {
             chat.messages[0].text
                 == "[image: \(photo)]\n\nDraw a fox like this.\n\n[image: file-service://file-gone]\n\n[image: file-service://file-doc1]"
         )
-        #expect(chat.messages[2].text == "[dalle.text2im]\n[image: \(fox)]")
+        #expect(chat.messages[2].text == "[DALL·E output]\n[image: \(fox)]")
         #expect(
             chat.messages[3].text
                 == "[image: \(photo)]\n\n[image: file-service://../../etc/passwd]\n\nSame photo again.")
@@ -342,12 +348,12 @@ struct ImportOtherSourcesTests {
         #expect(
             fox.messages.map(\.text) == [
                 "Tell me about foxes.\n\n[attachment: notes.txt]\nFoxes eat berries.",
-                "[tool use: web_search]\n{\"query\":\"fox facts\"}\n\n[tool result]\nFoxes are canids.\n\nFoxes are small canids.\n\n{\"data\":1,\"type\":\"future_block\"}",
+                "[tool call: web_search]\nquery: fox facts\n\n[tool output: web_search]\nFoxes are canids.\n\nFoxes are small canids.\n\n[content type future_block]",
                 "Thanks!",
             ])
         #expect(fox.created == Timestamp(iso8601: "2024-03-01T12:00:00.123Z"))
         #expect(fox.messages[1].time == Timestamp(iso8601: "2024-03-01T12:00:02.000Z"), "+02:00 is read as an offset")
-        #expect(item.notes[ClaudeImporter.thinkingNote] == 1 && item.notes[ClaudeImporter.rawNote] == 1)
+        #expect(item.notes[ChatGPTImporter.reasoningLeftOut] == 1 && item.notes[ClaudeImporter.rawNote] == 1)
         #expect(item.notes[ChatGPTMessage.emptyReason] == 1 && item.notes[ClaudeImporter.filesNote] == 1)
         #expect(try ImportFixture.chat(batch, titled: "Untitled chat").body.messages.isEmpty)
     }

@@ -31,7 +31,7 @@ extension RecordState {
     public func body(_ resolve: Resolver) throws(AISyncError) -> RecordBody {
         let checked: Resolver = { (d: SHA256Digest) throws(AISyncError) -> JSONValue in try resolve(d) }
         let title = try self.title(checked)
-        let updated = latestTime.timestamp
+        let updated = activityTime.timestamp
         switch kind {
         case .chat:
             var messages: [(ChatBody.Message, Stamp)] = []
@@ -47,7 +47,8 @@ extension RecordState {
             let list = messages.map(\.0)
             return .chat(
                 ChatBody(
-                    title: title, model: try string("model", checked), messages: list.filter { $0.branch == nil },
+                    title: title, model: try string("model", checked),
+                    instructions: try string("instructions", checked), messages: list.filter { $0.branch == nil },
                     alternatives: list.filter { $0.branch != nil }, favorite: favorite, created: created,
                     updated: updated))
         case .story:

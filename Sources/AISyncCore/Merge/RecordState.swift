@@ -80,8 +80,12 @@ public struct RecordState: Hashable, Sendable {
     /// the record's "updated" time.
     public private(set) var latestTime: HybridLogicalTime = .zero
     /// The greatest time of a version that changed more than the `favorite` mark: the time
-    /// lists sort by, so starring an old chat does not move it to the top.
+    /// lists sort by, so starring an old chat does not move it to the top. A version that
+    /// sets `activity` (an import) counts at that time when it is earlier than its own, so
+    /// years of imported history keep the order and dates the source app showed.
     public private(set) var contentTime: HybridLogicalTime = .zero
+    /// ``latestTime`` with the same `activity` rule: the record's "updated" time.
+    public private(set) var activityTime: HybridLogicalTime = .zero
     /// Set when an aisync 1 body could not be read, so some fields may be missing.
     public package(set) var damaged = false
 
@@ -107,7 +111,9 @@ public struct RecordState: Hashable, Sendable {
         if registers.isEmpty { registers.reserveCapacity(RecordSchema.registers(kind).count + 1) }
         if elements.isEmpty, ops.count > 1 { elements.reserveCapacity(ops.count) }
         if version.time > latestTime { latestTime = version.time }
-        if version.time > contentTime, !ops.allSatisfy(Self.marksFavorite) { contentTime = version.time }
+        let activity = Self.activity(version.time, ops)
+        if activity > activityTime { activityTime = activity }
+        if activity > contentTime, !ops.allSatisfy(Self.marksFavorite) { contentTime = activity }
         let stamp = Stamp(version)
         let deleted = ops.last { $0 == .delete || $0 == .restore } == .delete
         Self.insert(
@@ -133,6 +139,18 @@ public struct RecordState: Hashable, Sendable {
             }
         }
         return true
+    }
+
+    /// When a version's change happened: its time, or the `activity` it sets (the source
+    /// app's last activity, written by an import) when that is earlier.
+    static func activity(_ time: HybridLogicalTime, _ ops: [Operation]) -> HybridLogicalTime {
+        for op in ops {
+            guard case .set(RecordSchema.activityField, .inline(.string(let text))) = op,
+                let at = Timestamp(iso8601: text), at.milliseconds < time.wall
+            else { continue }
+            return HybridLogicalTime(wall: at.milliseconds, counter: 0)
+        }
+        return time
     }
 
     static func marksFavorite(_ op: Operation) -> Bool {

@@ -25,14 +25,21 @@ public struct ChatBody: Hashable, Sendable {
         /// edited question the conversation branched away from (ChatGPT keeps them, so an
         /// import does too). Nil for the transcript's messages.
         public var branch: Branch?
+        /// The model's reasoning before it answered (ChatGPT's `thoughts`, Claude's
+        /// `thinking`), kept only when an import was asked to (`--with-reasoning`); never
+        /// part of ``text``.
+        public var reasoning: String?
 
         /// A message with the given element id, role, text and time (nothing is validated here).
-        public init(id: String, role: Role, text: String, time: Timestamp, branch: Branch? = nil) {
+        public init(
+            id: String, role: Role, text: String, time: Timestamp, branch: Branch? = nil, reasoning: String? = nil
+        ) {
             self.id = id
             self.role = role
             self.text = text
             self.time = time
             self.branch = branch
+            self.reasoning = reasoning
         }
 
         /// The value of a message element in a version (its id is the element id).
@@ -41,6 +48,7 @@ public struct ChatBody: Hashable, Sendable {
                 "role": .string(role.rawValue), "text": .string(text), "time": .string(time.iso8601),
             ]
             o.setIfPresent("branch", branch?.json)
+            o.setIfPresent("reasoning", reasoning.map(JSONValue.string))
             return .object(o)
         }
 
@@ -51,7 +59,9 @@ public struct ChatBody: Hashable, Sendable {
                 throw .damaged("chat message role \"\(roleText.prefix(40))\" is not user, assistant or system")
             }
             let branch = try m.optionalValue("branch").map { (v: JSONValue) throws(AISyncError) in try Branch(json: v) }
-            self.init(id: elementID, role: role, text: try m.string("text"), time: try m.time("time"), branch: branch)
+            self.init(
+                id: elementID, role: role, text: try m.string("text"), time: try m.time("time"), branch: branch,
+                reasoning: try m.optionalString("reasoning"))
             try m.finish()
         }
     }
@@ -83,6 +93,10 @@ public struct ChatBody: Hashable, Sendable {
     public var title: String
     /// The model or engine, e.g. `gpt-4o`, or the old `davinci`/`curie`/`babbage`/`ada`.
     public var model: String?
+    /// Standing instructions the user gave the assistant for this chat (ChatGPT's custom
+    /// instructions: what it should know about them, how it should answer); nil when none.
+    /// Shown with the chat, never as one of its messages.
+    public var instructions: String?
     /// The transcript: the visible messages, oldest first (by message time).
     public var messages: [Message]
     /// Messages off the transcript (each with a ``Message/branch``), oldest first: regenerated
@@ -98,11 +112,12 @@ public struct ChatBody: Hashable, Sendable {
     /// A chat body with the given fields. When it is stored (`Store.createMany`), `updated` is
     /// not written: read back, it is always the time of the record's latest version.
     public init(
-        title: String, model: String?, messages: [Message] = [], alternatives: [Message] = [], favorite: Bool = false,
-        created: Timestamp, updated: Timestamp
+        title: String, model: String?, instructions: String? = nil, messages: [Message] = [],
+        alternatives: [Message] = [], favorite: Bool = false, created: Timestamp, updated: Timestamp
     ) {
         self.title = title
         self.model = model
+        self.instructions = instructions
         self.messages = messages
         self.alternatives = alternatives
         self.favorite = favorite
@@ -117,6 +132,7 @@ public struct ChatBody: Hashable, Sendable {
             "messages": .array(messages.map(Self.messageJSON)),
         ]
         o.setIfPresent("model", model.map(JSONValue.string))
+        o.setIfPresent("instructions", instructions.map(JSONValue.string))
         if !alternatives.isEmpty { o["alternatives"] = .array(alternatives.map(Self.messageJSON)) }
         return .object(o)
     }
@@ -126,6 +142,7 @@ public struct ChatBody: Hashable, Sendable {
         _ = try r.string("kind")
         title = try r.string("title")
         model = try r.optionalString("model")
+        instructions = try r.optionalString("instructions")
         favorite = try r.bool("favorite")
         created = try r.time("created")
         updated = try r.time("updated")

@@ -36,6 +36,9 @@ extension RecordBody {
         case .chat(let b):
             list.set("title", .string(b.title))
             list.set("model", b.model.map(JSONValue.string) ?? .null)
+            // Only a chat that has instructions sets them, so every other chat's first
+            // version stays what earlier versions of aisync write and read.
+            if let instructions = b.instructions { list.set("instructions", .string(instructions)) }
             list.set("favorite", .bool(b.favorite))
             list.set("created", .string(b.created.iso8601))
             for m in b.messages + b.alternatives { list.add("messages", m.id, m.elementJSON) }

@@ -7,17 +7,21 @@
 public enum RecordSchema {
     /// The register deletion writes (`delete` / `restore`).
     public static let deletedField = "deleted"
+    /// The register an import writes with the source app's last activity (an ISO 8601
+    /// time): the record's "updated" time and list order then follow the source, not the
+    /// moment of import (see ``RecordState/contentTime``).
+    public static let activityField = "activity"
 
     /// The register fields a `set` may write for `kind` (``deletedField`` is written only by
     /// `delete`/`restore`, so it is not listed).
     public static func registers(_ kind: RecordKind) -> [String] {
         switch kind {
-        case .chat: ["title", "model", "favorite", "created"]
-        case .story: ["title", "moral", "prompts", "favorite", "created"]
+        case .chat: ["title", "model", "instructions", "favorite", "created", activityField]
+        case .story: ["title", "moral", "prompts", "favorite", "created", activityField]
         case .image:
             [
                 "title", "sha256", "size", "mediaType", "width", "height", "prompt", "model", "imgur", "favorite",
-                "created",
+                "created", activityField,
             ]
         }
     }
@@ -46,9 +50,11 @@ public enum RecordSchema {
         switch (field, value) {
         case ("title", .string(let s)): if s.unicodeScalars.count > 1000 { throw bad("at most 1000 characters") }
         case ("favorite", .bool): break
-        case ("created", .string(let s)): if Timestamp(iso8601: s) == nil { throw bad("a time") }
+        case ("created", .string(let s)), (activityField, .string(let s)):
+            if Timestamp(iso8601: s) == nil { throw bad("a time") }
         case ("model", .string), ("model", .null), ("moral", .string), ("moral", .null),
-            ("prompt", .string), ("prompt", .null), ("mediaType", .string):
+            ("prompt", .string), ("prompt", .null), ("mediaType", .string), ("instructions", .string),
+            ("instructions", .null):
             break
         case ("prompts", .array(let items)):
             if !items.allSatisfy({ $0.stringValue != nil }) { throw bad("an array of strings") }

@@ -17,6 +17,8 @@ extension Version {
             case .set("title", .inline(.string(let t))): parts.append("renamed to “\(t.prefix(60))”")
             case .set("favorite", .inline(.bool(let f))): parts.append(f ? "favorited" : "unfavorited")
             case .set("imgur", .inline(let v)): parts.append(v == .null ? "removed from Imgur" : "uploaded to Imgur")
+            // The source's activity time rides along with an import's messages: not a change of its own.
+            case .set(RecordSchema.activityField, _): continue
             case .set(let field, _): parts.append("set \(field)")
             case .add(let field, _, _): added[field, default: 0] += 1
             case .edit(let field, _, _): edited[field, default: 0] += 1

@@ -144,15 +144,15 @@ pictures = {"title": "Pictures", "create_time": T + 600, "id": "pictures-1", "cu
     }}
 write("chatgpt-images/conversations.json", [pictures])
 
-# The same export zipped, as ChatGPT sends it (DEFLATE, and one stored entry), plus an entry
-# whose name tries to climb out (never used as a path) and a truncated copy.
+# The same export zipped, as ChatGPT sends it (DEFLATE, and one stored entry), and a truncated
+# copy. (An archive with an entry that climbs out, `../x` or `/x`, is refused whole: see
+# make-storybook-fixtures.py and the zip tests.)
 import zipfile
 with zipfile.ZipFile("chatgpt-export.zip", "w") as z:
     z.write("chatgpt-images/conversations.json", "conversations.json", compress_type=zipfile.ZIP_DEFLATED)
     z.write("chatgpt-images/file-img1-photo.png", "file-img1-photo.png", compress_type=zipfile.ZIP_STORED)
     z.write("chatgpt-images/dalle-generations/file-dalle1-fox.gif", "dalle-generations/file-dalle1-fox.gif", compress_type=zipfile.ZIP_DEFLATED)
     z.write("chatgpt-images/user-abc/file_0001-again.png", "user-abc/file_0001-again.png", compress_type=zipfile.ZIP_DEFLATED)
-    z.writestr("../../file-doc1-evil.png", png, compress_type=zipfile.ZIP_DEFLATED)
     z.writestr("chat.html", "<html>" + "<p>hello</p>" * 500 + "</html>", compress_type=zipfile.ZIP_DEFLATED)
 data = open("chatgpt-export.zip", "rb").read()
 open("bad/truncated.zip", "wb").write(data[: len(data) // 2])
@@ -171,3 +171,92 @@ dat = {"title": "Dat files", "create_time": T + 700, "id": "dat-1", "current_nod
         "d2": node("d2", "d1", [], "assistant", ["Got both."], T + 702),
     }}
 write("chatgpt-dat/conversations.json", [dat])
+
+# A 2026 export, as ChatGPT writes them now: custom instructions (user_editable_context),
+# a voice turn (audio_transcription beside the recording's pointer), reasoning (thoughts and
+# reasoning_recap) before an o3 answer, web search with a quote and a page, a tool error,
+# a DALL·E request and its picture (sediment:// pointer, file_<id>-<uuid>.png), a canvas
+# document and its update, and a content type no version knows yet.
+T26 = 1767225600.0  # 2026-01-01
+os.makedirs("chatgpt-2026", exist_ok=True)
+open("chatgpt-2026/file_00000000a1b2c3d4-5f6e7d8c-0000-4000-8000-000000000001.png", "wb").write(png)
+def msg(id, parent, children, role, content, t, **extra):
+    return node(id, parent, children, role, None, t, content=content, **extra)
+modern = {"title": "Voice, tools and a fox", "create_time": T26, "update_time": T26 + 3600,
+    "conversation_id": "6a000000-0000-4000-8000-000000002026", "id": "6a000000-0000-4000-8000-000000002026",
+    "current_node": "z9", "default_model_slug": "o3",
+    "mapping": {
+        "root": node("root", None, ["ctx"]),
+        "ctx": msg("ctx", "root", ["v1"], "user", {"content_type": "user_editable_context",
+            "user_profile": "I am a biologist in Porto.", "user_instructions": "Answer in metric units."}, None,
+            metadata={"is_user_system_message": True, "is_visually_hidden_from_conversation": True}),
+        "v1": msg("v1", "ctx", ["v2"], "user", {"content_type": "multimodal_text", "parts": [
+            {"content_type": "audio_transcription", "text": "How fast can a red fox run?", "direction": "in"},
+            {"content_type": "audio_asset_pointer", "asset_pointer": "sediment://file_voice1", "format": "wav", "size_bytes": 9000}]}, T26 + 10),
+        "v2": msg("v2", "v1", ["th"], "assistant", {"content_type": "multimodal_text", "parts": [
+            {"content_type": "audio_transcription", "text": "About fifty kilometres an hour.", "direction": "out"},
+            {"content_type": "audio_asset_pointer", "asset_pointer": "sediment://file_voice2", "format": "wav"}]}, T26 + 11),
+        "th": msg("th", "v2", ["rc"], "assistant", {"content_type": "thoughts", "thoughts": [
+            {"summary": "Checking sources", "content": "Red foxes reach 50 km/h in short bursts.", "finished": True}],
+            "source_analysis_msg_id": "x"}, T26 + 20),
+        "rc": msg("rc", "th", ["s1"], "assistant", {"content_type": "reasoning_recap", "content": "Thought for 8 seconds"}, T26 + 21),
+        "s1": msg("s1", "rc", ["s2"], "assistant", {"content_type": "code", "language": "unknown",
+            "text": "{\"search_query\": [{\"q\": \"red fox top speed\", \"recency\": 30}]}"}, T26 + 22, recipient="web.run"),
+        "s2": msg("s2", "s1", ["q1"], "tool", {"content_type": "sonic_webpage", "url": "https://example.org/fox",
+            "domain": "example.org", "title": "Red fox", "text": "The red fox can run at 50 km/h.", "snippet": "50 km/h"}, T26 + 23, name="web.run"),
+        "q1": msg("q1", "s2", ["er"], "tool", {"content_type": "tether_quote", "url": "https://example.org/fox",
+            "domain": "example.org", "text": "Foxes are fast.", "title": "Red fox"}, T26 + 24, name="web.run"),
+        "er": msg("er", "q1", ["a1"], "tool", {"content_type": "system_error", "name": "tool_error",
+            "text": "Error: the page could not be opened."}, T26 + 25, name="web.run"),
+        "a1": msg("a1", "er", ["u2"], "assistant", {"content_type": "text", "parts": ["A red fox runs at up to 50 km/h."]}, T26 + 30,
+            metadata={"model_slug": "o3"}),
+        "u2": msg("u2", "a1", ["d1"], "user", {"content_type": "text", "parts": ["Draw one running."]}, T26 + 40),
+        "d1": msg("d1", "u2", ["d2"], "assistant", {"content_type": "code", "language": "json",
+            "text": "{\"prompt\": \"a red fox running through snow, watercolor\", \"size\": \"1024x1024\"}"}, T26 + 41, recipient="dalle.text2im"),
+        "d2": msg("d2", "d1", ["c1"], "tool", {"content_type": "multimodal_text", "parts": [
+            {"content_type": "image_asset_pointer", "asset_pointer": "sediment://file_00000000a1b2c3d4", "size_bytes": 70,
+             "width": 3, "height": 2, "metadata": {"dalle": {"gen_id": "g26", "prompt": "A red fox running through deep snow, watercolor", "seed": 1}}}]},
+            T26 + 42, name="dalle.text2im"),
+        "c1": msg("c1", "d2", ["c2"], "assistant", {"content_type": "code", "language": "json",
+            "text": json.dumps({"name": "fox_notes", "type": "document", "content": "# Fox notes\nTop speed: 50 km/h."})}, T26 + 50,
+            recipient="canmore.create_textdoc"),
+        "c2": msg("c2", "c1", ["x1"], "assistant", {"content_type": "code", "language": "json",
+            "text": json.dumps({"updates": [{"pattern": ".*", "multiple": True, "replacement": "# Fox notes\nTop speed: 50 km/h; they hunt mice."}]})},
+            T26 + 51, recipient="canmore.update_textdoc"),
+        "x1": msg("x1", "c2", ["z9"], "assistant", {"content_type": "future_widget", "title": "Fox map", "payload": {"lat": 41.1}}, T26 + 52),
+        "z9": msg("z9", "x1", [], "assistant", {"content_type": "text", "parts": ["Here is your fox."]}, T26 + 60),
+    }}
+older = {"title": "An older chat", "create_time": T26 - 86400 * 30, "update_time": T26 - 86400 * 29, "id": "6a000000-0000-4000-8000-000000002025",
+    "current_node": "o2", "mapping": {
+        "o1": node("o1", None, ["o2"], "user", ["Hello from December."], T26 - 86400 * 30),
+        "o2": node("o2", "o1", [], "assistant", ["Hello!"], T26 - 86400 * 30 + 5)}}
+write("chatgpt-2026/conversations.json", [older, modern])
+
+# One saved conversation (an exporter extension or the app's API gives one object, not a list).
+write("chatgpt-single/conversation.json", lisbon)
+
+# A Claude export with branches: m3 was retried (m3b on the main path, m3 kept), and the
+# human edited m2 into m2b; current_leaf_message_uuid names the end of the main path.
+# Reasoning (thinking) and an artifact; and one conversation saved alone.
+root = "00000000-0000-4000-8000-000000000000"
+claude_branches = {
+    "uuid": "5e1f0000-0000-4000-8000-0000000000b1", "name": "Branching", "created_at": "2025-06-01T09:00:00Z",
+    "updated_at": "2025-06-01T09:30:00Z", "current_leaf_message_uuid": "m4",
+    "chat_messages": [
+        {"uuid": "m1", "parent_message_uuid": root, "sender": "human", "text": "Write a haiku about foxes.",
+         "content": [{"type": "text", "text": "Write a haiku about foxes."}], "created_at": "2025-06-01T09:00:01Z"},
+        {"uuid": "m2", "parent_message_uuid": "m1", "sender": "assistant", "text": "",
+         "content": [{"type": "thinking", "thinking": "Five, seven, five syllables."},
+                     {"type": "text", "text": "Red fox in the snow"}], "created_at": "2025-06-01T09:00:02Z"},
+        {"uuid": "m3", "parent_message_uuid": "m2", "sender": "human", "text": "Another?", "content": [], "created_at": "2025-06-01T09:01:00Z"},
+        {"uuid": "m3a", "parent_message_uuid": "m3", "sender": "assistant", "text": "A first retry.", "content": [], "created_at": "2025-06-01T09:01:01Z"},
+        {"uuid": "m3b", "parent_message_uuid": "m3", "sender": "assistant", "text": "",
+         "content": [{"type": "tool_use", "name": "artifacts", "input": {"id": "haiku", "type": "text/markdown", "title": "Fox haiku",
+                                                                        "command": "create", "content": "Quiet paws on frost"}}],
+         "created_at": "2025-06-01T09:01:02Z"},
+        {"uuid": "m4", "parent_message_uuid": "m3b", "sender": "human", "text": "Lovely.", "content": [], "created_at": "2025-06-01T09:02:00Z"},
+        {"uuid": "m2b", "parent_message_uuid": "m1", "sender": "assistant", "text": "An answer on another branch.", "content": [],
+         "created_at": "2025-06-01T09:00:30Z"},
+    ]}
+write("claude-branches/conversations.json", [claude_branches])
+write("claude-single/conversation.json", claude[0])
