@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Big exports (issue 9): `aisync import` of a synthetic ChatGPT conversations.json of
 # BENCH_IMPORT_MB megabytes (1000), made by Tests/Fixtures/import/make-big-export.py.
-# Targets: >= 50 MB/s of JSON, peak RSS <= 256 MB. Reported beside `sha256sum` of the same
-# file (a reference for how fast this machine reads and processes bytes right now) and
-# `python3 -c json.load` of a 100 MB slice (a reference JSON parser), as ratios.
+# Targets (issue 26): the import takes <= 3x the fastest of three `sha256sum` runs over the
+# same file (how fast this machine reads and hashes those bytes right now, in the same run),
+# and peak RSS <= 256 MB for 1 GB. Also reported: MB/s, and `python3 -c json.load` of a
+# 100 MB slice (a reference JSON parser) as a ratio.
 # A second import of the same file must add nothing (timed too).
 # Usage: scripts/bench-import.sh
 set -euo pipefail
@@ -21,7 +22,11 @@ timed() { # timed LABEL COMMAND...: prints "seconds rss_kb" of the command (stdo
   /usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null
   cat "$work/time"
 }
-read -r ref_s _ < <(timed sha256sum "$work/conversations.json")
+ref_s=
+for _ in 1 2 3; do
+  read -r s _ < <(timed sha256sum "$work/conversations.json")
+  ref_s=$(python3 -c "import sys; a=sys.argv[1]; print(min(float(a), float(sys.argv[2])) if a else sys.argv[2])" "$ref_s" "$s")
+done
 read -r py_s _ < <(timed python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/slice.json")
 "$AISYNC_BIN" --store "$work/store" init --name bench >/dev/null
 read -r imp_s imp_kb < <(timed "$AISYNC_BIN" --store "$work/store" import chatgpt "$work/conversations.json")
@@ -35,6 +40,7 @@ mb = b / 1e6
 print(f"export: {mb:.0f} MB of JSON, {records} conversations imported")
 print(f"import:        {imp:6.2f} s  {mb / imp:6.1f} MB/s (target >= 50)  peak RSS {int(kb) / 1024:.0f} MB (target <= 256)")
 print(f"import again:  {again:6.2f} s  {mb / again:6.1f} MB/s  peak RSS {int(again_kb) / 1024:.0f} MB (adds nothing)")
-print(f"sha256sum:     {ref:6.2f} s  {mb / ref:6.1f} MB/s  -> import takes {imp / ref:.1f}x sha256sum")
+ok = "holds" if imp <= 3 * ref and int(kb) / 1024 <= 256 * max(1, mb / 1000) else "MISSED"
+print(f"sha256sum:     {ref:6.2f} s  {mb / ref:6.1f} MB/s (fastest of 3)  -> import takes {imp / ref:.1f}x sha256sum (target <= 3x): {ok}")
 print(f"python json:   {py:6.2f} s for 100 MB  {100 / py:6.1f} MB/s  -> import is {(mb / imp) / (100 / py):.2f}x python's json.load")
 PY

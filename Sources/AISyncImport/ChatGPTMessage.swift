@@ -46,7 +46,7 @@ struct ChatGPTMessage {
         let content = message["content"]
         let type = content?["content_type"]?.stringValue
         if metadata?["is_user_system_message"]?.boolValue == true || type == "user_editable_context" {
-            let text = Self.instructions(content)
+            let text = Self.instructions(message)
             return text.isBlank ? .hidden(Self.emptyReason) : .instructions(text)
         }
         if type == "thoughts" || type == "reasoning_recap" { return .reasoning(Self.reasoning(content)) }
@@ -195,15 +195,23 @@ struct ChatGPTMessage {
         return (["[content type \(type)]"] + texts).joined(separator: "\n")
     }
 
-    /// The text of custom instructions: the profile ("what should ChatGPT know about you")
-    /// and how to respond, or the parts of an older export's hidden system message.
-    static func instructions(_ content: JSONValue?) -> String {
-        guard let content else { return "" }
-        if content["content_type"]?.stringValue == "user_editable_context" {
-            return [content["user_profile"]?.stringValue, content["user_instructions"]?.stringValue]
-                .compactMap { $0?.trimmingSpaces }.filter { !$0.isBlank }.joined(separator: "\n\n")
+    /// The text of custom instructions: what ChatGPT should know about the user and how it
+    /// should respond, from `user_editable_context` (2024 on), `metadata.user_context_message_data`
+    /// (2023), or the parts of the hidden message that carries them.
+    static func instructions(_ message: JSONValue) -> String {
+        let content = message["content"]
+        let pairs: [(String?, String?)] = [
+            (content?["user_profile"]?.stringValue, content?["user_instructions"]?.stringValue),
+            (
+                message["metadata"]?["user_context_message_data"]?["about_user_message"]?.stringValue,
+                message["metadata"]?["user_context_message_data"]?["about_model_message"]?.stringValue
+            ),
+        ]
+        for (about, how) in pairs {
+            let text = [about, how].compactMap { $0?.trimmingSpaces }.filter { !$0.isEmpty }
+            if !text.isEmpty { return text.joined(separator: "\n\n") }
         }
-        return (content["parts"]?.arrayValue ?? []).compactMap(\.stringValue).filter { !$0.isBlank }
+        return (content?["parts"]?.arrayValue ?? []).compactMap(\.stringValue).filter { !$0.isBlank }
             .joined(separator: "\n\n")
     }
 

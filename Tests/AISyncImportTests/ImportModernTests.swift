@@ -30,6 +30,11 @@ struct ImportModernChatGPTTests {
         #expect(chat.instructions == "I am a biologist in Porto.\n\nAnswer in metric units.")
         #expect(!chat.messages.contains { $0.text.contains("biologist") })
         #expect(item.notes[ChatGPTImporter.instructionsNote] == 1)
+        // 2023 exports: a hidden system message with metadata.user_context_message_data.
+        let (_, _, batch) = try modern()
+        let (_, older) = try ImportFixture.chat(batch, titled: "An older chat")
+        #expect(older.instructions == "I live in Lisbon.\n\nBe playful.")
+        #expect(older.messages.map(\.text) == ["Hello from December.", "Hello!"])
     }
 
     @Test func everyContentTypeReadsAsTextNeverAsJSON() throws {

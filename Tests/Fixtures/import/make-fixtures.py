@@ -226,9 +226,13 @@ modern = {"title": "Voice, tools and a fox", "create_time": T26, "update_time": 
         "x1": msg("x1", "c2", ["z9"], "assistant", {"content_type": "future_widget", "title": "Fox map", "payload": {"lat": 41.1}}, T26 + 52),
         "z9": msg("z9", "x1", [], "assistant", {"content_type": "text", "parts": ["Here is your fox."]}, T26 + 60),
     }}
+# Custom instructions as 2023 exports carry them: a hidden system message whose metadata holds
+# user_context_message_data (its parts empty).
 older = {"title": "An older chat", "create_time": T26 - 86400 * 30, "update_time": T26 - 86400 * 29, "id": "6a000000-0000-4000-8000-000000002025",
     "current_node": "o2", "mapping": {
-        "o1": node("o1", None, ["o2"], "user", ["Hello from December."], T26 - 86400 * 30),
+        "o0": node("o0", None, ["o1"], "system", [""], None, metadata={"is_user_system_message": True,
+            "user_context_message_data": {"about_user_message": "I live in Lisbon.", "about_model_message": "Be playful."}}),
+        "o1": node("o1", "o0", ["o2"], "user", ["Hello from December."], T26 - 86400 * 30),
         "o2": node("o2", "o1", [], "assistant", ["Hello!"], T26 - 86400 * 30 + 5)}}
 write("chatgpt-2026/conversations.json", [older, modern])
 
