@@ -9,7 +9,8 @@ enum ExportCommands {
         static let configuration = CommandConfiguration(
             path: ["export"], abstract: "Write a record (or every record) to files that open without aisync.",
             discussion: """
-                The default format depends on the kind: a chat is Markdown (md), a story an HTML picture book with its \
+                The default format depends on the kind: a chat is Markdown (md; html for one page with its pictures \
+                inlined, epub for an EPUB 3 book), a story an HTML picture book with its \
                 pictures inlined (html; epub for an EPUB 3 book), an image its original file; json works for any record. \
                 Without --output the file is written to the current directory as ID.EXT; --output - writes to standard output. \
                 An existing file is never replaced without --force (exit 64). \

@@ -47,8 +47,9 @@ extension Export {
         let usual =
             kind == .image
             ? "its image file or json" : formats.dropLast().joined(separator: ", ") + " or " + formats.last!
+        let article = kind == .image ? "an" : "a"
         return AISyncError(
-            .usage, "a \(kind.rawValue) cannot be exported as \(format.rawValue)",
-            hint: "Export a \(kind.rawValue) as \(usual)")
+            .usage, "\(article) \(kind.rawValue) cannot be exported as \(format.rawValue)",
+            hint: "Export \(article) \(kind.rawValue) as \(usual)")
     }
 }

@@ -12,20 +12,31 @@ extension Export {
         story: StoryBody, pictures: [SHA256Digest: Picture], identifier: String, modified: Timestamp
     ) throws(AISyncError) -> [UInt8] {
         let book = EPUBBook(
-            story: story, pictures: pictures.filter { EPUBBook.coreMediaTypes.contains($0.value.mediaType) })
-        var zip = StoredZipWriter(modified: modified)
-        try zip.add("mimetype", Array("application/epub+zip".utf8))
-        try zip.add("META-INF/container.xml", Array(EPUBBook.container.utf8))
-        try zip.add("OEBPS/content.opf", Array(book.packageDocument(identifier: identifier, modified: modified).utf8))
-        try zip.add("OEBPS/nav.xhtml", Array(book.navigation().utf8))
-        try zip.add("OEBPS/style.css", Array(EPUBBook.style.utf8))
-        try zip.add("OEBPS/title.xhtml", Array(book.titlePage().utf8))
-        for n in story.pages.indices {
-            try zip.add("OEBPS/\(EPUBBook.pageFile(n))", Array(book.page(n).utf8))
+            story: story, pictures: pictures.filter { EPUBPackage.coreMediaTypes.contains($0.value.mediaType) })
+        return try book.package.zip(identifier: identifier, modified: modified)
+    }
+
+    /// A chat as an EPUB 3 e-book: a title page (model, dates, custom instructions), then the
+    /// conversation with its pictures, then other branches when it has them. Pictures are
+    /// keyed by image record id (what messages refer to as `[image: image-…]`); those missing,
+    /// or in a format EPUB readers need not support, stay as text.
+    public static func epub(
+        chat: ChatBody, pictures: [RecordID: ChatPicture], identifier: String, modified: Timestamp
+    ) throws(AISyncError) -> [UInt8] {
+        let usable = pictures.filter { EPUBPackage.coreMediaTypes.contains($0.value.picture.mediaType) }
+        let page = ChatPage(chat: chat) { id in
+            usable[id].map { ($0.title, EPUBPackage.imageFile($0.picture)) }
         }
-        for picture in book.pictureList {
-            try zip.add("OEBPS/\(EPUBBook.imageFile(picture))", picture.bytes)
+        var chapters = [
+            EPUBPackage.Chapter(file: "title.xhtml", title: page.title, body: page.header()),
+            EPUBPackage.Chapter(file: "chat.xhtml", title: "Conversation", body: page.transcript()),
+        ]
+        if !chat.alternatives.isEmpty {
+            chapters.append(EPUBPackage.Chapter(file: "branches.xhtml", title: "Other branches", body: page.branches()))
         }
-        return zip.finish()
+        var seen: Set<SHA256Digest> = []
+        let used = page.referencedImages.compactMap { usable[$0]?.picture }.filter { seen.insert($0.digest).inserted }
+        return try EPUBPackage(title: page.title, chapters: chapters, pictures: used).zip(
+            identifier: identifier, modified: modified)
     }
 }

@@ -1,16 +1,17 @@
 import AISyncCore
 import AISyncStore
 
-/// Getting records out in formats that need no aisync to open: chats as Markdown, stories as a
-/// self-contained HTML picture book and as an EPUB 3, everything as a browsable folder.
+/// Getting records out in formats that need no aisync to open: chats as Markdown, a
+/// self-contained HTML page or an EPUB 3, stories as a self-contained HTML picture book and as
+/// an EPUB 3, everything as a browsable folder.
 public enum Export {
     /// A file format a record can be exported as.
     public enum Format: String, Sendable, CaseIterable {
         /// Markdown (`.md`): chats, and stories with links to their pictures.
         case markdown = "md"
-        /// A self-contained HTML page (`.html`) with the pictures inlined: stories.
+        /// A self-contained HTML page (`.html`) with the pictures inlined: stories and chats.
         case html
-        /// An EPUB 3 e-book (`.epub`): stories.
+        /// An EPUB 3 e-book (`.epub`): stories and chats.
         case epub
         /// The record's body as canonical JSON without secrets (`.json`), as `aisync show --json` prints it.
         case json
@@ -30,7 +31,7 @@ public enum Export {
         public func supports(_ kind: RecordKind) -> Bool {
             switch (self, kind) {
             case (.json, _), (.markdown, .chat), (.markdown, .story), (.html, .story), (.epub, .story),
-                (.image, .image):
+                (.html, .chat), (.epub, .chat), (.image, .image):
                 true
             default: false
             }

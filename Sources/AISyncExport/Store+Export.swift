@@ -3,8 +3,8 @@ import AISyncFiles
 import AISyncStore
 
 extension Store {
-    /// A record rendered in `format` (the kind's default when nil): a chat as Markdown, a story
-    /// as an HTML picture book or an EPUB, an image as its original bytes, any record as JSON.
+    /// A record rendered in `format` (the kind's default when nil): a chat as Markdown, an HTML
+    /// page or an EPUB (with its pictures), a story as an HTML picture book or an EPUB, an image as its original bytes, any record as JSON.
     ///
     /// Throws not-found for a missing or deleted record, usage for a format the kind has
     /// none of, damaged-data for an image whose bytes are missing or damaged.
@@ -24,6 +24,13 @@ extension Store {
             return text(Export.markdown(chat: chat), "md")
         case (.markdown, .story(let story)):
             return text(Export.markdown(story: story), "md")
+        case (.html, .chat(let chat)):
+            return text(Export.chatPage(chat: chat, pictures: try pictures(of: chat)), "html")
+        case (.epub, .chat(let chat)):
+            let bytes = try Export.epub(
+                chat: chat, pictures: try pictures(of: chat), identifier: "urn:aisync:\(id.rawValue)",
+                modified: chat.updated)
+            return Export.Document(id: id, kind: .chat, format: .epub, bytes: bytes, fileExtension: "epub")
         case (.html, .story(let story)):
             return text(Export.pictureBook(story: story, pictures: try pictures(of: story)), "html")
         case (.epub, .story(let story)):

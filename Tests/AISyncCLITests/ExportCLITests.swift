@@ -170,11 +170,48 @@ struct ExportCLITests {
         CLIExpect.cleanError(r, code: arguments.count == 2 ? 66 : 64, mentioning: [needle])
     }
 
-    @Test func aChatCannotBeAnEPUB() async throws {
-        let (store, _, chat) = try await Self.storeWithStory()
+    @Test func anImageCannotBeAnEPUB() async throws {
+        let store = try CLIHarness.makeStore()
         defer { store.remove() }
+        let image = try await store.invokeOK(["image", "add", CLIFixtures.write(CLIFixtures.png, in: store.directory)])
         CLIExpect.cleanError(
-            await store.invoke(["export", chat, "--format", "epub", "--output", "-"]), code: 64,
-            mentioning: ["cannot be exported as epub", "md"])
+            await store.invoke(["export", image, "--format", "epub", "--output", "-"]), code: 64,
+            mentioning: ["an image cannot be exported as epub", "json"])
+    }
+
+    /// A chat as the app showed it, as an EPUB (epubcheck) and an HTML page (strict html5lib),
+    /// with its instructions, reasoning, tool calls and picture.
+    @Test func aChatIsAnEPUBAndAnHTMLPageWithItsPicture() async throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        try await store.invokeOK(["import", ImportFixture.path("chatgpt-2026"), "--with-reasoning"])
+        let chats = try store.list(["--kind", "chat"])
+        let chat = try #require(chats.first { $0["title"] as? String == "Voice, tools and a fox" }?["id"] as? String)
+        let epub = "\(store.directory)/chat.epub"
+        CLIExpect.success(await store.invoke(["export", chat, "--format", "epub", "--output", epub]))
+        let jar = "/usr/share/java/epubcheck.jar"
+        let check = CLIHarness.runProcess("/usr/bin/env", ["java", "-jar", jar, epub], timeout: 300)
+        #expect(check.exitCode == 0 && check.stdout.contains("No errors or warnings detected"), "\(check)")
+        let inside = Self.python(
+            "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nfor n in z.namelist(): print(n)\nfor n in ('OEBPS/title.xhtml', 'OEBPS/chat.xhtml'): print(z.read(n).decode())",
+            [epub])
+        #expect(inside.stdoutLines.filter { $0.hasPrefix("OEBPS/images/") }.count == 1, "\(inside)")
+        #expect(inside.stdout.contains("<img src=\"images/"), "\(inside)")
+        let html = "\(store.directory)/chat.html"
+        CLIExpect.success(await store.invoke(["export", chat, "--format", "html", "--output", html]))
+        try Self.requireStrictHTML([html])
+        let page = try String(contentsOfFile: html, encoding: .utf8)
+        for text in [inside.stdout, page] {
+            for expected in [
+                "I am a biologist in Porto.", "How fast can a red fox run?", "[DALL·E request]",
+                "Red foxes reach 50 km/h in short bursts.", "[canvas: fox_notes]", "Here is your fox.",
+                "alt=\"A red fox running through deep snow, watercolor\"",
+            ] {
+                #expect(text.contains(expected), "\(expected) missing")
+            }
+            #expect(!text.contains("[image: image-"), "every picture is shown, not referred to")
+            #expect(!text.contains("{&quot;") && !text.contains("content_type"), "no raw JSON")
+        }
+        #expect(page.contains("<img src=\"data:image/png;base64,"), "the picture is inlined")
     }
 }

@@ -29,10 +29,18 @@ struct ExportStoreTests {
         #expect(try await store.export(image).bytes == png)
         #expect(try await store.pictures(of: storyBody(store, story)).count == 1)
         await #expect(
-            throws: AISyncError(.usage, "a chat cannot be exported as epub", hint: "Export a chat as md or json")
+            throws: AISyncError(
+                .usage, "an image cannot be exported as epub", hint: "Export an image as its image file or json")
         ) {
-            try await store.export(chat, format: .epub)
+            try await store.export(image, format: .epub)
         }
+        // A chat is also an HTML page and an EPUB, with the pictures its messages show.
+        try await store.appendMessage(to: chat, role: .assistant, text: "Here it is:\n\n[image: \(image)]")
+        let page = String(decoding: try await store.export(chat, format: .html).bytes, as: UTF8.self)
+        #expect(page.contains("<img src=\"data:image/png;base64,") && page.contains("alt=\"fox\""), "\(page)")
+        #expect(!page.contains("[image: "), "\(page)")
+        let book = try await store.export(chat, format: .epub)
+        #expect(book.fileName == "\(chat).epub" && Array(book.bytes.prefix(4)) == [0x50, 0x4B, 3, 4])
 
         let report = try await store.exportAll(to: "\(dir)/out")
         #expect(
