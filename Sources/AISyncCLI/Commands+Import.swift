@@ -11,7 +11,9 @@ enum ImportCommands {
             discussion: """
                 SOURCE is chatgpt, claude, storybook or dalle; left out, it is detected from the file. \
                 Importing the same export again adds nothing; a newer export adds only new messages. \
-                PATH may be the export's .zip, the unzipped folder, or its conversations.json.
+                PATH may be the export's .zip, the unzipped folder, or its conversations.json. \
+                A story's pictures are the images beside its JSON (same folder or zip), put on the page their name \
+                numbers (page-3.png) or in name order. A zip with an entry named ../x or /x is refused whole (exit 65).
                 """)
         /// The first word: SOURCE when a PATH follows, else the PATH itself.
         @Argument(name: "SOURCE", help: "chatgpt, claude, storybook or dalle (detected when left out).") var first:

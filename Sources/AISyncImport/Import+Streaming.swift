@@ -10,14 +10,23 @@ extension Import {
     static let batchBytes = 4 << 20
 
     /// Imports a JSON file (or a folder's files) whose top level is an array, batch by batch;
-    /// nil when `path` is a zip or its first file is not an array (read whole instead).
+    /// nil when `path` is a zip, its first file is not an array, or it is a list of stories
+    /// (read whole instead).
     static func runStreaming(
         _ source: Source?, path: String, into store: Store, options: Options,
         batchBytes: Int = batchBytes, chunkSize: Int = 8 << 20
     ) async throws(AISyncError) -> ImportSummary? {
         guard !path.lowercased().hasSuffix(".zip"), let st = Platform.stat(path) else { return nil }
         let files = try ImportInput.files(at: path, isDirectory: st.isDirectory)
-        guard let first = files.first, try JSONArrayReader(path: first) != nil else { return nil }
+        guard let first = files.first, source != .storybook,
+            var reader = try JSONArrayReader(path: first, chunkSize: 1 << 16)
+        else { return nil }
+        // A list of stories is small, and its pictures lie beside it: read whole (StorybookInput).
+        if source == nil, let element = try? reader.next(),
+            (try? JSONParser.parse(Array(element))).map(StorybookInput.isStory) == true
+        {
+            return nil
+        }
         var summary = ImportSummary(
             source: source ?? .chatgpt, dryRun: options.dryRun, records: [], skipped: [], notes: [])
         let assets = try ImportInput.assets(at: path)

@@ -53,8 +53,8 @@ public enum Import {
     /// `store`. A JSON list is read and written in slices of about 4 MB (each one journal
     /// append), so memory stays small; anything else is read whole and written in one append.
     /// `source` nil detects it from the document's shape.
-    /// Throws damaged-data for input that is not such an export (nothing is written then),
-    /// not-found for a missing path, usage for a `.zip` (not supported yet).
+    /// Throws damaged-data for input that is not such an export, or a zip with an entry named
+    /// absolute or with `..` (nothing is written then), not-found for a missing path.
     public static func run(_ source: Source?, path: String, into store: Store, options: Options = Options())
         async throws(AISyncError) -> ImportSummary
     {
@@ -103,25 +103,48 @@ public enum Import {
         _ source: Source?, path: String, options: Options, now: Timestamp,
         fetched: [String: Result<[UInt8], AISyncError>]
     ) throws(AISyncError) -> (Source, ImportBatch) {
-        let documents = try ImportInput.documents(at: path)
+        var documents = source == .storybook ? [] : try ImportInput.documents(at: path)
+        var story: StorybookInput?
+        if documents.isEmpty, source == nil || source == .storybook {
+            // A storybook folder or zip holds a story JSON and its pictures, no conversations.
+            story = try StorybookInput(at: path)
+            documents = story?.documents ?? []
+        }
         guard let first = documents.first else {
-            throw AISyncError(
-                .damagedData, "\(path) holds no conversations file",
-                hint: "Give conversations.json or the unzipped export folder")
+            throw source == .storybook
+                ? AISyncError(
+                    .damagedData, "\(path) holds no story JSON",
+                    hint: "Give the story's JSON file, or the folder or zip holding it and its pictures")
+                : AISyncError(
+                    .damagedData, "\(path) holds no conversations file",
+                    hint: "Give conversations.json or the unzipped export folder")
         }
         let found: Source
         if let source { found = source } else { found = try detect(first.value, path: first.path) }
         var batch = ImportBatch()
+        if found == .storybook {
+            let input: StorybookInput
+            if let story { input = story } else { input = try StorybookInput(at: path) }
+            try StorybookImporter.read(input, now: now, into: &batch)
+            return try checked(found, batch, path: path)
+        }
         let assets = found == .chatgpt ? try ImportInput.assets(at: path) : nil
         for document in documents {
             switch found {
             case .chatgpt:
                 try ChatGPTImporter.read(document, assets: assets, withReasoning: options.withReasoning, into: &batch)
             case .claude: try ClaudeImporter.read(document, withReasoning: options.withReasoning, into: &batch)
-            case .storybook: try StorybookImporter.read(document, now: now, into: &batch)
+            case .storybook: break
             case .dalle: try DalleImporter.read(document, options: options, now: now, fetched: fetched, into: &batch)
             }
         }
+        return try checked(found, batch, path: path)
+    }
+
+    /// `batch` as parsed from `path`, or damaged-data when nothing in it could be imported.
+    static func checked(_ found: Source, _ batch: ImportBatch, path: String) throws(AISyncError) -> (
+        Source, ImportBatch
+    ) {
         if batch.items.isEmpty, let first = batch.skipped.first {
             throw AISyncError(
                 .damagedData,

@@ -43,15 +43,25 @@ enum ImportInput {
         return try shardNames(in: base).map { "\(base)/\($0)" }
     }
 
-    /// The zip archive at `path`, read whole; damaged-data when it is not a zip aisync reads.
+    /// The zip archive at `path`, read whole; damaged-data when it is not a zip aisync reads,
+    /// or when an entry's name is absolute or climbs out with `..` (``ZipArchive/isUnsafe(_:)``):
+    /// such an archive was made to attack whoever unpacks it, so nothing of it is imported.
     static func archive(at path: String) throws(AISyncError) -> ZipArchive {
         let bytes = try FileIO.read(path)
-        do { return try ZipArchive(bytes: bytes) } catch {
+        let zip: ZipArchive
+        do { zip = try ZipArchive(bytes: bytes) } catch {
             throw AISyncError(
                 .damagedData, "\(path) is not a zip archive this version can read",
                 hint: "Unzip it and give the folder",
                 cause: error.description)
         }
+        if let name = zip.unsafeName {
+            throw AISyncError(
+                .damagedData,
+                "\(path) holds an entry named \(ZipArchive.shown(name)) that points outside the archive",
+                hint: "This archive is unsafe to unpack; get the export again from the app")
+        }
+        return zip
     }
 
     /// The conversation documents of a zipped export: its top-level `conversations.json`, else

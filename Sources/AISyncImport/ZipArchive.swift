@@ -1,7 +1,9 @@
 /// The entries of a zip archive held in memory (an app's data export), read through the
 /// central directory. Entry names are untrusted and only ever compared, never used as paths,
-/// so a `../../x` entry can reach nothing. Stored and DEFLATE entries are read, each checked
-/// against its CRC-32; ZIP64 archives (over 4 GB) are refused.
+/// so a `../../x` entry could reach nothing; still, an archive holding such a name was made to
+/// attack whoever unpacks it, so ``unsafeName`` names the first one and importers refuse the
+/// archive whole. Stored and DEFLATE entries are read, each checked against its CRC-32; ZIP64
+/// archives (over 4 GB) are refused.
 struct ZipArchive {
     /// One entry of the central directory.
     struct Entry {
@@ -24,6 +26,9 @@ struct ZipArchive {
     private(set) var entries: [String: Entry] = [:]
     /// Entry names in archive order.
     private(set) var names: [String] = []
+    /// The first entry name that is absolute, climbs out with `..`, or holds a NUL byte (see
+    /// ``isUnsafe(_:)``); nil when every name stays inside the archive.
+    private(set) var unsafeName: String?
 
     init(bytes: [UInt8]) throws(Failure) {
         self.bytes = bytes
@@ -48,12 +53,45 @@ struct ZipArchive {
             let entry = Entry(
                 name: name, method: u16(at + 10), crc: u32(at + 16), compressedSize: Int(u32(at + 20)),
                 size: Int(u32(at + 24)), localHeader: Int(u32(at + 42)))
+            if unsafeName == nil, Self.isUnsafe(name) { unsafeName = name }
             if entries[name] == nil {
                 entries[name] = entry
                 names.append(name)
             }
             at += 46 + nameLength + extra + comment
         }
+    }
+
+    /// Whether an entry name would land outside the folder it is unpacked into: absolute
+    /// (`/x`, `\x`, a Windows drive `C:\x`, `C:/x` or `C:x`), with a `..` component (split on
+    /// `/` and `\`), or holding a NUL byte (which cuts the name short in C).
+    static func isUnsafe(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard let first = bytes.first else { return false }
+        if bytes.contains(0) || first == UInt8(ascii: "/") || first == UInt8(ascii: "\\") { return true }
+        if bytes.count >= 2, bytes[1] == UInt8(ascii: ":"), (first | 0x20) >= 97, (first | 0x20) <= 122 { return true }
+        return bytes.split(omittingEmptySubsequences: false) { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "\\") }
+            .contains { $0.elementsEqual("..".utf8) }
+    }
+
+    /// An untrusted entry name as one quoted line of at most 80 characters: control
+    /// characters (newlines and escape sequences included) and bidirectional overrides are
+    /// shown as `\x1b` or `\u202e`, so the name cannot break the line or drive a terminal.
+    static func shown(_ name: String) -> String {
+        var out = ""
+        for scalar in name.unicodeScalars.prefix(80) {
+            switch scalar.value {
+            case 0x00...0x1F, 0x7F...0x9F, 0x200E, 0x200F, 0x061C, 0x202A...0x202E, 0x2066...0x2069:
+                let hex = String(scalar.value, radix: 16)
+                out +=
+                    scalar.value < 0x80
+                    ? "\\x" + String(repeating: "0", count: 2 - hex.count) + hex
+                    : "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            case 0x22, 0x5C: out += "\\" + String(scalar)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return "\"" + out + (name.unicodeScalars.count > 80 ? "…" : "") + "\""
     }
 
     /// The end-of-central-directory record's offset, searched for from the end.
