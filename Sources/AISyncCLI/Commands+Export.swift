@@ -13,6 +13,8 @@ enum ExportCommands {
                 inlined, epub for an EPUB 3 book), a story an HTML picture book with its \
                 pictures inlined (html; epub for an EPUB 3 book), an image its original file; json works for any record. \
                 Without --output the file is written to the current directory as ID.EXT; --output - writes to standard output. \
+                A chat's Markdown file gets the pictures its messages show written beside it, in NAME-images/, linked by \
+                relative path (on standard output they stay [image: ID] references). \
                 An existing file is never replaced without --force (exit 64). \
                 --all writes a folder (default ./aisync-export): chats/*.md, stories/*.html and *.epub, images/*, and an index.html linking them.
                 """)
@@ -69,11 +71,20 @@ enum ExportCommands {
                 return ExitCode.success
             }
             let force = force
-            let written = try await Context.call { () async throws(AISyncError) in
-                try await store.export(id, format: format, to: output, force: force)
+            let report = try await Context.call { () async throws(AISyncError) in
+                try await store.exportFile(id, format: format, to: output, force: force)
             }
-            CLIPlatform.out("\(written)\n")
+            warnMissing(report.missingImages)
+            CLIPlatform.out("\(report.path)\n")
             return ExitCode.success
+        }
+
+        /// One warning for each picture left out of an export.
+        func warnMissing(_ ids: [RecordID]) {
+            for id in ids {
+                CLIPlatform.warn(
+                    "left out \(id): its bytes are not in this store yet (pull from a remote to download them)")
+            }
         }
 
         func exportAll(_ context: CommandContext) async throws(CLIError) -> Int32 {
@@ -86,10 +97,7 @@ enum ExportCommands {
             let report = try await Context.call { () async throws(AISyncError) in
                 try await store.exportAll(to: output, force: force)
             }
-            for id in report.missingImages {
-                CLIPlatform.warn(
-                    "left out \(id): its bytes are not in this store yet (pull from a remote to download them)")
-            }
+            warnMissing(report.missingImages)
             CLIPlatform.out(
                 "Exported \(Output.count(report.files.count - 1, "file")) to \(report.directory); open \(report.directory)/index.html\n"
             )

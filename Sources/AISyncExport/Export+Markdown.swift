@@ -5,8 +5,10 @@ extension Export {
     ///
     /// Message text is Markdown already (what assistants write), so it is copied as it is:
     /// code blocks stay intact. A message that leaves a code fence open gets it closed, so
-    /// the next message's heading is not swallowed into the code block.
-    public static func markdown(chat: ChatBody) -> String {
+    /// the next message's heading is not swallowed into the code block. A picture the text
+    /// refers to as `[image: image-…]` becomes `![title](path)` when `imageLink` gives where
+    /// it was written; otherwise (nil, the default) the reference stays as it is.
+    public static func markdown(chat: ChatBody, imageLink: (RecordID) -> ImageLink? = { _ in nil }) -> String {
         var out = "# \(oneLine(chat.title.isEmpty ? "Untitled chat" : chat.title))\n\n"
         if let model = chat.model { out += "- Model: \(oneLine(model))\n" }
         out += "- Created: \(chat.created.iso8601)\n"
@@ -19,7 +21,7 @@ extension Export {
             if let reasoning = message.reasoning {
                 out += "<details><summary>Reasoning</summary>\n\n" + quoted(reasoning) + "\n</details>\n\n"
             }
-            out += messageText(message)
+            out += messageText(message, imageLink)
         }
         guard !chat.alternatives.isEmpty else { return out }
         // Other branches come after the transcript, each saying which message it follows, so
@@ -31,7 +33,9 @@ extension Export {
             let after =
                 message.branch?.after.map { id in numbers[id].map { "message \($0)" } ?? "another alternative" }
                 ?? "the start"
-            out += "\n## Alternative \(n + 1): \(roleHeading(message.role)), after \(after)\n\n" + messageText(message)
+            out +=
+                "\n## Alternative \(n + 1): \(roleHeading(message.role)), after \(after)\n\n"
+                + messageText(message, imageLink)
         }
         return out
     }
@@ -43,9 +47,10 @@ extension Export {
             .map { $0.isEmpty ? ">" : "> " + $0 }.joined(separator: "\n") + "\n"
     }
 
-    /// A message's text with line endings normalized and an open code fence closed.
-    static func messageText(_ message: ChatBody.Message) -> String {
-        let text = message.text.normalizingLineEndings().trimmingNewlines()
+    /// A message's text with line endings normalized, its picture references linked, and an
+    /// open code fence closed.
+    static func messageText(_ message: ChatBody.Message, _ imageLink: (RecordID) -> ImageLink?) -> String {
+        let text = linkingImages(message.text.normalizingLineEndings().trimmingNewlines(), imageLink)
         return text + closingFence(for: text) + "\n"
     }
 

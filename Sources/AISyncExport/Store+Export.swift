@@ -50,10 +50,19 @@ extension Store {
 
     /// Exports a record (see ``export(_:format:)``) and writes it to `path`, or into `path`
     /// under ``Export/Document/fileName`` when `path` is a directory; returns the file written.
+    /// A chat's Markdown gets its pictures beside it (see ``exportFile(_:format:to:force:)``,
+    /// which also says what was left out).
     /// Refuses (usage error) to replace an existing file unless `force` is true.
     @discardableResult
     public func export(_ id: RecordID, format: Export.Format? = nil, to path: String, force: Bool = false)
         throws(AISyncError) -> String
+    {
+        try exportFile(id, format: format, to: path, force: force).path
+    }
+
+    /// Writes one record's export (no pictures beside) to `path`, or into it when a directory.
+    func exportOneFile(_ id: RecordID, format: Export.Format?, to path: String, force: Bool) throws(AISyncError)
+        -> String
     {
         // An image's bytes are streamed (and verified) straight from the store, never held whole.
         if format == nil || format == .image, case .image(let image)? = try record(id).body {
