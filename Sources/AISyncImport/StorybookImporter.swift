@@ -5,7 +5,9 @@ import AISyncFiles
 /// (or a list of them). Sentences go two to a page, as those apps lay them out.
 ///
 /// A story has no id of its own, so its record id derives from its title and sentences:
-/// importing the same story again changes nothing, a rewritten story is a new record.
+/// importing the same story again changes nothing, a rewritten story is a new record. Imported
+/// again with pictures after once without, it gets them on the pages that have none (the
+/// store turns such a page into an edit, see `Store.importRecords`).
 ///
 /// The pictures beside a single story (``StorybookInput``) illustrate its pages: each becomes
 /// an image record (its id from its sha256, imported before the story) and its page's

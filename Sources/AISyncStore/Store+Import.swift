@@ -39,7 +39,8 @@ extension Store {
         /// The record was new: created with this many messages or pages.
         case created(elements: Int)
         /// The record existed: this many messages or pages it never had were added (one
-        /// `add` each; fields the user may have changed, like the title, are left alone).
+        /// `add` each; fields the user may have changed, like the title, are left alone), or
+        /// story pages without a picture got the one the import brings (one `edit` each).
         case extended(elements: Int)
         /// The record already held every message or page: nothing was written.
         case unchanged
@@ -116,7 +117,18 @@ extension Store {
         }
     }
 
-    /// The operations importing `body` needs over the record's current state, if any.
+    /// Whether an imported story page `value` is the page `current` holds plus a picture: the
+    /// same text and position, where the page here has none and no other change (an edit, a
+    /// conflict, a removal). Importing a story again with its pictures then attaches them.
+    static func addsPicture(_ value: FieldValue, to current: RecordState.Element) -> Bool {
+        guard case .inline(let new) = value, new["image"] != nil, current.entries.count == 1,
+            case .inline(let old) = current.entries[0].value, old["image"] == nil || old["image"] == .null
+        else { return false }
+        return old["text"] == new["text"] && old["n"] == new["n"]
+    }
+
+    /// The operations importing `body` needs over the record's current state, if any: adds
+    /// of the elements it never held, and a story page's picture when the page here has none.
     static func importChange(_ body: RecordBody, over state: RecordState?) -> (ImportOutcome, RecordBody.OperationList?)
     {
         let all = body.creationOperations()
@@ -126,9 +138,10 @@ extension Store {
         guard !state.isDeleted else { return (.deleted, nil) }
         guard state.kind == body.kind else { return (.unchanged, nil) }
         var list = RecordBody.OperationList()
-        list.ops = all.ops.filter { op in
-            guard case .add(_, let element, _) = op else { return false }
-            return state.elements[element] == nil
+        list.ops = all.ops.compactMap { op in
+            guard case .add(let field, let element, let value) = op else { return nil }
+            guard let current = state.elements[element] else { return op }
+            return Self.addsPicture(value, to: current) ? .edit(field: field, element: element, value: value) : nil
         }
         guard !list.ops.isEmpty else { return (.unchanged, nil) }
         for op in list.ops {

@@ -39,6 +39,15 @@ struct StoryBatch {
     }
 }
 
+/// The owl story's pages, as the fixtures' story.json pairs its sentences.
+enum StoryBatchPages {
+    static let owl = [
+        "An owl lived in an old oak. Every night she counted stars.",
+        "One night a cloud hid them all. She waited, and counted the rain instead.",
+        "When the sky cleared, she had a new friend. The rain had counted with her.",
+    ]
+}
+
 @Suite("Import: storybook pictures")
 struct StorybookPictureTests {
     static let prompts = [
@@ -146,10 +155,19 @@ struct StorybookPictureTests {
             atPath: ImportFixture.path("storybook-pictures/story.json"), toPath: "\(dir)/alone/story.json")
         let alone = try await Import.run(.storybook, path: "\(dir)/alone/story.json", into: store)
         #expect(alone.created == 1 && alone.records.map(\.kind) == [.story])
-        // Then with its pictures: they come in as images; the story is the same record, unchanged.
+        // Then with its pictures: they come in as images, and the same story record gets them
+        // on its pages (an edit of each page that had none), never a second story.
         let pictured = try await Import.run(.storybook, path: ImportFixture.path("storybook-pictures"), into: store)
-        #expect(pictured.created == 3 && pictured.unchanged == 1)
+        #expect(pictured.created == 3 && pictured.extended == 1 && pictured.elementsAdded == 3)
         #expect(pictured.records.last?.id == alone.records[0].id)
+        guard case .story(let story)? = try await store.record(alone.records[0].id).body else {
+            throw AISyncError(.other, "no story")
+        }
+        let digests = try ["a-forest.png", "b-rain.jpg", "c-stars.png"].map {
+            try StoryBatch.digest("storybook-pictures/\($0)")
+        }
+        #expect(story.pages.map(\.image) == digests)
+        #expect(story.pages.map(\.text) == StoryBatchPages.owl)
         let again = try await Import.run(nil, path: ImportFixture.path("storybook-pictures/story.json"), into: store)
         #expect(again.created == 0 && again.unchanged == 4)
         #expect(try await store.list().filter { $0.kind == .story }.count == 1)
