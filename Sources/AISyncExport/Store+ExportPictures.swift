@@ -4,40 +4,67 @@ import AISyncStore
 
 extension Store {
     /// Exports a record to `path` like ``export(_:format:to:force:)``, and says what else it
-    /// wrote: a chat's Markdown gets the pictures its messages refer to (`[image: image-…]`)
-    /// written beside it, in `<name>-images/` (``Export/picturesFolder(forMarkdownFile:)``),
-    /// and linked by relative path, so the file opens with its pictures anywhere. A picture
-    /// not in this store stays a `[image: …]` reference and is listed in the report.
-    /// Refuses (usage error) to replace an existing file, the Markdown or a picture, unless
-    /// `force` is true; nothing is written then.
+    /// wrote: a Markdown file gets its pictures written beside it, in `<name>-images/`
+    /// (``Export/picturesFolder(forMarkdownFile:)``), and linked by relative path, so it opens
+    /// with its pictures anywhere: a chat's are the image records its messages refer to
+    /// (`[image: image-…]`; one not in this store stays that text and is listed in the
+    /// report), a story's are its pages' pictures (`<sha256>.<ext>`; one not downloaded yet is
+    /// left out, as in the HTML). Refuses (usage error) to replace an existing file, the
+    /// Markdown or a picture, unless `force` is true; nothing is written then.
     public func exportFile(_ id: RecordID, format: Export.Format? = nil, to path: String, force: Bool = false)
         throws(AISyncError) -> Export.FileReport
     {
-        guard format == nil || format == .markdown, case .chat(let chat)? = try record(id).body else {
+        let body = try record(id).body
+        guard format == .markdown || (format == nil && body?.kind == .chat), let body else {
             let written = try exportOneFile(id, format: format, to: path, force: force)
             return Export.FileReport(path: written, pictures: [], missingImages: [])
         }
         let target = Self.target(path, fileName: "\(id.rawValue).md")
+        switch body {
+        case .chat(let chat):
+            let (found, missing) = try referencedImages(in: chat)
+            let files = found.map { imageID, image in
+                (name: "\(imageID.rawValue).\(Export.fileExtension(forMediaType: image.mediaType))", image.sha256)
+            }
+            var report = try writeMarkdown(to: target, force: force, pictures: files) { paths in
+                Export.markdown(chat: chat) { imageID in
+                    found[imageID].flatMap { image in
+                        paths[image.sha256].map { Export.ImageLink(imageID, image, path: $0) }
+                    }
+                }
+            }
+            report.missingImages = missing
+            return report
+        case .story(let story):
+            let files = try pictures(of: story).values.map { (name: "\($0.digest.hex).\($0.fileExtension)", $0.digest) }
+            return try writeMarkdown(to: target, force: force, pictures: files) { paths in
+                Export.markdown(story: story) { paths[$0] }
+            }
+        case .image:
+            throw Export.unsupported(.markdown, .image)
+        }
+    }
+
+    /// Writes the pictures (`name` in the folder beside `target`, the bytes of `digest`), then
+    /// the Markdown `markdown` makes from each picture's relative, percent-encoded path.
+    private func writeMarkdown(
+        to target: String, force: Bool, pictures: [(name: String, digest: SHA256Digest)],
+        markdown: ([SHA256Digest: String]) -> String
+    ) throws(AISyncError) -> Export.FileReport {
         try Self.checkWritable(target, force: force)
-        let (found, missing) = try referencedImages(in: chat)
         let parent = FileIO.parentDirectory(of: target)
-        let folder = Export.picturesFolder(forMarkdownFile: String(target.split(separator: "/").last ?? "chat.md"))
-        var files: [RecordID: String] = [:]
-        for (imageID, image) in found {
-            files[imageID] = "\(folder)/\(imageID.rawValue).\(Export.fileExtension(forMediaType: image.mediaType))"
+        let folder = Export.picturesFolder(forMarkdownFile: String(target.split(separator: "/").last ?? "export.md"))
+        let sorted = pictures.sorted { $0.name < $1.name }
+        for picture in sorted { try Self.checkWritable("\(parent)/\(folder)/\(picture.name)", force: force) }
+        if !sorted.isEmpty { try FileIO.makeDirectories("\(parent)/\(folder)") }
+        var paths: [SHA256Digest: String] = [:]
+        for picture in sorted {
+            try writeImage(picture.digest, to: "\(parent)/\(folder)/\(picture.name)")
+            paths[picture.digest] = Export.percentEncoded(folder) + "/" + Export.percentEncoded(picture.name)
         }
-        for file in files.values { try Self.checkWritable("\(parent)/\(file)", force: force) }
-        if !files.isEmpty { try FileIO.makeDirectories("\(parent)/\(folder)") }
-        for (imageID, image) in found.sorted(by: { $0.key < $1.key }) {
-            try writeImage(image.sha256, to: "\(parent)/\(files[imageID] ?? imageID.rawValue)")
-        }
-        let markdown = Export.markdown(chat: chat) { imageID in
-            guard let file = files[imageID], let image = found[imageID] else { return nil }
-            let encoded = file.split(separator: "/").map { Export.percentEncoded(String($0)) }.joined(separator: "/")
-            return Export.ImageLink(imageID, image, path: encoded)
-        }
-        try writeExport(Array(markdown.utf8), to: target)
-        return Export.FileReport(path: target, pictures: files.values.sorted(), missingImages: missing)
+        try writeExport(Array(markdown(paths).utf8), to: target)
+        return Export.FileReport(
+            path: target, pictures: sorted.map { "\(folder)/\($0.name)" }, missingImages: [])
     }
 
     /// The image records a chat's messages refer to (`[image: image-…]`): those whose bytes

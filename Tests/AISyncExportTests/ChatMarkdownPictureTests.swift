@@ -95,6 +95,22 @@ struct ChatMarkdownPictureTests {
         #expect(try await store.exportFile(chat, to: target, force: true).pictures.count == 2)
     }
 
+    @Test func aStoryMarkdownFileGetsItsPagePicturesBesideItToo() async throws {
+        let dir = Scratch.makeDirectory("story-pictures")
+        defer { Scratch.removeDirectory(dir) }
+        let (store, _, png, jpeg) = try await Self.storeWithChat(dir)
+        let story = try await store.createStory(
+            title: "Two", moral: nil, pages: ["One", "Two", "Three"], images: [jpeg, png])
+        let report = try await store.exportFile(story, format: .markdown, to: "\(dir)/two.md")
+        #expect(report.pictures.count == 2 && report.pictures.allSatisfy { $0.hasPrefix("two-images/") })
+        let markdown = try String(contentsOfFile: "\(dir)/two.md", encoding: .utf8)
+        let links = Self.links(markdown)
+        #expect(links.map(\.alt) == ["Illustration for page 1", "Illustration for page 2"], "\(markdown)")
+        for (link, original) in zip(links, [CLIFixtures.jpeg, CLIFixtures.png]) {
+            #expect(SHA256.hash(try FileIO.read("\(dir)/\(link.path)")) == SHA256.hash([UInt8](original.bytes)))
+        }
+    }
+
     @Test func aFolderExportLinksChatsToTheImagesFolder() async throws {
         let dir = Scratch.makeDirectory("chat-pictures-folder")
         defer { Scratch.removeDirectory(dir) }
