@@ -57,22 +57,22 @@ struct StorybookInput {
             throw AISyncError(.notFound, "no such file or folder: \(path)", hint: "Check the path of the story")
         }
         if path.lowercased().hasSuffix(".zip") {
-            try readZip(ImportInput.archive(at: path), path: path)
+            readZip(try ImportInput.archive(at: path), path: path)
         } else if st.isDirectory {
             readFolder(path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path, story: nil)
         } else {
             documents = [try ImportInput.read(path)]
-            readFolder(FileIO.parentDirectory(of: path), story: path)
+            readFolder(FileIO.parentDirectory(of: path), story: String(path.split(separator: "/").last ?? ""))
         }
         files.sort { Self.naturalOrder($0.name, $1.name) }
     }
 
-    /// Reads the regular files directly in `folder`: story JSONs (unless `story` names the one
-    /// given), Images responses, pictures.
+    /// Reads the regular files directly in `folder`: story JSONs (`story` names the file of
+    /// the one given, nil for a folder given), Images responses, pictures.
     private mutating func readFolder(_ folder: String, story: String?) {
-        for name in (Platform.listDirectory(folder) ?? []).sorted() where !name.hasPrefix(".") {
+        for name in (Platform.listDirectory(folder) ?? []).sorted() where !name.hasPrefix(".") && name != story {
             let path = "\(folder)/\(name)"
-            guard path != story, ChatGPTAssets.isPlain(path, .typeRegular) else { continue }
+            guard ChatGPTAssets.isPlain(path, .typeRegular) else { continue }
             if name.lowercased().hasSuffix(".json") {
                 guard let bytes = try? FileIO.read(path, limit: Int64(Self.jsonLimit)) else {
                     notImages.append(name)
@@ -89,7 +89,7 @@ struct StorybookInput {
 
     /// Reads the zip's story JSONs and what lies beside them: the entries of the folder (in the
     /// zip) holding the first story JSON, top level first.
-    private mutating func readZip(_ zip: ZipArchive, path: String) throws(AISyncError) {
+    private mutating func readZip(_ zip: ZipArchive, path: String) {
         let jsons = zip.names.filter { $0.lowercased().hasSuffix(".json") && !$0.hasSuffix("/") }
         let stories = jsons.filter { name in
             (try? zip.read(name, limit: Self.jsonLimit)).flatMap { try? JSONParser.parse($0) }.map(Self.isStory) == true
@@ -101,7 +101,10 @@ struct StorybookInput {
         for entry in zip.names.sorted() where entry.hasPrefix(folder) && entry != folder {
             let name = String(entry.dropFirst(folder.count))
             guard !name.contains("/"), !name.hasPrefix("."), !name.isEmpty else { continue }
-            let bytes = try ImportInput.entry(zip, entry, path: path)
+            guard let bytes = try? zip.read(entry, limit: Self.jsonLimit) else {
+                notImages.append(name)
+                continue
+            }
             if name.lowercased().hasSuffix(".json") {
                 addJSON(bytes, name: name, path: "\(path):\(entry)", keepStories: true)
             } else if let info = ImageSniffer.sniff(Array(bytes.prefix(ImageSniffer.maxHeaderLength))) {

@@ -86,6 +86,22 @@ struct StorybookExportTests {
     }
 }
 
+@Suite("Import CLI: a story's pictures")
+struct StorybookPicturesCLITests {
+    @Test func aStoryFileNamedWithoutAFolderFindsThePicturesBesideIt() async throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let dir = "\(store.directory)/owl"
+        try FileManager.default.copyItem(atPath: ImportFixture.path("storybook-numbered"), toPath: dir)
+        let r = CLIHarness.shell(
+            "cd '\(dir)' && \"$AISYNC\" import storybook story.json --json --store '\(store.path)'")
+        CLIExpect.success(r)
+        let summary = try CLIJSON.object(r)
+        #expect(summary["created"] as? Int == 4, "three pictures and the story: \(r)")
+        #expect((summary["notes"] as? [String])?.count == 1, "only page-9.png is left over: \(r)")
+    }
+}
+
 @Suite("Import CLI: unsafe zips")
 struct UnsafeZipCLITests {
     @Test(arguments: [
