@@ -168,7 +168,7 @@ struct ImportCLITests {
     @Test func aZippedExportWithPictures() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
-        let r = await store.invoke(["import", ImportFixture.path("chatgpt-export-safe.zip")])
+        let r = await store.invoke(["import", ImportFixture.path("chatgpt-export.zip")])
         #expect(r.exitCode == 0 && r.stdoutLines.first?.hasPrefix("Imported from chatgpt: 3 created") == true, "\(r)")
         #expect(r.stdout.contains("3 image files missing from the export"), "\(r)")
         #expect(try store.list(["--kind", "image"]).count == 2)

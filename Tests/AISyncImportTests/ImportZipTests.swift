@@ -6,27 +6,26 @@ import Testing
 @testable import AISyncFiles
 @testable import AISyncImport
 
-// A ChatGPT export read straight from its zip (Tests/Fixtures/import/chatgpt-export-safe.zip,
-// made by Python's zipfile: DEFLATE and stored entries; chatgpt-export.zip, which also holds an
-// entry named ../../…, is refused whole: UnsafeZipTests), and the DEFLATE decoder and CRC-32
-// underneath.
+// A ChatGPT export read straight from its zip (Tests/Fixtures/import/chatgpt-export.zip, made
+// by Python's zipfile: DEFLATE and stored entries, and one entry named ../../…), and the
+// DEFLATE decoder and CRC-32 underneath.
 
 @Suite("Import: zip")
 struct ImportZipTests {
     @Test func aZippedExportImportsLikeTheFolder() async throws {
-        let (source, batch) = try ImportFixture.batch(nil, "chatgpt-export-safe.zip")
+        let (source, batch) = try ImportFixture.batch(nil, "chatgpt-export.zip")
         #expect(source == .chatgpt)
         let (_, folder) = try ImportFixture.batch(nil, "chatgpt-images")
         #expect(batch.items.map(\.item.id) == folder.items.map(\.item.id), "same pictures, same chat, same ids")
         #expect(batch.items.prefix(2).allSatisfy { $0.item.imageBytes != nil && $0.item.imageFile == nil })
         let (item, chat) = try ImportFixture.chat(batch, titled: "Pictures")
         #expect(
-            chat.messages[0].text.hasSuffix("[image: file-service://file-doc1]"), "file-doc1 is not in the zip")
+            chat.messages[0].text.hasSuffix("[image: file-service://file-doc1]"), "the ../../ entry is never matched")
         #expect(item.notes[ChatGPTImages.missingNote] == 3)
 
         let (store, dir) = try ImportFixture.store()
         defer { CLIHarness.removeTree(dir) }
-        let zipped = try await Import.run(nil, path: ImportFixture.path("chatgpt-export-safe.zip"), into: store)
+        let zipped = try await Import.run(nil, path: ImportFixture.path("chatgpt-export.zip"), into: store)
         #expect(zipped.created == 3)
         let saved = "\(dir)/fox.gif"
         try await store.saveImage(zipped.records[1].id, to: saved)

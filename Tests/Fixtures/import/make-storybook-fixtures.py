@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Writes the storybook-with-pictures fixtures (issue 26), and a copy of chatgpt-export.zip
-without its hostile `../../` entry (such archives are now refused whole). Run from this folder,
-after make-fixtures.py. Python 3 stdlib only: the pictures are tiny real PNGs (zlib), the
-3x4 JPEG of the CLI fixtures and a 1x1 lossless WebP."""
+"""Writes the storybook-with-pictures fixtures (issue 26). Run from this folder. Python 3
+stdlib only: the pictures are tiny real PNGs (zlib), the 4x3 JPEG of the CLI fixtures and a
+1x1 lossless WebP. (Zips with hostile entry names are written byte by byte in the tests:
+Tests/AISyncTestSupport/HostileZip.swift.)"""
 import base64, json, os, shutil, struct, zipfile, zlib
 
 
@@ -84,10 +84,3 @@ with zipfile.ZipFile("storybook.zip", "w") as z:
     z.writestr("owl/page-1.jpg", JPEG, compress_type=zipfile.ZIP_DEFLATED)
     z.writestr("owl/readme.txt", "pictures by the owl", compress_type=zipfile.ZIP_DEFLATED)
     z.writestr("other/page-3.png", png(1, 2, 3), compress_type=zipfile.ZIP_STORED)
-
-# chatgpt-export.zip (make-fixtures.py) holds an entry named ../../…, so it is refused now;
-# this copy without it is what the zip-reading tests import.
-with zipfile.ZipFile("chatgpt-export.zip") as src, zipfile.ZipFile("chatgpt-export-safe.zip", "w") as dst:
-    for info in src.infolist():
-        if ".." not in info.filename.replace("\\", "/").split("/") and not info.filename.startswith("/"):
-            dst.writestr(info, src.read(info.filename), compress_type=info.compress_type)
