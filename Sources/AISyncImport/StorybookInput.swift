@@ -23,7 +23,9 @@ struct StorybookInput {
         var name: String
         /// The page its name gives (``pageNumber(_:)``); nil for name order.
         var page: Int?
+        /// Where its bytes are.
         var bytes: Bytes
+        /// Its type and size, sniffed from its first bytes.
         var info: ImageInfo
         /// A DALL·E response's `revised_prompt`.
         var revisedPrompt: String?
@@ -119,7 +121,12 @@ struct StorybookInput {
     /// counted), an Images response, or neither (noted).
     private mutating func addJSON(_ bytes: [UInt8], name: String, path: String, keepStories: Bool) {
         guard let value = try? JSONParser.parse(bytes) else {
-            notImages.append(name)
+            // The bytes decide, not the name: a picture saved as `.json` is still a picture.
+            if let info = ImageSniffer.sniff(Array(bytes.prefix(ImageSniffer.maxHeaderLength))) {
+                files.append(Picture(name: name, page: Self.pageNumber(name), bytes: .memory(bytes), info: info))
+            } else {
+                notImages.append(name)
+            }
             return
         }
         if Self.isStory(value) {

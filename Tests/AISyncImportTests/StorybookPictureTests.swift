@@ -115,12 +115,15 @@ struct StorybookPictureTests {
     @Test func withoutPromptsAPictureIsTitledByItsStoryAndPage() throws {
         let dir = CLIHarness.makeTemporaryDirectory()
         defer { CLIHarness.removeTree(dir) }
-        let story = #"{"title": "Rain", "story": ["It rained.", "Then it stopped."]}"#
+        let story = #"{"title": "Rain", "story": ["It rained.", "Then it stopped.", "The sun came out."]}"#
         try Data(story.utf8).write(to: URL(fileURLWithPath: "\(dir)/rain.json"))
         try Data(Scratch.pngBytes).write(to: URL(fileURLWithPath: "\(dir)/1.png"))
+        // The bytes decide, not the extension: a picture saved as .json is a picture.
+        try Data(CLIFixtures.gif.bytes).write(to: URL(fileURLWithPath: "\(dir)/2.json"))
         let (_, batch) = try Import.parse(nil, path: "\(dir)/rain.json", now: ImportFixture.now)
         let image = try StoryBatch.image(try #require(batch.items.first))
         #expect(image.title == "Rain, page 1" && image.prompt == nil)
+        #expect(try StoryBatch.image(batch.items[1]).mediaType == "image/gif", "\(batch.items.map(\.item.body.title))")
     }
 
     @Test func aListOfSeveralStoriesLeavesThePicturesBesideAlone() async throws {
