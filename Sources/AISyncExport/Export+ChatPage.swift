@@ -78,7 +78,7 @@ struct ChatPage {
     /// The image records the messages show, in order, once each.
     var referencedImages: [RecordID] {
         var seen: Set<RecordID> = []
-        return (chat.messages + chat.alternatives).flatMap { Self.lines($0.text).compactMap(Self.imageID) }
+        return (chat.messages + chat.alternatives).flatMap { Export.imageReferences(in: $0.text) }
             .filter { seen.insert($0).inserted }
     }
 
@@ -147,11 +147,27 @@ struct ChatPage {
             if trimmed.hasPrefix("```") || trimmed.hasPrefix("~~~") {
                 flush()
                 code = (String(trimmed.prefix { $0 == "`" || $0 == "~" }), [])
-            } else if let id = Self.imageID(line), let (alt, src) = image(id) {
-                flush()
-                out += "<figure><img src=\"\(Markup.escape(src))\" alt=\"\(Markup.escape(alt))\"/></figure>\n"
             } else {
-                paragraph.append(line)
+                // Each picture reference that resolves becomes the picture, where it stands;
+                // one that does not stays as its text.
+                var pending = ""
+                var rest = line
+                var split = false
+                while let (before, id, after) = Self.firstReference(in: rest) {
+                    if let (alt, src) = image(id) {
+                        pending += before
+                        if !pending.allSatisfy(\.isWhitespace) { paragraph.append(Substring(pending)) }
+                        pending = ""
+                        flush()
+                        out += "<figure><img src=\"\(Markup.escape(src))\" alt=\"\(Markup.escape(alt))\"/></figure>\n"
+                        split = true
+                    } else {
+                        pending += rest[..<after.startIndex]
+                    }
+                    rest = after
+                }
+                pending += rest
+                if !(split && pending.allSatisfy(\.isWhitespace)) { paragraph.append(Substring(pending)) }
             }
         }
         if let open = code {
@@ -165,10 +181,16 @@ struct ChatPage {
         text.normalizingLineEndings().split(separator: "\n", omittingEmptySubsequences: false)
     }
 
-    /// The image record a line that is only `[image: image-…]` names.
-    static func imageID(_ line: Substring) -> RecordID? {
-        let t = line.trimmingCharacters(in: .whitespaces)
-        guard t.hasPrefix("[image: image-"), t.hasSuffix("]") else { return nil }
-        return RecordID(String(t.dropFirst(8).dropLast()))
+    /// The first `[image: image-…]` reference in `line`: the text before it, its id, the text after.
+    static func firstReference(in line: Substring) -> (Substring, RecordID, Substring)? {
+        var search = line[...]
+        while let start = search.range(of: Export.imageReference) {
+            guard let close = search[start.upperBound...].firstIndex(of: "]") else { return nil }
+            if let id = RecordID(String(search[start.upperBound..<close])), id.rawValue.hasPrefix("image-") {
+                return (line[..<start.lowerBound], id, line[line.index(after: close)...])
+            }
+            search = search[start.upperBound...]
+        }
+        return nil
     }
 }

@@ -139,6 +139,9 @@ extension Store {
         guard state.kind == body.kind else { return (.unchanged, nil) }
         var list = RecordBody.OperationList()
         list.ops = all.ops.compactMap { op in
+            // A field this record never had (custom instructions, when an older aisync made it)
+            // is set: nobody here can have changed what was never there.
+            if case .set(let field, _) = op { return state.registers[field] == nil ? op : nil }
             guard case .add(let field, let element, let value) = op else { return nil }
             guard let current = state.elements[element] else { return op }
             return Self.addsPicture(value, to: current) ? .edit(field: field, element: element, value: value) : nil
@@ -147,6 +150,6 @@ extension Store {
         for op in list.ops {
             if let digest = op.value?.objectDigest, let bytes = all.objects[digest] { list.objects[digest] = bytes }
         }
-        return (.extended(elements: list.ops.count), list)
+        return (.extended(elements: list.ops.filter { $0.element != nil }.count), list)
     }
 }

@@ -223,4 +223,24 @@ struct ImportActivityTests {
         #expect(after.first?.title == "Renamed")
         #expect(after.first.map { $0.updated.milliseconds > 1_767_229_200_000 } == true)
     }
+
+    @Test func importingAgainGivesAnOlderImportItsInstructions() async throws {
+        let (store, dir) = try ImportFixture.store()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (_, batch) = try ImportFixture.batch(nil, "chatgpt-2026")
+        let (item, chat) = try ImportFixture.chat(batch, titled: "Voice, tools and a fox")
+        // As an aisync before issue 26 imported it: no instructions.
+        var bare = chat
+        bare.instructions = nil
+        _ = try await store.importRecords([Store.ImportItem(id: item.item.id, body: .chat(bare))])
+        let outcomes = try await store.importRecords([item.item])
+        #expect(outcomes == [.extended(elements: 0)])
+        guard case .chat(let body)? = try await store.record(item.item.id).body else { throw AISyncError(.other, "") }
+        #expect(body.instructions == chat.instructions && body.messages == chat.messages)
+        #expect(try await store.importRecords([item.item]) == [.unchanged])
+        // An export without instructions leaves them be.
+        _ = try await store.importRecords([Store.ImportItem(id: item.item.id, body: .chat(bare))])
+        guard case .chat(let again)? = try await store.record(item.item.id).body else { throw AISyncError(.other, "") }
+        #expect(again.instructions == chat.instructions)
+    }
 }
