@@ -22,9 +22,10 @@ public enum CommandLineTool {
     /// cancels the command (exit 130); a second one exits at once.
     public static func main() async -> Never {
         CLIPlatform.ignoreBrokenPipe()
-        Platform.tuneAllocatorForBatchWork()
+        let arguments = CLIPlatform.arguments()
+        Platform.tuneAllocatorForBatchWork(arenas: (try? arguments.get()).map(allocatorArenas) ?? 1)
         let task = Task { () -> Int32 in
-            switch CLIPlatform.arguments() {
+            switch arguments {
             case .success(let arguments): await run(arguments)
             case .failure(let error): fail(error)
             }
@@ -33,6 +34,18 @@ public enum CommandLineTool {
         let status = await task.value
         withExtendedLifetime(interrupts) {}
         CLIPlatform.exit(status)
+    }
+
+    /// How many heap arenas a command line's process gets: an import keeps two threads
+    /// allocating at once (one parses the next batch while the other writes the last), and
+    /// with one arena they queue on its lock: a 217 MB import took 5.3-7.6 s instead of
+    /// 3.7-3.9 s (docs/PERFORMANCE.md §3.7). Every other command keeps one.
+    static func allocatorArenas(_ arguments: [String]) -> Int32 {
+        var words = arguments[...]
+        while let head = words.first, head == "--store" || head.hasPrefix("--store=") {
+            words = words.dropFirst(head == "--store" ? 2 : 1)
+        }
+        return words.first == "import" ? 8 : 1
     }
 
     /// Runs one command line (the words after the program's name) and returns its exit status

@@ -63,6 +63,15 @@ import Testing
         }
     }
 
+    @Test func onlyAnImportGetsAnArenaPerThread() {
+        #expect(CommandLineTool.allocatorArenas(["import", "export.zip"]) == 8)
+        #expect(CommandLineTool.allocatorArenas(["--store", "import", "import", "x"]) == 8)
+        #expect(CommandLineTool.allocatorArenas(["--store=/s", "import"]) == 8)
+        #expect(CommandLineTool.allocatorArenas(["--store", "import", "list"]) == 1)
+        #expect(CommandLineTool.allocatorArenas(["chat", "new", "--title", "import"]) == 1)
+        #expect(CommandLineTool.allocatorArenas([]) == 1)
+    }
+
     @Test func theSpecComesFromTheFields() {
         let spec = Paint.spec
         #expect(spec.arguments.map(\.name) == ["WALL_ID", "OTHERS"])
