@@ -250,7 +250,11 @@ struct Journal: Sendable {
     func append(_ versions: [Version], lines: [[UInt8]]? = nil) throws(AISyncError) -> [LineRef] {
         guard !versions.isEmpty else { return [] }
         var bytes: [UInt8] = []
+        // A bulk write appends megabytes at once: grown by doubling, the buffer was copied
+        // and faulted in again and again.
+        if let lines { bytes.reserveCapacity(lines.reduce(versions.count) { $0 + $1.count }) }
         var refs: [LineRef] = []
+        refs.reserveCapacity(versions.count)
         let start = size()
         for (n, v) in versions.enumerated() {
             let line = lines?[n] ?? v.json.canonicalBytes

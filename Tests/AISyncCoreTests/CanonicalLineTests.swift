@@ -99,6 +99,10 @@ struct CanonicalLineTests {
         for _ in 0..<2_000 {
             let v = maker.version()
             let line = v.json.canonicalBytes
+            // Written directly (every kind of operation, refs and inline values), the same line.
+            let (encoded, written) = Version.encoded(
+                record: v.record, kind: v.kind, clock: v.clock, time: v.time, device: v.device, ops: v.ops)
+            #expect(written == line && encoded == v)
             let read = try #require(direct(line), "not read directly: \(String(decoding: line, as: UTF8.self))")
             #expect(read == v)
             #expect(read.json.canonicalBytes == line)

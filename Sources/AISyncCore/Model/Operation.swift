@@ -41,15 +41,26 @@ public enum Operation: Hashable, Sendable {
         }
     }
 
-    var json: JSONValue {
-        var o: [String: JSONValue]
+    /// The operation's name in a journal line: `set`, `add`, `edit`, `remove`, `delete`, `restore`.
+    var name: String {
         switch self {
-        case .set(let f, _): o = ["op": .string("set"), "field": .string(f)]
-        case .add(let f, let e, _): o = ["op": .string("add"), "field": .string(f), "elem": .string(e)]
-        case .edit(let f, let e, _): o = ["op": .string("edit"), "field": .string(f), "elem": .string(e)]
-        case .remove(let f, let e): o = ["op": .string("remove"), "field": .string(f), "elem": .string(e)]
-        case .delete: o = ["op": .string("delete")]
-        case .restore: o = ["op": .string("restore")]
+        case .set: "set"
+        case .add: "add"
+        case .edit: "edit"
+        case .remove: "remove"
+        case .delete: "delete"
+        case .restore: "restore"
+        }
+    }
+
+    var json: JSONValue {
+        var o: [String: JSONValue] = ["op": .string(name)]
+        switch self {
+        case .set(let f, _): o["field"] = .string(f)
+        case .add(let f, let e, _), .edit(let f, let e, _), .remove(let f, let e):
+            o["field"] = .string(f)
+            o["elem"] = .string(e)
+        case .delete, .restore: break
         }
         switch value {
         case .inline(let v)?: o["value"] = v

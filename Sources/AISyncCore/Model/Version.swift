@@ -58,9 +58,21 @@ public struct Version: Hashable, Sendable {
         record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime,
         device: DeviceID, ops: [Operation]
     ) -> (Version, line: [UInt8]) {
+        encoded(
+            record: record, kind: kind, clock: clock, time: time, device: device, ops: ops,
+            opsBytes: operationsBytes(ops))
+    }
+
+    /// ``encoded(record:kind:clock:time:device:ops:)`` with the operations' canonical bytes
+    /// (``operationsBytes(_:)``) already written: a bulk import writes them while it converts,
+    /// on another core than the one that appends.
+    package static func encoded(
+        record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime,
+        device: DeviceID, ops: [Operation], opsBytes: [UInt8]
+    ) -> (Version, line: [UInt8]) {
         let payload = Payload.operations(ops)
-        let content = content(record: record, kind: kind, clock: clock, time: time, device: device, payload: payload)
-            .canonicalBytes
+        let content = operationsContent(
+            record: record, kind: kind, clock: clock, time: time, device: device, opsBytes: opsBytes)
         let id = SHA256.hash(content)
         let version = Version(
             id: id, record: record, kind: kind, clock: clock, time: time, device: device, payload: payload)
@@ -76,6 +88,73 @@ public struct Version: Hashable, Sendable {
         line.append(UInt8(ascii: "\""))
         line += content[at...]
         return (version, line)
+    }
+
+    /// The canonical bytes of a v2 version's content (``content(record:kind:clock:time:device:payload:)``
+    /// for `.operations`), written directly: the keys of the content and of each operation are
+    /// written in their canonical order, so no object is built and sorted per operation (a
+    /// bulk import writes millions). `CanonicalLineTests` holds it to the general encoding.
+    static func operationsContent(
+        record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime, device: DeviceID,
+        opsBytes: [UInt8]
+    ) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256 + opsBytes.count)
+        // Keys in code-point order: clock, device, hlc, kind, ops, record, v.
+        out += #"{"clock":"#.utf8
+        JSONValue.write(clock.json, into: &out)
+        out += #","device":"#.utf8
+        JSONValue.writeString(device.rawValue, into: &out)
+        out += #","hlc":"#.utf8
+        JSONValue.write(time.json, into: &out)
+        out += #","kind":"#.utf8
+        JSONValue.writeString(kind.rawValue, into: &out)
+        out += #","ops":"#.utf8
+        out += opsBytes
+        out += #","record":"#.utf8
+        JSONValue.writeString(record.rawValue, into: &out)
+        out += #","v":2}"#.utf8
+        return out
+    }
+
+    /// The canonical bytes of a list of operations (the `ops` of a v2 version's content),
+    /// written directly: each operation's keys in their canonical order (elem, field, op,
+    /// ref, value), so no object is built and sorted per operation (a bulk import writes
+    /// millions). `CanonicalLineTests` holds it to the general encoding.
+    package static func operationsBytes(_ ops: [Operation]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(2 + ops.count * 128)
+        out.append(UInt8(ascii: "["))
+        for (n, op) in ops.enumerated() {
+            out += n > 0 ? #",{"#.utf8 : "{".utf8
+            var separator = ""
+            if let element = op.element {
+                out += #""elem":"#.utf8
+                JSONValue.writeString(element, into: &out)
+                separator = ","
+            }
+            switch op {
+            case .set(let f, _), .add(let f, _, _), .edit(let f, _, _), .remove(let f, _):
+                out += (separator + #""field":"#).utf8
+                JSONValue.writeString(f, into: &out)
+                separator = ","
+            case .delete, .restore: break
+            }
+            out += (separator + #""op":"#).utf8
+            JSONValue.writeString(op.name, into: &out)
+            switch op.value {
+            case .inline(let v)?:
+                out += #","value":"#.utf8
+                JSONValue.write(v, into: &out)
+            case .object(let d)?:
+                out += #","ref":"#.utf8
+                JSONValue.writeString(d.hex, into: &out)
+            case nil: break
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+        out.append(UInt8(ascii: "]"))
+        return out
     }
 
     /// A records v2 version carrying `ops`; its ``id`` is computed by hashing its content.
