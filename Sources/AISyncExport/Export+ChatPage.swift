@@ -136,7 +136,7 @@ struct ChatPage {
         for line in Self.lines(text) {
             if let open = code {
                 if line.trimmingCharacters(in: .whitespaces).hasPrefix(open.fence) {
-                    out += "<pre><code>\(Markup.escape(open.lines.joined(separator: "\n")))</code></pre>\n"
+                    out += Self.codeBlock(open.lines)
                     code = nil
                 } else {
                     code?.lines.append(line)
@@ -153,7 +153,7 @@ struct ChatPage {
                 var pending = ""
                 var rest = line
                 var split = false
-                while let (before, id, after) = Self.firstReference(in: rest) {
+                while let (before, id, after) = Export.firstImageReference(in: rest) {
                     if let (alt, src) = image(id) {
                         pending += before
                         if !pending.allSatisfy(\.isWhitespace) { paragraph.append(Substring(pending)) }
@@ -170,27 +170,18 @@ struct ChatPage {
                 if !(split && pending.allSatisfy(\.isWhitespace)) { paragraph.append(Substring(pending)) }
             }
         }
-        if let open = code {
-            out += "<pre><code>\(Markup.escape(open.lines.joined(separator: "\n")))</code></pre>\n"
-        }
+        // A fence left open ends with the message.
+        if let open = code { out += Self.codeBlock(open.lines) }
         flush()
         return out
     }
 
-    static func lines(_ text: String) -> [Substring] {
-        text.normalizingLineEndings().split(separator: "\n", omittingEmptySubsequences: false)
+    /// Lines of code as a `<pre><code>` block, escaped.
+    static func codeBlock(_ lines: [Substring]) -> String {
+        "<pre><code>\(Markup.escape(lines.joined(separator: "\n")))</code></pre>\n"
     }
 
-    /// The first `[image: image-…]` reference in `line`: the text before it, its id, the text after.
-    static func firstReference(in line: Substring) -> (Substring, RecordID, Substring)? {
-        var search = line[...]
-        while let start = search.range(of: Export.imageReference) {
-            guard let close = search[start.upperBound...].firstIndex(of: "]") else { return nil }
-            if let id = RecordID(String(search[start.upperBound..<close])), id.rawValue.hasPrefix("image-") {
-                return (line[..<start.lowerBound], id, line[line.index(after: close)...])
-            }
-            search = search[start.upperBound...]
-        }
-        return nil
+    static func lines(_ text: String) -> [Substring] {
+        text.normalizingLineEndings().split(separator: "\n", omittingEmptySubsequences: false)
     }
 }

@@ -57,17 +57,26 @@ extension Export {
         guard text.contains(imageReference) else { return text }
         var out = ""
         var rest = text[...]
-        while let start = rest.firstRange(of: imageReference) {
-            out += rest[..<start.upperBound]
-            rest = rest[start.upperBound...]
-            guard let close = rest.firstIndex(of: "]"), let id = RecordID(String(rest[..<close])),
-                id.rawValue.hasPrefix("image-"), let replacement = replace(id)
-            else { continue }
-            out.removeLast(imageReference.count)
-            out += replacement
-            rest = rest[rest.index(after: close)...]
+        while let (before, id, after) = firstImageReference(in: rest) {
+            out += before
+            out += replace(id) ?? String(rest[before.endIndex..<after.startIndex])
+            rest = after
         }
         return out + rest
+    }
+
+    /// The first `[image: <id>]` in `text` whose id names an image record: the text before
+    /// it, the id, and the text after it; nil when there is none.
+    static func firstImageReference(in text: Substring) -> (before: Substring, id: RecordID, after: Substring)? {
+        var search = text
+        while let start = search.firstRange(of: imageReference) {
+            guard let close = search[start.upperBound...].firstIndex(of: "]") else { return nil }
+            if let id = RecordID(String(search[start.upperBound..<close])), id.rawValue.hasPrefix("image-") {
+                return (text[..<start.lowerBound], id, text[text.index(after: close)...])
+            }
+            search = search[start.upperBound...]
+        }
+        return nil
     }
 
     /// `![title](path)`: the title on one line, its brackets and backslashes escaped.

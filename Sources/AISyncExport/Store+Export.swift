@@ -4,7 +4,8 @@ import AISyncStore
 
 extension Store {
     /// A record rendered in `format` (the kind's default when nil): a chat as Markdown, an HTML
-    /// page or an EPUB (with its pictures), a story as an HTML picture book or an EPUB, an image as its original bytes, any record as JSON.
+    /// page or an EPUB (with its pictures), a story as an HTML picture book or an EPUB, an
+    /// image as its original bytes, any record as JSON.
     ///
     /// Throws not-found for a missing or deleted record, usage for a format the kind has
     /// none of, damaged-data for an image whose bytes are missing or damaged.

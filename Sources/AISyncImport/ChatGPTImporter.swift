@@ -120,7 +120,9 @@ enum ChatGPTImporter {
         guard !shown.isEmpty else { return [] }
         var list: [ChatBody.Message] = []
         for (id, message) in shown {
-            let parent = visibleAncestor(of: id, mapping: mapping) { shown[$0] != nil || onPath[$0] != nil }
+            let parent = visibleAncestor(
+                of: id, parent: { mapping[$0]?["parent"]?.stringValue },
+                isShown: { shown[$0] != nil || onPath[$0] != nil })
             let parentTime = parent.flatMap { onPath[$0] ?? shown[$0]?.time } ?? start
             let time = message.time ?? Timestamp(milliseconds: parentTime.milliseconds + 1)
             list.append(
@@ -134,12 +136,13 @@ enum ChatGPTImporter {
 
     /// The nearest ancestor of `id` that `isShown`, following `parent` links (a cycle or a
     /// missing parent ends the walk).
-    static func visibleAncestor(of id: String, mapping: [String: JSONValue], isShown: (String) -> Bool) -> String? {
+    /// ChatGPT's nodes and Claude's messages both branch this way.
+    static func visibleAncestor(of id: String, parent: (String) -> String?, isShown: (String) -> Bool) -> String? {
         var visited: Set<String> = [id]
-        var cursor = mapping[id]?["parent"]?.stringValue
+        var cursor = parent(id)
         while let current = cursor, visited.insert(current).inserted {
             if isShown(current) { return current }
-            cursor = mapping[current]?["parent"]?.stringValue
+            cursor = parent(current)
         }
         return nil
     }

@@ -33,8 +33,6 @@ struct ChatGPTMessage {
     var images: ChatGPTImages
     /// The prompt of the latest DALL·E request, for the pictures that answer it.
     private var dallePrompt: String?
-    /// Whether the message being read is DALL·E's answer (its pictures get the request's prompt).
-    private var readingDALLE = false
 
     init(images: ChatGPTImages) { self.images = images }
 
@@ -62,9 +60,9 @@ struct ChatGPTMessage {
         if role == "assistant", type == "code", recipient != "all" {
             text = call(recipient, content?["text"]?.stringValue ?? "", language: content?["language"]?.stringValue)
         } else {
-            readingDALLE = role == "tool" && message["author"]?["name"]?.stringValue?.hasPrefix("dalle.") == true
-            text = self.content(content, time: time, notes: &notes)
-            readingDALLE = false
+            // DALL·E's answer: its pictures get the request's prompt.
+            let answersRequest = role == "tool" && message["author"]?["name"]?.stringValue?.hasPrefix("dalle.") == true
+            text = self.content(content, request: answersRequest ? dallePrompt : nil, time: time, notes: &notes)
         }
         guard !text.isBlank else { return .hidden(Self.emptyReason) }
         let chatRole: ChatBody.Role
@@ -126,12 +124,13 @@ struct ChatGPTMessage {
     }
 
     /// The text of a `content` object by its `content_type`.
-    mutating func content(_ content: JSONValue?, time: Timestamp?, notes: inout [String]) -> String {
+    /// `request` is the prompt of the DALL·E request the content's pictures answer, if any.
+    mutating func content(_ content: JSONValue?, request: String?, time: Timestamp?, notes: inout [String]) -> String {
         guard let content else { return "" }
         let type = content["content_type"]?.stringValue ?? "unknown"
         switch type {
         case "text", "multimodal_text":
-            return parts(content["parts"]?.arrayValue ?? [], time: time, notes: &notes)
+            return parts(content["parts"]?.arrayValue ?? [], request: request, time: time, notes: &notes)
         case "code":
             let language = content["language"]?.stringValue
             return Self.fence(content["text"]?.stringValue ?? "", language: language)
@@ -162,7 +161,7 @@ struct ChatGPTMessage {
 
     /// Joins the parts with blank lines: strings as they are, picture pointers as links to
     /// image records (see ``ChatGPTImages``), voice transcripts as text, recordings noted.
-    mutating func parts(_ parts: [JSONValue], time: Timestamp?, notes: inout [String]) -> String {
+    mutating func parts(_ parts: [JSONValue], request: String?, time: Timestamp?, notes: inout [String]) -> String {
         var pieces: [String] = []
         for part in parts {
             switch part {
@@ -172,7 +171,7 @@ struct ChatGPTMessage {
                 switch part["content_type"]?.stringValue ?? "unknown" {
                 case "image_asset_pointer":
                     pieces.append(
-                        images.text(for: part, request: readingDALLE ? dallePrompt : nil, time: time, notes: &notes))
+                        images.text(for: part, request: request, time: time, notes: &notes))
                 case "audio_transcription":
                     if let text = part["text"]?.stringValue, !text.isEmpty { pieces.append(text) }
                 case "audio_asset_pointer", "real_time_user_audio_video_asset_pointer", "video_container_asset_pointer":

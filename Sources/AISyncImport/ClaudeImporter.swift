@@ -84,13 +84,8 @@ enum ClaudeImporter {
             messages.enumerated().map { (sources[$0.offset], $0.element["parent_message_uuid"]?.stringValue) },
             uniquingKeysWith: { first, _ in first })
         for (source, (role, text, time)) in others {
-            var visited: Set<String> = [source]
-            var cursor = parents[source] ?? nil
-            while let current = cursor, visited.insert(current).inserted, times[current] == nil, others[current] == nil
-            {
-                cursor = parents[current] ?? nil
-            }
-            let after = cursor.flatMap { times[$0] != nil || others[$0] != nil ? $0 : nil }
+            let after = ChatGPTImporter.visibleAncestor(
+                of: source, parent: { parents[$0] ?? nil }, isShown: { times[$0] != nil || others[$0] != nil })
             let parentTime = after.flatMap { times[$0] ?? others[$0]?.2 } ?? created
             alternatives.append(
                 ChatBody.Message(

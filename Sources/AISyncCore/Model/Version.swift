@@ -58,21 +58,9 @@ public struct Version: Hashable, Sendable {
         record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime,
         device: DeviceID, ops: [Operation]
     ) -> (Version, line: [UInt8]) {
-        encoded(
-            record: record, kind: kind, clock: clock, time: time, device: device, ops: ops,
-            opsBytes: operationsBytes(ops))
-    }
-
-    /// ``encoded(record:kind:clock:time:device:ops:)`` with the operations' canonical bytes
-    /// (``operationsBytes(_:)``) already written: a bulk import writes them while it converts,
-    /// on another core than the one that appends.
-    package static func encoded(
-        record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime,
-        device: DeviceID, ops: [Operation], opsBytes: [UInt8]
-    ) -> (Version, line: [UInt8]) {
         let payload = Payload.operations(ops)
         let content = operationsContent(
-            record: record, kind: kind, clock: clock, time: time, device: device, opsBytes: opsBytes)
+            record: record, kind: kind, clock: clock, time: time, device: device, opsBytes: operationsBytes(ops))
         let id = SHA256.hash(content)
         let version = Version(
             id: id, record: record, kind: kind, clock: clock, time: time, device: device, payload: payload)
@@ -121,7 +109,7 @@ public struct Version: Hashable, Sendable {
     /// written directly: each operation's keys in their canonical order (elem, field, op,
     /// ref, value), so no object is built and sorted per operation (a bulk import writes
     /// millions). `CanonicalLineTests` holds it to the general encoding.
-    package static func operationsBytes(_ ops: [Operation]) -> [UInt8] {
+    static func operationsBytes(_ ops: [Operation]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(2 + ops.count * 128)
         out.append(UInt8(ascii: "["))
