@@ -60,7 +60,7 @@ public struct Version: Hashable, Sendable {
     ) -> (Version, line: [UInt8]) {
         let payload = Payload.operations(ops)
         let content = operationsContent(
-            record: record, kind: kind, clock: clock, time: time, device: device, opsBytes: operationsBytes(ops))
+            record: record, kind: kind, clock: clock, time: time, device: device, ops: ops)
         let id = SHA256.hash(content)
         let version = Version(
             id: id, record: record, kind: kind, clock: clock, time: time, device: device, payload: payload)
@@ -84,10 +84,10 @@ public struct Version: Hashable, Sendable {
     /// bulk import writes millions). `CanonicalLineTests` holds it to the general encoding.
     static func operationsContent(
         record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime, device: DeviceID,
-        opsBytes: [UInt8]
+        ops: [Operation]
     ) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(256 + opsBytes.count)
+        out.reserveCapacity(256 + ops.count * 128)
         // Keys in code-point order: clock, device, hlc, kind, ops, record, v.
         out += #"{"clock":"#.utf8
         JSONValue.write(clock.json, into: &out)
@@ -98,20 +98,17 @@ public struct Version: Hashable, Sendable {
         out += #","kind":"#.utf8
         JSONValue.writeString(kind.rawValue, into: &out)
         out += #","ops":"#.utf8
-        out += opsBytes
+        writeOperations(ops, into: &out)
         out += #","record":"#.utf8
         JSONValue.writeString(record.rawValue, into: &out)
         out += #","v":2}"#.utf8
         return out
     }
 
-    /// The canonical bytes of a list of operations (the `ops` of a v2 version's content),
-    /// written directly: each operation's keys in their canonical order (elem, field, op,
-    /// ref, value), so no object is built and sorted per operation (a bulk import writes
-    /// millions). `CanonicalLineTests` holds it to the general encoding.
-    static func operationsBytes(_ ops: [Operation]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(2 + ops.count * 128)
+    /// Appends the canonical bytes of a list of operations (the `ops` of a v2 version's
+    /// content) to `out`: each operation's keys in their canonical order (elem, field, op,
+    /// ref, value).
+    static func writeOperations(_ ops: [Operation], into out: inout [UInt8]) {
         out.append(UInt8(ascii: "["))
         for (n, op) in ops.enumerated() {
             out += n > 0 ? #",{"#.utf8 : "{".utf8
@@ -142,7 +139,6 @@ public struct Version: Hashable, Sendable {
             out.append(UInt8(ascii: "}"))
         }
         out.append(UInt8(ascii: "]"))
-        return out
     }
 
     /// A records v2 version carrying `ops`; its ``id`` is computed by hashing its content.
