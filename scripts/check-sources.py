@@ -77,7 +77,7 @@ LAYERS = {
                    "AISyncCore", "AISyncFiles"},
     "AISyncRemote": {"Synchronization", "AISyncCore", "AISyncFiles", "AISyncHTTP"} | LIBC,
     "AISyncImgur": {"Foundation", "AISyncCore", "AISyncFiles", "AISyncHTTP"},
-    "AISyncImport": {"Foundation", "AISyncCore", "AISyncFiles", "AISyncStore", "AISyncHTTP"},
+    "AISyncImport": {"Foundation", "Synchronization", "AISyncCore", "AISyncFiles", "AISyncStore", "AISyncHTTP"},
     "AISyncExport": {"Foundation", "AISyncCore", "AISyncFiles", "AISyncStore"},
     "AISyncSync": {"AISyncCore", "AISyncFiles", "AISyncStore", "AISyncHTTP", "AISyncRemote", "AISyncImgur"},
     "AISync": LIBRARIES,                               # the umbrella module

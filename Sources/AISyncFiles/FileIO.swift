@@ -65,6 +65,28 @@ package enum FileIO {
         try readRanges(path, [(offset, count)])[0]
     }
 
+    /// Reads into `buffer` from `offset` until it is full or the file ends; how many bytes
+    /// were read. For a reader that reuses one buffer (no fresh pages to fault in per read).
+    package static func readRange(_ path: String, from offset: Int64, into buffer: UnsafeMutableRawBufferPointer)
+        throws(AISyncError) -> Int
+    {
+        let fd = Platform.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ioError("read", path, errno: Platform.errno) }
+        defer { Platform.close(fd) }
+        guard Platform.lseek(fd, offset, SEEK_SET) == offset else {
+            throw ioError("seek in", path, errno: Platform.errno)
+        }
+        var done = 0
+        while done < buffer.count {
+            guard let n = Platform.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...])) else {
+                throw ioError("read", path, errno: Platform.errno)
+            }
+            if n == 0 { break }
+            done += n
+        }
+        return done
+    }
+
     /// Reads several ranges of one file with one open (fewer bytes at end of file).
     package static func readRanges(_ path: String, _ ranges: [(offset: Int64, count: Int)]) throws(AISyncError)
         -> [[UInt8]]

@@ -136,7 +136,7 @@ public struct ImgurRateLimit: Sendable, Equatable, CustomStringConvertible {
     public var json: JSONValue {
         func bucket(_ b: Bucket?) -> JSONValue {
             guard let b else { return .null }
-            var o: [String: JSONValue] = [:]
+            var o: JSONObject = [:]
             o["limit"] = b.limit.map(JSONValue.int) ?? .null
             o["remaining"] = b.remaining.map(JSONValue.int) ?? .null
             o["resetAt"] = b.resetAt.map(JSONValue.int) ?? .null

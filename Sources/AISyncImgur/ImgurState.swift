@@ -40,20 +40,20 @@ package struct ImgurState: Sendable, Equatable {
     package init() {}
 
     package var json: JSONValue {
-        var o: [String: JSONValue] = [
+        var o: JSONObject = [
             "format": .int(1), "uploads": .int(uploads), "deletes": .int(deletes),
             "answered": .object(
-                Dictionary(
+                JSONObject(
                     uniqueKeysWithValues: answered.map { key, u in
-                        var v: [String: JSONValue] = [
+                        var v: JSONObject = [
                             "id": .string(u.id), "link": .string(u.link), "size": .int(u.size),
                         ]
                         v.setIfPresent("deletehash", u.deletehash.map(JSONValue.string))
                         return (key.hex, JSONValue.object(v))
                     })),
             "failed": .object(
-                Dictionary(uniqueKeysWithValues: failed.map { ($0.key.hex, JSONValue.string($0.value)) })),
-            "pendingDeletes": .object(pendingDeletes.mapValues(JSONValue.string)),
+                JSONObject(uniqueKeysWithValues: failed.map { ($0.key.hex, JSONValue.string($0.value)) })),
+            "pendingDeletes": .object(JSONObject(pendingDeletes.mapValues(JSONValue.string))),
             "maybeUploaded": .array(maybeUploaded.map(\.hex).sorted().map(JSONValue.string)),
         ]
         o.setIfPresent("retryAt", retryAt.map(JSONValue.int))

@@ -107,7 +107,7 @@ enum ChatGPTImporter {
     /// (else 1 ms after the message followed); the list is ordered by time, then id, so an
     /// import is the same on every run.
     static func alternatives(
-        _ mapping: [String: JSONValue], onPath: [String: Timestamp], path: Set<String>, key: String,
+        _ mapping: JSONObject, onPath: [String: Timestamp], path: Set<String>, key: String,
         start: Timestamp, reader: inout ChatGPTMessage
     ) -> [ChatBody.Message] {
         var shown: [String: (role: ChatBody.Role, text: String, time: Timestamp?)] = [:]
@@ -165,7 +165,7 @@ enum ChatGPTImporter {
     /// the transcript's. Custom instructions go to the chat; reasoning goes to the answer
     /// after it when `withReasoning`, else is counted.
     static func messages(
-        _ path: [String], mapping: [String: JSONValue], key: String, start: Timestamp, withReasoning: Bool,
+        _ path: [String], mapping: JSONObject, key: String, start: Timestamp, withReasoning: Bool,
         notes: inout [String: Int], reader: inout ChatGPTMessage
     ) -> Path {
         var result = Path()

@@ -12,7 +12,7 @@ struct ChatGPTTranscript {
     /// True when there was no `current_node`, so the newest leaf was taken.
     var guessed: Bool
 
-    init(mapping: [String: JSONValue], currentNode: String?) {
+    init(mapping: JSONObject, currentNode: String?) {
         var broken = false
         var start = currentNode.flatMap { mapping[$0] != nil ? $0 : nil }
         guessed = start == nil && !mapping.isEmpty
@@ -41,7 +41,7 @@ struct ChatGPTTranscript {
 
     /// The leaf (no children in the mapping) whose message is newest; ties go to the
     /// greatest id, so the choice is the same on every run.
-    static func newestLeaf(_ mapping: [String: JSONValue]) -> String? {
+    static func newestLeaf(_ mapping: JSONObject) -> String? {
         var best: (time: Double, id: String)?
         for (id, node) in mapping {
             let children = node["children"]?.arrayValue?.compactMap(\.stringValue) ?? []

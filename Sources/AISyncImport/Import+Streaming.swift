@@ -1,6 +1,7 @@
 import AISyncCore
 import AISyncFiles
 import AISyncStore
+import Synchronization
 
 /// Importing a big export a slice at a time: conversations are read from the file in chunks
 /// (``JSONArrayReader``) and written in batches, so memory stays near two batches whatever the
@@ -65,32 +66,43 @@ extension Import {
         /// Bytes of the files already imported whole.
         var filesDone: Int64 = 0
 
-        /// Reads one file's elements and imports them: batch k+1 is converted while batch k is written.
+        /// How many converted batches may wait for the store: with more than one, a batch that
+        /// is slow to convert and one that is slow to write no longer hold each other up.
+        static let lookahead = 2
+
+        /// Reads one file's elements and imports them: batches are read and converted on one
+        /// task, up to ``lookahead`` ahead of the store writing them on another.
         mutating func importFile(_ file: String, chunkSize: Int, into summary: inout ImportSummary)
             async throws(AISyncError)
         {
-            guard var reader = try JSONArrayReader(path: file, chunkSize: chunkSize) else {
+            guard let reader = try JSONArrayReader(path: file, chunkSize: chunkSize) else {
                 throw AISyncError(
                     .damagedData, "\(file) is not a list of conversations", hint: "Give the export's conversations.json"
                 )
             }
-            var pending: Step?
-            while true {
-                // Reading and converting batch k+1 (one child task) overlaps writing batch k.
-                let context = Context(
-                    file: file, found: found, assets: assets, now: now, withReasoning: options.withReasoning)
-                async let next = context.readAndConvert(reader, upTo: batchBytes)
-                if let pending {
-                    try await write(pending.batch, source: pending.source, offset: pending.offset, into: &summary)
+            let box = ReaderBox(reader)
+            let context = Context(
+                file: file, found: found, assets: assets, now: now, withReasoning: options.withReasoning)
+            let (steps, permits, producer) = context.convertAhead(
+                box, batchBytes: batchBytes, lookahead: Self.lookahead)
+            do {
+                for await result in steps {
+                    let step = try result.get()
+                    guard step.bytes > 0 else { break }
+                    found = step.source
+                    try await write(step.batch, source: step.source, offset: step.offset, into: &summary)
+                    permits.yield()
                 }
-                pending = nil
-                let step = try await next.get()
-                guard step.bytes > 0 else { break }
-                reader = step.reader
-                found = step.source
-                pending = step
+            } catch {
+                // The converting task stops at its next batch; the store is left as written.
+                permits.finish()
+                producer.cancel()
+                await producer.value
+                throw error
             }
-            filesDone += reader.size
+            permits.finish()
+            await producer.value
+            filesDone += box.reader.withLock { $0.size }
             progress.bytesDone = filesDone
             options.progress?(progress)
         }
@@ -116,11 +128,22 @@ extension Import {
         }
     }
 
-    /// One batch read and converted, with the reader positioned after it.
+    /// The reader of one file, used by one task at a time (the one converting batches;
+    /// ``Slicer/importFile(_:chunkSize:into:)`` reads its size after). Held in a lock rather
+    /// than copied into each task, so its chunk buffer is never shared, and so never copied
+    /// when it is refilled.
+    final class ReaderBox: Sendable {
+        let reader: Mutex<JSONArrayReader>
+        init(_ reader: JSONArrayReader) { self.reader = Mutex(reader) }
+    }
+
+    /// One batch read and converted.
     struct Step: Sendable {
-        var reader: JSONArrayReader
         var source: Source
         var batch: ImportBatch
+        /// The parsed elements, freed with the step after its batch is written: on the side
+        /// that writes (which has time to spare), not on the one converting the next batch.
+        var parsed: [JSONValue]
         /// The batch's JSON bytes; 0 at the end of the file.
         var bytes: Int64
         /// How far into the file the reader is after the batch.
@@ -135,29 +158,56 @@ extension Import {
         let now: Timestamp
         let withReasoning: Bool
 
-        /// Reads the next batch's elements with `reader`, and converts them. (Converting two
+        /// Starts a task that reads and converts batch after batch, each once a permit is
+        /// given (`lookahead` to begin with, then one per batch written), and ends after the
+        /// last batch (an empty step), an error, or when the permits end.
+        func convertAhead(_ box: ReaderBox, batchBytes: Int, lookahead: Int) -> (
+            AsyncStream<Result<Step, AISyncError>>, AsyncStream<Void>.Continuation, Task<Void, Never>
+        ) {
+            let (steps, output) = AsyncStream<Result<Step, AISyncError>>.makeStream()
+            let (permits, permitInput) = AsyncStream<Void>.makeStream()
+            for _ in 0..<lookahead { permitInput.yield() }
+            let producer = Task {
+                var context = self
+                var permit = permits.makeAsyncIterator()
+                while await permit.next() != nil, !Task.isCancelled {
+                    let result = context.readAndConvert(box, upTo: batchBytes)
+                    output.yield(result)
+                    guard case .success(let step) = result, step.bytes > 0 else { break }
+                    // The first batch names the source; the ones after it are read as that.
+                    context = Context(
+                        file: file, found: step.source, assets: assets, now: now, withReasoning: withReasoning)
+                }
+                output.finish()
+            }
+            return (steps, permitInput, producer)
+        }
+
+        /// Reads the next batch's elements with the reader, and converts them. (Converting two
         /// halves at once was measured slower: malloc contention outweighed the second core.)
-        func readAndConvert(_ reader: JSONArrayReader, upTo bytes: Int) -> Result<Step, AISyncError> {
-            var reader = reader
+        func readAndConvert(_ box: ReaderBox, upTo bytes: Int) -> Result<Step, AISyncError> {
             do throws(AISyncError) {
-                let raw = try reader.nextElements(upTo: bytes)
-                let (source, batch) = try convert(raw[...]).get()
+                let file = file
+                let (values, count, offset) = try box.reader.withLock { reader in
+                    Result { () throws(AISyncError) in
+                        let (values, count) = try reader.nextValues(upTo: bytes) { (bytes) throws(AISyncError) in
+                            try ImportInput.parse(bytes, path: file)
+                        }
+                        return (values, count, reader.offset)
+                    }
+                }.get()
+                let (source, batch) = try convert(values).get()
                 return .success(
-                    Step(
-                        reader: reader, source: source, batch: batch, bytes: Int64(raw.reduce(0) { $0 + $1.count }),
-                        offset: reader.offset))
+                    Step(source: source, batch: batch, parsed: values, bytes: Int64(count), offset: offset))
             } catch {
                 return .failure(error)
             }
         }
 
-        /// Parses the elements and turns them into records (detecting the source on the first batch).
-        func convert(_ raw: ArraySlice<[UInt8]>) -> Result<(Source, ImportBatch), AISyncError> {
-            guard !raw.isEmpty else { return .success((found ?? .chatgpt, ImportBatch())) }
+        /// Turns the parsed elements into records (detecting the source on the first batch).
+        func convert(_ elements: [JSONValue]) -> Result<(Source, ImportBatch), AISyncError> {
+            guard !elements.isEmpty else { return .success((found ?? .chatgpt, ImportBatch())) }
             do throws(AISyncError) {
-                var elements: [JSONValue] = []
-                elements.reserveCapacity(raw.count)
-                for bytes in raw { elements.append(try ImportInput.parse(bytes, path: file)) }
                 let document = ImportInput.Document(path: file, value: .array(elements))
                 let source: Source
                 if let found { source = found } else { source = try detect(document.value, path: file) }

@@ -71,7 +71,7 @@ public struct ImportSummary: Sendable {
         return .object([
             "id": .string(r.id.rawValue), "kind": .string(r.kind.rawValue), "title": .string(r.title),
             "outcome": .string(outcome), "elements": .int(Int64(elements)),
-            "notes": .object(r.notes.mapValues { .int(Int64($0)) }),
+            "notes": .object(JSONObject(r.notes.mapValues { .int(Int64($0)) })),
         ])
     }
 }

@@ -105,16 +105,47 @@ struct JSONArrayReader {
         return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080 != 0
     }
 
-    /// The next elements, copied out, until they hold at least `bytes` bytes or the list ends
-    /// (empty after the closing `]`).
-    mutating func nextElements(upTo bytes: Int) throws(AISyncError) -> [[UInt8]] {
-        var elements: [[UInt8]] = []
+    /// The next elements, parsed, until they hold at least `bytes` bytes of JSON or the list
+    /// ends (empty after the closing `]`), and how many bytes they held.
+    mutating func nextValues(upTo bytes: Int, parse: ([UInt8]) throws(AISyncError) -> JSONValue)
+        throws(AISyncError) -> (values: [JSONValue], bytes: Int)
+    {
+        var values: [JSONValue] = []
         var total = 0
-        while total < bytes, let element = try next() {
-            elements.append(Array(element))
-            total += element.count
+        while total < bytes, let (value, count) = try nextValue(parse: parse) {
+            values.append(value)
+            total += count
         }
-        return elements
+        return (values, total)
+    }
+
+    /// The next element parsed, and its length in bytes; nil after the closing `]`.
+    ///
+    /// An element that lies whole in the chunk read (nearly all) is parsed where it is:
+    /// no first pass to find its end, no copy. One that runs past the chunk, or is not
+    /// valid JSON, is found by ``next()`` and its copy parsed by `parse`, so an error says
+    /// where, exactly as before.
+    mutating func nextValue(parse: ([UInt8]) throws(AISyncError) -> JSONValue) throws(AISyncError) -> (
+        JSONValue, Int
+    )? {
+        if state == .beforeFirst || state == .beforeElement, !inString {
+            while position < buffer.count, Self.isSpace(buffer[position]) { position += 1 }
+            if position < buffer.count, buffer[position] != UInt8(ascii: ","), buffer[position] != UInt8(ascii: "]"),
+                let (value, end) = buffer.withUnsafeBufferPointer({ JSONParser.value(in: $0, at: position, depth: 0) })
+            {
+                var after = end
+                while after < buffer.count, Self.isSpace(buffer[after]) { after += 1 }
+                // A number ending at the chunk's end may go on in the next one: only a
+                // separator seen here ends the element.
+                if after < buffer.count, buffer[after] == UInt8(ascii: ",") || buffer[after] == UInt8(ascii: "]") {
+                    state = buffer[after] == UInt8(ascii: ",") ? .beforeElement : .done
+                    defer { position = after + 1 }
+                    return (value, after - position)
+                }
+            }
+        }
+        guard let element = try next() else { return nil }
+        return (try parse(Array(element)), element.count)
     }
 
     /// Handles one byte; returns an element when this byte ends one.
@@ -170,8 +201,19 @@ struct JSONArrayReader {
         bufferStart += Int64(keep)
         position -= keep
         if elementStart >= 0 { elementStart = 0 }
+        // Read into the buffer's own room: after the first chunk no fresh pages are faulted in.
         let count = Int(min(Int64(chunkSize), size - fileOffset))
-        buffer += try FileIO.readRange(path, from: fileOffset, count: count)
+        let old = buffer.count
+        buffer.append(contentsOf: repeatElement(0, count: count))
+        let path = path
+        let offset = fileOffset
+        let read = try buffer.withUnsafeMutableBytes { bytes in
+            Result { () throws(AISyncError) in
+                try FileIO.readRange(path, from: offset, into: UnsafeMutableRawBufferPointer(rebasing: bytes[old...]))
+            }
+        }.get()
+        // A file that shrank while read ends here; what follows is judged as its end.
+        buffer.removeLast(count - read)
         fileOffset += Int64(count)
     }
 

@@ -5,11 +5,11 @@ extension Store.Status {
     /// records: {kind: count}, deleted, conflicts, objects, bytes, journal: {lines, bytes},
     /// remotes: [{name, url, type}], imagesNotDownloaded}`.
     public var json: JSONValue {
-        .object([
+        let counts = JSONObject(uniqueKeysWithValues: records.map { ($0.key.rawValue, JSONValue.int(Int64($0.value))) })
+        return .object([
             "store": .string(root),
             "device": .object(["id": .string(device.rawValue), "name": .string(deviceName)]),
-            "records": .object(
-                Dictionary(uniqueKeysWithValues: records.map { ($0.key.rawValue, .int(Int64($0.value))) })),
+            "records": .object(counts),
             "deleted": .int(Int64(deleted)),
             "conflicts": .int(Int64(conflicts)),
             "objects": .int(Int64(objects)),
@@ -27,7 +27,7 @@ extension Store.Conflict {
     /// title, versions: [{version, time, deleted, winner, device, deviceName?}], fields:
     /// [{field, values: [{version, time, winner, removed, value?, device, deviceName?}]}]}`.
     public func json(deviceNames: [DeviceID: String]) -> JSONValue {
-        func device(_ v: Version, into o: inout [String: JSONValue]) {
+        func device(_ v: Version, into o: inout JSONObject) {
             o["device"] = .string(v.device.rawValue)
             o.setIfPresent("deviceName", deviceNames[v.device].map(JSONValue.string))
         }
@@ -35,7 +35,7 @@ extension Store.Conflict {
             "id": .string(id.rawValue), "kind": .string(kind.rawValue), "title": .string(title),
             "versions": .array(
                 versions.map { cv in
-                    var o: [String: JSONValue] = [
+                    var o: JSONObject = [
                         "version": .string(cv.version.id.hex), "time": .string(cv.version.time.timestamp.iso8601),
                         "deleted": .bool(cv.version.isDeleted), "winner": .bool(cv.winner),
                     ]
@@ -48,7 +48,7 @@ extension Store.Conflict {
                         "field": .string(f.field),
                         "values": .array(
                             f.values.map { cv in
-                                var o: [String: JSONValue] = [
+                                var o: JSONObject = [
                                     "version": .string(cv.version.id.hex),
                                     "time": .string(cv.version.time.timestamp.iso8601),
                                     "winner": .bool(cv.winner), "removed": .bool(cv.value == nil),

@@ -174,7 +174,7 @@ extension Store {
         guard known != before else { return }
         let json = JSONValue.object([
             "format": .int(1),
-            "devices": .object(Dictionary(uniqueKeysWithValues: known.map { ($0.key.rawValue, .string($0.value)) })),
+            "devices": .object(JSONObject(uniqueKeysWithValues: known.map { ($0.key.rawValue, .string($0.value)) })),
         ])
         try FileIO.makeDirectories("\(root)/sync")
         try FileIO.writeAtomically(

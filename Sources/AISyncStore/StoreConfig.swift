@@ -31,7 +31,7 @@ public struct StoreConfig: Hashable, Sendable {
         }
 
         var json: JSONValue {
-            var o: [String: JSONValue] = ["name": .string(name), "url": .string(url), "type": .string(type)]
+            var o: JSONObject = ["name": .string(name), "url": .string(url), "type": .string(type)]
             if insecure { o["insecure"] = .bool(true) }
             if encrypted { o["encrypted"] = .bool(true) }
             return .object(o)
@@ -70,7 +70,7 @@ public struct StoreConfig: Hashable, Sendable {
         }
 
         var json: JSONValue {
-            var o: [String: JSONValue] = ["enabled": .bool(enabled), "images": .string(images.rawValue)]
+            var o: JSONObject = ["enabled": .bool(enabled), "images": .string(images.rawValue)]
             o.setIfPresent("api", api.map(JSONValue.string))
             if publicImages { o["publicImages"] = .bool(true) }
             return .object(o)
@@ -91,7 +91,7 @@ public struct StoreConfig: Hashable, Sendable {
     public var imgur: ImgurSettings?
 
     var json: JSONValue {
-        var o: [String: JSONValue] = [
+        var o: JSONObject = [
             "format": .int(format),
             "device": .object(["id": .string(deviceID.rawValue), "name": .string(deviceName)]),
             "created": .string(created.iso8601),

@@ -23,7 +23,7 @@ struct RemoteManifest: Sendable, Equatable {
     var encrypted = false
 
     var json: JSONValue {
-        var o: [String: JSONValue] = [
+        var o: JSONObject = [
             "format": .int(format), "remote": .string(remoteID), "created": .string(created.iso8601),
         ]
         if encrypted { o["encrypted"] = .bool(true) }
@@ -74,7 +74,7 @@ struct DeviceHead: Sendable, Equatable {
     var snapshot: SnapshotInfo?
 
     var json: JSONValue {
-        var o: [String: JSONValue] = [
+        var o: JSONObject = [
             "format": .int(1), "device": .string(device.rawValue), "name": .string(name), "seq": .int(seq),
             "updated": .string(updated.iso8601), "remote": .string(remoteID),
             "devices": .array(devices.sorted().map { .string($0.rawValue) }),
@@ -140,7 +140,7 @@ struct DevicesIndex: Sendable, Equatable {
     var json: JSONValue {
         .object([
             "format": .int(1),
-            "devices": .object(Dictionary(uniqueKeysWithValues: devices.map { ($0.key.rawValue, .string($0.value)) })),
+            "devices": .object(JSONObject(uniqueKeysWithValues: devices.map { ($0.key.rawValue, .string($0.value)) })),
         ])
     }
 

@@ -32,7 +32,7 @@ extension Store {
     /// Records the pictures still missing after a pull (rewritten only when it changed).
     func setMissingImages(_ images: [WantedImage]) throws(AISyncError) {
         let items = images.sorted { $0.digest.hex < $1.digest.hex }.map { image -> JSONValue in
-            var o: [String: JSONValue] = ["sha256": .string(image.digest.hex)]
+            var o: JSONObject = ["sha256": .string(image.digest.hex)]
             // Where to fetch it, never the deletehash (a secret that stays in the records).
             o.setIfPresent(
                 "imgur",

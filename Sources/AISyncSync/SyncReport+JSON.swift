@@ -34,7 +34,7 @@ extension ImgurStatus {
     /// The Imgur status document: `{enabled, images, uploads, deletes, pending, failed:
     /// [{sha256, message}], retryAt?, rateLimit?}`.
     public var json: JSONValue {
-        var o: [String: JSONValue] = [
+        var o: JSONObject = [
             "enabled": .bool(enabled), "images": .string(images.rawValue),
             "uploads": .int(uploads), "deletes": .int(deletes), "pending": .int(Int64(pending)),
             "failed": .array(

@@ -39,7 +39,7 @@ struct CanonicalEncodingTests {
                     (0..<Int.random(in: 0...20, using: &rng)).map { _ in parts.randomElement(using: &rng)! }.joined())
             case 5: return .array((0..<Int.random(in: 0...5, using: &rng)).map { _ in value(depth + 1) })
             default:
-                var o: [String: JSONValue] = [:]
+                var o: JSONObject = [:]
                 for n in 0..<Int.random(in: 0...5, using: &rng) {
                     o["k\(n)\(["", "\"", "é"].randomElement(using: &rng)!)"] = value(depth + 1)
                 }
@@ -51,7 +51,10 @@ struct CanonicalEncodingTests {
         #expect(v.canonicalLength() == exact)
         for limit in [0, 1, exact / 2, exact - 1, exact, exact + 1, 4096] where limit >= 0 {
             #expect((v.canonicalLength(upTo: limit) <= limit) == (exact <= limit), "limit \(limit), exact \(exact)")
+            // The bound that spares reading strings is never below the length.
+            if v.canonicalLengthBound(upTo: limit) <= limit { #expect(exact <= limit, "bound within \(limit)") }
         }
+        #expect(v.canonicalLengthBound() >= exact)
     }
 
     @Test(
@@ -91,12 +94,46 @@ struct CanonicalEncodingTests {
         #expect(try Version(json: JSONParser.parse(line)) == version, "the line reads back, its id verified")
     }
 
+    @Test(
+        "The eight-bytes-at-a-time scan finds the first quote, backslash or control byte exactly where a byte loop does",
+        arguments: 0..<40)
+    func stringScanMatchesAByteLoop(seed: Int) throws {
+        var rng = SplitMix64(seed: UInt64(seed) &+ 7)
+        // Bytes next to the special ones (0x1F/0x20, 0x21/0x23, 0x5B/0x5D) and their high-bit twins.
+        let alphabet: [UInt8] = [
+            0x00, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x5B, 0x5C, 0x5D, 0x61, 0x7F, 0x80, 0x9F, 0xA0, 0xA2, 0xDC, 0xFF,
+        ]
+        for _ in 0..<200 {
+            let count = Int.random(in: 0...70, using: &rng)
+            let plain = Bool.random(using: &rng)
+            let bytes: [UInt8] = (0..<count).map { _ in
+                plain && Int.random(in: 0..<20, using: &rng) > 0
+                    ? [0x61, 0x20, 0x7F, 0xA2, 0xDC, 0x9F].randomElement(using: &rng)!
+                    : alphabet.randomElement(using: &rng)!
+            }
+            let start = Int.random(in: 0...count, using: &rng)
+            let expected = bytes[start...].firstIndex { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C } ?? count
+            bytes.withUnsafeBufferPointer { buffer in
+                #expect(JSONStringScan.nextSpecial(buffer, from: start) == expected, "\(bytes) from \(start)")
+                let run = JSONStringScan.plainRun(buffer, from: start)
+                #expect(run.end == expected && run.ascii == bytes[start..<expected].allSatisfy { $0 < 0x80 })
+            }
+            // Valid UTF-8 text with those bytes' escapes: written, counted and read back alike.
+            let text = String(decoding: bytes, as: UTF8.self)
+            var out: [UInt8] = []
+            JSONValue.writeString(text, into: &out)
+            #expect(JSONValue.stringLength(text) == out.count)
+            #expect(try JSONParser.parse(out) == .string(text))
+        }
+    }
+
     @Test("Object keys are sorted by code point, which is UTF-8 byte order")
     func keyOrder() throws {
         // Given keys whose code-point order differs from UTF-16 order ("ｚ" U+FF5A vs "😀" U+1F600)
         // and from case-insensitive or locale order
         let keys = ["😀", "é", "B", "ａ", "a", "ä", "", "aa", "Z", "ｚ", "a b", "\u{7F}", "\u{1}"]
-        let value = JSONValue.object(Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, .int(Int64($0))) }))
+        let value = JSONValue.object(
+            JSONObject(uniqueKeysWithValues: keys.enumerated().map { ($1, JSONValue.int(Int64($0))) }))
         // When encoded
         let text = value.canonicalString
         // Then the keys appear in UTF-8 byte order

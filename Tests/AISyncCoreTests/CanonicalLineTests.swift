@@ -43,13 +43,13 @@ private struct LineMaker {
         case "height", "imgur": return .inline(.null)
         case "mediaType": return .inline(.string("image/png"))
         case "messages":
-            var message: [String: JSONValue] = [
+            var message: JSONObject = [
                 "role": .string(chance() ? "user" : "assistant"), "text": .string(text()), "time": .string(time()),
             ]
             if chance() { message["reasoning"] = .string(text()) }
             return .inline(.object(message))
         default:  // pages
-            var page: [String: JSONValue] = ["n": .int(Int64.random(in: 0...40, using: &rng)), "text": .string(text())]
+            var page: JSONObject = ["n": .int(Int64.random(in: 0...40, using: &rng)), "text": .string(text())]
             if chance() { page["image"] = .string(digest().hex) }
             return .inline(.object(page))
         }

@@ -31,12 +31,12 @@ private func makeVersion(
 }
 
 /// A version's journal line as a mutable dictionary, as read back from disk.
-private func lineObject(_ v: Version) throws -> [String: JSONValue] {
+private func lineObject(_ v: Version) throws -> JSONObject {
     try #require(try JSONParser.parse(v.json.canonicalBytes).objectValue)
 }
 
 private func expectDamaged(
-    _ object: [String: JSONValue], containing text: String, sourceLocation: SourceLocation = #_sourceLocation
+    _ object: JSONObject, containing text: String, sourceLocation: SourceLocation = #_sourceLocation
 ) {
     do {
         let v = try Version(json: .object(object))

@@ -22,7 +22,44 @@ struct ImportStreamingTests {
         guard var reader = try JSONArrayReader(path: path, chunkSize: chunkSize) else { return nil }
         var out: [JSONValue] = []
         while let element = try reader.next() { out.append(try ImportInput.parse(Array(element), path: path)) }
+        // Parsed where they lie in the chunk (falling back to the scan above across a chunk's
+        // end): the same elements, and the same byte counts.
+        guard var inPlace = try JSONArrayReader(path: path, chunkSize: chunkSize) else { return nil }
+        let (values, _) = try inPlace.nextValues(upTo: .max) { (bytes) throws(AISyncError) in
+            try ImportInput.parse(bytes, path: path)
+        }
+        #expect(values == out, "in place, chunk \(chunkSize)")
         return out
+    }
+
+    /// What is wrong in a list is reported alike by the reader that parses in place.
+    @Test(arguments: [
+        #"[1 2]"#, #"[{"a":1}}]"#, #"[{"a":1},]"#, #"[{"a":1},{"b":"#, #"[1,,2]"#, #"[1]x"#, #"[{"a":1 "b":2}]"#,
+    ])
+    func damagedListsFailAlikeInPlace(text: String) throws {
+        for chunkSize in [1, 4, 64] {
+            let dir = CLIHarness.makeTemporaryDirectory()
+            defer { CLIHarness.removeTree(dir) }
+            let path = "\(dir)/a.json"
+            _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+            func failure(_ read: (inout JSONArrayReader) throws(AISyncError) -> Void) -> String? {
+                do {
+                    guard var reader = try JSONArrayReader(path: path, chunkSize: chunkSize) else {
+                        return "not a list"
+                    }
+                    try read(&reader)
+                    return nil
+                } catch { return "\(error.message): \(error.cause ?? "")" }
+            }
+            let scanned = failure { (r) throws(AISyncError) in
+                while let e = try r.next() { _ = try ImportInput.parse(Array(e), path: path) }
+            }
+            let inPlace = failure { (r) throws(AISyncError) in
+                _ = try r.nextValues(upTo: .max) { (b) throws(AISyncError) in try ImportInput.parse(b, path: path) }
+            }
+            #expect(scanned != nil, "\(text) accepted")
+            #expect(inPlace == scanned, "\(text), chunk \(chunkSize)")
+        }
     }
 
     static let tricky = #" [ {"a": "x,]}\"[{", "b": [1, [2, {"c": "\\"}]]}, "s\"t]", 3.5 , null, [], {} , "é,ü" ]  "#

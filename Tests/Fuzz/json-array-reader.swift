@@ -1,6 +1,7 @@
 /// Fuzz target `json-array-reader`: a big export's top-level JSON array read element by element
 /// with `JSONArrayReader` from a file (written to a temp file per input), with tiny chunks
-/// so every element boundary lands across refills, each element then parsed by `JSONParser`.
+/// so every element boundary lands across refills, each element then parsed by `JSONParser`;
+/// and read again parsed in place (`nextValues`): the same elements or the same error.
 ///
 /// The first byte picks the chunk size (1-16 bytes); the rest is the file.
 import Foundation
@@ -16,11 +17,28 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let chunkSize = Int(data[0] % 16) + 1
     let file = Data(bytes: data + 1, count: size - 1)
     guard FileManager.default.createFile(atPath: path, contents: file) else { fatalError("cannot write \(path)") }
+    // Scanned element by element, then parsed in place: the same elements, or the same error.
+    var scanned: [JSONValue] = []
+    var scanError: String?
     do {
         guard var reader = try JSONArrayReader(path: path, chunkSize: chunkSize) else { return 0 }
-        while let element = try reader.next() { _ = try? JSONParser.parse(element) }
+        while let element = try reader.next() { scanned.append(try ImportInput.parse(Array(element), path: path)) }
     } catch {
-        return 0
+        scanError = "\(error.message) \(error.cause ?? "")"
     }
+    var inPlace: [JSONValue] = []
+    var inPlaceError: String?
+    do {
+        guard var reader = try JSONArrayReader(path: path, chunkSize: chunkSize) else { return 0 }
+        inPlace = try reader.nextValues(upTo: .max) { (bytes) throws(AISyncError) in
+            try ImportInput.parse(bytes, path: path)
+        }.values
+    } catch {
+        inPlaceError = "\(error.message) \(error.cause ?? "")"
+    }
+    precondition(
+        scanError == inPlaceError,
+        "errors differ: \(String(describing: scanError)) / \(String(describing: inPlaceError))")
+    precondition(scanError != nil || scanned == inPlace, "elements differ")
     return 0
 }

@@ -44,7 +44,7 @@ public struct VectorClock: Hashable, Sendable {
     }
 
     var json: JSONValue {
-        .object(Dictionary(uniqueKeysWithValues: counters.map { ($0.key.rawValue, .int($0.value)) }))
+        .object(JSONObject(uniqueKeysWithValues: counters.map { ($0.key.rawValue, .int($0.value)) }))
     }
 
     init(json: JSONValue) throws(AISyncError) {

@@ -44,12 +44,13 @@ public struct ChatBody: Hashable, Sendable {
 
         /// The value of a message element in a version (its id is the element id).
         package var elementJSON: JSONValue {
-            var o: [String: JSONValue] = [
-                "role": .string(role.rawValue), "text": .string(text), "time": .string(time.iso8601),
-            ]
-            o.setIfPresent("branch", branch?.json)
-            o.setIfPresent("reasoning", reasoning.map(JSONValue.string))
-            return .object(o)
+            // Made for every message of every import: its members given in canonical order.
+            var members: [JSONObject.Element] = []
+            members.reserveCapacity(5)
+            if let branch { members.append(("branch", branch.json)) }
+            if let reasoning { members.append(("reasoning", .string(reasoning))) }
+            members += [("role", .string(role.rawValue)), ("text", .string(text)), ("time", .string(time.iso8601))]
+            return .object(JSONObject(canonicallyOrdered: members))
         }
 
         init(elementID: String, json: JSONValue) throws(AISyncError) {
@@ -76,7 +77,7 @@ public struct ChatBody: Hashable, Sendable {
         public init(after: String?) { self.after = after }
 
         var json: JSONValue {
-            var o: [String: JSONValue] = [:]
+            var o: JSONObject = [:]
             o.setIfPresent("after", after.map(JSONValue.string))
             return .object(o)
         }
@@ -126,7 +127,7 @@ public struct ChatBody: Hashable, Sendable {
     }
 
     var json: JSONValue {
-        var o: [String: JSONValue] = [
+        var o: JSONObject = [
             "kind": .string("chat"), "title": .string(title), "favorite": .bool(favorite),
             "created": .string(created.iso8601), "updated": .string(updated.iso8601),
             "messages": .array(messages.map(Self.messageJSON)),

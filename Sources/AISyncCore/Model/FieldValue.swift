@@ -16,7 +16,10 @@ public enum FieldValue: Hashable, Sendable {
 
     /// The form `value` takes, and its canonical bytes when they go to an object.
     static func make(_ value: JSONValue) -> (value: FieldValue, objectBytes: [UInt8]?) {
-        guard value.canonicalLength(upTo: inlineLimit) > inlineLimit else { return (.inline(value), nil) }
+        // Most values are far below the limit even if every byte were escaped: no count needed.
+        guard value.canonicalLengthBound(upTo: inlineLimit) > inlineLimit,
+            value.canonicalLength(upTo: inlineLimit) > inlineLimit
+        else { return (.inline(value), nil) }
         let bytes = value.canonicalBytes
         return (.object(SHA256.hash(bytes)), bytes)
     }

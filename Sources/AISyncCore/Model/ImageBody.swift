@@ -28,7 +28,7 @@ public struct ImageBody: Hashable, Sendable {
         }
 
         package var json: JSONValue {
-            var i: [String: JSONValue] = ["id": .string(id), "link": .string(link)]
+            var i: JSONObject = ["id": .string(id), "link": .string(link)]
             i.setIfPresent("deletehash", deletehash.map(JSONValue.string))
             i.setIfPresent("servedSHA256", servedSHA256.map { .string($0.hex) })
             i.setIfPresent("servedSize", servedSize.map(JSONValue.int))
@@ -92,7 +92,7 @@ public struct ImageBody: Hashable, Sendable {
     }
 
     var json: JSONValue {
-        var o: [String: JSONValue] = [
+        var o: JSONObject = [
             "kind": .string("image"), "title": .string(title), "favorite": .bool(favorite),
             "created": .string(created.iso8601), "updated": .string(updated.iso8601),
             "sha256": .string(sha256.hex), "size": .int(size), "mediaType": .string(mediaType),

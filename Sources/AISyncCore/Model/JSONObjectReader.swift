@@ -3,7 +3,7 @@
 /// Unknown keys are an error: bodies are hashed, so a field this version does not know would
 /// be silently dropped on the next edit.
 package struct JSONObjectReader {
-    let members: [String: JSONValue]
+    let members: JSONObject
     let context: String
     /// The keys read that the object has, each once: a short array (objects have a handful
     /// of keys), where a Set's hashing and growth were a tenth of rebuilding an index.

@@ -48,9 +48,11 @@ public struct JSONParser {
 
     /// Parses the one value starting at `start`, nested `depth` deep in its document (no
     /// whitespace around it), and where it ends; nil when it is not valid JSON. For a reader
-    /// of a document whose shape it knows (``Version``'s canonical line reader), which parses
-    /// with this only the values whose shape is open.
-    static func value(in buffer: UnsafeBufferPointer<UInt8>, at start: Int, depth: Int) -> (JSONValue, end: Int)? {
+    /// of a document whose shape it knows (``Version``'s canonical line reader, which parses
+    /// with this only the values whose shape is open, and for ``JSONArrayReader``, which
+    /// parses a big export's elements where they lie in its chunk).
+    public static func value(in buffer: UnsafeBufferPointer<UInt8>, at start: Int, depth: Int) -> (JSONValue, end: Int)?
+    {
         var parser = JSONParser(buffer)
         parser.index = start
         guard let value = try? parser.parseValue(depth: depth) else { return nil }
@@ -106,13 +108,12 @@ public struct JSONParser {
 
     private mutating func parseObject(depth: Int) throws(Failure) -> JSONValue {
         index += 1
-        var members: [String: JSONValue] = [:]
-        members.reserveCapacity(6)
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return .object(JSONObject())
         }
+        var members = JSONObject.Builder()
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a key") }
@@ -122,7 +123,7 @@ public struct JSONParser {
             index += 1
             skipWhitespace()
             let value = try parseValue(depth: depth + 1)
-            guard members.updateValue(value, forKey: key) == nil else { throw fail("duplicate key \"\(key)\"") }
+            guard members.add(key, value) else { throw fail("duplicate key \"\(key)\"") }
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") {
@@ -131,7 +132,7 @@ public struct JSONParser {
             }
             if bytes[index] == UInt8(ascii: "}") {
                 index += 1
-                return .object(members)
+                return .object(members.object)
             }
             throw fail("expected ',' or '}'")
         }
@@ -198,15 +199,7 @@ public struct JSONParser {
     /// Where the run of bytes from `start` that need no unescaping ends (at a quote, a
     /// backslash, a control character or the end), and whether it is all ASCII.
     private func plainRun(from start: Int) -> (end: Int, ascii: Bool) {
-        var end = start
-        var high: UInt8 = 0
-        while end < bytes.count {
-            let b = bytes[end]
-            if b == 34 || b == 92 || b < 0x20 { break }
-            high |= b
-            end += 1
-        }
-        return (end, high < 0x80)
+        JSONStringScan.plainRun(bytes, from: start)
     }
 
     private mutating func parseString() throws(Failure) -> String {

@@ -31,6 +31,28 @@ extension JSONValue {
         }
     }
 
+    /// At least ``canonicalLength(upTo:)``, found without reading any string's bytes (each
+    /// counted as if every byte needed a six-byte escape), counting no further than just past
+    /// `limit`. When this is within a limit, the exact length is too.
+    package func canonicalLengthBound(upTo limit: Int = .max) -> Int {
+        switch self {
+        case .null, .bool: return 5
+        case .int: return 20
+        case .double: return canonicalBytes.count
+        case .string(let s): return s.utf8.count * 6 + 2
+        case .array(let items):
+            var n = 2 + items.count
+            for item in items where n <= limit { n += item.canonicalLengthBound(upTo: limit - n) }
+            return n
+        case .object(let members):
+            var n = 2 + members.count * 2
+            for (key, value) in members where n <= limit {
+                n += key.utf8.count * 6 + 2 + value.canonicalLengthBound(upTo: limit - n)
+            }
+            return n
+        }
+    }
+
     /// Decimal digits of `i`, with its sign.
     static func digits(_ i: Int64) -> Int {
         var n = i < 0 ? 2 : 1
@@ -47,11 +69,13 @@ extension JSONValue {
         var s = s
         return s.withUTF8 { bytes in
             var n = bytes.count + 2
-            for byte in bytes where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-                switch byte {
+            var p = JSONStringScan.nextSpecial(bytes, from: 0)
+            while p < bytes.count {
+                switch bytes[p] {
                 case 0x22, 0x5C, 0x08, 0x0C, 0x0A, 0x0D, 0x09: n += 1
                 default: n += 5
                 }
+                p = JSONStringScan.nextSpecial(bytes, from: p + 1)
             }
             return n
         }
@@ -78,9 +102,8 @@ extension JSONValue {
             out.append(UInt8(ascii: "]"))
         case .object(let members):
             out.append(UInt8(ascii: "{"))
-            // Sorting the pairs (not the keys, then looking each up) hashes nothing again.
-            let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-            for (n, member) in sorted.enumerated() {
+            // A small object's members are kept in canonical order already.
+            for (n, member) in members.canonicallyOrdered.enumerated() {
                 if n > 0 { out.append(UInt8(ascii: ",")) }
                 writeString(member.key, into: &out)
                 out.append(UInt8(ascii: ":"))
@@ -98,10 +121,12 @@ extension JSONValue {
         // whole, which is most of a chat's text.
         s.withUTF8 { bytes in
             var runStart = 0
-            for (i, byte) in bytes.enumerated() where byte < 0x20 || byte == 0x22 || byte == 0x5C {
+            var i = JSONStringScan.nextSpecial(bytes, from: 0)
+            while i < bytes.count {
                 out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
-                escape(byte, into: &out)
+                escape(bytes[i], into: &out)
                 runStart = i + 1
+                i = JSONStringScan.nextSpecial(bytes, from: runStart)
             }
             out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }

@@ -16,7 +16,7 @@ public enum JSONValue: Hashable, Sendable {
     /// A JSON array, in order.
     case array([JSONValue])
     /// A JSON object; keys are unique and written sorted in canonical form, so order carries no meaning.
-    case object([String: JSONValue])
+    case object(JSONObject)
 
     /// The member named `key` of an object; nil when it is absent or this is not an object.
     public subscript(key: String) -> JSONValue? {
@@ -43,7 +43,7 @@ public enum JSONValue: Hashable, Sendable {
     }
 
     /// The members of an ``object(_:)``; nil for any other value.
-    public var objectValue: [String: JSONValue]? {
+    public var objectValue: JSONObject? {
         if case .object(let o) = self { return o }
         return nil
     }

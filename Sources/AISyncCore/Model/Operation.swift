@@ -54,7 +54,7 @@ public enum Operation: Hashable, Sendable {
     }
 
     var json: JSONValue {
-        var o: [String: JSONValue] = ["op": .string(name)]
+        var o: JSONObject = ["op": .string(name)]
         switch self {
         case .set(let f, _): o["field"] = .string(f)
         case .add(let f, let e, _), .edit(let f, let e, _), .remove(let f, let e):

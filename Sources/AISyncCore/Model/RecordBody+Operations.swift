@@ -41,7 +41,9 @@ extension RecordBody {
             if let instructions = b.instructions { list.set("instructions", .string(instructions)) }
             list.set("favorite", .bool(b.favorite))
             list.set("created", .string(b.created.iso8601))
-            for m in b.messages + b.alternatives { list.add("messages", m.id, m.elementJSON) }
+            list.ops.reserveCapacity(list.ops.count + b.messages.count + b.alternatives.count)
+            for m in b.messages { list.add("messages", m.id, m.elementJSON) }
+            for m in b.alternatives { list.add("messages", m.id, m.elementJSON) }
         case .story(let b):
             list.set("title", .string(b.title))
             list.set("moral", b.moral.map(JSONValue.string) ?? .null)

@@ -21,7 +21,7 @@ public struct StoryBody: Hashable, Sendable {
 
         /// The value of a page element in a version.
         var elementJSON: JSONValue {
-            var o: [String: JSONValue] = ["n": .int(position), "text": .string(text)]
+            var o: JSONObject = ["n": .int(position), "text": .string(text)]
             o.setIfPresent("image", image.map { .string($0.hex) })
             return .object(o)
         }
@@ -65,13 +65,13 @@ public struct StoryBody: Hashable, Sendable {
     }
 
     var json: JSONValue {
-        var o: [String: JSONValue] = [
+        var o: JSONObject = [
             "kind": .string("story"), "title": .string(title), "favorite": .bool(favorite),
             "created": .string(created.iso8601), "updated": .string(updated.iso8601),
             "prompts": .array(prompts.map(JSONValue.string)),
             "pages": .array(
                 pages.map { p in
-                    var po: [String: JSONValue] = ["id": .string(p.id), "text": .string(p.text)]
+                    var po: JSONObject = ["id": .string(p.id), "text": .string(p.text)]
                     po.setIfPresent("image", p.image.map { .string($0.hex) })
                     return .object(po)
                 }),

@@ -3,7 +3,7 @@ extension Version {
     /// device, deviceName?, time, deleted, action, summary}`; `deviceNames` gives the names of
     /// the devices known.
     public func json(deviceNames: [DeviceID: String]) -> JSONValue {
-        var o: [String: JSONValue] = [
+        var o: JSONObject = [
             "version": .string(id.hex), "record": .string(record.rawValue), "kind": .string(kind.rawValue),
             "device": .string(device.rawValue), "time": .string(time.timestamp.iso8601),
             "deleted": .bool(isDeleted), "action": .string(action.rawValue), "summary": .string(changeSummary),

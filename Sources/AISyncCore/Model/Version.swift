@@ -59,15 +59,11 @@ public struct Version: Hashable, Sendable {
         device: DeviceID, ops: [Operation]
     ) -> (Version, line: [UInt8]) {
         let payload = Payload.operations(ops)
-        let content = operationsContent(
+        let (content, at) = operationsContent(
             record: record, kind: kind, clock: clock, time: time, device: device, ops: ops)
         let id = SHA256.hash(content)
         let version = Version(
             id: id, record: record, kind: kind, clock: clock, time: time, device: device, payload: payload)
-        // Keys before "kind" are clock (device ids to integers), device and hlc (numbers): none
-        // can hold the bytes `,"kind":`, so the first match is the key itself.
-        let marker = Array(#","kind":"#.utf8)
-        guard let at = content.firstRange(of: marker)?.lowerBound else { return (version, version.json.canonicalBytes) }
         var line: [UInt8] = []
         line.reserveCapacity(content.count + 72)
         line += content[..<at]
@@ -82,10 +78,11 @@ public struct Version: Hashable, Sendable {
     /// for `.operations`), written directly: the keys of the content and of each operation are
     /// written in their canonical order, so no object is built and sorted per operation (a
     /// bulk import writes millions). `CanonicalLineTests` holds it to the general encoding.
+    /// Also where `,"kind":` starts in them: where the line's `"id"` goes.
     static func operationsContent(
         record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime, device: DeviceID,
         ops: [Operation]
-    ) -> [UInt8] {
+    ) -> (bytes: [UInt8], kindOffset: Int) {
         var out: [UInt8] = []
         out.reserveCapacity(256 + ops.count * 128)
         // Keys in code-point order: clock, device, hlc, kind, ops, record, v.
@@ -95,6 +92,7 @@ public struct Version: Hashable, Sendable {
         JSONValue.writeString(device.rawValue, into: &out)
         out += #","hlc":"#.utf8
         JSONValue.write(time.json, into: &out)
+        let kindOffset = out.count
         out += #","kind":"#.utf8
         JSONValue.writeString(kind.rawValue, into: &out)
         out += #","ops":"#.utf8
@@ -102,7 +100,7 @@ public struct Version: Hashable, Sendable {
         out += #","record":"#.utf8
         JSONValue.writeString(record.rawValue, into: &out)
         out += #","v":2}"#.utf8
-        return out
+        return (out, kindOffset)
     }
 
     /// Appends the canonical bytes of a list of operations (the `ops` of a v2 version's
@@ -191,7 +189,7 @@ public struct Version: Hashable, Sendable {
         record: RecordID, kind: RecordKind, clock: VectorClock, time: HybridLogicalTime, device: DeviceID,
         payload: Payload
     ) -> JSONValue {
-        var o: [String: JSONValue] = [
+        var o: JSONObject = [
             "record": .string(record.rawValue), "kind": .string(kind.rawValue),
             "clock": clock.json, "hlc": time.json, "device": .string(device.rawValue),
         ]

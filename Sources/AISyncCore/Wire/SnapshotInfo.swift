@@ -31,7 +31,7 @@ package struct SnapshotInfo: Sendable, Equatable {
     package var json: JSONValue {
         .object([
             "seq": .int(seq), "parts": .int(parts), "created": .string(created.iso8601),
-            "covers": .object(Dictionary(uniqueKeysWithValues: covers.map { ($0.key.rawValue, .int($0.value)) })),
+            "covers": .object(JSONObject(uniqueKeysWithValues: covers.map { ($0.key.rawValue, .int($0.value)) })),
         ])
     }
 

@@ -46,17 +46,17 @@ package struct SyncCheckpoint: Sendable, Equatable {
     init(remote: String) { self.remote = remote }
 
     var json: JSONValue {
-        var pushed: [String: JSONValue] = ["seq": .int(pushedSeq), "journalOffset": .int(pushedOffset)]
+        var pushed: JSONObject = ["seq": .int(pushedSeq), "journalOffset": .int(pushedOffset)]
         pushed.setIfPresent("headETag", headETag.map(JSONValue.string))
         pushed.setIfPresent("pendingSeq", pendingSeq.map(JSONValue.int))
         pushed.setIfPresent("pendingOffset", pendingOffset.map(JSONValue.int))
         if registered { pushed["registered"] = .bool(true) }
-        var o: [String: JSONValue] = [
+        var o: JSONObject = [
             "format": .int(1), "remote": .string(remote), "pushed": .object(pushed),
             "pulled": .object(
-                Dictionary(
+                JSONObject(
                     uniqueKeysWithValues: pulled.map { key, p in
-                        var v: [String: JSONValue] = ["seq": .int(p.seq)]
+                        var v: JSONObject = ["seq": .int(p.seq)]
                         v.setIfPresent("etag", p.etag.map(JSONValue.string))
                         if p.counter > 0 { v["counter"] = .int(p.counter) }
                         return (key.rawValue, JSONValue.object(v))
@@ -67,7 +67,7 @@ package struct SyncCheckpoint: Sendable, Equatable {
         if removedThrough > 0 { o["removedThrough"] = .int(removedThrough) }
         if sinceSnapshot > 0 { o["sinceSnapshot"] = .int(sinceSnapshot) }
         if snapshotBytes > 0 { o["snapshotBytes"] = .int(snapshotBytes) }
-        if !orphans.isEmpty { o["orphans"] = .object(orphans.mapValues(JSONValue.int)) }
+        if !orphans.isEmpty { o["orphans"] = .object(JSONObject(orphans.mapValues(JSONValue.int))) }
         return .object(o)
     }
 
