@@ -41,6 +41,13 @@ if ! python3 -c 'import html5lib' 2>/dev/null; then
     || { [ -n "$apt_updated" ] || as_root apt-get update -qq; as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-html5lib >/dev/null; }
 fi
 
+# The hand-written SigV4 signer is cross-checked against botocore's (the AWS CLI's) signer.
+if ! python3 -c 'import botocore.auth' 2>/dev/null; then
+  python3 -m pip install --quiet botocore 2>/dev/null \
+    || python3 -m pip install --quiet --break-system-packages botocore 2>/dev/null \
+    || { [ -n "$apt_updated" ] || as_root apt-get update -qq; as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-botocore >/dev/null; }
+fi
+
 # The hand-written cryptography is cross-checked against Python's `cryptography` package.
 if ! python3 -c 'import cryptography.hazmat.primitives.ciphers.aead' 2>/dev/null; then
   python3 -m pip install --quiet cryptography 2>/dev/null \
