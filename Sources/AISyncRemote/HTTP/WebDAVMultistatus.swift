@@ -22,14 +22,14 @@ enum WebDAVMultistatus {
     /// The responses of a multistatus document; nil when `bytes` is not one.
     static func parse(_ bytes: [UInt8]) -> [Response]? {
         guard String(validating: bytes, as: UTF8.self) != nil else { return nil }
-        var reader = XMLReader(bytes)
+        var reader = XMLReader(bytes, namespaces: ["DAV:"])
         var collector = Collector()
         guard reader.read(into: &collector), collector.sawMultistatus else { return nil }
         return collector.responses
     }
 
     /// What the reader reports, folded into responses: `DAV:` elements by local name.
-    struct Collector {
+    struct Collector: XMLCollector {
         var responses: [Response] = []
         var current: Response?
         var sawMultistatus = false
@@ -53,10 +53,24 @@ enum WebDAVMultistatus {
     }
 }
 
+/// What an ``XMLReader`` reports to: each element's start and end (with the text directly
+/// inside it, whitespace trimmed), by local name when the element is in one of the reader's
+/// namespaces, nil otherwise.
+protocol XMLCollector {
+    mutating func start(_ name: ArraySlice<UInt8>?, depth: Int)
+    mutating func end(_ name: ArraySlice<UInt8>?, text: String)
+}
+
 /// A strict, non-validating reader of one XML document, reporting each element's start and
-/// end (with the text directly inside it, whitespace trimmed) to a ``WebDAVMultistatus/Collector``.
+/// end (with the text directly inside it, whitespace trimmed) to an ``XMLCollector``: a
+/// PROPFIND answer (`DAV:`), an S3 listing or error (S3's namespace, or none).
 struct XMLReader {
     private let bytes: [UInt8]
+    /// The namespaces whose elements are reported by name ("" is no namespace).
+    private let namespaces: Set<String>
+    /// Whether text is reported with whitespace at either end trimmed (a WebDAV href), or
+    /// exactly (an S3 key may begin or end with a space).
+    private let trimsText: Bool
     private var at = 0
     /// Open elements' qualified names (an end tag must match the innermost), and the
     /// namespace prefixes in scope inside each ("" the default namespace).
@@ -65,13 +79,15 @@ struct XMLReader {
     private var text: [UInt8] = []
     static let maxDepth = 64
 
-    init(_ bytes: [UInt8]) {
+    init(_ bytes: [UInt8], namespaces: Set<String>, trimsText: Bool = true) {
         self.bytes = bytes
+        self.namespaces = namespaces
+        self.trimsText = trimsText
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { at = 3 }
     }
 
     /// Reads the whole document; false at the first thing that is not well-formed.
-    mutating func read(into collector: inout WebDAVMultistatus.Collector) -> Bool {
+    mutating func read(into collector: inout some XMLCollector) -> Bool {
         if starts("<?xml"), at + 5 < bytes.count, Self.isSpace(bytes[at + 5]) {
             guard let end = find("?>", from: at), Self.isDeclaration(bytes[(at + 5)..<end]) else { return false }
             at = end + 2
@@ -134,7 +150,7 @@ struct XMLReader {
         return true
     }
 
-    private mutating func readStartTag(into collector: inout WebDAVMultistatus.Collector) -> Bool {
+    private mutating func readStartTag(into collector: inout some XMLCollector) -> Bool {
         at += 1
         guard let name = readName(), open.count < Self.maxDepth else { return false }
         // Attributes: name = "value" | 'value'; namespace declarations among them apply to
@@ -166,12 +182,12 @@ struct XMLReader {
             guard Self.resolve(attribute, in: scope, isAttribute: true) != nil else { return false }
         }
         guard let uri = Self.resolve(name, in: scope, isAttribute: false) else { return false }
-        let dav = uri == "DAV:" ? Self.localName(name) : nil
+        let known = namespaces.contains(uri) ? Self.localName(name) : nil
         text = []
-        collector.start(dav, depth: open.count)
+        collector.start(known, depth: open.count)
         if starts("/>") {
             at += 2
-            collector.end(dav, text: "")
+            collector.end(known, text: "")
         } else {
             at += 1
             open.append(name)
@@ -205,7 +221,7 @@ struct XMLReader {
         return String(decoding: value, as: UTF8.self)
     }
 
-    private mutating func readEndTag(into collector: inout WebDAVMultistatus.Collector) -> Bool {
+    private mutating func readEndTag(into collector: inout some XMLCollector) -> Bool {
         at += 2
         guard let name = readName(), let innermost = open.last, innermost.elementsEqual(name), let scope = scopes.last
         else { return false }
@@ -214,8 +230,9 @@ struct XMLReader {
         at += 1
         open.removeLast()
         scopes.removeLast()
-        let dav = Self.resolve(name, in: scope, isAttribute: false) == "DAV:" ? Self.localName(name) : nil
-        collector.end(dav, text: String(decoding: Self.trimmed(text), as: UTF8.self))
+        let uri = Self.resolve(name, in: scope, isAttribute: false)
+        let known = uri.map { namespaces.contains($0) } == true ? Self.localName(name) : nil
+        collector.end(known, text: String(decoding: trimsText ? Self.trimmed(text) : text[...], as: UTF8.self))
         text = []
         return true
     }
