@@ -4,8 +4,8 @@ import AISyncStore
 import Synchronization
 
 /// Importing a big export a slice at a time: conversations are read from the file in chunks
-/// (``JSONArrayReader``) and written in batches, so memory stays near two batches whatever the
-/// size of the export. While the store writes one batch, the next is parsed on another core.
+/// (``JSONArrayReader``) and written in batches, so memory stays near four batches whatever the
+/// size of the export. While the store writes one batch, the next ones are parsed on another core.
 extension Import {
     /// How many bytes of JSON one batch holds before it is written.
     static let batchBytes = 4 << 20
@@ -54,7 +54,8 @@ extension Import {
         return summary
     }
 
-    /// Cuts files into batches, converts each into records and writes it, one batch behind.
+    /// Cuts files into batches, converts each into records and writes it, the converting a
+    /// batch or two ahead of the writing.
     struct Slicer {
         var found: Source?
         let assets: ChatGPTAssets

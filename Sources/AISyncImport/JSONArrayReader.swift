@@ -5,9 +5,11 @@ import AISyncFiles
 /// so a 1 GB `conversations.json` never sits in memory whole: only the element being read
 /// (one conversation) and one chunk do.
 ///
-/// It finds where each element ends (tracking strings, escapes and nesting) and hands back
-/// its bytes; each element is then parsed strictly by ``JSONParser``. Bytes between elements
-/// must be whitespace and commas in the right places, else it is an error naming the offset.
+/// ``nextValue(parse:)`` parses each element strictly (``JSONParser``) where it lies in the
+/// chunk; ``next()``, which it falls back on for an element that runs past the chunk or is not
+/// valid JSON, finds where an element ends (tracking strings, escapes and nesting) and hands
+/// back its bytes. Bytes between elements must be whitespace and commas in the right places,
+/// else it is an error naming the offset.
 struct JSONArrayReader {
     enum State { case beforeArray, beforeFirst, beforeElement, inElement, done }
 
