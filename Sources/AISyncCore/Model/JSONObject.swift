@@ -16,6 +16,7 @@
 /// `"e\u{301}"` are two keys, though Swift's `String` calls them equal (canonical
 /// equivalence). Canonical JSON never normalizes text, so neither does an object's key.
 public struct JSONObject: Sendable {
+    /// One member: its key and its value.
     public typealias Element = (key: String, value: JSONValue)
 
     /// Above this many members an object is kept as a dictionary.
@@ -260,6 +261,7 @@ public struct JSONObject: Sendable {
 }
 
 extension JSONObject: Sequence {
+    /// Goes through the members (in canonical order while the object is small).
     public struct Iterator: IteratorProtocol {
         enum Base {
             case sorted(IndexingIterator<[Element]>)
@@ -267,6 +269,7 @@ extension JSONObject: Sequence {
         }
         var base: Base
 
+        /// The next member, or nil after the last.
         public mutating func next() -> Element? {
             switch base {
             case .sorted(var i):
@@ -279,6 +282,7 @@ extension JSONObject: Sequence {
         }
     }
 
+    /// An iterator over the members.
     public func makeIterator() -> Iterator {
         switch storage {
         case .sorted(let m): Iterator(base: .sorted(m.makeIterator()))
@@ -286,16 +290,19 @@ extension JSONObject: Sequence {
         }
     }
 
+    /// The number of members.
     public var underestimatedCount: Int { count }
 }
 
 extension JSONObject: ExpressibleByDictionaryLiteral {
+    /// The members of a literal, whose keys must be unique.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self.init(uniqueKeysWithValues: elements)
     }
 }
 
 extension JSONObject: Hashable {
+    /// Whether the two have the same keys (by their bytes), each with an equal value.
     public static func == (a: JSONObject, b: JSONObject) -> Bool {
         if case .sorted(let x) = a.storage, case .sorted(let y) = b.storage {
             return x.count == y.count && zip(x, y).allSatisfy { Self.same($0.key, $1.key) && $0.value == $1.value }
@@ -319,5 +326,6 @@ extension JSONObject: Hashable {
 }
 
 extension JSONObject: CustomStringConvertible {
+    /// The object as canonical JSON.
     public var description: String { JSONValue.object(self).canonicalString }
 }
