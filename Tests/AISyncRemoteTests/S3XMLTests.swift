@@ -87,6 +87,7 @@ struct S3XMLTests {
         let error = S3XML.error(Array(body.utf8))
         #expect(error?.code == "PreconditionFailed")
         #expect(error?.message == "At least one of the pre-conditions you specified did not hold")
+        #expect(error?.fields == [:])
         #expect(S3XML.error(Array("<Error><Message>no code</Message></Error>".utf8)) == nil)
         #expect(S3XML.error(Array(Self.awsExample.utf8)) == nil)
         #expect(S3XML.error([0xFF, 0xFE]) == nil)

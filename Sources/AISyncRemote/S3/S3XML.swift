@@ -40,14 +40,22 @@ enum S3XML {
         return page
     }
 
-    /// An error document's code (`PreconditionFailed`, `NoSuchKey`, `SlowDown`…) and
-    /// message; nil when `bytes` is not one.
-    static func error(_ bytes: [UInt8]) -> (code: String, message: String)? {
+    /// An S3 error document: its code (`PreconditionFailed`, `NoSuchKey`, `SlowDown`…), its
+    /// message, and the fields some codes carry (the bucket's region for a wrong region, the
+    /// server's and the request's times for a skewed clock).
+    struct ErrorDocument: Equatable {
+        var code: String
+        var message: String
+        var fields: [String: String] = [:]
+    }
+
+    /// The error document in `bytes`; nil when it is not one.
+    static func error(_ bytes: [UInt8]) -> ErrorDocument? {
         var collector = ErrorCollector()
         guard String(validating: bytes, as: UTF8.self) != nil,
             XMLReader.read(bytes, namespaces: namespaces, into: &collector), let code = collector.code, !code.isEmpty
         else { return nil }
-        return (code, collector.message ?? "")
+        return ErrorDocument(code: code, message: collector.message ?? "", fields: collector.fields)
     }
 
     struct ListCollector: XMLCollector {
@@ -104,8 +112,13 @@ enum S3XML {
     }
 
     struct ErrorCollector: XMLCollector {
+        /// The fields kept besides the code and message (each capped: the body is hostile).
+        static let kept: Set<String> = [
+            "Region", "ServerTime", "RequestTime", "MaxAllowedSkewMilliseconds", "BucketName",
+        ]
         var code: String?
         var message: String?
+        var fields: [String: String] = [:]
         private var isError = false
 
         mutating func start(_ name: ArraySlice<UInt8>?, depth: Int) {
@@ -114,8 +127,11 @@ enum S3XML {
 
         mutating func end(_ name: ArraySlice<UInt8>?, text: String) {
             guard isError, let name else { return }
-            if name.elementsEqual("Code".utf8) { code = text }
-            if name.elementsEqual("Message".utf8) { message = text }
+            let key = String(decoding: name, as: UTF8.self)
+            let value = String(text.prefix(200))
+            if key == "Code" { code = value }
+            if key == "Message" { message = value }
+            if Self.kept.contains(key) { fields[key] = value }
         }
     }
 }
