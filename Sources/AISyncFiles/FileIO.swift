@@ -76,6 +76,14 @@ package enum FileIO {
         guard Platform.lseek(fd, offset, SEEK_SET) == offset else {
             throw ioError("seek in", path, errno: Platform.errno)
         }
+        return try readFully(fd, path: path, into: buffer)
+    }
+
+    /// Reads from an open file's position until `buffer` is full or the file ends; how many
+    /// bytes were read.
+    private static func readFully(_ fd: Int32, path: String, into buffer: UnsafeMutableRawBufferPointer)
+        throws(AISyncError) -> Int
+    {
         var done = 0
         while done < buffer.count {
             guard let n = Platform.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...])) else {
@@ -115,15 +123,9 @@ package enum FileIO {
             }
             let count = size.map { Int(max(0, min(Int64(wanted), $0 - offset))) } ?? wanted
             var out = [UInt8](repeating: 0, count: count)
-            var done = 0
-            while done < count {
-                let n = out.withUnsafeMutableBytes {
-                    Platform.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[done...]))
-                }
-                guard let n else { throw ioError("read", path, errno: Platform.errno) }
-                if n == 0 { break }
-                done += n
-            }
+            let done = try out.withUnsafeMutableBytes { bytes in
+                Result { () throws(AISyncError) in try readFully(fd, path: path, into: bytes) }
+            }.get()
             if done < count { out.removeLast(count - done) }
             try body(out)
         }

@@ -90,10 +90,3 @@ package struct JSONObjectReader {
         }
     }
 }
-
-extension Dictionary where Key == String, Value == JSONValue {
-    /// Sets `key` only when `value` is non-nil, so optional fields are absent rather than null.
-    public mutating func setIfPresent(_ key: String, _ value: JSONValue?) {
-        if let value { self[key] = value }
-    }
-}
