@@ -511,11 +511,12 @@ struct CLITests {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
         let id = try await store.invokeOK(["chat", "new", "--title", "prefixed"])
-        let full = await store.invoke(["show", id])
+        // --json: the plain text says "just now", which a loaded machine can turn into "1 min ago".
+        let full = await store.invoke(["show", id, "--json"])
         CLIExpect.success(full)
         let hex = String(id.dropFirst("chat-".count))
         for prefix in [String(id.prefix(9)), String(hex.prefix(6))] {
-            let r = await store.invoke(["show", prefix])
+            let r = await store.invoke(["show", prefix, "--json"])
             CLIExpect.success(r)
             #expect(r.stdout == full.stdout, "\(prefix): \(r)")
         }
