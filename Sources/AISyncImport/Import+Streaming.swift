@@ -88,11 +88,12 @@ extension Import {
                 box, batchBytes: batchBytes, lookahead: Self.lookahead)
             do {
                 for await result in steps {
-                    let step = try result.get()
+                    // Consumed, not copied: the last reference must be the one sent back.
+                    let step = try (consume result).get()
                     guard step.bytes > 0 else { break }
                     found = step.source
                     try await write(step.batch, source: step.source, offset: step.offset, into: &summary)
-                    permits.yield()
+                    permits.yield(consume step)  // back to the converting task, which frees it
                 }
             } catch {
                 // The converting task stops at its next batch; the store is left as written.
@@ -142,8 +143,8 @@ extension Import {
     struct Step: Sendable {
         var source: Source
         var batch: ImportBatch
-        /// The parsed elements, freed with the step after its batch is written: on the side
-        /// that writes (which has time to spare), not on the one converting the next batch.
+        /// The parsed elements, kept until the batch is written; then the step goes back to
+        /// the task that made it, which frees it before it reads the next batch.
         var parsed: [JSONValue]
         /// The batch's JSON bytes; 0 at the end of the file.
         var bytes: Int64
@@ -160,18 +161,25 @@ extension Import {
         let withReasoning: Bool
 
         /// Starts a task that reads and converts batch after batch, each once a permit is
-        /// given (`lookahead` to begin with, then one per batch written), and ends after the
-        /// last batch (an empty step), an error, or when the permits end.
+        /// given (`lookahead` empty ones to begin with, then each written step, which it
+        /// frees), and ends after the last batch (an empty step), an error, or when the
+        /// permits end.
         func convertAhead(_ box: ReaderBox, batchBytes: Int, lookahead: Int) -> (
-            AsyncStream<Result<Step, AISyncError>>, AsyncStream<Void>.Continuation, Task<Void, Never>
+            AsyncStream<Result<Step, AISyncError>>, AsyncStream<Step?>.Continuation, Task<Void, Never>
         ) {
             let (steps, output) = AsyncStream<Result<Step, AISyncError>>.makeStream()
-            let (permits, permitInput) = AsyncStream<Void>.makeStream()
-            for _ in 0..<lookahead { permitInput.yield() }
+            let (permits, permitInput) = AsyncStream<Step?>.makeStream()
+            for _ in 0..<lookahead { permitInput.yield(nil) }
             let producer = Task {
                 var context = self
                 var permit = permits.makeAsyncIterator()
-                while await permit.next() != nil, !Task.isCancelled {
+                while var written = await permit.next(), !Task.isCancelled {
+                    // A written step is freed here, by the task that allocated it: freed on
+                    // another thread while this one allocates, malloc's arena lock was
+                    // contended (futex waits cost more than the freeing: 2.3 s → 2.2 s, sys
+                    // 0.5 s → 0.3 s for 217 MB, PERFORMANCE.md §3.7).
+                    written = nil
+                    _ = written
                     let result = context.readAndConvert(box, upTo: batchBytes)
                     output.yield(result)
                     guard case .success(let step) = result, step.bytes > 0 else { break }
