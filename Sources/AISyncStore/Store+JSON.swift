@@ -82,14 +82,18 @@ extension Store.GarbageReport {
 }
 
 extension StoreConfig {
-    /// The remote list document: `[{name, url, type, encrypted}]`, in the configuration's order.
+    /// The remote list document: `[{name, url, type, encrypted}]` (plus an S3 remote's
+    /// `endpoint` and `region` when it has them), in the configuration's order.
     public var remotesJSON: JSONValue {
         .array(
             remotes.map {
-                .object([
+                var o: JSONObject = [
                     "name": .string($0.name), "url": .string($0.url), "type": .string($0.type),
                     "encrypted": .bool($0.encrypted),
-                ])
+                ]
+                if let endpoint = $0.endpoint { o["endpoint"] = .string(endpoint) }
+                if let region = $0.region { o["region"] = .string(region) }
+                return .object(o)
             })
     }
 }

@@ -20,20 +20,48 @@ public struct StoreConfig: Hashable, Sendable {
         /// Everything on the remote is encrypted (`--encrypt`, or found so): once set, this
         /// store never sends it plaintext, whatever the server's files say.
         public var encrypted: Bool
+        /// For `s3` remotes: the provider's endpoint URL (nil: AWS, from the region).
+        public var endpoint: String?
+        /// For `s3` remotes: the region requests are signed for (nil: from the AWS
+        /// environment or profile, else `us-east-1`).
+        public var region: String?
+        /// For `s3` remotes: `path` or `virtual` addressing when one was asked for (nil: chosen
+        /// from the endpoint).
+        public var addressing: String?
 
         /// A remote entry; nothing is validated here (``RemoteLocation`` checks the URL).
-        public init(name: String, url: String, type: String, insecure: Bool = false, encrypted: Bool = false) {
+        public init(
+            name: String, url: String, type: String, insecure: Bool = false, encrypted: Bool = false,
+            endpoint: String? = nil, region: String? = nil, addressing: String? = nil
+        ) {
             self.name = name
             self.url = url
             self.type = type
             self.insecure = insecure
             self.encrypted = encrypted
+            self.endpoint = endpoint
+            self.region = region
+            self.addressing = addressing
+        }
+
+        /// A remote entry as `config.json` at `path` holds it.
+        init(json item: JSONValue, path: String) throws(AISyncError) {
+            var x = try JSONObjectReader(item, context: "\(path) remote")
+            self.init(
+                name: try x.string("name"), url: try x.string("url"), type: try x.string("type"),
+                insecure: x.optionalValue("insecure")?.boolValue ?? false,
+                encrypted: x.optionalValue("encrypted")?.boolValue ?? false, endpoint: try x.optionalString("endpoint"),
+                region: try x.optionalString("region"), addressing: try x.optionalString("addressing"))
+            try x.finish()
         }
 
         var json: JSONValue {
             var o: JSONObject = ["name": .string(name), "url": .string(url), "type": .string(type)]
             if insecure { o["insecure"] = .bool(true) }
             if encrypted { o["encrypted"] = .bool(true) }
+            if let endpoint { o["endpoint"] = .string(endpoint) }
+            if let region { o["region"] = .string(region) }
+            if let addressing { o["addressing"] = .string(addressing) }
             return .object(o)
         }
     }
@@ -140,19 +168,7 @@ public struct StoreConfig: Hashable, Sendable {
             deviceName = try d.string("name")
             try d.finish()
             created = try r.time("created")
-            var remotes: [Remote] = []
-            for item in try r.array("remotes") {
-                var x = try JSONObjectReader(item, context: "\(path) remote")
-                let insecure = x.optionalValue("insecure")?.boolValue ?? false
-                let encrypted = x.optionalValue("encrypted")?.boolValue ?? false
-                remotes.append(
-                    Remote(
-                        name: try x.string("name"), url: try x.string("url"), type: try x.string("type"),
-                        insecure: insecure,
-                        encrypted: encrypted))
-                try x.finish()
-            }
-            self.remotes = remotes
+            remotes = try r.array("remotes").map { (item) throws(AISyncError) in try Remote(json: item, path: path) }
             if let value = r.optionalValue("imgur") {
                 var i = try JSONObjectReader(value, context: "\(path) imgur")
                 let enabled = try i.bool("enabled")

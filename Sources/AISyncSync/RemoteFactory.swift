@@ -15,6 +15,9 @@ public enum RemoteFactory {
         transport: (any HTTPTransport)? = nil,
         runtime: AISyncEnvironment = .live
     ) throws(AISyncError) -> any RemoteStorage {
+        if remote.type == "s3" {
+            return try makeS3(remote, environment: environment, transport: transport, runtime: runtime)
+        }
         let location = try RemoteLocation(url: remote.url, plain: remote.type == "http", insecure: remote.insecure)
         switch location.kind {
         case .folder:
@@ -25,6 +28,32 @@ public enum RemoteFactory {
                 credentials: Credentials.lookup(host: location.host, environment: environment),
                 environment: runtime)
         }
+    }
+
+    /// An S3 remote, signed with the key the AWS environment or shared files give.
+    static func makeS3(
+        _ remote: StoreConfig.Remote, environment: [String: String], transport: (any HTTPTransport)?,
+        runtime: AISyncEnvironment
+    ) throws(AISyncError) -> any RemoteStorage {
+        guard let credentials = try AWSCredentials.lookup(environment: environment) else {
+            throw AISyncError(
+                .permission, "no AWS access key for the remote \(remote.name) (\(remote.url))",
+                hint:
+                    "Set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or add the key to ~/.aws/credentials (AWS_PROFILE picks a profile)"
+            )
+        }
+        let addressing = try remote.addressing.map { (text: String) throws(AISyncError) -> S3Location.Addressing in
+            guard let value = S3Location.Addressing(rawValue: text) else {
+                throw AISyncError.damaged("the remote \(remote.name)'s addressing is not path or virtual")
+            }
+            return value
+        }
+        let location = try S3Options.check(
+            url: remote.url, S3Options(endpoint: remote.endpoint, region: remote.region, addressing: addressing),
+            insecure: remote.insecure, region: credentials.region)
+        return S3Remote(
+            location: location, transport: transport ?? LiveTransport.make(), credentials: credentials,
+            environment: runtime)
     }
 
     /// The remote called `name`, or the only one when `name` is nil.

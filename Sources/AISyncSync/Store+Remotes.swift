@@ -18,12 +18,28 @@ extension Store {
     ///   `insecure`, …), or when a remote of that name exists (remedy `.removeRemote`).
     @discardableResult
     public func addRemote(
-        name: String, url: String, plain: Bool = false, insecure: Bool = false, encrypted: Bool = false
+        name: String, url: String, plain: Bool = false, insecure: Bool = false, encrypted: Bool = false,
+        s3: S3Options = S3Options()
     ) throws(AISyncError) -> StoreConfig.Remote {
         try RemoteLocation.validateName(name)
-        let location = try RemoteLocation(url: url, plain: plain, insecure: insecure)
-        let remote = StoreConfig.Remote(
-            name: name, url: url, type: location.kind.rawValue, insecure: insecure, encrypted: encrypted)
+        let remote: StoreConfig.Remote
+        if url.hasPrefix("s3://") {
+            guard !plain else { throw AISyncError(.usage, "plain HTTP applies to http(s) URLs, not s3:// buckets") }
+            let location = try S3Options.check(url: url, s3, insecure: insecure)
+            remote = StoreConfig.Remote(
+                name: name, url: "s3://\(location.bucket)" + (location.prefix.isEmpty ? "" : "/\(location.prefix)"),
+                type: "s3", insecure: insecure, encrypted: encrypted, endpoint: s3.endpoint, region: s3.region,
+                addressing: s3.addressing?.rawValue)
+        } else {
+            guard s3.endpoint == nil, s3.region == nil, s3.addressing == nil else {
+                throw AISyncError(
+                    .usage, "an endpoint, region or addressing applies to s3:// remotes only",
+                    hint: "Give the bucket as s3://BUCKET[/FOLDER]")
+            }
+            let location = try RemoteLocation(url: url, plain: plain, insecure: insecure)
+            remote = StoreConfig.Remote(
+                name: name, url: url, type: location.kind.rawValue, insecure: insecure, encrypted: encrypted)
+        }
         _ = try updateConfig { (config: inout StoreConfig) throws(AISyncError) in
             guard !config.remotes.contains(where: { $0.name == name }) else {
                 throw AISyncError(
@@ -54,5 +70,44 @@ extension Store {
         }
         try forgetCheckpoint(name)
         forgetKeys(name)
+    }
+}
+
+/// What an S3 remote needs beside its `s3://BUCKET[/PREFIX]` URL.
+public struct S3Options: Sendable, Equatable {
+    /// The provider's endpoint (`https://ACCOUNT.r2.cloudflarestorage.com`,
+    /// `http://127.0.0.1:8333`); nil for AWS, whose endpoint follows from the region.
+    public var endpoint: String?
+    /// The region to sign for; nil takes `AWS_REGION`, `AWS_DEFAULT_REGION` or the AWS
+    /// profile's when syncing, else `us-east-1`.
+    public var region: String?
+    /// Path-style or virtual-hosted addressing; nil chooses from the endpoint.
+    public var addressing: S3Location.Addressing?
+
+    /// Options for an S3 remote.
+    public init(endpoint: String? = nil, region: String? = nil, addressing: S3Location.Addressing? = nil) {
+        self.endpoint = endpoint
+        self.region = region
+        self.addressing = addressing
+    }
+
+    /// The location `url` and `options` name, checked: a plain `http://` endpoint only to
+    /// this machine unless `insecure`.
+    static func check(url: String, _ options: S3Options, insecure: Bool, region: String? = nil) throws(AISyncError)
+        -> S3Location
+    {
+        let location = try S3Location(
+            url: url, endpoint: options.endpoint, region: options.region ?? region, addressing: options.addressing)
+        let host =
+            location.endpointHost.hasPrefix("[")
+            ? String(location.endpointHost.dropFirst().prefix { $0 != "]" })
+            : String(location.endpointHost.prefix { $0 != ":" })
+        if location.scheme == "http", !insecure, !RemoteLocation.isLoopback(host) {
+            throw AISyncError(
+                .usage, "refusing plain http:// to \(host): signed requests and data would travel unencrypted",
+                hint: "Use an https:// endpoint, or allow plain http:// if this network is trusted",
+                remedy: .allowInsecureHTTP)
+        }
+        return location
     }
 }

@@ -97,6 +97,8 @@ struct AWSCredentialsTests {
         let home = Self.home(credentials: nil, config: nil)
         defer { CLIHarness.removeTree(home) }
         #expect(try AWSCredentials.lookup(environment: ["HOME": home]) == nil)
+        // An empty AWS_PROFILE is unset, as for the AWS CLI: the default profile, not an error.
+        #expect(try AWSCredentials.lookup(environment: ["HOME": home, "AWS_PROFILE": ""]) == nil)
         let elsewhere = Self.home(credentials: Self.credentials, config: Self.config)
         defer { CLIHarness.removeTree(elsewhere) }
         let found = try #require(

@@ -301,6 +301,11 @@ struct CompactionTests {
             try bytes.write(to: URL(fileURLWithPath: full))
             return
         }
+        if remote.kind.isS3 {
+            let r = try await remote.server.s3Client.send("PUT", "\(remote.s3Prefix)/\(path)", body: bytes)
+            try #require(r.status == 200, "PUT \(path) answered \(r.status): \(r.text)")
+            return
+        }
         if !remote.kind.isPlain {
             var folder = ""
             for part in path.split(separator: "/").dropLast() {

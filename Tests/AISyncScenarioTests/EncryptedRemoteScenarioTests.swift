@@ -104,7 +104,7 @@ struct EncryptedRemoteScenarioTests {
         #expect(remoteList.contains("encrypted"), "\(remoteList)")
 
         // What the server's admin sees.
-        let raw = try Self.rawBytes(try remote.rawFolder())
+        let raw = try Self.rawBytes(try await remote.rawFolder())
         // Each secret is 5 bytes or more: a shorter one turns up in random ciphertext now and
         // then, and "7.9" alone once matched the fraction of a second in keys.json's plain
         // `created` time.
@@ -130,7 +130,7 @@ struct EncryptedRemoteScenarioTests {
         let chat = try await laptop.ok(["chat", "new", "--title", "one"])
         try await laptop.sync("push")
         try await phone.sync("pull")
-        let folder = try remote.rawFolder()
+        let folder = try await remote.rawFolder()
         let headPath = try #require(
             FileManager.default.subpaths(atPath: "\(folder)/heads")?.first.map { "\(folder)/heads/\($0)" })
         let oldHead = try Data(contentsOf: URL(fileURLWithPath: headPath))
@@ -184,11 +184,11 @@ struct EncryptedRemoteScenarioTests {
         #expect(old.exitCode == 80, "\(old)")
         laptop.environment["AISYNC_PASSPHRASE"] = "a brand new passphrase"
         try await laptop.sync("pull")
-        let keys = try String(contentsOfFile: "\(try remote.rawFolder())/keys.json", encoding: .utf8)
+        let keys = try String(contentsOfFile: "\(try await remote.rawFolder())/keys.json", encoding: .utf8)
         try SchemaValidator.requireAvailable()
         for (schema, file) in [
-            ("keys", "\(try remote.rawFolder())/keys.json"),
-            ("remote-manifest", "\(try remote.rawFolder())/aisync.json"),
+            ("keys", "\(try await remote.rawFolder())/keys.json"),
+            ("remote-manifest", "\(try await remote.rawFolder())/aisync.json"),
             ("config", laptop.store.configPath),
         ] {
             let check = SchemaValidator.validate(schema, files: [file], canonical: true)
@@ -227,7 +227,7 @@ struct EncryptedRemoteScenarioTests {
         try await phone.ok(["chat", "say", chat, "--role", "user", "How is custody decided?"])
         try await phone.sync()
         // The laptop's first segment as it is now, plain: put back later, as if a run had been cut off before it.
-        let folder = try remote.rawFolder()
+        let folder = try await remote.rawFolder()
         let firstSegment = try #require(
             FileManager.default.subpaths(atPath: "\(folder)/segments")?.first { name in
                 name.hasSuffix("/1.seg")

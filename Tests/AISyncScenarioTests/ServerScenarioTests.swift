@@ -613,6 +613,20 @@ struct ServerScenarioTests {
             if kind != .folder {
                 #expect(!(try await remote.fileExists("aisync.json")), "\(kind): nothing may be created at a wrong URL")
             }
+        case .seaweedfs, .moto:
+            // A bucket that does not exist: aisync never creates one.
+            let remote = TestRemote(
+                server: server, url: "s3://missing-\(UUID().uuidString.lowercased().prefix(13))/aisync",
+                folderPath: nil)
+            let d = try await Device.make("lost", remote: remote)
+            defer { d.remove() }
+            try await d.ok(["chat", "new", "--title", "kept"])
+            let before = d.fingerprint()
+            let push = await d.run(["push"])
+            CLIExpect.cleanError(push, code: 66, mentioning: ["does not exist"])
+            let pull = await d.run(["pull"])
+            CLIExpect.cleanError(pull, code: 66, mentioning: ["does not exist"])
+            #expect(d.fingerprint() == before, "\(kind): a failed push/pull changed the store")
         case .nginx:
             // A remote on nginx made by a --plain device, then a device that forgot --plain.
             let remote = try await server.freshRemote("noplain")
@@ -672,7 +686,7 @@ struct ServerScenarioTests {
             // A folder that synced fine, then went away (an unplugged USB stick).
             remote = try await server.freshRemote("unplugged")
         } else {
-            remote = TestRemote(server: server, url: try server.unreachableURL(), folderPath: nil)
+            remote = try server.unreachableRemote()
         }
         let d = try await Device.make("offline", remote: remote)
         defer { d.remove() }

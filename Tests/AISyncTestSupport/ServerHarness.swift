@@ -21,15 +21,28 @@ import Testing
 /// variable fails the test: these tests are never skipped.
 
 package enum RemoteKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case folder, apache, rclone, nginx
+    case folder, apache, rclone, nginx, seaweedfs, moto
 
     package static let servers: [RemoteKind] = [.apache, .rclone, .nginx]
     package static let webdav: [RemoteKind] = [.apache, .rclone]
+    /// S3-compatible stores: a SeaweedFS cluster and moto's server.
+    package static let s3: [RemoteKind] = [.seaweedfs, .moto]
 
     package var testDescription: String { rawValue }
     package var isServer: Bool { self != .folder }
     /// nginx is the plain HTTP remote (`remote add --plain`): no PROPFIND.
     package var isPlain: Bool { self == .nginx }
+    /// An S3 bucket (`s3://BUCKET/PREFIX --endpoint URL`), signed with an AWS key.
+    package var isS3: Bool { self == .seaweedfs || self == .moto }
+
+    /// The prefix of the variables servers.sh exports for an S3 store.
+    var s3Variables: String? {
+        switch self {
+        case .seaweedfs: "AISYNC_TEST_SEAWEED"
+        case .moto: "AISYNC_TEST_MOTO"
+        default: nil
+        }
+    }
 
     package var urlVariable: String? {
         switch self {
@@ -37,6 +50,8 @@ package enum RemoteKind: String, CaseIterable, Sendable, CustomTestStringConvert
         case .apache: "AISYNC_TEST_APACHE_URL"
         case .rclone: "AISYNC_TEST_RCLONE_URL"
         case .nginx: "AISYNC_TEST_NGINX_URL"
+        case .seaweedfs: "AISYNC_TEST_SEAWEED_S3_URL"
+        case .moto: "AISYNC_TEST_MOTO_S3_URL"
         }
     }
 }
@@ -48,6 +63,14 @@ package struct TestServer: Sendable {
     package var baseURL: String
     package var user: String
     package var password: String
+    /// S3 stores: the bucket the tests use, and its region.
+    package var bucket = ""
+    package var region = ""
+
+    /// A direct client for an S3 store (checks and set-up without aisync).
+    package var s3Client: S3TestClient {
+        S3TestClient(endpoint: baseURL, bucket: bucket, region: region, accessKey: user, secretKey: password)
+    }
 
     /// Where folder remotes live: one directory per test process, removed at exit.
     package static let folderRoot: String = {
@@ -67,6 +90,20 @@ package struct TestServer: Sendable {
             return TestServer(kind: .folder, baseURL: "file://\(folderRoot)", user: "", password: "")
         }
         let env = ProcessInfo.processInfo.environment
+        if let prefix = kind.s3Variables {
+            func value(_ suffix: String) throws -> String {
+                try #require(
+                    env[prefix + suffix].flatMap { $0.isEmpty ? nil : $0 },
+                    "\(prefix + suffix) is not set: run scripts/test.sh, which starts SeaweedFS and moto (or `scripts/servers.sh start` and `set -a; . /tmp/aisync-servers/env; set +a`)",
+                    sourceLocation: sourceLocation)
+            }
+            var server = TestServer(
+                kind: kind, baseURL: try value("_S3_URL"), user: try value("_ACCESS_KEY"),
+                password: try value("_SECRET_KEY"))
+            server.bucket = try value("_BUCKET")
+            server.region = try value("_REGION")
+            return server
+        }
         let hint =
             "run scripts/test.sh, which starts Apache, rclone and nginx on loopback ports and exports the variables (or run `scripts/servers.sh start` and `set -a; . /tmp/aisync-servers/env; set +a` before `swift test`)"
         let url = try #require(
@@ -82,7 +119,10 @@ package struct TestServer: Sendable {
 
     /// The environment a device needs to reach this server.
     package var credentials: [String: String] {
-        kind.isServer ? ["AISYNC_USER": user, "AISYNC_PASSWORD": password] : [:]
+        if kind.isS3 {
+            return ["AWS_ACCESS_KEY_ID": user, "AWS_SECRET_ACCESS_KEY": password, "AWS_REGION": region]
+        }
+        return kind.isServer ? ["AISYNC_USER": user, "AISYNC_PASSWORD": password] : [:]
     }
 
     /// A new, empty remote location of its own: a fresh folder, or a fresh collection made
@@ -104,6 +144,9 @@ package struct TestServer: Sendable {
             return TestRemote(server: self, url: url, folderPath: nil)
         case .nginx:
             return TestRemote(server: self, url: "\(baseURL)/\(name)", folderPath: nil)
+        case .seaweedfs, .moto:
+            // Nothing to make: a bucket's folders are key prefixes.
+            return TestRemote(server: self, url: "s3://\(bucket)/\(name)", folderPath: nil)
         }
     }
 
@@ -116,6 +159,14 @@ package struct TestServer: Sendable {
         default:
             return "http://127.0.0.1:\(try Self.closedPort())/dav/aisync"
         }
+    }
+
+    /// A remote on this kind of server where nothing listens (an S3 endpoint on a closed port).
+    package func unreachableRemote() throws -> TestRemote {
+        guard kind.isS3 else { return TestRemote(server: self, url: try unreachableURL(), folderPath: nil) }
+        var down = self
+        down.baseURL = "http://127.0.0.1:\(try Self.closedPort())"
+        return TestRemote(server: down, url: "s3://\(bucket)/aisync", folderPath: nil)
     }
 
     /// A loopback port nobody listens on: bound to find a free one, then closed.
@@ -160,13 +211,23 @@ package struct TestRemote: Sendable {
 
     /// `remote add` arguments for this remote (with `--plain` for nginx unless told otherwise).
     package func addArguments(name: String = "origin", plain: Bool? = nil) -> [String] {
-        ["remote", "add", name, url] + ((plain ?? kind.isPlain) ? ["--plain"] : [])
+        if kind.isS3 { return ["remote", "add", name, url, "--endpoint", server.baseURL] }
+        return ["remote", "add", name, url] + ((plain ?? kind.isPlain) ? ["--plain"] : [])
     }
+
+    /// The key prefix of an S3 remote (`t-1234…`).
+    package var s3Prefix: String { String(url.dropFirst("s3://\(server.bucket)/".count)) }
 
     /// Where the server keeps this remote's files on disk (servers.sh exports each server's
     /// root as AISYNC_TEST_<KIND>_ROOT), to read them raw, as the server's admin could.
-    package func rawFolder() throws -> String {
+    package func rawFolder() async throws -> String {
         if let folderPath { return folderPath }
+        if kind.isS3 {
+            // A copy of every object, in the remote's layout.
+            let folder = CLIHarness.makeTemporaryDirectory() + "/raw"
+            try await server.s3Client.mirror(prefix: s3Prefix, into: folder)
+            return folder
+        }
         let variable = "AISYNC_TEST_\(kind.rawValue.uppercased())_ROOT"
         let root = try #require(
             ProcessInfo.processInfo.environment[variable], "\(variable) is not set: run scripts/servers.sh start")
@@ -177,6 +238,7 @@ package struct TestRemote: Sendable {
     /// Whether a file exists on the remote (checked without aisync).
     package func fileExists(_ path: String) async throws -> Bool {
         if let folderPath { return FileManager.default.fileExists(atPath: "\(folderPath)/\(path)") }
+        if kind.isS3 { return try await server.s3Client.send("HEAD", "\(s3Prefix)/\(path)").status == 200 }
         let r = try await RemoteHTTP.send("HEAD", "\(url)/\(path)", server: server)
         return r.status == 200
     }
@@ -184,7 +246,10 @@ package struct TestRemote: Sendable {
     /// The ETag the server gives a file now (HEAD), or nil (folders, no ETag, missing).
     package func etag(_ path: String) async throws -> String? {
         guard folderPath == nil else { return nil }
-        let r = try await RemoteHTTP.send("HEAD", "\(url)/\(path)", server: server)
+        let r =
+            kind.isS3
+            ? try await server.s3Client.send("HEAD", "\(s3Prefix)/\(path)")
+            : try await RemoteHTTP.send("HEAD", "\(url)/\(path)", server: server)
         return r.status == 200 ? r.headers["etag"] : nil
     }
 
@@ -192,6 +257,10 @@ package struct TestRemote: Sendable {
     package func remove() async {
         if let folderPath {
             CLIHarness.removeTree(folderPath)
+            return
+        }
+        if kind.isS3 {
+            try? await server.s3Client.removeAll(under: s3Prefix)
             return
         }
         _ = try? await RemoteHTTP.send("DELETE", url + "/", server: server)

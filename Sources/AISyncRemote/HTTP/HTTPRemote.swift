@@ -39,12 +39,6 @@ public struct HTTPRemote: RemoteStorage {
         self.environment = environment
     }
 
-    /// Backoff wait, through the environment.
-    func sleep(_ milliseconds: Int) async { await environment.sleep(milliseconds) }
-
-    /// Jitter in [0, 1) for `Backoff.delay`.
-    func random() -> Double { environment.randomUnit() }
-
     func url(_ path: String) -> String { path.isEmpty ? location.base + "/" : "\(location.base)/\(path)" }
 
     /// Sends with authentication and retries; returns the final response (any status).
@@ -55,21 +49,9 @@ public struct HTTPRemote: RemoteStorage {
         if !path.isEmpty { try RemotePath.validate(path.hasSuffix("/") ? String(path.dropLast()) : path) }
         var request = HTTPRequest(method: method, url: url(path), headers: headers, body: body)
         if let credentials { request.headers["Authorization"] = credentials.basicAuthorization }
-        var attempt = 0
-        while true {
-            do {
-                let response = try await transport.send(request, downloadTo: downloadTo, maxBytes: maxBytes)
-                guard Self.isTransient(response.status), attempt + 1 < maxAttempts else { return response }
-                await sleep(
-                    Backoff.retryAfter(response.headers["retry-after"])
-                        ?? Backoff.delay(attempt: attempt, unit: random()))
-            } catch  where error.code == .unavailable || error.code == .temporary {
-                guard attempt + 1 < maxAttempts else { throw error }
-                await sleep(Backoff.delay(attempt: attempt, unit: random()))
-            }
-            try AISyncError.checkCancellation()
-            attempt += 1
-        }
+        return try await Retrying.send(
+            through: transport, maxAttempts: maxAttempts, environment: environment, downloadTo: downloadTo,
+            maxBytes: maxBytes, isTransient: { Self.isTransient($0.status) }, build: { request })
     }
 
     static func isTransient(_ status: Int) -> Bool {
@@ -159,8 +141,7 @@ public struct HTTPRemote: RemoteStorage {
         -> SHA256Digest?
     {
         guard let response = try await get(path, to: localPath, maxBytes: maxBytes) else { return nil }
-        if let digest = response.bodyDigest { return digest }
-        return try hashFile(localPath)
+        return try Retrying.digest(of: response, at: localPath)
     }
 
     /// The 200 answer of a GET streamed to `localPath`; nil on 404 or 410.
@@ -374,13 +355,7 @@ public struct HTTPRemote: RemoteStorage {
         prefix += "/\(directory)/"
         guard path.hasPrefix(prefix) else { return nil }
         let name = path.dropFirst(prefix.count)
-        let ok =
-            !name.isEmpty
-            && name.utf8.allSatisfy {
-                ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-")
-            }
-        guard ok, name != ".", name != ".." else { return nil }
-        return String(name)
+        return RemotePath.isFileName(name) ? String(name) : nil
     }
 
     /// Whether `path` exists and its Content-Length, by a HEAD request.

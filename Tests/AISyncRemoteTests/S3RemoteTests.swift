@@ -1,0 +1,146 @@
+import AISyncCore
+import AISyncHTTP
+import AISyncRemote
+import AISyncTestSupport
+import Foundation
+import Testing
+
+/// `S3Remote` against real S3-compatible stores started by scripts/servers.sh: a SeaweedFS
+/// cluster (master, three volume servers, filer and S3 gateway, every request signed) and
+/// moto's server (authentication enforced). A missing server fails these tests.
+@Suite("S3 remote on real stores", .tags(.servers), .needsServers)
+struct S3RemoteTests {
+    /// An `S3Remote` on a fresh prefix of the test bucket, and the raw client beside it.
+    static func remote(
+        _ kind: RemoteKind, secret: String? = nil, bucket: String? = nil, region: String? = nil, pageSize: Int? = nil
+    ) throws -> (S3Remote, S3TestClient, prefix: String) {
+        let server = try TestServer.require(kind)
+        let prefix = "contract-\(UUID().uuidString.lowercased().prefix(13))"
+        let location = try S3Location(
+            url: "s3://\(bucket ?? server.bucket)/\(prefix)", endpoint: server.baseURL, region: region ?? server.region,
+            addressing: nil)
+        let credentials = AWSCredentials(
+            key: SigV4.Credentials(accessKeyID: server.user, secretAccessKey: secret ?? server.password), region: nil,
+            source: "environment (AWS_ACCESS_KEY_ID)")
+        let remote = S3Remote(
+            location: location, transport: LiveTransport.make(timeoutSeconds: 20), credentials: credentials,
+            maxAttempts: 2, pageSize: pageSize)
+        return (remote, server.s3Client, prefix)
+    }
+
+    @Test("create-only writes, ETag-conditioned replaces, reads and deletes", arguments: RemoteKind.s3)
+    func conditionalWrites(_ kind: RemoteKind) async throws {
+        let (remote, raw, prefix) = try Self.remote(kind)
+        defer { Task { try? await raw.removeAll(under: prefix) } }
+        let first = try await remote.write("heads/a.json", Array("one".utf8), condition: .createOnly)
+        guard case .written(let etag?) = first else {
+            Issue.record("\(kind): a create-only write of a new key should succeed with an ETag: \(first)")
+            return
+        }
+        #expect(
+            try await remote.write("heads/a.json", Array("two".utf8), condition: .createOnly) == .preconditionFailed,
+            "\(kind): a second create-only write must fail (If-None-Match: *)")
+        let read = try #require(try await remote.read("heads/a.json", maxBytes: 1 << 20))
+        #expect(read.bytes == Array("one".utf8) && read.etag == etag, "\(kind): \(read)")
+        let replaced = try await remote.write("heads/a.json", Array("three".utf8), condition: .replacing(etag: etag))
+        guard case .written(let newTag?) = replaced, newTag != etag else {
+            Issue.record("\(kind): a replace with the current ETag should succeed with a new ETag: \(replaced)")
+            return
+        }
+        #expect(
+            try await remote.write("heads/a.json", Array("four".utf8), condition: .replacing(etag: etag))
+                == .preconditionFailed, "\(kind): a replace with a stale ETag must fail (If-Match)")
+        #expect(
+            try await remote.write("heads/none.json", Array("x".utf8), condition: .replacing(etag: etag))
+                == .preconditionFailed, "\(kind): replacing a key that does not exist must fail")
+        #expect(try await remote.read("heads/a.json", maxBytes: 1 << 20)?.bytes == Array("three".utf8))
+        #expect(try await remote.read("heads/missing.json", maxBytes: 1 << 20) == nil)
+        // Read back by a client that is not aisync: the key is PREFIX/heads/a.json.
+        let direct = try await raw.send("GET", "\(prefix)/heads/a.json")
+        #expect(direct.status == 200 && direct.body == Data("three".utf8), "\(kind): \(direct.status)")
+        #expect(try await remote.presence("heads/a.json") == .present(size: 5))
+        try await remote.delete("heads/a.json")
+        try await remote.delete("heads/a.json")  // a missing key is not an error
+        #expect(try await remote.presence("heads/a.json") == .missing)
+        #expect(try await !remote.exists("heads/a.json"))
+    }
+
+    @Test("listing follows continuation tokens over small pages, files and folders apart", arguments: RemoteKind.s3)
+    func pagedListing(_ kind: RemoteKind) async throws {
+        let (remote, raw, prefix) = try Self.remote(kind, pageSize: 2)
+        defer { Task { try? await raw.removeAll(under: prefix) } }
+        #expect(try await remote.list("segments") == nil, "\(kind): nothing under a prefix lists as no folder")
+        #expect(try await remote.subfolders("objects") == [])
+        let names = (0..<7).map { "\($0).seg" }
+        for name in names {
+            _ = try await remote.write("segments/d1/\(name)", Array(name.utf8), condition: .createOnly)
+        }
+        for folder in ["ab", "cd", "ef"] {
+            _ = try await remote.write("objects/\(folder)/\(folder)00", [1], condition: .createOnly)
+        }
+        _ = try await remote.write("segments/d2/0.seg", [2], condition: .createOnly)
+        let listed = try #require(try await remote.list("segments/d1"))
+        #expect(listed.map(\.name) == names.sorted(), "\(kind): \(listed)")
+        #expect(listed.allSatisfy { $0.etag != nil }, "\(kind): listings carry ETags")
+        #expect(try await remote.subfolders("objects") == ["ab", "cd", "ef"])
+        #expect(try await remote.subfolders("segments") == ["d1", "d2"])
+        // A key aisync never writes (a space, upper case) is not listed as a file.
+        let odd = try await raw.send("PUT", "\(prefix)/segments/d1/Odd Name", body: Data([1]))
+        #expect(odd.status == 200)
+        #expect(try await remote.list("segments/d1")?.map(\.name) == names.sorted())
+    }
+
+    @Test("files stream up and down, hashed on the way", arguments: RemoteKind.s3)
+    func streamedFiles(_ kind: RemoteKind) async throws {
+        let (remote, raw, prefix) = try Self.remote(kind)
+        defer { Task { try? await raw.removeAll(under: prefix) } }
+        let dir = CLIHarness.makeTemporaryDirectory()
+        defer { CLIHarness.removeTree(dir) }
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<(3 << 20) + 17).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        try Data(bytes).write(to: URL(fileURLWithPath: "\(dir)/up"))
+        let written = try await remote.upload("objects/ff/big", from: "\(dir)/up", condition: .createOnly)
+        guard case .written = written else {
+            Issue.record("\(kind): upload failed: \(written)")
+            return
+        }
+        #expect(try await remote.presence("objects/ff/big") == .present(size: Int64(bytes.count)))
+        let digest = try await remote.downloadHashed("objects/ff/big", to: "\(dir)/down", maxBytes: 1 << 30)
+        #expect(digest == SHA256.hash(bytes))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: "\(dir)/down")) == Data(bytes))
+        #expect(try await remote.download("objects/ff/none", to: "\(dir)/none", maxBytes: 1 << 30) == false)
+    }
+
+    @Test(
+        "a wrong secret is a permission error naming where the key came from, never the secret",
+        arguments: RemoteKind.s3)
+    func wrongSecret(_ kind: RemoteKind) async throws {
+        let (remote, _, _) = try Self.remote(kind, secret: "wrong-secret-\(UUID().uuidString)")
+        do {
+            _ = try await remote.read("aisync.json", maxBytes: 1 << 20)
+            Issue.record("\(kind): a wrong secret was accepted")
+        } catch {
+            #expect(error.code == .permission, "\(kind): \(error)")
+            #expect(error.message.contains("environment (AWS_ACCESS_KEY_ID)"), "\(kind): \(error.message)")
+            #expect(!"\(error.message) \(error.hint ?? "") \(error.cause ?? "")".contains("wrong-secret"))
+        }
+    }
+
+    @Test("a bucket that does not exist is not-found, for reads, writes and listings", arguments: RemoteKind.s3)
+    func missingBucket(_ kind: RemoteKind) async throws {
+        let (remote, _, _) = try Self.remote(kind, bucket: "no-such-\(UUID().uuidString.lowercased().prefix(12))")
+        for (name, operation) in [
+            ("read", { () async throws(AISyncError) in _ = try await remote.read("aisync.json", maxBytes: 1 << 20) }),
+            ("write", { () async throws(AISyncError) in _ = try await remote.write("a", [1], condition: .createOnly) }),
+            ("list", { () async throws(AISyncError) in _ = try await remote.list("segments") }),
+        ] as [(String, () async throws(AISyncError) -> Void)] {
+            do {
+                try await operation()
+                Issue.record("\(kind): \(name) in a missing bucket succeeded")
+            } catch {
+                #expect(
+                    error.code == .notFound && error.message.contains("does not exist"), "\(kind) \(name): \(error)")
+            }
+        }
+    }
+}
