@@ -714,7 +714,14 @@ def examples(format_checker):
     bad("config", "format 0", dict(config, format=0))
     bad("config", "uppercase device id", dict(config, device={"id": DEV_A.upper(), "name": "x"}))
     bad("config", "unknown remote type", dict(config, remotes=[
-        {"name": "o", "url": "s3://b", "type": "s3"}]))
+        {"name": "o", "url": "sftp://b", "type": "sftp"}]))
+    good("config", "s3 remote", dict(config, remotes=[
+        {"name": "o", "url": "s3://bucket/aisync", "type": "s3", "endpoint": "http://127.0.0.1:8333",
+         "region": "us-east-1", "addressing": "path"}]))
+    bad("config", "s3 endpoint with a path", dict(config, remotes=[
+        {"name": "o", "url": "s3://bucket", "type": "s3", "endpoint": "https://s3.example.com/bucket"}]))
+    bad("config", "unknown addressing", dict(config, remotes=[
+        {"name": "o", "url": "s3://bucket", "type": "s3", "addressing": "dns"}]))
     bad("config", "secret in remote", dict(config, remotes=[
         {"name": "o", "url": "https://x", "type": "http", "password": "hunter2"}]))
     bad("config", "unknown top-level key", dict(config, token="abc"))
@@ -1028,7 +1035,9 @@ def examples(format_checker):
                {"name": "usb", "url": "file:///media/usb/aisync", "type": "folder", "encrypted": True}]
     good("remote-list-output", "remote list", remotes)
     good("remote-list-output", "no remotes", [])
-    bad("remote-list-output", "unknown type", [dict(remotes[0], type="s3")])
+    bad("remote-list-output", "unknown type", [dict(remotes[0], type="sftp")])
+    good("remote-list-output", "s3 remote", [dict(remotes[0], type="s3", url="s3://bucket/aisync",
+                                                  endpoint="http://127.0.0.1:8333", region="us-east-1")])
     bad("remote-list-output", "missing encrypted", [_without(remotes[0], "encrypted")])
     compact = {"snapshot": 3, "parts": 1, "versions": 40, "dropped": 2, "bytes": 9000, "removedSegments": 1,
                "removedSnapshotParts": 0, "sweptOrphans": True, "removedOrphans": 0, "waitingOrphans": 1}
