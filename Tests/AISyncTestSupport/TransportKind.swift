@@ -11,13 +11,10 @@ package enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConv
 
     package var testDescription: String { rawValue }
 
-    package func make(
-        timeoutSeconds: TimeInterval = 30, redirects: RedirectPolicy = .sameHost, speedFloor: SpeedFloor = .standard
-    ) -> any HTTPTransport {
+    package func make(timeoutSeconds: TimeInterval = 30, redirects: RedirectPolicy = .sameHost) -> any HTTPTransport {
         switch self {
-        case .socket: SocketTransport(timeoutSeconds: timeoutSeconds, redirects: redirects, speedFloor: speedFloor)
-        case .urlSession:
-            URLSessionTransport(timeoutSeconds: timeoutSeconds, redirects: redirects, speedFloor: speedFloor)
+        case .socket: SocketTransport(timeoutSeconds: timeoutSeconds, redirects: redirects)
+        case .urlSession: URLSessionTransport(timeoutSeconds: timeoutSeconds, redirects: redirects)
         }
     }
 }
