@@ -37,11 +37,31 @@ enum SyncCommands {
             let s3 = S3Options(
                 endpoint: endpoint, region: region,
                 addressing: pathStyle ? .path : virtualHosted ? .virtualHosted : nil)
-            try await Context.call { () async throws(AISyncError) in
+            let remote = try await Context.call { () async throws(AISyncError) in
                 try await store.addRemote(
                     name: name, url: url, plain: plain, insecure: insecure, encrypted: encrypt, s3: s3)
             }
+            if remote.type == "s3" { await Self.probe(remote, store: store) }
             return ExitCode.success
+        }
+
+        /// Says in one line whether an S3 remote's store honours conditional writes; a probe
+        /// that cannot run (offline, no key) is a warning: the remote is added either way.
+        static func probe(_ remote: StoreConfig.Remote, store: Store) async {
+            do throws(AISyncError) {
+                let honoured = try await RemoteFactory.probeConditionalWrites(
+                    remote, environment: CLIPlatform.environmentDictionary(), runtime: store.environment)
+                guard let honoured else { return }
+                CLIPlatform.out(
+                    honoured
+                        ? "\(remote.name): \(remote.url) honours conditional writes (If-None-Match, If-Match).\n"
+                        : "\(remote.name): \(remote.url) ignores conditional writes; aisync stays correct without them, as on nginx (each file has one writer).\n"
+                )
+            } catch {
+                CLIPlatform.warn(
+                    "\(remote.name) is added, but could not be checked now: \(ErrorText.line(error)) The first sync will tell."
+                )
+            }
         }
     }
 

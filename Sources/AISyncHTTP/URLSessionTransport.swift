@@ -31,12 +31,17 @@ public final class URLSessionTransport: HTTPTransport {
     private let uploads: URLSession
     private let uploadChallenges: ChallengeDecliner
     private let timeout: TimeInterval
+    private let speedFloor: SpeedFloor
 
     /// A transport with its own ephemeral session: no cookies, cache or stored credentials.
     /// `timeoutSeconds` (seconds, not milliseconds) bounds the wait for each request's data;
     /// `maxConnections` bounds the connections per host; `redirects` says which redirects
-    /// the session follows by itself (the others come back as the 3xx response).
-    public init(timeoutSeconds: TimeInterval = 30, maxConnections: Int = 4, redirects: RedirectPolicy = .sameHost) {
+    /// the session follows by itself (the others come back as the 3xx response); a request
+    /// that moves less than `speedFloor` is ended.
+    public init(
+        timeoutSeconds: TimeInterval = 30, maxConnections: Int = 4, redirects: RedirectPolicy = .sameHost,
+        speedFloor: SpeedFloor = .standard
+    ) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeoutSeconds
         configuration.httpMaximumConnectionsPerHost = maxConnections
@@ -51,6 +56,7 @@ public final class URLSessionTransport: HTTPTransport {
         uploadChallenges = ChallengeDecliner(redirects: redirects)
         uploads = URLSession(configuration: configuration, delegate: uploadChallenges, delegateQueue: nil)
         timeout = timeoutSeconds
+        self.speedFloor = speedFloor
     }
 
     deinit {
@@ -92,8 +98,18 @@ public final class URLSessionTransport: HTTPTransport {
         let watchdog = DispatchWorkItem { handle.expire() }
         DispatchQueue.global().asyncAfter(deadline: .now() + deadline, execute: watchdog)
         defer { watchdog.cancel() }
+        // The speed floor: the delegate counts the bytes sent and received; checked every second.
+        let pace = PaceMeter(speedFloor, now: DispatchTime.now().uptimeNanoseconds)
+        let pacer = DispatchSource.makeTimerSource(queue: .global())
+        pacer.schedule(deadline: .now() + 1, repeating: 1)
+        pacer.setEventHandler {
+            if let slow = pace.check(now: DispatchTime.now().uptimeNanoseconds) { handle.tooSlow(slow) }
+        }
+        if speedFloor.bytesPerSecond > 0 { pacer.resume() } else { pacer.activate() }
+        defer { pacer.cancel() }
         let file = try downloadTo.map { (target: String) throws(AISyncError) in try HashingFileWriter(path: target) }
-        let task = self.task(for: request, url: url, file: file, maxBytes: maxBytes)
+        var task = self.task(for: request, url: url, file: file, maxBytes: maxBytes)
+        task.receiving.pace = pace
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
                 // Resumed once: by the delegate, or at once when cancelled or past the deadline
@@ -111,6 +127,7 @@ public final class URLSessionTransport: HTTPTransport {
         }
         let declined = handle.taskID.flatMap { (request.body == .none ? challenges : uploadChallenges).take($0) }
         do throws(AISyncError) {
+            if let slow = handle.slow { throw pace.error(host: url.host ?? "the server", moved: slow) }
             if handle.expired {
                 throw AISyncError(
                     .temporary,
@@ -249,6 +266,8 @@ private final class TaskHandle: Sendable {
         var task: URLSessionTask?
         var cancelled = false
         var expired = false
+        /// What the stretch that broke the speed floor moved (the task was cancelled for it).
+        var slow: Int64?
         /// Ends the wait for the task when it is cancelled (see `ResumeOnce`).
         var stop: (@Sendable () -> Void)?
     }
@@ -258,6 +277,15 @@ private final class TaskHandle: Sendable {
     var taskID: Int? { state.withLock { $0.task?.taskIdentifier } }
     /// Whether the overall deadline passed (the task was cancelled for it).
     var expired: Bool { state.withLock { $0.expired } }
+
+    /// What the stretch that broke the speed floor moved, if one did.
+    var slow: Int64? { state.withLock { $0.slow } }
+
+    /// A stretch moved only `moved` bytes: cancel the task and remember why.
+    func tooSlow(_ moved: Int64) {
+        state.withLock { $0.slow = moved }
+        cancel()
+    }
 
     /// The overall deadline passed: cancel the task and remember why.
     func expire() {
@@ -375,7 +403,7 @@ private final class ChallengeDecliner: NSObject, URLSessionDataDelegate, Sendabl
             guard var r = all[dataTask.taskIdentifier] else { return true }
             r.response = response
             if r.reception.file != nil, !(200..<300).contains((response as? HTTPURLResponse)?.statusCode ?? 0) {
-                r.reception = Reception(limit: 65536, truncating: true)
+                r.reception = Reception(limit: 65536, truncating: true, pace: r.reception.pace)
             }
             if response.expectedContentLength > r.reception.limit, !r.reception.truncating { r.tooLarge = true }
             all[dataTask.taskIdentifier] = r
@@ -401,12 +429,21 @@ private final class ChallengeDecliner: NSObject, URLSessionDataDelegate, Sendabl
                 r.received += Int64(data.count)
                 if r.reception.file == nil { r.data.append(data) }
             }
+            r.reception.pace?.add(data.count)
             all[dataTask.taskIdentifier] = r
             return (r.tooLarge, r.tooLarge ? nil : r.reception.file)
         }
         // Written outside the lock; the delegate queue is serial, so chunks stay in order.
         if let file, !file.write(data) { dataTask.cancel() }
         if over { dataTask.cancel() }
+    }
+
+    /// Bytes of a body sent count toward the request's pace.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        receiving.withLock { $0[task.taskIdentifier]?.reception.pace }?.add(Int(bytesSent))
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
@@ -424,4 +461,6 @@ struct Reception: Sendable {
     var limit: Int64
     var truncating = false
     var file: HashingFileWriter?
+    /// Counts what moves, for the speed floor.
+    var pace: PaceMeter?
 }

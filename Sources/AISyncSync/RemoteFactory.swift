@@ -56,6 +56,19 @@ public enum RemoteFactory {
             environment: runtime)
     }
 
+    /// Whether an S3 remote's store honours conditional writes (a probe written twice under
+    /// its prefix with `If-None-Match: *`, then deleted); nil for other kinds of remote.
+    public static func probeConditionalWrites(
+        _ remote: StoreConfig.Remote, environment: [String: String], transport: (any HTTPTransport)? = nil,
+        runtime: AISyncEnvironment = .live
+    ) async throws(AISyncError) -> Bool? {
+        guard remote.type == "s3",
+            let storage = try make(remote, environment: environment, transport: transport, runtime: runtime)
+                as? S3Remote
+        else { return nil }
+        return try await storage.honoursConditionalWrites()
+    }
+
     /// The remote called `name`, or the only one when `name` is nil.
     public static func pick(_ name: String?, in config: StoreConfig) throws(AISyncError) -> StoreConfig.Remote {
         if let name {

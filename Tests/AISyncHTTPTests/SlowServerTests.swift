@@ -6,7 +6,8 @@ import Testing
 @testable import AISyncHTTP
 
 /// A server that trickles its answer (one byte every 0.4 s) never trips the inactivity
-/// timeout; the overall deadline, scaled to the bytes a request may move, ends it (issue 10).
+/// timeout; the overall deadline, scaled to the bytes a request may move, ends it (issue 10),
+/// and the speed floor ends it sooner (issue 27).
 @Suite("Slow servers", .tags(.python), .needsPython)
 struct SlowServerTests {
     /// A loopback server that answers every request with a 200 whose 1,000-byte body arrives
@@ -30,24 +31,36 @@ struct SlowServerTests {
             c, _ = s.accept(); threading.Thread(target=serve, args=(c,), daemon=True).start()
         """
 
-    @Test("a trickling answer ends at the deadline with a clear temporary error", arguments: TransportKind.allCases)
-    func trickleEndsAtDeadline(_ kind: TransportKind) async throws {
+    /// A server whose 2,000-byte answer arrives 100 bytes every 0.2 s (500 bytes/s, 4 s).
+    static let steady = trickle.replacingOccurrences(of: "Content-Length: 1000", with: "Content-Length: 2000")
+        .replacingOccurrences(of: "for _ in range(1000):", with: "for _ in range(20):")
+        .replacingOccurrences(
+            of: #"c.sendall(b" "); time.sleep(0.4)"#, with: #"c.sendall(b" " * 100); time.sleep(0.2)"#)
+
+    /// Starts the trickle server (or `script`); returns it and its port.
+    static func startTrickle(_ script: String = trickle) throws -> (Process, Int) {
         let server = Process()
         // The system interpreter itself (a pyenv-style shim would leave the real server
         // running after terminate(), holding the test runner's output open).
         server.executableURL = URL(
             fileURLWithPath: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
                 ? "/usr/bin/python3" : "/usr/bin/env")
-        server.arguments = (server.executableURL?.path == "/usr/bin/env" ? ["python3"] : []) + ["-c", Self.trickle]
+        server.arguments = (server.executableURL?.path == "/usr/bin/env" ? ["python3"] : []) + ["-c", script]
         let out = Pipe()
         server.standardOutput = out
         server.standardError = FileHandle.nullDevice
         server.standardInput = FileHandle.nullDevice
         try server.run()
-        defer { kill(server.processIdentifier, SIGKILL) }
         let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
         let port = try #require(
             Int(line.trimmingCharacters(in: .whitespacesAndNewlines)), "no port from the trickle server: \(line)")
+        return (server, port)
+    }
+
+    @Test("a trickling answer ends at the deadline with a clear temporary error", arguments: TransportKind.allCases)
+    func trickleEndsAtDeadline(_ kind: TransportKind) async throws {
+        let (server, port) = try Self.startTrickle()
+        defer { kill(server.processIdentifier, SIGKILL) }
         // Inactivity timeout 1 s (never reached: a byte comes every 0.4 s); a 1,000-byte limit
         // gives a deadline of 4 × 1 s + 1000 / 128 KiB/s.
         let transport = kind.make(timeoutSeconds: 1)
@@ -61,6 +74,60 @@ struct SlowServerTests {
             #expect(error.code == .temporary)
             #expect(error.description.contains("answered too slowly"), "\(error)")
         }
+    }
+
+    @Test(
+        "a transfer under the speed floor ends after one stretch, long before the deadline",
+        arguments: TransportKind.allCases)
+    func trickleEndsAtTheSpeedFloor(_ kind: TransportKind) async throws {
+        let (server, port) = try Self.startTrickle()
+        defer { kill(server.processIdentifier, SIGKILL) }
+        // 2.5 bytes/s against a floor of 100 bytes/s over 2 s; the inactivity timeout (5 s)
+        // and the deadline (4 × 5 s) would let it run 20 s and end it as "answered too slowly".
+        let transport = kind.make(timeoutSeconds: 5, speedFloor: SpeedFloor(bytesPerSecond: 100, seconds: 2))
+        do {
+            _ = try await transport.send(
+                HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/heads/x.json", headers: [:], body: .none),
+                downloadTo: nil, maxBytes: 1000)
+            Issue.record("a trickling answer was accepted")
+        } catch {
+            #expect(error.code == .temporary, "\(error)")
+            #expect(
+                error.message.contains("is too slow") && error.message.contains("under 100 bytes/s for 2 s"), "\(error)"
+            )
+        }
+    }
+
+    @Test(
+        "a slow answer that keeps the speed floor is received whole: what moves is counted",
+        arguments: TransportKind.allCases)
+    func steadyAnswerKeepsTheFloor(_ kind: TransportKind) async throws {
+        #expect(Self.steady.contains("range(20)") && Self.steady.contains("* 100"))
+        let (server, port) = try Self.startTrickle(Self.steady)
+        defer { kill(server.processIdentifier, SIGKILL) }
+        // 500 bytes/s for 4 s against a floor of 100 bytes/s over 1 s: each stretch moves
+        // about 500. A transport that counted nothing would end it after the first second.
+        let transport = kind.make(timeoutSeconds: 5, speedFloor: SpeedFloor(bytesPerSecond: 100, seconds: 1))
+        let r = try await transport.send(
+            HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/segments/x", headers: [:], body: .none),
+            downloadTo: nil, maxBytes: 4000)
+        #expect(r.status == 200 && r.body.count == 2000)
+    }
+
+    @Test("the pace meter: each stretch from the start must move floor × seconds bytes; no floor never fails")
+    func paceMeter() {
+        let second: UInt64 = 1_000_000_000
+        let meter = PaceMeter(SpeedFloor(bytesPerSecond: 100, seconds: 10), now: 0)
+        meter.add(999)
+        #expect(meter.check(now: 9 * second) == nil, "a stretch is judged only once it is over")
+        meter.add(1)
+        #expect(meter.check(now: 10 * second) == nil, "1,000 bytes in 10 s keeps a floor of 100 bytes/s")
+        meter.add(400)
+        #expect(meter.check(now: 19 * second) == nil)
+        #expect(meter.check(now: 20 * second) == 400, "the second stretch moved 400 bytes")
+        #expect(meter.check(now: 21 * second) == 400, "once too slow, it stays so")
+        let none = PaceMeter(.none, now: 0)
+        #expect(none.check(now: 1000 * second) == nil)
     }
 
     @Test(

@@ -143,4 +143,21 @@ struct S3RemoteTests {
             }
         }
     }
+
+    @Test(
+        "remote add checks conditional writes on the store and says so in one line; the probe leaves nothing",
+        arguments: RemoteKind.s3)
+    func probeAtRemoteAdd(_ kind: RemoteKind) async throws {
+        let server = try TestServer.require(kind)
+        let remote = try await server.freshRemote("probe")
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let r = await store.invoke(remote.addArguments(name: "cloud"), environment: server.credentials)
+        CLIExpect.success(r)
+        #expect(
+            r.stdout == "cloud: \(remote.url) honours conditional writes (If-None-Match, If-Match).\n", "\(kind): \(r)")
+        #expect(r.stderr.isEmpty, "\(kind): \(r)")
+        let left = try await server.s3Client.keys(under: remote.s3Prefix + "/")
+        #expect(left.isEmpty, "\(kind): the probe left \(left)")
+    }
 }

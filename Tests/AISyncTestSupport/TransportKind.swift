@@ -11,10 +11,13 @@ package enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConv
 
     package var testDescription: String { rawValue }
 
-    package func make(timeoutSeconds: TimeInterval = 30, redirects: RedirectPolicy = .sameHost) -> any HTTPTransport {
+    package func make(
+        timeoutSeconds: TimeInterval = 30, redirects: RedirectPolicy = .sameHost, speedFloor: SpeedFloor = .standard
+    ) -> any HTTPTransport {
         switch self {
-        case .socket: SocketTransport(timeoutSeconds: timeoutSeconds, redirects: redirects)
-        case .urlSession: URLSessionTransport(timeoutSeconds: timeoutSeconds, redirects: redirects)
+        case .socket: SocketTransport(timeoutSeconds: timeoutSeconds, redirects: redirects, speedFloor: speedFloor)
+        case .urlSession:
+            URLSessionTransport(timeoutSeconds: timeoutSeconds, redirects: redirects, speedFloor: speedFloor)
         }
     }
 }

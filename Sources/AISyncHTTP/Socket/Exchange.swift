@@ -171,6 +171,9 @@
                 return AISyncError(
                     .temporary, "\(host) answered too slowly: gave up after \(Int(seconds.rounded(.up))) s",
                     hint: "Try again later", remedy: .retryLater)
+            case .tooSlow(let moved):
+                return limits.pace?.error(host: host, moved: moved)
+                    ?? AISyncError(.temporary, "\(host) is too slow", hint: "Try again later", remedy: .retryLater)
             case .cancelled:
                 return .cancelled
             case .local(let why):

@@ -17,6 +17,8 @@
         case inactive
         /// The request's overall deadline passed.
         case overdue
+        /// A stretch of the request moved fewer bytes than its ``SpeedFloor`` allows: this many.
+        case tooSlow(Int64)
         /// The caller cancelled.
         case cancelled
         /// Not the network: the request could not be made (a body file unreadable, a header
@@ -25,11 +27,24 @@
     }
 
     /// When blocking socket calls give up: after `inactivity` nanoseconds without progress, at
-    /// the monotonic time `deadline`, or as soon as `stop` is set (checked every 100 ms).
+    /// the monotonic time `deadline`, when `pace` says a stretch moved too little, or as soon
+    /// as `stop` is set (checked every 100 ms).
     struct SocketLimits: Sendable {
         var inactivity: UInt64
         var deadline: UInt64
         let stop: StopFlag
+        var pace: PaceMeter? = nil
+
+        /// Counts `bytes` moved, and fails when the speed floor is not kept.
+        func moved(_ bytes: Int) throws(SocketFailure) {
+            guard let pace else { return }
+            pace.add(bytes)
+            try checkPace()
+        }
+
+        func checkPace() throws(SocketFailure) {
+            if let pace, let slow = pace.check(now: Self.now()) { throw .tooSlow(slow) }
+        }
 
         /// Nanoseconds on the monotonic clock.
         static func now() -> UInt64 {
@@ -114,6 +129,7 @@
                 let n = Glibc.send(fd, bytes.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL))
                 if n > 0 {
                     done += n
+                    try limits.moved(n)
                 } else if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
                     try wait(for: Int16(POLLOUT), limits: limits)
                 } else {
@@ -127,6 +143,7 @@
         func receive(into buffer: UnsafeMutableRawBufferPointer, limits: SocketLimits) throws(SocketFailure) -> Int {
             while true {
                 let n = recv(fd, buffer.baseAddress!, buffer.count, 0)
+                if n > 0 { try limits.moved(n) }
                 if n >= 0 { return n }
                 guard errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else { throw .lost(describe(errno)) }
                 try wait(for: Int16(POLLIN), limits: limits)
@@ -148,6 +165,7 @@
                 let now = SocketLimits.now()
                 if now >= limits.deadline { throw .overdue }
                 if now - start >= limits.inactivity { throw .inactive }
+                try limits.checkPace()
                 let left = min(limits.deadline - now, limits.inactivity - (now - start), 100_000_000)
                 var entry = pollfd(fd: fd, events: events, revents: 0)
                 let ready = poll(&entry, 1, Int32(max(1, left / 1_000_000)))

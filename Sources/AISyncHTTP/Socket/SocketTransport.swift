@@ -23,6 +23,7 @@
     public final class SocketTransport: HTTPTransport {
         private let timeout: TimeInterval
         private let redirects: RedirectPolicy
+        private let speedFloor: SpeedFloor
         /// Made on first use: creating a URLSession initializes libcurl and its TLS library
         /// (about 1 MB of memory), which a sync over `http://` never needs.
         private let fallbackBox: Mutex<(any HTTPTransport)?>
@@ -31,12 +32,14 @@
 
         /// A transport with its own connection pool (`maxConnections` idle connections kept per
         /// host). `timeoutSeconds` bounds each wait for the server; every request also has an
-        /// overall deadline scaled to the bytes it may move. `fallback` serves `https://`.
+        /// overall deadline scaled to the bytes it may move, and ends when it moves less than
+        /// `speedFloor`. `fallback` serves `https://`.
         public init(
             timeoutSeconds: TimeInterval = 30, maxConnections: Int = 4, redirects: RedirectPolicy = .sameHost,
-            fallback: (any HTTPTransport)? = nil
+            speedFloor: SpeedFloor = .standard, fallback: (any HTTPTransport)? = nil
         ) {
             timeout = timeoutSeconds
+            self.speedFloor = speedFloor
             self.redirects = redirects
             fallbackBox = Mutex(fallback)
             self.maxConnections = maxConnections
@@ -48,7 +51,8 @@
             fallbackBox.withLock { made in
                 if let made { return made }
                 let transport = URLSessionTransport(
-                    timeoutSeconds: timeout, maxConnections: maxConnections, redirects: redirects)
+                    timeoutSeconds: timeout, maxConnections: maxConnections, redirects: redirects,
+                    speedFloor: speedFloor)
                 made = transport
                 return transport
             }
@@ -63,8 +67,10 @@
             }
             let seconds = URLSessionTransport.deadline(timeout: timeout, bytes: maxBytes + request.body.byteCount)
             let stop = StopFlag()
+            let start = SocketLimits.now()
             let limits = SocketLimits(
-                inactivity: UInt64(timeout * 1e9), deadline: SocketLimits.now() + UInt64(seconds * 1e9), stop: stop)
+                inactivity: UInt64(timeout * 1e9), deadline: start + UInt64(seconds * 1e9), stop: stop,
+                pace: PaceMeter(speedFloor, now: start))
             let file = try downloadTo.map { (target: String) throws(AISyncError) in try HashingFileWriter(path: target)
             }
             let result = await withTaskCancellationHandler {

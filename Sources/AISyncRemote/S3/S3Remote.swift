@@ -284,6 +284,25 @@ public struct S3Remote: RemoteStorage {
         try await presence(path) != .missing
     }
 
+    /// Whether the store honours conditional writes, found by writing a probe under the
+    /// prefix twice with `If-None-Match: *` (the second must be refused with 412), then
+    /// deleting it. aisync stays correct where conditions are ignored (every file has a
+    /// single writer), as on nginx; this tells the user which kind of store it is.
+    public func honoursConditionalWrites() async throws(AISyncError) -> Bool {
+        let probe = ".aisync-probe/\(environment.randomHex(bytes: 8))"
+        guard case .written = try await write(probe, Array("probe".utf8), condition: .createOnly) else {
+            throw AISyncError(
+                .damagedData, "S3 refused to create a new probe file under \(displayName) (412 to a key never written)",
+                hint: "Check the remote's endpoint: is it an S3-compatible server?")
+        }
+        let again: Result<WriteResult, AISyncError>
+        do { again = .success(try await write(probe, Array("again".utf8), condition: .createOnly)) } catch {
+            again = .failure(error)
+        }
+        try? await delete(probe)
+        return try again.get() == .preconditionFailed
+    }
+
     /// DeleteObject; a missing key is not an error (S3 answers 204 either way).
     public func delete(_ path: String) async throws(AISyncError) {
         let response = try await send("DELETE", path)
