@@ -933,6 +933,8 @@ def examples(format_checker):
          dict(checkpoint, pushed={"seq": 1, "journalOffset": 2080, "headETag": "\"e\"", "registered": True}))
     bad("checkpoint", "registered false", dict(checkpoint, pushed={"seq": 1, "journalOffset": 0, "registered": False}))
     good("checkpoint", "minimal checkpoint", {"format": 1, "remote": "origin", "pushed": {"seq": 0, "journalOffset": 0}})
+    good("checkpoint", "unfinished uploads seen", dict(checkpoint, unfinishedUploads={"2~abc/def+x=": 1764806400000}))
+    bad("checkpoint", "unfinished upload seen at a fractional time", dict(checkpoint, unfinishedUploads={"u1": 1.5}))
     bad("checkpoint", "pushed without seq", {"format": 1, "remote": "origin", "pushed": {}})
     good("head", "head", {"format": 1, "device": "a" * 32, "name": "laptop", "seq": 3, "updated": "2026-11-29T12:00:00.000Z",
                           "remote": "b" * 32, "devices": ["a" * 32]})
@@ -1040,7 +1042,8 @@ def examples(format_checker):
                                                   endpoint="http://127.0.0.1:8333", region="us-east-1")])
     bad("remote-list-output", "missing encrypted", [_without(remotes[0], "encrypted")])
     compact = {"snapshot": 3, "parts": 1, "versions": 40, "dropped": 2, "bytes": 9000, "removedSegments": 1,
-               "removedSnapshotParts": 0, "sweptOrphans": True, "removedOrphans": 0, "waitingOrphans": 1}
+               "removedSnapshotParts": 0, "sweptOrphans": True, "removedOrphans": 0, "waitingOrphans": 1,
+               "endedUploads": 1, "waitingUploads": 0}
     good("compact-output", "compact output", compact)
     bad("compact-output", "missing sweptOrphans", _without(compact, "sweptOrphans"))
     bad("compact-output", "fractional parts", dict(compact, parts=1.5))

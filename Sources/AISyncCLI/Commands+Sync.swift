@@ -279,7 +279,13 @@ enum SyncCommands {
                     CLIPlatform.out(
                         "compact: \(Output.count(r.removedOrphans, "orphan picture")) removed from the remote, \(r.waitingOrphans) kept until the grace period has passed\n"
                     )
-                } else if !r.sweptOrphans {
+                }
+                if r.endedUploads + r.waitingUploads > 0 {
+                    CLIPlatform.out(
+                        "compact: \(Output.count(r.endedUploads, "unfinished upload")) ended on the remote, \(r.waitingUploads) kept until the grace period has passed\n"
+                    )
+                }
+                if !r.sweptOrphans {
                     CLIPlatform.out(
                         "compact: orphan pictures not swept: this remote cannot list its files (plain HTTP)\n")
                 }

@@ -31,11 +31,14 @@ public struct SpeedFloor: Sendable, Equatable {
 }
 
 /// Measures one request's progress against a ``SpeedFloor``: bytes sent and received are
-/// counted, and each `seconds`-long stretch (from the request's start) must move enough.
+/// counted, and each `seconds`-long stretch, from the first byte moved, must move enough.
+/// Until a byte moves, the inactivity timeout alone governs: a connection slow to open (a
+/// loaded machine, a slow handshake) is not judged as a slow transfer.
 final class PaceMeter: Sendable {
     let floor: SpeedFloor
     private struct State {
-        var stretchStart: UInt64
+        /// When the current stretch began; nil until the first byte moves.
+        var stretchStart: UInt64?
         var movedAtStart: Int64 = 0
         var moved: Int64 = 0
         /// Set once a stretch moved too little: what it moved.
@@ -43,14 +46,19 @@ final class PaceMeter: Sendable {
     }
     private let state: Mutex<State>
 
-    /// A meter starting now (`now` in monotonic nanoseconds).
-    init(_ floor: SpeedFloor, now: UInt64) {
+    /// A meter whose first stretch starts with the first byte moved.
+    init(_ floor: SpeedFloor) {
         self.floor = floor
-        state = Mutex(State(stretchStart: now))
+        state = Mutex(State())
     }
 
-    /// Counts `bytes` moved.
-    func add(_ bytes: Int) { state.withLock { $0.moved += Int64(bytes) } }
+    /// Counts `bytes` moved at `now` (monotonic nanoseconds).
+    func add(_ bytes: Int, now: UInt64) {
+        state.withLock { s in
+            if s.stretchStart == nil { s.stretchStart = now }
+            s.moved += Int64(bytes)
+        }
+    }
 
     /// What the last finished stretch moved if it was too little; nil while the pace holds.
     /// Called often: a stretch ends when `now` is `seconds` past its start.
@@ -58,7 +66,9 @@ final class PaceMeter: Sendable {
         guard floor.bytesPerSecond > 0, floor.seconds > 0 else { return nil }
         return state.withLock { s in
             if let slow = s.tooSlow { return slow }
-            guard now >= s.stretchStart, Double(now - s.stretchStart) >= floor.seconds * 1e9 else { return nil }
+            guard let start = s.stretchStart, now >= start, Double(now - start) >= floor.seconds * 1e9 else {
+                return nil
+            }
             let moved = s.moved - s.movedAtStart
             if Double(moved) < Double(floor.bytesPerSecond) * floor.seconds {
                 s.tooSlow = moved

@@ -99,7 +99,7 @@ public final class URLSessionTransport: HTTPTransport {
         DispatchQueue.global().asyncAfter(deadline: .now() + deadline, execute: watchdog)
         defer { watchdog.cancel() }
         // The speed floor: the delegate counts the bytes sent and received; checked every second.
-        let pace = PaceMeter(speedFloor, now: DispatchTime.now().uptimeNanoseconds)
+        let pace = PaceMeter(speedFloor)
         let pacer = DispatchSource.makeTimerSource(queue: .global())
         pacer.schedule(deadline: .now() + 1, repeating: 1)
         pacer.setEventHandler {
@@ -281,16 +281,26 @@ private final class TaskHandle: Sendable {
     /// What the stretch that broke the speed floor moved, if one did.
     var slow: Int64? { state.withLock { $0.slow } }
 
-    /// A stretch moved only `moved` bytes: cancel the task and remember why.
+    /// A stretch moved only `moved` bytes: cancel the task and remember why (unless the
+    /// deadline or the caller ended it first: the first reason is the one reported).
     func tooSlow(_ moved: Int64) {
-        state.withLock { $0.slow = moved }
-        cancel()
+        let first = state.withLock { s -> Bool in
+            guard !s.cancelled else { return false }
+            s.slow = moved
+            return true
+        }
+        if first { cancel() }
     }
 
-    /// The overall deadline passed: cancel the task and remember why.
+    /// The overall deadline passed: cancel the task and remember why (unless it already ended
+    /// for another reason).
     func expire() {
-        state.withLock { $0.expired = true }
-        cancel()
+        let first = state.withLock { s -> Bool in
+            guard !s.cancelled else { return false }
+            s.expired = true
+            return true
+        }
+        if first { cancel() }
     }
 
     func start(_ task: URLSessionTask) {
@@ -429,7 +439,7 @@ private final class ChallengeDecliner: NSObject, URLSessionDataDelegate, Sendabl
                 r.received += Int64(data.count)
                 if r.reception.file == nil { r.data.append(data) }
             }
-            r.reception.pace?.add(data.count)
+            r.reception.pace?.add(data.count, now: DispatchTime.now().uptimeNanoseconds)
             all[dataTask.taskIdentifier] = r
             return (r.tooLarge, r.tooLarge ? nil : r.reception.file)
         }
@@ -443,7 +453,8 @@ private final class ChallengeDecliner: NSObject, URLSessionDataDelegate, Sendabl
         _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
         totalBytesExpectedToSend: Int64
     ) {
-        receiving.withLock { $0[task.taskIdentifier]?.reception.pace }?.add(Int(bytesSent))
+        receiving.withLock { $0[task.taskIdentifier]?.reception.pace }?.add(
+            Int(bytesSent), now: DispatchTime.now().uptimeNanoseconds)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {

@@ -86,6 +86,25 @@ public protocol RemoteStorage: Sendable {
     /// The size ``presence(_:)`` reports for a file of `plainSize` bytes written at `path`
     /// (an encrypted remote adds its header, tags and padding).
     func storedSize(_ path: String, plainSize: Int64) -> Int64
+    /// Uploads begun and not finished (S3's multipart uploads, whose parts stay stored until
+    /// ended): a killed process's, or one running now on another device. Remotes that write
+    /// each file whole have none.
+    func unfinishedUploads() async throws(AISyncError) -> [UnfinishedUpload]
+    /// Ends an unfinished upload, deleting what it stored.
+    func endUpload(_ upload: UnfinishedUpload) async throws(AISyncError)
+}
+
+/// An upload begun and not finished: the path it was writing, and the store's id for it.
+public struct UnfinishedUpload: Sendable, Hashable {
+    /// The remote path the upload was writing.
+    public var path: String
+    /// The store's id for the upload (opaque).
+    public var id: String
+    /// The upload of `path` known to the store as `id`.
+    public init(path: String, id: String) {
+        self.path = path
+        self.id = id
+    }
 }
 
 /// Whether a remote file is there, and how big it is when the remote says.
@@ -99,6 +118,12 @@ public enum RemotePresence: Sendable, Equatable {
 extension RemoteStorage {
     /// Files are stored as they are written.
     public func storedSize(_ path: String, plainSize: Int64) -> Int64 { plainSize }
+
+    /// None: files are written whole.
+    public func unfinishedUploads() async throws(AISyncError) -> [UnfinishedUpload] { [] }
+
+    /// Nothing to end.
+    public func endUpload(_ upload: UnfinishedUpload) async throws(AISyncError) {}
 
     /// From ``exists(_:)``, without a size: for remotes that cannot say it cheaply.
     public func presence(_ path: String) async throws(AISyncError) -> RemotePresence {

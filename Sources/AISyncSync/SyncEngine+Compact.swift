@@ -34,6 +34,11 @@ extension SyncEngine {
         /// Pictures no version names, kept until the grace period has passed since they were
         /// first found so.
         public var waitingOrphans = 0
+        /// Unfinished uploads (S3 multipart uploads a stopped push left) ended because a
+        /// sweep found them at least the grace period ago.
+        public var endedUploads = 0
+        /// Unfinished uploads kept until the grace period has passed since they were first found.
+        public var waitingUploads = 0
     }
 
     /// The default grace period: 30 days.

@@ -48,9 +48,32 @@ extension SyncEngine {
             }
         }
         report.waitingOrphans = waiting.count
+        try await sweepUploads(raw, grace: grace, now: now, checkpoint: &checkpoint, report: &report)
         report.sweptOrphans = true
         checkpoint.orphans = waiting
         try await store.writeCheckpoint(checkpoint)
+    }
+
+    /// Ends the unfinished uploads (S3 multipart) an earlier sweep already found, at least
+    /// `grace` ago: their parts are stored, and billed, until ended. Never one first found now:
+    /// another device may be uploading it. Counted from when this device saw it, not from the
+    /// time the store gives (a store's clock, or moto's fixed time, says nothing of this one).
+    private func sweepUploads(
+        _ raw: any RemoteStorage, grace: Int64, now: Int64, checkpoint: inout SyncCheckpoint,
+        report: inout CompactReport
+    ) async throws(AISyncError) {
+        var waiting: [String: Int64] = [:]
+        for upload in try await raw.unfinishedUploads() {
+            try AISyncError.checkCancellation()
+            if let firstSeen = checkpoint.unfinishedUploads[upload.id], now - firstSeen >= grace {
+                try await raw.endUpload(upload)
+                report.endedUploads += 1
+            } else {
+                waiting[upload.id] = checkpoint.unfinishedUploads[upload.id] ?? now
+            }
+        }
+        report.waitingUploads = waiting.count
+        checkpoint.unfinishedUploads = waiting
     }
 
     /// Whether `name` has `length` lowercase hex characters, as object names and folders do.

@@ -19,13 +19,14 @@ extension SyncReport {
 
 extension SyncEngine.CompactReport {
     /// The compact document: `{snapshot, parts, versions, dropped, bytes, removedSegments,
-    /// removedSnapshotParts, sweptOrphans, removedOrphans, waitingOrphans}`.
+    /// removedSnapshotParts, sweptOrphans, removedOrphans, waitingOrphans, endedUploads, waitingUploads}`.
     public var json: JSONValue {
         .object([
             "snapshot": .int(snapshot), "parts": .int(Int64(parts)), "versions": .int(Int64(versions)),
             "dropped": .int(Int64(dropped)), "bytes": .int(bytes), "removedSegments": .int(Int64(removedSegments)),
             "removedSnapshotParts": .int(Int64(removedSnapshotParts)), "sweptOrphans": .bool(sweptOrphans),
             "removedOrphans": .int(Int64(removedOrphans)), "waitingOrphans": .int(Int64(waitingOrphans)),
+            "endedUploads": .int(Int64(endedUploads)), "waitingUploads": .int(Int64(waitingUploads)),
         ])
     }
 }

@@ -12,7 +12,8 @@ import Testing
 struct S3RemoteTests {
     /// An `S3Remote` on a fresh prefix of the test bucket, and the raw client beside it.
     static func remote(
-        _ kind: RemoteKind, secret: String? = nil, bucket: String? = nil, region: String? = nil, pageSize: Int? = nil
+        _ kind: RemoteKind, secret: String? = nil, bucket: String? = nil, region: String? = nil, pageSize: Int? = nil,
+        parts: S3PartPolicy = .standard
     ) throws -> (S3Remote, S3TestClient, prefix: String) {
         let server = try TestServer.require(kind)
         let prefix = "contract-\(UUID().uuidString.lowercased().prefix(13))"
@@ -24,8 +25,52 @@ struct S3RemoteTests {
             source: "environment (AWS_ACCESS_KEY_ID)")
         let remote = S3Remote(
             location: location, transport: LiveTransport.make(timeoutSeconds: 20), credentials: credentials,
-            maxAttempts: 2, pageSize: pageSize)
+            maxAttempts: 2, pageSize: pageSize, parts: parts)
         return (remote, server.s3Client, prefix)
+    }
+
+    @Test(
+        "a file over the threshold goes up in parts and comes back whole; an upload left unfinished is listed and ended",
+        arguments: RemoteKind.s3)
+    func multipart(_ kind: RemoteKind) async throws {
+        let (remote, raw, prefix) = try Self.remote(kind, parts: S3PartPolicy(threshold: 5 << 20, partSize: 5 << 20))
+        defer { Task { try? await raw.removeAll(under: prefix) } }
+        let dir = CLIHarness.makeTemporaryDirectory()
+        defer { CLIHarness.removeTree(dir) }
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<(11 << 20) + 5).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        try Data(bytes).write(to: URL(fileURLWithPath: "\(dir)/up"))
+        let written = try await remote.upload("objects/ab/big", from: "\(dir)/up", condition: .createOnly)
+        guard case .written = written else {
+            Issue.record("\(kind): a multipart upload failed: \(written)")
+            return
+        }
+        #expect(try await remote.presence("objects/ab/big") == .present(size: Int64(bytes.count)))
+        #expect(
+            try await remote.downloadHashed("objects/ab/big", to: "\(dir)/down", maxBytes: 1 << 30)
+                == SHA256.hash(bytes))
+        // Another upload to the same key, create-only: refused where conditions hold, and
+        // either way nothing is left unfinished.
+        var other = bytes
+        other[0] ^= 1
+        try Data(other).write(to: URL(fileURLWithPath: "\(dir)/other"))
+        let again = try await remote.upload("objects/ab/big", from: "\(dir)/other", condition: .createOnly)
+        if again == .preconditionFailed {
+            #expect(
+                try await remote.downloadHashed("objects/ab/big", to: "\(dir)/down", maxBytes: 1 << 30)
+                    == SHA256.hash(bytes), "\(kind): a refused completion changed the object")
+        }
+        print("\(kind): a create-only multipart upload over an existing key: \(again)")
+        #expect(try await raw.uploads(under: prefix + "/").isEmpty, "\(kind): an upload was left unfinished")
+
+        // What a killed process leaves: an upload begun, one part sent, never completed.
+        let id = try await raw.startUpload("\(prefix)/objects/cd/left", firstPart: Data(bytes[0..<(5 << 20)]))
+        let unfinished = try await remote.unfinishedUploads()
+        #expect(unfinished == [UnfinishedUpload(path: "objects/cd/left", id: id)], "\(kind)")
+        for upload in unfinished { try await remote.endUpload(upload) }
+        #expect(try await raw.uploads(under: prefix + "/").isEmpty, "\(kind): the upload is still there")
+        #expect(try await remote.unfinishedUploads() == [])
+        #expect(try await remote.presence("objects/cd/left") == .missing)
     }
 
     @Test("create-only writes, ETag-conditioned replaces, reads and deletes", arguments: RemoteKind.s3)

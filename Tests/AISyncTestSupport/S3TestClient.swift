@@ -105,8 +105,33 @@ package struct S3TestClient: Sendable {
         }
     }
 
-    /// Deletes every object under `prefix`/.
+    /// Deletes every object under `prefix`/, and ends every unfinished upload there.
     package func removeAll(under prefix: String) async throws {
         for key in try await keys(under: prefix + "/") { _ = try await send("DELETE", key) }
+        for upload in try await uploads(under: prefix + "/") {
+            _ = try await send("DELETE", upload.key, query: [("uploadId", upload.id)])
+        }
+    }
+
+    /// The unfinished multipart uploads under `prefix` (ListMultipartUploads, one page).
+    package func uploads(under prefix: String) async throws -> [(key: String, id: String)] {
+        let r = try await send("GET", "", query: [("uploads", ""), ("prefix", prefix)])
+        try #require(r.status == 200, "listing uploads under \(prefix) answered \(r.status): \(r.text)")
+        let text = String(decoding: r.body, as: UTF8.self)
+        let keys = Self.elements("Upload", in: text).flatMap { Self.elements("Key", in: $0) }
+        let ids = Self.elements("UploadId", in: text)
+        try #require(keys.count == ids.count, "an upload listing whose keys and ids do not pair: \(text)")
+        return Array(zip(keys, ids)).map { (key: $0.0, id: $0.1) }
+    }
+
+    /// Starts a multipart upload of `key` and sends its first part (`bytes`), leaving it
+    /// unfinished as a killed process would; its upload id.
+    package func startUpload(_ key: String, firstPart bytes: Data) async throws -> String {
+        let r = try await send("POST", key, query: [("uploads", "")])
+        try #require(r.status == 200, "CreateMultipartUpload answered \(r.status): \(r.text)")
+        let id = try #require(Self.elements("UploadId", in: String(decoding: r.body, as: UTF8.self)).first)
+        let part = try await send("PUT", key, query: [("partNumber", "1"), ("uploadId", id)], body: bytes)
+        try #require(part.status == 200, "UploadPart answered \(part.status): \(part.text)")
+        return id
     }
 }

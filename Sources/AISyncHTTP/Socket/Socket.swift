@@ -38,8 +38,9 @@
         /// Counts `bytes` moved, and fails when the speed floor is not kept.
         func moved(_ bytes: Int) throws(SocketFailure) {
             guard let pace else { return }
-            pace.add(bytes)
-            try checkPace()
+            let now = Self.now()
+            pace.add(bytes, now: now)
+            if let slow = pace.check(now: now) { throw .tooSlow(slow) }
         }
 
         func checkPace() throws(SocketFailure) {

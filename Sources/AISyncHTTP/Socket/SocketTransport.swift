@@ -70,7 +70,7 @@
             let start = SocketLimits.now()
             let limits = SocketLimits(
                 inactivity: UInt64(timeout * 1e9), deadline: start + UInt64(seconds * 1e9), stop: stop,
-                pace: PaceMeter(speedFloor, now: start))
+                pace: PaceMeter(speedFloor))
             let file = try downloadTo.map { (target: String) throws(AISyncError) in try HashingFileWriter(path: target)
             }
             let result = await withTaskCancellationHandler {

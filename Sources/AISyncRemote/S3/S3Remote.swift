@@ -23,6 +23,8 @@ public struct S3Remote: RemoteStorage {
     /// Keys a ListObjectsV2 page may hold; nil lets the server choose (1000 on AWS). Tests
     /// force small pages.
     let pageSize: Int?
+    /// Which files go up in parts, and how big the parts are.
+    let parts: S3PartPolicy
 
     /// `s3://bucket/prefix`, never with credentials.
     public var displayName: String {
@@ -33,11 +35,12 @@ public struct S3Remote: RemoteStorage {
 
     /// A remote at `location`, sending through `transport` and signing with `credentials`;
     /// each request is tried at most `maxAttempts` times, `environment` gives the clock that
-    /// dates signatures and the backoff waits.
+    /// dates signatures and the backoff waits; files larger than `parts` says go up in parts.
     public init(
         location: S3Location, transport: any HTTPTransport, credentials: AWSCredentials, maxAttempts: Int = 5,
-        pageSize: Int? = nil, environment: AISyncEnvironment = .live
+        pageSize: Int? = nil, parts: S3PartPolicy = .standard, environment: AISyncEnvironment = .live
     ) {
+        self.parts = parts
         self.location = location
         self.transport = transport
         self.credentials = credentials
@@ -160,10 +163,16 @@ public struct S3Remote: RemoteStorage {
     }
 
     /// PutObject of the file at `localPath`, streamed from disk (hashed first: the signature
-    /// covers the payload's SHA-256).
+    /// covers the payload's SHA-256); a file over the part policy's threshold goes up in parts.
     public func upload(_ path: String, from localPath: String, condition: WriteCondition) async throws(AISyncError)
         -> WriteResult
     {
+        // Heads (replaced with a condition) are small: never in parts.
+        if let size = Platform.stat(localPath)?.size, size > parts.threshold,
+            condition == .always || condition == .createOnly
+        {
+            return try await uploadInParts(path, from: localPath, size: size, condition: condition)
+        }
         let digest = try hashFile(localPath)
         return try await put(path, body: .file(localPath), payloadHash: digest.hex, condition: condition)
     }

@@ -42,6 +42,9 @@ package struct SyncCheckpoint: Sendable, Equatable {
     /// Remote objects (stored paths) no version in this store names, and when a sweep first
     /// found them so: removed once that is older than the grace period, forgotten when named.
     package var orphans: [String: Int64] = [:]
+    /// Unfinished uploads on the remote (by the store's id for each) and when a sweep first
+    /// found them: ended once that is older than the grace period.
+    package var unfinishedUploads: [String: Int64] = [:]
 
     init(remote: String) { self.remote = remote }
 
@@ -68,6 +71,9 @@ package struct SyncCheckpoint: Sendable, Equatable {
         if sinceSnapshot > 0 { o["sinceSnapshot"] = .int(sinceSnapshot) }
         if snapshotBytes > 0 { o["snapshotBytes"] = .int(snapshotBytes) }
         if !orphans.isEmpty { o["orphans"] = .object(JSONObject(orphans.mapValues(JSONValue.int))) }
+        if !unfinishedUploads.isEmpty {
+            o["unfinishedUploads"] = .object(JSONObject(unfinishedUploads.mapValues(JSONValue.int)))
+        }
         return .object(o)
     }
 
@@ -95,6 +101,10 @@ package struct SyncCheckpoint: Sendable, Equatable {
         for (path, seen) in value["orphans"]?.objectValue ?? [:] {
             guard let seen = seen.intValue else { throw bad }
             orphans[path] = seen
+        }
+        for (id, seen) in value["unfinishedUploads"]?.objectValue ?? [:] {
+            guard let seen = seen.intValue else { throw bad }
+            unfinishedUploads[id] = seen
         }
         for (key, p) in value["pulled"]?.objectValue ?? [:] {
             guard let id = DeviceID(key), let seq = p["seq"]?.intValue else { throw bad }

@@ -1,0 +1,67 @@
+import AISyncCore
+import AISyncTestSupport
+import Foundation
+import Testing
+
+/// A 200 MB picture on S3-compatible stores: it goes up in parts; a push killed part-way
+/// leaves an unfinished upload on the store, which `compact` ends once a sweep has seen it
+/// for the grace period; nothing is lost.
+@Suite("S3 multipart, end to end", .tags(.servers), .needsServers)
+struct S3MultipartScenarioTests {
+    @Test(
+        "a 200 MB picture: a push killed part-way leaves an upload that compact ends once seen for the grace period; a new store gets the picture whole",
+        arguments: RemoteKind.s3)
+    func killedMultipart(_ kind: RemoteKind) async throws {
+        let server = try TestServer.require(kind)
+        let remote = try await server.freshRemote("multipart")
+        defer { Task { await remote.remove() } }
+        let a = try await Device.make("source", remote: remote)
+        defer { a.remove() }
+        let picture = ImgurScenario.writePNG(
+            in: a.store.directory, name: "big.png", tag: kind.rawValue, padding: 200 << 20)
+        let digest = try CLIFixtures.sha256(ofFile: picture)
+        let id = try await a.ok(["image", "add", picture])
+        CLIHarness.removeTree(picture)
+
+        // Killed once the store has an unfinished upload of it, a part or two in.
+        let uploads = { () async throws -> [(key: String, id: String)] in
+            try await server.s3Client.uploads(under: remote.s3Prefix + "/")
+        }
+        let push = try a.start(["push"])
+        while push.isRunning, try await uploads().isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
+        try await Task.sleep(nanoseconds: 150_000_000)
+        if push.isRunning { kill(push.pid, SIGKILL) }
+        let killed = await ProcessGate.run { push.wait(timeout: 300) }
+        try #require(killed.signaled, "\(kind): the push of 200 MB finished before the kill: \(killed)")
+        let left = try await uploads()
+        #expect(
+            left.count == 1 && left.first?.key.hasSuffix("/objects/\(digest.prefix(2))/\(digest)") == true,
+            "\(kind): \(left)")
+        #expect(
+            try await !remote.fileExists("objects/\(digest.prefix(2))/\(digest)"),
+            "\(kind): the object is not there yet")
+
+        // compact syncs first (the picture goes up this time) and notes the upload: another
+        // device may be running it. Once a sweep has seen it for the grace period (none
+        // here), compact ends it.
+        let kept = try CLIJSON.object(await a.run(["compact", "--grace", "0", "--json"]))
+        #expect(kept["endedUploads"] as? Int == 0 && kept["waitingUploads"] as? Int == 1, "\(kind): \(kept)")
+        #expect(try await uploads().map(\.id) == left.map(\.id), "\(kind): an upload was ended on first sight")
+        #expect(try await remote.fileExists("objects/\(digest.prefix(2))/\(digest)"), "\(kind): compact pushed it")
+        let ended = await a.run(["compact", "--grace", "0"])
+        CLIExpect.success(ended)
+        #expect(
+            ended.stdout.contains(
+                "compact: 1 unfinished upload ended on the remote, 0 kept until the grace period has passed"),
+            "\(kind): \(ended)")
+        #expect(try await uploads().isEmpty, "\(kind): the upload is still there after compact --grace 0")
+
+        let fresh = try await Device.make("fresh", remote: remote)
+        defer { fresh.remove() }
+        try await fresh.sync("pull", "\(kind)")
+        let saved = "\(fresh.store.directory)/saved.png"
+        try await fresh.ok(["image", "save", id, saved])
+        #expect(try CLIFixtures.sha256(ofFile: saved) == digest, "\(kind): the picture came back different")
+        try await fresh.ok(["fsck"])
+    }
+}
