@@ -82,15 +82,16 @@ package struct TestServer: Sendable {
 
     package static func removeFolderRoot() { try? FileManager.default.removeItem(atPath: folderRoot) }
 
-    /// The server for `kind`, from the environment; fails the test when it is not set.
-    package static func require(_ kind: RemoteKind, sourceLocation: SourceLocation = #_sourceLocation) throws
-        -> TestServer
-    {
+    /// The server for `kind`, from the environment; fails the test when it is not set. An S3
+    /// store's variables begin with `variables` when given (a second SeaweedFS cluster).
+    package static func require(
+        _ kind: RemoteKind, variables: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> TestServer {
         guard let variable = kind.urlVariable else {
             return TestServer(kind: .folder, baseURL: "file://\(folderRoot)", user: "", password: "")
         }
         let env = ProcessInfo.processInfo.environment
-        if let prefix = kind.s3Variables {
+        if let prefix = variables ?? kind.s3Variables {
             func value(_ suffix: String) throws -> String {
                 try #require(
                     env[prefix + suffix].flatMap { $0.isEmpty ? nil : $0 },
