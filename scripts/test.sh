@@ -84,10 +84,11 @@ for target in Sources/AISync*/; do
 done
 python3 scripts/check-sources.py --docs .build/symbol-graphs
 
-# The sync suite runs against real servers (Apache + mod_dav, rclone serve webdav, nginx as a
-# plain HTTP remote; S3: a SeaweedFS cluster of six processes and moto's server, both from
-# PyPI, each with SigV4 enforced) on free loopback ports; servers.sh installs them if needed
-# (about 6 s to start them all), and they are stopped when this script exits, however it exits.
+# The sync suite runs against real servers (WebDAV: Apache + mod_dav, rclone serve webdav,
+# WsgiDAV from PyPI, lighttpd + mod_webdav; nginx as a plain HTTP remote; S3: a SeaweedFS
+# cluster of six processes and moto's server, both from PyPI, each with SigV4 enforced) on free
+# loopback ports; servers.sh installs them if needed, and they are stopped when this script
+# exits, however it exits.
 # The README's first command, run with the build above (no release build): it fails if a
 # step errors or the conflict it shows stops being one.
 echo "== demo"

@@ -69,7 +69,7 @@ public struct EncryptedRemote: RemoteStorage {
         if Self.isPlain(path) { return try await inner.read(path, maxBytes: maxBytes) }
         let bound = Int(clamping: storedSize(path, plainSize: Int64(maxBytes)))
         guard let file = try await inner.read(storedPath(path), maxBytes: bound) else { return nil }
-        return RemoteFile(bytes: try open(file.bytes, at: path), etag: file.etag)
+        return RemoteFile(bytes: try open(file.bytes, at: path), etag: file.etag, etagSettled: file.etagSettled)
     }
 
     /// Downloads and opens a file into `localPath`, chunk by chunk.

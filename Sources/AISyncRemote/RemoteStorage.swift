@@ -8,10 +8,16 @@ public struct RemoteFile: Sendable, Equatable {
     /// The server's ETag for this content, to pass back in ``WriteCondition/replacing(etag:)``;
     /// nil when the server sent none.
     public var etag: String?
-    /// A file with the given contents and ETag.
-    public init(bytes: [UInt8], etag: String?) {
+    /// False when the file had changed moments before the server answered (its
+    /// `Last-Modified` less than two seconds before the answer's `Date`): a server whose ETag
+    /// holds whole seconds (WsgiDAV's is inode-mtime-size) gives a same-size rewrite within that
+    /// second the same ETag, so this ETag cannot show later that the file is still this one.
+    public var etagSettled: Bool
+    /// A file with the given contents and ETag; `etagSettled` as ``etagSettled``.
+    public init(bytes: [UInt8], etag: String?, etagSettled: Bool = true) {
         self.bytes = bytes
         self.etag = etag
+        self.etagSettled = etagSettled
     }
 }
 

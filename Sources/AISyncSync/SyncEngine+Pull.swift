@@ -178,7 +178,7 @@ extension SyncEngine {
                 continue
             }
             guard let read = try await readHead(of: change.device) else { continue }
-            heads.append((read.value, read.file.etag ?? change.etag))
+            heads.append((read.value, PullPlanner.rememberedETag(read.file, listed: change.etag)))
             report.bytes += Int64(read.file.bytes.count)
         }
         return heads
@@ -286,7 +286,11 @@ extension SyncEngine {
                 pending.insert(other)
             }
             if PullPlanner.headMoved(read.value, checkpoint: checkpoint) {
-                result.append((PullPlanner.Change(device: device, etag: read.file.etag), read.value))
+                result.append(
+                    (
+                        PullPlanner.Change(device: device, etag: PullPlanner.rememberedETag(read.file, listed: nil)),
+                        read.value
+                    ))
             }
         }
         return (result, own, unlisted)

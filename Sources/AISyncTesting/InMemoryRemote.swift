@@ -3,7 +3,8 @@ import AISync
 /// A remote held in memory, for fast tests, with spy accessors (requests made, files held).
 ///
 /// It can behave like the servers aisync meets: `canList: false` is a plain HTTP server;
-/// `ignoresConditions: true` is nginx, which overwrites despite If-None-Match/If-Match.
+/// `ignoresConditions: true` is nginx, which overwrites despite If-None-Match/If-Match; a
+/// `wholeSecondETags` clock is WsgiDAV, whose ETag is the second of the last write and the size.
 public actor InMemoryRemote: RemoteStorage {
     /// One call the remote received, named like the HTTP request it stands for.
     public struct Request: Sendable, Equatable {
@@ -18,7 +19,9 @@ public actor InMemoryRemote: RemoteStorage {
     /// Whether ``list(_:)`` works; false behaves like a plain HTTP server.
     public nonisolated let canList: Bool
     let ignoresConditions: Bool
-    private var files: [String: (bytes: [UInt8], etag: String)] = [:]
+    /// Milliseconds now, when ETags are whole seconds and sizes.
+    let wholeSecondETags: (@Sendable () -> Int64)?
+    private var files: [String: (bytes: [UInt8], etag: String, written: Int64)] = [:]
     private var counter = 0
     /// Downloads served, naming their temp files (deterministic: the actor runs one at a time).
     private var downloads = 0
@@ -29,10 +32,17 @@ public actor InMemoryRemote: RemoteStorage {
 
     /// An empty remote called `name`; `canList: false` imitates a plain HTTP server and
     /// `ignoresConditions: true` one that overwrites regardless of write conditions (nginx).
-    public init(name: String = "memory://remote", canList: Bool = true, ignoresConditions: Bool = false) {
+    /// With `wholeSecondETags` (a clock in milliseconds) a file's ETag is the second it was
+    /// last written and its size, as WsgiDAV's, and a read less than two seconds after that
+    /// second has an unsettled ETag (`RemoteFile.etagSettled`), as an HTTP server's dates tell.
+    public init(
+        name: String = "memory://remote", canList: Bool = true, ignoresConditions: Bool = false,
+        wholeSecondETags: (@Sendable () -> Int64)? = nil
+    ) {
         displayName = name
         self.canList = canList
         self.ignoresConditions = ignoresConditions
+        self.wholeSecondETags = wholeSecondETags
     }
 
     /// Installs a hook called before every request (after it is recorded): returning an error
@@ -60,8 +70,9 @@ public actor InMemoryRemote: RemoteStorage {
     @discardableResult
     private func store(_ path: String, _ bytes: [UInt8]) -> String {
         counter += 1
-        let etag = "\"\(counter)\""
-        files[path] = (bytes, etag)
+        let now = wholeSecondETags?() ?? 0
+        let etag = wholeSecondETags == nil ? "\"\(counter)\"" : "\"\(now / 1000)-\(bytes.count)\""
+        files[path] = (bytes, etag, now)
         return etag
     }
 
@@ -71,7 +82,8 @@ public actor InMemoryRemote: RemoteStorage {
         try log("GET", path)
         guard let f = files[path] else { return nil }
         guard f.bytes.count <= maxBytes else { throw AISyncError(.damagedData, "\(path) is larger than allowed") }
-        return RemoteFile(bytes: f.bytes, etag: f.etag)
+        let settled = wholeSecondETags.map { $0() / 1000 - f.written / 1000 >= 2 } ?? true
+        return RemoteFile(bytes: f.bytes, etag: f.etag, etagSettled: settled)
     }
 
     /// Records a `GET` and writes the file to `localPath`; false when absent. `maxBytes` is not checked.

@@ -311,6 +311,71 @@ struct HTTPRemoteTests {
         }
     }
 
+    /// WsgiDAV lists `<getetag>16376626-1796344835-4</getetag>` while its GET and PUT answer
+    /// `ETag: "16376626-1796344835-4"`: the listing is read as the quoted entity-tag, or every
+    /// pull would find every head changed. Tags already quoted, weak or not, stay as they are.
+    @Test func listedETagsWithoutQuotesAreReadAsEntityTags() async throws {
+        let multistatus = """
+            <?xml version="1.0" encoding="utf-8" ?>
+            <ns0:multistatus xmlns:ns0="DAV:">
+            <ns0:response><ns0:href>/dav/aisync/heads/a.json</ns0:href><ns0:propstat><ns0:prop>
+            <ns0:resourcetype /><ns0:getetag>16376626-1796344835-4</ns0:getetag>
+            </ns0:prop><ns0:status>HTTP/1.1 200 OK</ns0:status></ns0:propstat></ns0:response>
+            <ns0:response><ns0:href>/dav/aisync/heads/b.json</ns0:href><ns0:propstat><ns0:prop>
+            <ns0:resourcetype /><ns0:getetag>"q-1"</ns0:getetag>
+            </ns0:prop><ns0:status>HTTP/1.1 200 OK</ns0:status></ns0:propstat></ns0:response>
+            <ns0:response><ns0:href>/dav/aisync/heads/c.json</ns0:href><ns0:propstat><ns0:prop>
+            <ns0:resourcetype /><ns0:getetag>W/"w-1"</ns0:getetag>
+            </ns0:prop><ns0:status>HTTP/1.1 200 OK</ns0:status></ns0:propstat></ns0:response>
+            </ns0:multistatus>
+            """
+        let transport = FakeTransport([Self.status(207, [:], multistatus)])
+        let remote = try Self.makeRemote(transport, sleeps: SleepLog())
+        let entries = try await remote.list("heads")
+        #expect(
+            entries == [
+                RemoteEntry(name: "a.json", etag: "\"16376626-1796344835-4\""),
+                RemoteEntry(name: "b.json", etag: "\"q-1\""), RemoteEntry(name: "c.json", etag: "W/\"w-1\""),
+            ])
+    }
+
+    /// A GET's ETag is unsettled when the file changed less than two seconds before the answer
+    /// (`Last-Modified` against `Date`): a server with whole-second ETags may keep it through a
+    /// rewrite in that second.
+    @Test(
+        arguments: [
+            ("Fri, 04 Dec 2026 00:40:35 GMT", "Fri, 04 Dec 2026 00:40:35 GMT", false),
+            ("Fri, 04 Dec 2026 00:40:35 GMT", "Fri, 04 Dec 2026 00:40:36 GMT", false),
+            ("Fri, 04 Dec 2026 00:40:35 GMT", "Fri, 04 Dec 2026 00:40:37 GMT", true),
+            ("Thu, 31 Dec 2026 23:59:59 GMT", "Fri, 01 Jan 2027 00:00:00 GMT", false),
+            ("Fri, 04 Dec 2026 00:40:39 GMT", "Fri, 04 Dec 2026 00:40:35 GMT", false),
+            ("Fri, 04 Dec 2026 00:40:35 GMT", nil, true), (nil, "Fri, 04 Dec 2026 00:40:35 GMT", true),
+            ("yesterday", "Fri, 04 Dec 2026 00:40:35 GMT", true),
+        ] as [(String?, String?, Bool)])
+    func readETagIsUnsettledRightAfterAChange(lastModified: String?, date: String?, settled: Bool) async throws {
+        var headers = ["etag": "\"1-2-3\""]
+        headers["last-modified"] = lastModified
+        headers["date"] = date
+        let transport = FakeTransport([Self.status(200, headers, "{}")])
+        let remote = try Self.makeRemote(transport, sleeps: SleepLog())
+        let file = try #require(try await remote.read("heads/a.json"))
+        #expect(file.etag == "\"1-2-3\"")
+        #expect(file.etagSettled == settled)
+    }
+
+    @Test(
+        "HTTP dates: the IMF-fixdate form only",
+        arguments: [
+            ("Thu, 01 Jan 1970 00:00:00 GMT", 0), ("Sun, 06 Nov 1994 08:49:37 GMT", 784_111_777),
+            ("Tue, 29 Feb 2000 12:00:00 GMT", 951_825_600), ("Fri, 04 Dec 2026 00:40:35 GMT", 1_796_344_835),
+            ("Sunday, 06-Nov-94 08:49:37 GMT", nil), ("Sun Nov  6 08:49:37 1994", nil),
+            ("Sun, 06 Nov 1994 08:49:37 UTC", nil), ("Sun, 06 Nov 1994 8:49:37 GMT", nil),
+            ("Sun, 32 Nov 1994 08:49:37 GMT", nil), ("Sun, 06 Nov -994 08:49:37 GMT", nil), ("", nil),
+        ] as [(String, Int64?)])
+    func httpDates(text: String, seconds: Int64?) {
+        #expect(HTTPDate.seconds(text) == seconds)
+    }
+
     @Test func plainHTTPRemoteNeverLists() async throws {
         let transport = FakeTransport(fallback: Self.status(207, [:], Self.apacheMultistatus))
         let remote = try Self.makeRemote(transport, sleeps: SleepLog(), plain: true)

@@ -1,20 +1,39 @@
+import AISyncHTTP
 import AISyncTestSupport
 import Foundation
 import Testing
 
+@testable import AISyncRemote
+
 /// What each real server must do for the sync planners' assumptions to hold (the decisions
 /// themselves are table-tested in SyncPlannerTests, in milliseconds):
-/// - a server that lists (Apache mod_dav, rclone) gives a head a new ETag in its listing on
+/// - Apache mod_dav, rclone and lighttpd's mod_webdav give a head a new ETag in their listing on
 ///   every rewrite, even one of the same size within the same second — pulls compare listed
 ///   ETags to find heads that moved;
-/// - nginx's ETag is its mtime in seconds and the size, so a same-size rewrite within one
-///   second keeps it: that is why, on plain HTTP remotes, heads are compared by their numbers
-///   (`PullPlanner.headMoved`), never by ETag.
+/// - WsgiDAV's ETag is inode, mtime in whole seconds and size, so a same-size rewrite within one
+///   second keeps it: a pull does not remember an ETag it read moments after a change
+///   (`PullPlanner.rememberedETag`), which every server's `Last-Modified` and `Date` tell;
+/// - nginx's ETag is its mtime in seconds and the size too: that is why, on plain HTTP remotes,
+///   heads are compared by their numbers (`PullPlanner.headMoved`), never by ETag;
+/// - a listed ETag is the one a GET answers with (WsgiDAV lists it without its quotes);
+/// - an `If-Match` on a missing file is refused by Apache and lighttpd but creates the file on
+///   rclone, WsgiDAV and nginx: the design never relies on conditions (docs/DESIGN.md §5.2).
 @Suite("Server contracts", .tags(.servers), .needsServers)
 struct ServerContractTests {
+    /// aisync's own client for a test remote on one of the HTTP servers.
+    static func client(_ remote: TestRemote) throws -> HTTPRemote {
+        HTTPRemote(
+            location: try RemoteLocation(url: remote.url, plain: remote.kind.isPlain, insecure: false),
+            transport: LiveTransport.make(timeoutSeconds: 30),
+            credentials: Credentials(user: remote.server.user, password: remote.server.password))
+    }
+
+    /// An ETag without its weak marker (`W/"x"` and `"x"` compare equal, as pulls compare them).
+    static func opaque(_ etag: String?) -> String? { etag.map { $0.hasPrefix("W/") ? String($0.dropFirst(2)) : $0 } }
+
     @Test(
-        "a same-size rewrite within one second: listed ETags change on WebDAV, nginx's may not",
-        arguments: [RemoteKind.apache, .rclone, .nginx])
+        "a same-size rewrite within one second: listed ETags change on Apache, rclone and lighttpd; WsgiDAV's and nginx's may not",
+        arguments: RemoteKind.servers)
     func sameSecondRewrite(_ kind: RemoteKind) async throws {
         let remote = try await TestServer.require(kind).freshRemote("contract")
         defer { Task { await remote.remove() } }
@@ -43,7 +62,7 @@ struct ServerContractTests {
         try #require(landedInOneSecond, "\(kind): no two writes landed within one second in 30 tries")
         #expect(etags.0 != nil && etags.1 != nil, "\(kind) gives ETags")
         switch kind {
-        case .apache, .rclone:
+        case .apache, .rclone, .lighttpd:
             #expect(
                 etags.0 != etags.1, "\(kind): a listing must show a new ETag for every rewrite, or pulls miss heads")
         case .nginx:
@@ -51,9 +70,76 @@ struct ServerContractTests {
                 etags.0 == etags.1,
                 "nginx's ETag is seconds and size; if it changed, nginx changed and the numbers-not-ETags rule could be revisited"
             )
+        case .wsgidav:
+            #expect(
+                etags.0 == etags.1,
+                "WsgiDAV's ETag is inode, seconds and size; if it changed, WsgiDAV changed (PullPlanner.rememberedETag copes either way)"
+            )
         case .folder, .seaweedfs, .moto:
             break
         }
+    }
+
+    @Test("a listed ETag is the one a GET and the PUT that wrote the file answer with", arguments: RemoteKind.webdav)
+    func listedETagIsTheReadOne(_ kind: RemoteKind) async throws {
+        let remote = try await TestServer.require(kind).freshRemote("contract-etag")
+        defer { Task { await remote.remove() } }
+        let client = try Self.client(remote)
+        let written = try await client.write("heads/x.json", Array("{\"seq\":1}\n".utf8), condition: .createOnly)
+        let read = try #require(try await client.read("heads/x.json"), "\(kind): the file just written is missing")
+        let listed = try #require(
+            try await client.list("heads")?.first { $0.name == "x.json" }, "\(kind): the listing lacks the file")
+        #expect(read.etag != nil, "\(kind): a GET gives an ETag")
+        #expect(
+            Self.opaque(listed.etag) == Self.opaque(read.etag),
+            "\(kind): listed \(listed.etag ?? "nil") but read \(read.etag ?? "nil"): a pull would read every head on every sync"
+        )
+        if case .written(let etag?) = written {
+            #expect(
+                Self.opaque(etag) == Self.opaque(read.etag),
+                "\(kind): the PUT answered \(etag), the GET \(read.etag ?? "nil")")
+        }
+    }
+
+    @Test(
+        "an If-Match write of a missing file: refused by Apache and lighttpd, created by rclone, WsgiDAV and nginx",
+        arguments: RemoteKind.servers)
+    func ifMatchOnAMissingFile(_ kind: RemoteKind) async throws {
+        let remote = try await TestServer.require(kind).freshRemote("contract-ifmatch")
+        defer { Task { await remote.remove() } }
+        let client = try Self.client(remote)
+        let result = try await client.write("gone.json", Array("{}\n".utf8), condition: .replacing(etag: "\"1-2-3\""))
+        let created = try await client.exists("gone.json")
+        switch kind {
+        case .apache, .lighttpd:
+            #expect(result == .preconditionFailed && !created, "\(kind): \(result), created: \(created)")
+        case .rclone, .wsgidav, .nginx:
+            // If this starts failing, the server began honouring the condition: update the list.
+            #expect(result != .preconditionFailed && created, "\(kind): \(result), created: \(created)")
+        case .folder, .seaweedfs, .moto:
+            break
+        }
+    }
+
+    @Test(
+        "whole-second ETags: a GET says when the file changed and when it answered; two seconds on, its ETag is settled",
+        arguments: [RemoteKind.wsgidav, .nginx])
+    func datesOnEveryRead(_ kind: RemoteKind) async throws {
+        let remote = try await TestServer.require(kind).freshRemote("contract-settled")
+        defer { Task { await remote.remove() } }
+        let client = try Self.client(remote)
+        _ = try await client.write("head.json", Array("{\"seq\":1}\n".utf8), condition: .always)
+        // Without both dates every ETag would count as settled (HTTPRemote.etagSettled), and a
+        // pull could trust one a same-second rewrite keeps.
+        let raw = try await RemoteHTTP.send("GET", "\(remote.url)/head.json", server: remote.server)
+        let modified = raw.headers["last-modified"].flatMap(HTTPDate.seconds)
+        let date = raw.headers["date"].flatMap(HTTPDate.seconds)
+        let answered = try #require(date, "\(kind): a GET must carry a Date (an HTTP date): \(raw.headers)")
+        let changed = try #require(modified, "\(kind): a GET must carry a Last-Modified (an HTTP date): \(raw.headers)")
+        #expect(answered >= changed, "\(kind): Last-Modified after Date: \(raw.headers)")
+        try await Task.sleep(for: .milliseconds(2100))
+        let later = try #require(try await client.read("head.json"))
+        #expect(later.etag != nil && later.etagSettled, "\(kind): two seconds after the write, the ETag is settled")
     }
 
     /// The ETag aisync would see: from a PROPFIND listing on WebDAV, from HEAD on plain HTTP;

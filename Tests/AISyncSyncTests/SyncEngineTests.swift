@@ -895,6 +895,39 @@ struct SyncEngineTests {
         #expect(lb.count == 2, "B sees \(lb.map(\.title))")
     }
 
+    /// WsgiDAV's ETag is inode, whole-second mtime and size: a head rewritten, same size, in the
+    /// second another device read it keeps its ETag. A reader that remembered the ETag it read
+    /// then would skip that head on every later pull and never get the push.
+    @Test func aHeadRewrittenInTheSecondItWasReadIsStillPulled() async throws {
+        let dir = Self.makeDirectory("whole-second")
+        defer { Self.removeDirectory(dir) }
+        let a = try Self.makeStore(in: dir, "a")
+        let b = try Self.makeStore(in: dir, "b")
+        let clock = ManualClock(step: 0)
+        let remote = InMemoryRemote(name: "http://wsgidav.local/aisync", wholeSecondETags: { clock.current })
+        let ea = Self.engine(a, remote)
+        let eb = Self.engine(b, remote)
+        let chat = try await a.createChat(title: "first", model: nil)
+        _ = try await ea.push()
+        let head = RemotePath.headPath(a.deviceID)
+        let etag = try await remote.read(head)?.etag
+        #expect(try await eb.pull().pulled == 1)
+
+        // Within the same second: A renames and pushes; its head keeps its size, so its ETag.
+        _ = try await a.rename(chat, to: "again")
+        _ = try await ea.push()
+        try #require(try await remote.read(head)?.etag == etag, "the head's ETag should not have changed")
+        #expect(try await eb.pull().pulled == 1, "B skipped A's head, whose ETag it read in the same second")
+        #expect(try await b.list().map(\.title) == ["again"])
+
+        // Seconds later the head is read once more and its ETag kept: then a pull is one listing.
+        clock.advance(by: 5000)
+        #expect(try await eb.pull().pulled == 0)
+        await remote.resetRequests()
+        #expect(try await eb.pull().pulled == 0)
+        #expect(await remote.requests.map(\.method) == ["PROPFIND"])
+    }
+
     // MARK: - Dry run
 
     @Test func dryRunChangesNeitherRemoteNorStore() async throws {

@@ -451,6 +451,17 @@ struct PullPlannerTests {
     }
 
     @Test(
+        "the ETag a pull remembers for a head: none when it was read moments after it changed (WsgiDAV's are seconds)",
+        arguments: [
+            ("\"r\"", true, "\"l\"", "\"r\""), (nil, true, "\"l\"", "\"l\""), (nil, true, nil, nil),
+            ("\"r\"", false, "\"l\"", nil), (nil, false, "\"l\"", nil),
+        ] as [(String?, Bool, String?, String?)])
+    func rememberedETag(read: String?, settled: Bool, listed: String?, remembered: String?) {
+        let file = RemoteFile(bytes: [], etag: read, etagSettled: settled)
+        #expect(PullPlanner.rememberedETag(file, listed: listed) == remembered)
+    }
+
+    @Test(
         "heads on a remote that cannot list: numbers decide, not ETags (nginx's are seconds)",
         arguments: [
             (3, 2, true), (2, 2, false), (1, 2, false), (1, 0, true),

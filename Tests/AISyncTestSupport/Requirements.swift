@@ -9,7 +9,8 @@ import Testing
 /// condition holds a suite back, so a server or tool that failed to start fails its tests
 /// instead of hiding them.
 extension Tag {
-    /// Needs the loopback servers `scripts/servers.sh` starts (Apache, rclone, nginx).
+    /// Needs the loopback servers `scripts/servers.sh` starts (Apache, rclone, nginx, WsgiDAV,
+    /// lighttpd, SeaweedFS, moto).
     @Tag package static var servers: Tag
     /// Needs Python 3 with the packages `scripts/test.sh` installs (jsonschema, cryptography,
     /// html5lib) or the Python test servers in `scripts/`.

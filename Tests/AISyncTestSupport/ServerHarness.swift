@@ -12,19 +12,22 @@ import Testing
     import Darwin
 #endif
 
-/// Support for the real-server scenario suite (ServerScenarioTests): the four kinds of
-/// remote, a fresh remote location per test, and "devices" (stores) that run the built
-/// `aisync` against it.
+/// Support for the real-server scenario suite (ServerScenarioTests): every kind of remote, a
+/// fresh remote location per test, and "devices" (stores) that run the built `aisync` against
+/// it.
 ///
 /// The servers are started by `scripts/servers.sh` (called by `scripts/test.sh`), which exports
-/// AISYNC_TEST_{APACHE,RCLONE,NGINX}_URL, AISYNC_TEST_USER and AISYNC_TEST_PASSWORD. A missing
-/// variable fails the test: these tests are never skipped.
+/// AISYNC_TEST_{APACHE,RCLONE,NGINX,WSGIDAV,LIGHTTPD}_URL, AISYNC_TEST_USER and
+/// AISYNC_TEST_PASSWORD (and the S3 stores' variables). A missing variable fails the test: these
+/// tests are never skipped.
 
 package enum RemoteKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
-    case folder, apache, rclone, nginx, seaweedfs, moto
+    case folder, apache, rclone, nginx, wsgidav, lighttpd, seaweedfs, moto
 
-    package static let servers: [RemoteKind] = [.apache, .rclone, .nginx]
-    package static let webdav: [RemoteKind] = [.apache, .rclone]
+    /// The HTTP servers (WebDAV and plain HTTP), which take Basic auth.
+    package static let servers: [RemoteKind] = [.apache, .rclone, .nginx, .wsgidav, .lighttpd]
+    /// The WebDAV servers: Apache mod_dav, rclone, WsgiDAV and lighttpd's mod_webdav.
+    package static let webdav: [RemoteKind] = [.apache, .rclone, .wsgidav, .lighttpd]
     /// S3-compatible stores: a SeaweedFS cluster and moto's server.
     package static let s3: [RemoteKind] = [.seaweedfs, .moto]
 
@@ -34,6 +37,8 @@ package enum RemoteKind: String, CaseIterable, Sendable, CustomTestStringConvert
     package var isPlain: Bool { self == .nginx }
     /// An S3 bucket (`s3://BUCKET/PREFIX --endpoint URL`), signed with an AWS key.
     package var isS3: Bool { self == .seaweedfs || self == .moto }
+    /// A WebDAV server (PROPFIND lists, MKCOL makes collections).
+    package var isWebDAV: Bool { Self.webdav.contains(self) }
 
     /// The prefix of the variables servers.sh exports for an S3 store.
     var s3Variables: String? {
@@ -50,6 +55,8 @@ package enum RemoteKind: String, CaseIterable, Sendable, CustomTestStringConvert
         case .apache: "AISYNC_TEST_APACHE_URL"
         case .rclone: "AISYNC_TEST_RCLONE_URL"
         case .nginx: "AISYNC_TEST_NGINX_URL"
+        case .wsgidav: "AISYNC_TEST_WSGIDAV_URL"
+        case .lighttpd: "AISYNC_TEST_LIGHTTPD_URL"
         case .seaweedfs: "AISYNC_TEST_SEAWEED_S3_URL"
         case .moto: "AISYNC_TEST_MOTO_S3_URL"
         }
@@ -106,7 +113,7 @@ package struct TestServer: Sendable {
             return server
         }
         let hint =
-            "run scripts/test.sh, which starts Apache, rclone and nginx on loopback ports and exports the variables (or run `scripts/servers.sh start` and `set -a; . /tmp/aisync-servers/env; set +a` before `swift test`)"
+            "run scripts/test.sh, which starts Apache, rclone, nginx, WsgiDAV and lighttpd on loopback ports and exports the variables (or run `scripts/servers.sh start` and `set -a; . /tmp/aisync-servers/env; set +a` before `swift test`)"
         let url = try #require(
             env[variable].flatMap { $0.isEmpty ? nil : $0 }, "\(variable) is not set: \(hint)",
             sourceLocation: sourceLocation)
@@ -137,7 +144,7 @@ package struct TestServer: Sendable {
             let path = "\(Self.folderRoot)/\(name)"
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             return TestRemote(server: self, url: "file://\(path)", folderPath: path)
-        case .apache, .rclone:
+        case .apache, .rclone, .wsgidav, .lighttpd:
             let url = "\(baseURL)/\(name)"
             let r = try await RemoteHTTP.send("MKCOL", url + "/", server: self)
             try #require(

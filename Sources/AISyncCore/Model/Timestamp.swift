@@ -91,7 +91,9 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
         return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 
-    static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
+    /// Days from 1970-01-01 to year `y0`, month `m` (1-12), day `d` of the proleptic Gregorian
+    /// calendar (Howard Hinnant's days_from_civil); also HTTP dates' (AISyncRemote).
+    package static func days(fromCivil y0: Int64, _ m: Int64, _ d: Int64) -> Int64 {
         let y = m <= 2 ? y0 - 1 : y0
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400

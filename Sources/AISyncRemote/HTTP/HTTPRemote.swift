@@ -118,12 +118,15 @@ public struct HTTPRemote: RemoteStorage {
         }
     }
 
-    /// GETs `path` (at most `maxBytes` bytes) with its ETag; nil on 404 or 410. Other
-    /// failures are retried when transient, then thrown as an ``AISyncError``.
+    /// GETs `path` (at most `maxBytes` bytes) with its ETag, unsettled when the file changed
+    /// moments before the answer (``etagSettled(_:)``); nil on 404 or 410. Other failures are
+    /// retried when transient, then thrown as an ``AISyncError``.
     public func read(_ path: String, maxBytes: Int) async throws(AISyncError) -> RemoteFile? {
         let response = try await send("GET", path, maxBytes: Int64(maxBytes))
         switch response.status {
-        case 200: return RemoteFile(bytes: response.body, etag: response.headers["etag"])
+        case 200:
+            return RemoteFile(
+                bytes: response.body, etag: response.headers["etag"], etagSettled: Self.etagSettled(response.headers))
         case 404, 410: return nil
         default: throw failure(response, "GET", path)
         }
@@ -276,6 +279,26 @@ public struct HTTPRemote: RemoteStorage {
         return response.status == 207
     }
 
+    /// Whether an answer's ETag can later show that the file is unchanged: not when the file's
+    /// `Last-Modified` is less than two seconds before the answer's `Date`. A server whose ETag
+    /// holds whole seconds (WsgiDAV: inode-mtime-size) keeps it through a same-size rewrite in
+    /// the same second, and the `Date` may be taken up to a second after the file was looked
+    /// at. Without both dates it is settled: the servers that send neither have finer ETags.
+    static func etagSettled(_ headers: [String: String]) -> Bool {
+        guard let modified = headers["last-modified"].flatMap(HTTPDate.seconds),
+            let date = headers["date"].flatMap(HTTPDate.seconds)
+        else { return true }
+        return date - modified >= 2
+    }
+
+    /// A listed `getetag` as the entity-tag a GET or PUT gives in its `ETag` header: WsgiDAV
+    /// lists it without the quotes RFC 4918 §15.6 asks for, and a listed ETag that never equals
+    /// the one a pull stored would make every pull read every head again.
+    static func entityTag(_ listed: String) -> String {
+        let tag = listed.trimmingCharacters(in: .whitespaces)
+        return tag.hasPrefix("\"") || tag.hasPrefix("W/\"") ? tag : "\"\(tag)\""
+    }
+
     /// `W/"…"`: a weak validator (RFC 9110 §8.8.1).
     static func isWeak(_ etag: String) -> Bool { etag.hasPrefix("W/") }
 
@@ -300,7 +323,7 @@ public struct HTTPRemote: RemoteStorage {
         for r in responses where !r.isCollection {
             // Hrefs are untrusted: only a plain file name directly inside `directory` counts.
             guard let name = Self.childName(href: r.href, directory: directory, base: location.base) else { continue }
-            entries.append(RemoteEntry(name: name, etag: r.etag))
+            entries.append(RemoteEntry(name: name, etag: r.etag.map(Self.entityTag)))
         }
         return entries.sorted { $0.name < $1.name }
     }

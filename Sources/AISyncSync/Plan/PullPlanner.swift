@@ -44,6 +44,15 @@ enum PullPlanner {
         return changes
     }
 
+    /// The ETag to remember for a head just read, so the next listing skips it while it shows
+    /// the same one: the read's own, else the one listed. None when the server answered moments
+    /// after the head changed (`RemoteFile.etagSettled`): where ETags hold whole seconds
+    /// (WsgiDAV), a same-size rewrite in that second keeps the ETag, and a pull that trusted it
+    /// would never see that push. The next pull reads the head again and judges by its number.
+    static func rememberedETag(_ read: RemoteFile, listed: String?) -> String? {
+        read.etagSettled ? read.etag ?? listed : nil
+    }
+
     /// On a remote that cannot list (plain HTTP), every head named by the device index or by
     /// another head is read; one is kept when its number moved (nginx's ETag is seconds and
     /// size, so two pushes in one second can share it — numbers, not ETags, decide).
