@@ -39,6 +39,8 @@ final class PaceMeter: Sendable {
     private struct State {
         /// When the current stretch began; nil until the first byte moves.
         var stretchStart: UInt64?
+        /// When the last check ran.
+        var lastCheck: UInt64?
         var movedAtStart: Int64 = 0
         var moved: Int64 = 0
         /// Set once a stretch moved too little: what it moved.
@@ -61,11 +63,20 @@ final class PaceMeter: Sendable {
     }
 
     /// What the last finished stretch moved if it was too little; nil while the pace holds.
-    /// Called often: a stretch ends when `now` is `seconds` past its start.
+    /// Called often (at least every second): a stretch ends when `now` is `seconds` past its
+    /// start. A check that comes more than ``stallNanoseconds`` after the one before means
+    /// this process was not running (a starved thread pool, a suspended app): the stretch
+    /// starts again rather than blame the server for the pause.
     func check(now: UInt64) -> Int64? {
         guard floor.bytesPerSecond > 0, floor.seconds > 0 else { return nil }
         return state.withLock { s in
             if let slow = s.tooSlow { return slow }
+            defer { s.lastCheck = now }
+            if let last = s.lastCheck, now > last, now - last > Self.stallNanoseconds, s.stretchStart != nil {
+                s.stretchStart = now
+                s.movedAtStart = s.moved
+                return nil
+            }
             guard let start = s.stretchStart, now >= start, Double(now - start) >= floor.seconds * 1e9 else {
                 return nil
             }
@@ -79,6 +90,10 @@ final class PaceMeter: Sendable {
             return nil
         }
     }
+
+    /// The longest gap between two checks that is not a stall of this process (they come
+    /// every second at most).
+    static let stallNanoseconds: UInt64 = 2_500_000_000
 
     /// The one error for a request to `host` whose stretch moved only `moved` bytes.
     func error(host: String, moved: Int64) -> AISyncError {

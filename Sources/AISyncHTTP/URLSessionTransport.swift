@@ -118,6 +118,9 @@ public final class URLSessionTransport: HTTPTransport {
                 let once = ResumeOnce(continuation)
                 handle.onStop { once.resume(Outcome(data: nil, response: nil, error: URLError(.cancelled))) }
                 (request.body == .none ? challenges : uploadChallenges).receive(task.task, task.receiving) {
+                    // Ended by the server's answer: a deadline or floor check that runs after
+                    // this (the awaiting task may resume late on a busy pool) changes nothing.
+                    handle.finish()
                     once.resume($0)
                 }
                 handle.start(task.task)
@@ -265,6 +268,8 @@ private final class TaskHandle: Sendable {
     private struct State {
         var task: URLSessionTask?
         var cancelled = false
+        /// The task ended with the server's answer: nothing may end it for another reason.
+        var finished = false
         var expired = false
         /// What the stretch that broke the speed floor moved (the task was cancelled for it).
         var slow: Int64?
@@ -285,18 +290,21 @@ private final class TaskHandle: Sendable {
     /// deadline or the caller ended it first: the first reason is the one reported).
     func tooSlow(_ moved: Int64) {
         let first = state.withLock { s -> Bool in
-            guard !s.cancelled else { return false }
+            guard !s.cancelled, !s.finished else { return false }
             s.slow = moved
             return true
         }
         if first { cancel() }
     }
 
+    /// The task ended with the server's answer (or its failure).
+    func finish() { state.withLock { $0.finished = true } }
+
     /// The overall deadline passed: cancel the task and remember why (unless it already ended
     /// for another reason).
     func expire() {
         let first = state.withLock { s -> Bool in
-            guard !s.cancelled else { return false }
+            guard !s.cancelled, !s.finished else { return false }
             s.expired = true
             return true
         }

@@ -123,16 +123,28 @@ struct SlowServerTests {
         let meter = PaceMeter(SpeedFloor(bytesPerSecond: 100, seconds: 10))
         #expect(meter.check(now: 100 * second) == nil, "nothing moved yet: the inactivity timeout governs")
         meter.add(999, now: 100 * second)
-        #expect(meter.check(now: 109 * second) == nil, "a stretch is judged only once it is over")
+        for t in 101...109 { #expect(meter.check(now: UInt64(t) * second) == nil, "judged only once it is over") }
         meter.add(1, now: 109 * second)
         #expect(meter.check(now: 110 * second) == nil, "1,000 bytes in 10 s keeps a floor of 100 bytes/s")
         meter.add(400, now: 111 * second)
-        #expect(meter.check(now: 119 * second) == nil)
+        for t in 111...119 { #expect(meter.check(now: UInt64(t) * second) == nil) }
         #expect(meter.check(now: 120 * second) == 400, "the second stretch moved 400 bytes")
         #expect(meter.check(now: 121 * second) == 400, "once too slow, it stays so")
         let none = PaceMeter(.none)
         none.add(1, now: 0)
         #expect(none.check(now: 1000 * second) == nil)
+    }
+
+    @Test("a check that comes long after the one before (this process stalled) starts the stretch again")
+    func paceMeterStall() {
+        let second: UInt64 = 1_000_000_000
+        let meter = PaceMeter(SpeedFloor(bytesPerSecond: 100, seconds: 10))
+        meter.add(10, now: 0)
+        for t in 1...4 { #expect(meter.check(now: UInt64(t) * second) == nil) }
+        // Nothing checked (nor delivered) from 4 s to 12 s: not the server's doing.
+        #expect(meter.check(now: 12 * second) == nil, "a stalled process does not judge the server")
+        for t in 13...21 { #expect(meter.check(now: UInt64(t) * second) == nil) }
+        #expect(meter.check(now: 22 * second) == 0, "the stretch from 12 s to 22 s moved nothing")
     }
 
     @Test(

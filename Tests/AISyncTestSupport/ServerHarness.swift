@@ -337,11 +337,21 @@ package actor ProcessGate {
         if waiters.isEmpty { available += 1 } else { waiters.removeFirst().resume() }
     }
 
-    /// Runs blocking `body` on a dispatch thread once a slot is free.
+    /// Runs `body`, which blocks (it waits for a child process), on a thread of its own. Not
+    /// on Dispatch's global queue: on Linux its threads are as many as the cores, so two
+    /// tests waiting for children there would stall every other user of it in the process
+    /// (URLSession's deliveries, timers) for as long as the children run.
+    package static func blocking(_ body: @escaping @Sendable () -> Void) {
+        let thread = Thread(block: body)
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// Runs blocking `body` on a thread of its own once a slot is free.
     package static func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         await shared.acquire()
         let result = await withCheckedContinuation { (c: CheckedContinuation<T, Never>) in
-            DispatchQueue.global().async { c.resume(returning: body()) }
+            ProcessGate.blocking { c.resume(returning: body()) }
         }
         await shared.release()
         return result
@@ -389,7 +399,7 @@ package struct Device: Sendable {
         let path = store.path
         let env = environment
         return await withCheckedContinuation { (c: CheckedContinuation<CLIResult, Never>) in
-            DispatchQueue.global().async {
+            ProcessGate.blocking {
                 c.resume(returning: CLIHarness.run(arguments, store: path, environment: env))
             }
         }
@@ -412,7 +422,7 @@ package struct Device: Sendable {
     package func generate(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let path = store.path
         let r = await withCheckedContinuation { (c: CheckedContinuation<CLIResult, Never>) in
-            DispatchQueue.global().async { c.resume(returning: CLIHarness.generate(count, store: path)) }
+            ProcessGate.blocking { c.resume(returning: CLIHarness.generate(count, store: path)) }
         }
         try #require(r.succeeded, "[\(label)] expected success: \(r)", sourceLocation: sourceLocation)
     }
