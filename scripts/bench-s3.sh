@@ -84,13 +84,17 @@ for line in open(os.path.join(store, "journal.jsonl")):
         json.dump(record, dst, sort_keys=True, separators=(",", ":"))
 PY
 count=$(ls "$files" | wc -l)
-# rclone's S3 backend, configured from the environment (no secret in argv).
+# rclone's S3 backend, configured from the environment (no secret in argv). rclone 1.60 fails
+# to start when AWS_CA_BUNDLE is set ("HTTPClient's transport unsupported type"); this server
+# is plain HTTP on loopback, so it is unset.
+unset AWS_CA_BUNDLE
+rclone_or_die() { rclone "$@" 2>>"$work/rclone.err" || { cat "$work/rclone.err" >&2; exit 1; }; }
 export RCLONE_CONFIG_SW_TYPE=s3 RCLONE_CONFIG_SW_PROVIDER=Other RCLONE_CONFIG_SW_ENDPOINT=$endpoint
 export RCLONE_CONFIG_SW_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID RCLONE_CONFIG_SW_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY
 export RCLONE_CONFIG_SW_REGION=$region RCLONE_CONFIG_SW_FORCE_PATH_STYLE=true
-t0=$(now); rclone copy "$files" "sw:$bucket/bench-rclone" 2>"$work/rclone.err"; t1=$(now)
+t0=$(now); rclone_or_die copy "$files" "sw:$bucket/bench-rclone"; t1=$(now)
 rclone_up_s=$(secs "$t0" "$t1")
-t0=$(now); rclone copy "sw:$bucket/bench-rclone" "$work/rclone-down" 2>>"$work/rclone.err"; t1=$(now)
+t0=$(now); rclone_or_die copy "sw:$bucket/bench-rclone" "$work/rclone-down"; t1=$(now)
 rclone_down_s=$(secs "$t0" "$t1")
 down_count=$(ls "$work/rclone-down" | wc -l)
 
