@@ -114,7 +114,9 @@ struct HostileRemoteTests {
 
     /// Runs `aisync ARGS` on `store` under a Python wrapper that reports the process's peak
     /// RSS (ru_maxrss of the child) in a file, and times it.
-    static func measured(_ store: CLIStore, _ args: [String]) -> (result: CLIResult, rssMB: Double, seconds: Double) {
+    static func measured(_ store: CLIStore, _ args: [String], environment: [String: String] = [:]) -> (
+        result: CLIResult, rssMB: Double, seconds: Double
+    ) {
         let report = "\(store.directory)/rss-\(UUID().uuidString)"
         let wrapper = """
             import resource, subprocess, sys
@@ -126,7 +128,8 @@ struct HostileRemoteTests {
         let r = CLIHarness.runProcess(
             "/usr/bin/env",
             ["python3", "-c", wrapper, report, CLIHarness.executable] + args + ["--store", store.path],
-            environment: CLIHarness.baseEnvironment(), timeout: 60, display: ["aisync"] + args)
+            environment: CLIHarness.baseEnvironment().merging(environment) { $1 }, timeout: 60,
+            display: ["aisync"] + args)
         let seconds = (ContinuousClock.now - start) / .seconds(1)
         let kb = (try? String(contentsOfFile: report, encoding: .utf8)).flatMap { Double($0) } ?? .infinity
         return (r, kb / 1024, seconds)
