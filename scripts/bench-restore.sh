@@ -59,15 +59,7 @@ count=$(a "$work/restored" list --json | python3 -c 'import json,sys; print(len(
 
 # The same chats as one JSON file each, uploaded once, then fetched back by rclone and curl.
 files=$work/files; mkdir -p "$files"
-python3 - "$work/laptop" "$files" <<'PY'
-import json, os, sys
-store, out = sys.argv[1], sys.argv[2]
-for line in open(os.path.join(store, "journal.jsonl")):
-    v = json.loads(line)
-    record = {op.get("elem", op["field"]): op.get("value") for op in v["ops"] if "field" in op}
-    with open(os.path.join(out, v["record"] + ".json"), "w") as dst:
-        json.dump(record, dst, sort_keys=True, separators=(",", ":"))
-PY
+python3 scripts/chats_as_files.py "$work/laptop" "$files"
 mkcol "$url/files"
 pass=$(rclone obscure "$AISYNC_PASSWORD")
 rclone_args=(--webdav-url "$url" --webdav-user "$AISYNC_USER" --webdav-pass "$pass")

@@ -74,15 +74,7 @@ records=$(aisync --store "$fresh" list --json | python3 -c 'import json,sys; pri
 
 # The same chats as one JSON file each (the record bodies aisync stores), with rclone.
 files=$work/files; mkdir -p "$files"
-python3 - "$store" "$files" <<'PY'
-import json, os, sys
-store, out = sys.argv[1], sys.argv[2]
-for line in open(os.path.join(store, "journal.jsonl")):
-    v = json.loads(line)
-    record = {op.get("elem", op["field"]): op.get("value") for op in v["ops"] if "field" in op}
-    with open(os.path.join(out, v["record"] + ".json"), "w") as dst:
-        json.dump(record, dst, sort_keys=True, separators=(",", ":"))
-PY
+python3 scripts/chats_as_files.py "$store" "$files"
 count=$(ls "$files" | wc -l)
 # rclone's S3 backend, configured from the environment (no secret in argv). rclone 1.60 fails
 # to start when AWS_CA_BUNDLE is set ("HTTPClient's transport unsupported type"); this server
@@ -100,17 +92,7 @@ down_count=$(ls "$work/rclone-down" | wc -l)
 
 # A picture of MB megabytes: a PNG whose text chunk carries random bytes.
 picture=$work/picture.png
-python3 - "$picture" "$MB" <<'PY'
-import os, struct, sys, zlib
-path, mb = sys.argv[1], int(sys.argv[2])
-def chunk(kind, data):
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-ihdr = struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)
-idat = zlib.compress(b"\x00\x00")
-text = b"Comment\x00" + os.urandom(mb << 20).hex().encode()[: mb << 20]
-with open(path, "wb") as f:
-    f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"tEXt", text) + chunk(b"IDAT", idat) + chunk(b"IEND", b""))
-PY
+python3 scripts/make_png.py "$picture" "$MB"
 size=$(stat -c %s "$picture")
 big=$work/big
 aisync --store "$big" init --name big >/dev/null

@@ -45,16 +45,7 @@ idle_requests=$(( $(requests) - before ))
 
 # The same chats as one JSON file each (the record bodies aisync stores).
 files=$work/files; mkdir -p "$files"
-python3 - "$store" "$files" <<'PY'
-import json, os, sys
-store, out = sys.argv[1], sys.argv[2]
-for line in open(os.path.join(store, "journal.jsonl")):
-    v = json.loads(line)
-    # Records v2: the record's fields and messages, as the creating version carries them.
-    record = {op.get("elem", op["field"]): op.get("value") for op in v["ops"] if "field" in op}
-    with open(os.path.join(out, v["record"] + ".json"), "w") as dst:
-        json.dump(record, dst, sort_keys=True, separators=(",", ":"))
-PY
+python3 scripts/chats_as_files.py "$store" "$files"
 count=$(ls "$files" | wc -l)
 mkcol "$AISYNC_TEST_APACHE_URL/rclone"
 pass=$(rclone obscure "$AISYNC_PASSWORD")

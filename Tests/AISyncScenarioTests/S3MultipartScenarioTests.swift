@@ -8,20 +8,11 @@ import Testing
 /// for the grace period; nothing is lost.
 @Suite("S3 multipart, end to end", .tags(.servers), .needsServers)
 struct S3MultipartScenarioTests {
-    /// A PNG of `megabytes` MB whose text chunk carries random hex digits, written by Python
-    /// (a debug build of the test support takes half a minute over it, holding a thread of the
-    /// cooperative pool all along).
+    /// A PNG of `megabytes` MB, written by scripts/make_png.py (a debug build of the test
+    /// support takes half a minute over it, holding a thread of the cooperative pool all along).
     static func writePNG(_ path: String, megabytes: Int) throws {
-        let script = #"""
-            import os, struct, sys, zlib
-            def chunk(kind, data):
-                return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-            text = b"Comment\x00" + os.urandom(int(sys.argv[2]) << 19).hex().encode()
-            with open(sys.argv[1], "wb") as f:
-                f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0))
-                        + chunk(b"tEXt", text) + chunk(b"IDAT", zlib.compress(b"\x00\x00")) + chunk(b"IEND", b""))
-            """#
-        let r = CLIHarness.runProcess("/usr/bin/env", ["python3", "-c", script, path, String(megabytes)])
+        let r = CLIHarness.runProcess(
+            "/usr/bin/env", ["python3", "\(CLIHarness.packageRoot)/scripts/make_png.py", path, String(megabytes)])
         try #require(r.exitCode == 0, "could not write the picture: \(r)")
     }
 

@@ -50,7 +50,7 @@ extension S3Remote {
             "POST", path, query: [("uploads", "")], headers: ["Content-Type": "application/octet-stream"])
         guard response.status == 200 else { throw failure(response, "start uploading \(path) in parts") }
         guard let uploadID = S3XML.uploadID(response.body) else {
-            throw unreadable("an answer to CreateMultipartUpload", path)
+            throw unreadable("answer to CreateMultipartUpload", path)
         }
         do {
             let etags = try await uploadParts(path, uploadID: uploadID, from: localPath, size: size)
@@ -124,7 +124,7 @@ extension S3Remote {
                     .temporary, "S3 could not finish uploading \(path): \(error.code)",
                     hint: "Try again later", remedy: .retryLater)
             }
-            throw unreadable("an answer to CompleteMultipartUpload", path)
+            throw unreadable("answer to CompleteMultipartUpload", path)
         case 412: return .preconditionFailed
         case 404 where S3XML.error(response.body)?.code == "NoSuchUpload":
             // A retry after a completion whose answer was lost: the object is there.
@@ -152,32 +152,22 @@ extension S3Remote {
     public func unfinishedUploads() async throws(AISyncError) -> [UnfinishedUpload] {
         let prefix = location.key("")
         var found: [UnfinishedUpload] = []
-        var marker: (key: String, id: String?)?
-        var seen: Set<String> = []
-        for _ in 0..<Self.maxPages {
-            var query: [(name: String, value: String)] = [("uploads", ""), ("prefix", prefix)]
+        try await followPages("unfinished uploads in \(displayName)") {
+            (after) async throws(AISyncError) -> [QueryItem]? in
+            var query: [QueryItem] = [("uploads", ""), ("prefix", prefix)]
             if let pageSize { query.append(("max-uploads", String(pageSize))) }
-            if let marker {
-                query.append(("key-marker", marker.key))
-                if let id = marker.id { query.append(("upload-id-marker", id)) }
-            }
-            let response = try await send("GET", "", query: query, maxBytes: 16 << 20)
+            let response = try await send("GET", "", query: query + after, maxBytes: 16 << 20)
             guard response.status == 200 else { throw failure(response, "list unfinished uploads") }
             guard let page = S3XML.uploadsPage(response.body) else {
-                throw unreadable("a listing of unfinished uploads", displayName)
+                throw unreadable("listing of unfinished uploads", displayName)
             }
             for upload in page.uploads where upload.key.hasPrefix(prefix) {
                 let path = String(upload.key.dropFirst(prefix.count))
                 guard (try? RemotePath.validate(path)) != nil else { continue }
                 found.append(UnfinishedUpload(path: path, id: upload.uploadID))
             }
-            guard page.isTruncated, let key = page.nextKeyMarker else { return found }
-            guard seen.insert(key + "\u{0}" + (page.nextUploadIDMarker ?? "")).inserted else {
-                throw AISyncError(
-                    .damagedData, "S3 repeated a marker while listing unfinished uploads in \(displayName)",
-                    hint: "The server's listing loops; report it to its operator")
-            }
-            marker = (key, page.nextUploadIDMarker)
+            guard page.isTruncated, let key = page.nextKeyMarker else { return nil }
+            return [("key-marker", key)] + (page.nextUploadIDMarker.map { [("upload-id-marker", $0)] } ?? [])
         }
         return found
     }
@@ -190,7 +180,7 @@ extension S3Remote {
     /// The one error for an answer that is not what S3 sends.
     func unreadable(_ what: String, _ path: String) -> AISyncError {
         AISyncError(
-            .damagedData, "S3 sent an unreadable \(what) for \(path)",
+            .damagedData, "S3 sent an unreadable \(what) of \(path)",
             hint: "Check the remote's endpoint: is it an S3-compatible server?")
     }
 

@@ -232,6 +232,32 @@ public struct S3Remote: RemoteStorage {
     /// more than any aisync remote holds; a server that never ends its listing is hostile.
     static let maxPages = 10_000
 
+    /// A query item of a listing request.
+    typealias QueryItem = (name: String, value: String)
+
+    /// Follows a listing page after page: `page` is given the query items that continue after
+    /// the page before (none for the first) and returns those for the next, nil after the
+    /// last. A continuation given twice, or more than ``maxPages`` pages, is a hostile
+    /// server's listing of `what`.
+    func followPages(_ what: String, _ page: ([QueryItem]) async throws(AISyncError) -> [QueryItem]?)
+        async throws(AISyncError)
+    {
+        var after: [QueryItem] = []
+        var seen: Set<String> = []
+        for _ in 0..<Self.maxPages {
+            guard let next = try await page(after) else { return }
+            guard seen.insert(next.map { "\($0.name)=\($0.value)" }.joined(separator: "\u{0}")).inserted else {
+                throw AISyncError(
+                    .damagedData, "S3 repeated a continuation token while listing \(what)",
+                    hint: "The server's listing loops; report it to its operator")
+            }
+            after = next
+        }
+        throw AISyncError(
+            .damagedData, "S3 listed more than \(Self.maxPages) pages of \(what)",
+            hint: "The server's listing does not end; report it to its operator")
+    }
+
     /// Calls `body` with each ListObjectsV2 page of the keys directly under `directory`/, and
     /// the key prefix they share.
     func listPages(_ directory: String, _ body: (S3XML.ListPage, String) throws(AISyncError) -> Void)
@@ -239,33 +265,18 @@ public struct S3Remote: RemoteStorage {
     {
         if !directory.isEmpty { try RemotePath.validate(directory) }
         let prefix = location.key(directory.isEmpty ? "" : directory + "/")
-        var token: String?
-        var seen: Set<String> = []
-        for _ in 0..<Self.maxPages {
-            var query: [(name: String, value: String)] = [
-                ("list-type", "2"), ("prefix", prefix), ("delimiter", "/"),
-            ]
+        try await followPages("\(displayName)/\(directory)") { (after) async throws(AISyncError) -> [QueryItem]? in
+            var query: [QueryItem] = [("list-type", "2"), ("prefix", prefix), ("delimiter", "/")]
             if let pageSize { query.append(("max-keys", String(pageSize))) }
-            if let token { query.append(("continuation-token", token)) }
-            let response = try await send("GET", "", query: query, maxBytes: 16 << 20)
+            let response = try await send("GET", "", query: query + after, maxBytes: 16 << 20)
             guard response.status == 200 else { throw failure(response, "list \(directory.isEmpty ? "/" : directory)") }
             guard let page = S3XML.listPage(response.body) else {
-                throw AISyncError(
-                    .damagedData, "S3 sent an unreadable listing of \(displayName)/\(directory)",
-                    hint: "Check the remote's endpoint: is it an S3-compatible server?")
+                throw unreadable("listing", "\(displayName)/\(directory)")
             }
             try body(page, prefix)
-            guard page.isTruncated, let next = page.nextContinuationToken else { return }
-            guard seen.insert(next).inserted else {
-                throw AISyncError(
-                    .damagedData, "S3 repeated a continuation token while listing \(displayName)/\(directory)",
-                    hint: "The server's listing loops; report it to its operator")
-            }
-            token = next
+            guard page.isTruncated, let next = page.nextContinuationToken else { return nil }
+            return [("continuation-token", next)]
         }
-        throw AISyncError(
-            .damagedData, "S3 listed more than \(Self.maxPages) pages under \(displayName)/\(directory)",
-            hint: "The server's listing does not end; report it to its operator")
     }
 
     /// The name of `key` if it is a file name aisync writes directly under `prefix`
