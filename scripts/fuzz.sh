@@ -13,6 +13,7 @@
 #   FUZZ_BUILD_DIR=DIR      where the instrumented build, binaries and crash files go
 #                           (default .build/fuzz; never the main .build/debug or release)
 #   FUZZ_ARGS="..."         extra libFuzzer flags for every run (e.g. "-max_len=16384")
+#   FUZZ_JOBS=N             targets fuzzed at once (default: the number of cores)
 #
 # How it works: the library modules are built once by SwiftPM in their own scratch dir with
 # `-sanitize=fuzzer,address -enable-testing` (coverage + ASan, internal symbols reachable), then
@@ -83,50 +84,74 @@ artifacts=$build_dir/artifacts
 mkdir -p "$artifacts"
 work=$(mktemp -d "${TMPDIR:-/tmp}/aisync-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-failed=()
-summary=()
-
-for t in $targets; do
-  exe=$build_dir/bin/$t
-  log=$work/$t.log
-  regressions=$fuzz_dir/regressions/$t
+# One target: replay its regressions, then fuzz a copy of its corpus. Writes its summary line to
+# $work/$t.summary and, on a finding, its name to $work/$t.failed; its messages go to
+# $work/$t.out (printed in target order once every job ended, so parallel runs never interleave).
+run_target() {
+  local t=$1 exe=$build_dir/bin/$1 log=$work/$1.log regressions=$fuzz_dir/regressions/$1
   if [ -d "$regressions" ] && [ -n "$(ls -A "$regressions")" ]; then
     echo "== fuzz: $t: replaying $(ls -1 "$regressions" | wc -l) regression inputs"
     if ! "$exe" "${limits[@]}" "$regressions"/* >"$log" 2>&1; then
-      tail -n 40 "$log" >&2
-      echo "fuzz.sh: $t: a regression input crashes again (see above); reproduce with: $exe $regressions/<file>" >&2
-      failed+=("$t (regression)")
-      continue
+      tail -n 40 "$log"
+      echo "fuzz.sh: $t: a regression input crashes again (see above); reproduce with: $exe $regressions/<file>"
+      echo "$t (regression)" >"$work/$t.failed"
+      echo "$t: a regression input crashes" >"$work/$t.summary"
+      return
     fi
   fi
-  corpus=$work/corpus-$t
+  local corpus=$work/corpus-$t
   mkdir -p "$corpus"
   [ -d "$fuzz_dir/corpus/$t" ] && cp -R "$fuzz_dir/corpus/$t/." "$corpus/"
-  rss=512
+  local rss=512
   # A propfind run's RSS grows by about 2 KB per input inside FoundationXML/libxml2 (it leaks a
   # CFString per XML error, seen with LeakSanitizer, and holds more), ~400 MB a minute: no RSS
   # limit there (0); -malloc_limit_mb=512 still catches one huge allocation.
   [ "$t" = propfind ] && rss=0
   echo "== fuzz: $t: ${seconds}s"
   # -max_total_time=0 would mean "no limit": 0 runs the corpus once instead.
-  duration=(-max_total_time="$seconds")
+  local duration=(-max_total_time="$seconds")
   [ "$seconds" = 0 ] && duration=(-runs=0)
-  status=0
+  local status=0
   # shellcheck disable=SC2086
   "$exe" "${limits[@]}" -rss_limit_mb=$rss "${duration[@]}" -print_final_stats=1 \
     -artifact_prefix="$artifacts/$t-" ${FUZZ_ARGS:-} "$corpus" >"$log" 2>&1 || status=$?
+  local stats execs
   stats=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE|INITED)' "$log" | tail -n 1 || true)
   execs=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
   echo "   $t: ${stats:-no stats}${execs:+ (average $execs exec/s)}"
-  summary+=("$t: exit $status, ${execs:-?} exec/s, $(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1)")
+  echo "$t: exit $status, ${execs:-?} exec/s, $(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -n 1)" >"$work/$t.summary"
   if [ "$status" != 0 ]; then
-    grep -E 'ERROR|Fatal error|Precondition failed|SUMMARY|==[0-9]+==|Test unit written|Base64' "$log" | head -n 20 >&2 || true
+    grep -E 'ERROR|Fatal error|Precondition failed|SUMMARY|==[0-9]+==|Test unit written|Base64' "$log" | head -n 20 || true
     tail -n 30 "$log" >"$artifacts/$t.log.tail"
+    local crash
     crash=$(sed -n "s/.*Test unit written to //p" "$log" | tail -n 1)
-    echo "fuzz.sh: $t: FINDING (exit $status): ${crash:-see $artifacts/$t.log.tail}" >&2
-    [ -n "$crash" ] && echo "   reproduce: SWIFT_BACKTRACE=enable=no $exe $crash" >&2
-    failed+=("$t")
+    echo "fuzz.sh: $t: FINDING (exit $status): ${crash:-see $artifacts/$t.log.tail}"
+    [ -n "$crash" ] && echo "   reproduce: SWIFT_BACKTRACE=enable=no $exe $crash"
+    echo "$t" >"$work/$t.failed"
   fi
+}
+
+# FUZZ_JOBS targets at a time (default: one per core); each libFuzzer run is single-threaded.
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+echo "== fuzz: running $(echo $targets | wc -w) targets, $jobs at a time"
+running=0
+for t in $targets; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  run_target "$t" >"$work/$t.out" 2>&1 &
+  running=$((running + 1))
+done
+wait || true
+
+failed=()
+summary=()
+for t in $targets; do
+  cat "$work/$t.out"
+  summary+=("$(cat "$work/$t.summary" 2>/dev/null || echo "$t: no result")")
+  if [ -f "$work/$t.failed" ]; then failed+=("$(cat "$work/$t.failed")"); fi
+  if [ ! -f "$work/$t.summary" ]; then failed+=("$t (ended without a result)"); fi
 done
 
 echo "== fuzz: summary"
