@@ -41,13 +41,15 @@ enum SyncCommands {
                 try await store.addRemote(
                     name: name, url: url, plain: plain, insecure: insecure, encrypted: encrypt, s3: s3)
             }
-            if remote.type == "s3" { await Self.probe(remote, store: store) }
+            if remote.type == "s3" { try await Self.probe(remote, store: store) }
             return ExitCode.success
         }
 
         /// Says in one line whether an S3 remote's store honours conditional writes; a probe
-        /// that cannot run (offline, no key) is a warning: the remote is added either way.
-        static func probe(_ remote: StoreConfig.Remote, store: Store) async {
+        /// that cannot run (offline, no key) is a warning: the remote is added either way. A
+        /// bucket the server places in another region can never be used as given: the remote
+        /// is taken out again and the error names the bucket's region.
+        static func probe(_ remote: StoreConfig.Remote, store: Store) async throws(CLIError) {
             do throws(AISyncError) {
                 let honoured = try await RemoteFactory.probeConditionalWrites(
                     remote, environment: CLIPlatform.environmentDictionary(), runtime: store.environment)
@@ -58,6 +60,10 @@ enum SyncCommands {
                         : "\(remote.name): \(remote.url) ignores conditional writes; aisync stays correct without them, as on nginx (each file has one writer).\n"
                 )
             } catch {
+                if case .useRegion = error.remedy {
+                    try await Context.call { () throws(AISyncError) in try await store.removeRemote(remote.name) }
+                    throw CLIError(error)
+                }
                 CLIPlatform.warn(
                     "\(remote.name) is added, but could not be checked now: \(ErrorText.line(error)) The first sync will tell."
                 )

@@ -56,6 +56,8 @@ enum ErrorText {
         case .checkPassphrase:
             "Check AISYNC_PASSPHRASE or type it again; it is the one set when encryption was turned on (or last changed)"
         case .nameImportSource: "Name the source: aisync import chatgpt|claude|storybook|dalle PATH"
+        case .useRegion(let region):
+            "Add the remote with --region \(region) (`aisync remote remove NAME` first if it is added)"
         case .retryLater, .waitForLock, .provideCredentials, .provideImgurCredential, .upgrade: nil
         }
     }

@@ -57,7 +57,8 @@ public enum RemoteFactory {
     }
 
     /// Whether an S3 remote's store honours conditional writes (a probe written twice under
-    /// its prefix with `If-None-Match: *`, then deleted); nil for other kinds of remote.
+    /// its prefix with `If-None-Match: *`, then deleted), once its bucket is found in the
+    /// remote's region (``S3Remote/checkBucket()``); nil for other kinds of remote.
     public static func probeConditionalWrites(
         _ remote: StoreConfig.Remote, environment: [String: String], transport: (any HTTPTransport)? = nil,
         runtime: AISyncEnvironment = .live
@@ -66,6 +67,7 @@ public enum RemoteFactory {
             let storage = try make(remote, environment: environment, transport: transport, runtime: runtime)
                 as? S3Remote
         else { return nil }
+        try await storage.checkBucket()
         return try await storage.honoursConditionalWrites()
     }
 

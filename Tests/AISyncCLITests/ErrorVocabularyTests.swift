@@ -98,6 +98,7 @@ import Testing
             .addPlainHTTPRemote,
             .allowMassDelete(count: 60), .separateStore, .allowPublicImages, .compactRemote, .replaceRemote("origin"),
             .encryptRemote("origin"), .addEncryptedRemote, .nameImportSource, .listRecords, .restoreRecord(id),
+            .useRegion("eu-west-1"),
         ]
         for remedy in remedies {
             let text = ErrorText.hint(for: remedy, libraryHint: nil) ?? ""

@@ -78,13 +78,13 @@ struct TerminalSafetyTests {
 
 /// A wiped or half-restored store must never empty every other device (issue 13): a push
 /// deleting more than max(50, a quarter of the store) stops before sending anything.
-@Suite("Mass-delete safeguard")
+@Suite("Mass-delete safeguard", .tags(.servers), .needsServers)
 struct MassDeleteTests {
     @Test(
-        "deleting 70 of 80 records in one push is refused and names them; nothing reaches the other device; --allow-mass-delete sends it"
-    )
-    func refusedUntilAllowed() async throws {
-        let remote = try await TestServer.require(.folder).freshRemote("mass-delete")
+        "deleting 70 of 80 records in one push is refused and names them; nothing reaches the other device; --allow-mass-delete sends it",
+        arguments: [RemoteKind.folder] + RemoteKind.s3)
+    func refusedUntilAllowed(_ kind: RemoteKind) async throws {
+        let remote = try await TestServer.require(kind).freshRemote("mass-delete")
         let laptop = try await Device.make("laptop", remote: remote)
         let phone = try await Device.make("phone", remote: remote)
         defer {

@@ -117,4 +117,43 @@ struct S3RemoteScriptedTests {
         }
         #expect(await transport.requests.count == 2)
     }
+
+    @Test("a bucket in another region is named by the header AWS sends, on HeadBucket (200 or 301) and on errors")
+    func regionHeader() async throws {
+        for (status, method) in [(200, "HEAD"), (301, "HEAD"), (400, "GET"), (403, "GET")] {
+            let transport = ScriptedTransport([
+                .respond(HTTPResponse(status: status, headers: ["x-amz-bucket-region": "ap-south-1"]))
+            ])
+            let remote = try Self.remote(transport)
+            do {
+                if method == "HEAD" {
+                    try await remote.checkBucket()
+                } else {
+                    _ = try await remote.read("aisync.json", maxBytes: 1 << 20)
+                }
+                Issue.record("\(status) to \(method) with another region's header was accepted")
+            } catch {
+                #expect(error.code == .configuration, "\(status): \(error)")
+                #expect(error.message == "the bucket photos is in region ap-south-1, not eu-west-3", "\(status)")
+                #expect(error.hint == "Give the remote the region ap-south-1")
+            }
+            #expect(
+                await transport.requests.map(\.url) == [
+                    method == "HEAD"
+                        ? "http://127.0.0.1:9000/photos/" : "http://127.0.0.1:9000/photos/aisync/aisync.json"
+                ])
+        }
+        // The bucket's own region, or none named (SeaweedFS), passes; a 404 is a missing bucket.
+        for headers in [["x-amz-bucket-region": "eu-west-3"], [:]] {
+            let transport = ScriptedTransport([.respond(HTTPResponse(status: 200, headers: headers))])
+            try await Self.remote(transport).checkBucket()
+        }
+        let missing = ScriptedTransport([.respond(HTTPResponse(status: 404))])
+        do {
+            try await Self.remote(missing).checkBucket()
+            Issue.record("a 404 to HeadBucket was accepted")
+        } catch {
+            #expect(error.code == .notFound && error.message == "the bucket photos does not exist", "\(error)")
+        }
+    }
 }

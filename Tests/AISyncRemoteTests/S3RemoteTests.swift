@@ -205,4 +205,39 @@ struct S3RemoteTests {
         let left = try await server.s3Client.keys(under: remote.s3Prefix + "/")
         #expect(left.isEmpty, "\(kind): the probe left \(left)")
     }
+
+    /// moto keeps each bucket's region and names it on HeadBucket (`x-amz-bucket-region`), as
+    /// AWS does; SeaweedFS has one region for everything, so this is moto's test.
+    @Test("remote add on a bucket in another region names the region the server reports; nothing is recorded")
+    func wrongRegion() async throws {
+        let server = try TestServer.require(.moto)
+        let bucket = "aisync-eu-\(UUID().uuidString.lowercased().prefix(12))"
+        var client = server.s3Client
+        client.bucket = bucket
+        client.region = "eu-west-1"
+        let made = try await client.send(
+            "PUT", "",
+            body: Data(
+                "<CreateBucketConfiguration><LocationConstraint>eu-west-1</LocationConstraint></CreateBucketConfiguration>"
+                    .utf8))
+        try #require(made.status == 200, "creating \(bucket) in eu-west-1: \(made.status)")
+        #expect(server.region != "eu-west-1")
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let r = await store.invoke(
+            ["remote", "add", "cloud", "s3://\(bucket)/x", "--endpoint", server.baseURL],
+            environment: server.credentials)
+        #expect(r.exitCode == 78, "\(r)")
+        #expect(r.stderrLines.count == 1, "\(r)")
+        #expect(
+            r.stderr.hasPrefix("Error: the bucket \(bucket) is in region eu-west-1, not \(server.region)"), "\(r)")
+        #expect(r.stderr.contains("--region eu-west-1"), "\(r)")
+        let listed = await store.invoke(["remote", "list"])
+        #expect(!listed.stdout.contains("cloud"), "\(listed)")
+        // With the bucket's region, the same remote is added.
+        let right = await store.invoke(
+            ["remote", "add", "cloud", "s3://\(bucket)/x", "--endpoint", server.baseURL, "--region", "eu-west-1"],
+            environment: server.credentials)
+        CLIExpect.success(right)
+    }
 }

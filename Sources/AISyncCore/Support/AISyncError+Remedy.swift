@@ -88,6 +88,9 @@ extension AISyncError {
         case checkPassphrase
         /// The export's kind could not be told from its files: name its source.
         case nameImportSource
+        /// The S3 bucket is in this region, not the one the remote names: give the remote
+        /// this region.
+        case useRegion(String)
     }
 
     /// No record has this id.

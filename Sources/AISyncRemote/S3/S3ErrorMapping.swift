@@ -36,9 +36,7 @@ enum S3ErrorMapping {
                 cause: cause)
         case "AuthorizationHeaderMalformed", "PermanentRedirect", "IllegalLocationConstraintException":
             if let actual = document?.fields["Region"].map(printable), !actual.isEmpty, actual != region {
-                return AISyncError(
-                    .configuration, "the bucket \(bucket) is in region \(actual), not \(region)",
-                    hint: "Give the remote the region \(actual)", cause: cause)
+                return wrongRegion(bucket: bucket, actual: actual, region: region, cause: cause)
             }
             return AISyncError(
                 .configuration, "S3 answered that the bucket \(bucket) is elsewhere",
@@ -58,6 +56,21 @@ enum S3ErrorMapping {
                 .unavailable, "S3 refused to \(action)", hint: "Check the remote's bucket, region and endpoint",
                 cause: cause)
         }
+    }
+
+    /// The bucket is in region `actual`, not the `region` requests were signed for.
+    static func wrongRegion(bucket: String, actual: String, region: String, cause: String?) -> AISyncError {
+        AISyncError(
+            .configuration, "the bucket \(bucket) is in region \(actual), not \(region)",
+            hint: "Give the remote the region \(actual)", cause: cause, remedy: .useRegion(actual))
+    }
+
+    /// The region an answer says the bucket is in (AWS's `x-amz-bucket-region`, on every
+    /// HeadBucket answer and on its redirects and region errors) when it is not `region`.
+    static func otherRegion(_ headers: [String: String], than region: String) -> String? {
+        guard let named = headers["x-amz-bucket-region"].map(printable) else { return nil }
+        let actual = named.trimmingCharacters(in: .whitespaces)
+        return actual.isEmpty || actual == region ? nil : actual
     }
 
     /// How far the request's time was from the server's, in words (`16 minutes ahead`).

@@ -96,6 +96,12 @@ public struct S3Remote: RemoteStorage {
 
     /// The one error for an answer the operation does not expect.
     func failure(_ response: HTTPResponse, _ action: String) -> AISyncError {
+        if [301, 307, 400, 403].contains(response.status),
+            let actual = S3ErrorMapping.otherRegion(response.headers, than: location.region)
+        {
+            return S3ErrorMapping.wrongRegion(
+                bucket: location.bucket, actual: actual, region: location.region, cause: "HTTP \(response.status)")
+        }
         if response.body.isEmpty {
             // HEAD answers have no body: only the status speaks.
             switch response.status {
@@ -302,6 +308,25 @@ public struct S3Remote: RemoteStorage {
     /// HeadObject: whether the key exists.
     public func exists(_ path: String) async throws(AISyncError) -> Bool {
         try await presence(path) != .missing
+    }
+
+    /// HeadBucket: the bucket exists, the key may use it, and it is in the region requests are
+    /// signed for. AWS names a bucket's region in `x-amz-bucket-region` on every HeadBucket
+    /// answer, even a 200 (moto too); a store that names none is taken at its word.
+    public func checkBucket() async throws(AISyncError) {
+        let response = try await send("HEAD", "")
+        if let actual = S3ErrorMapping.otherRegion(response.headers, than: location.region) {
+            throw S3ErrorMapping.wrongRegion(
+                bucket: location.bucket, actual: actual, region: location.region, cause: "HTTP \(response.status)")
+        }
+        switch response.status {
+        case 200: return
+        case 404:
+            throw AISyncError(
+                .notFound, "the bucket \(location.bucket) does not exist",
+                hint: "Create it, or check the name in the remote's URL", cause: "HTTP 404")
+        default: throw failure(response, "open the bucket")
+        }
     }
 
     /// Whether the store honours conditional writes, found by writing a probe under the
