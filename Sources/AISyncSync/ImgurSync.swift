@@ -70,7 +70,7 @@ public struct ImgurSync: Sendable {
         let bodies = Dictionary(live, uniquingKeysWith: { a, _ in a })
         let pending = start.pending.compactMap { id in bodies[id].map { (id, $0) } }
         for (n, (id, image)) in pending.enumerated() {
-            guard await store.hasObject(image.sha256) else { continue }
+            guard store.hasObject(image.sha256) else { continue }
             if let batch = ImgurPlanner.batch(at: n, count: pending.count, concurrency: Self.concurrency) {
                 run.answers = await uploadBatch(pending[batch].map(\.1), skipping: run.copies, state: run.state)
             }
@@ -137,7 +137,7 @@ public struct ImgurSync: Sendable {
         if let result = run.answers.removeValue(forKey: image.sha256) {
             (answer, limit) = try result.get()
         } else {
-            let path = await store.objectPath(image.sha256)
+            let path = store.objectPath(image.sha256)
             (answer, limit) = try await client.upload(
                 fileAt: path, mediaType: image.mediaType, title: image.title,
                 description: image.prompt, fileStem: Self.fileStem(image.sha256))
@@ -228,8 +228,8 @@ public struct ImgurSync: Sendable {
         where copies[image.sha256] == nil && state.answered[image.sha256] == nil
             && !state.maybeUploaded.contains(image.sha256) && seen.insert(image.sha256).inserted
         {
-            guard await store.hasObject(image.sha256) else { continue }
-            jobs.append((image.sha256, await store.objectPath(image.sha256), image))
+            guard store.hasObject(image.sha256) else { continue }
+            jobs.append((image.sha256, store.objectPath(image.sha256), image))
         }
         let client = self.client
         return await withTaskGroup(

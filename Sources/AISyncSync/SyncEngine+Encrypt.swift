@@ -153,7 +153,7 @@ extension SyncEngine {
             let plainPath = RemotePath.objectPath(digest)
             guard case .present = try await raw.presence(plainPath) else { continue }
             progress(SyncProgress(phase: .pushingImages, done: n, total: digests.count, bytes: 0))
-            let local = await store.objectPath(digest)
+            let local = store.objectPath(digest)
             let size = Platform.stat(local)?.size ?? 0
             if case .present(let stored) = try await sealed.presence(plainPath),
                 stored == nil || stored == sealed.storedSize(plainPath, plainSize: size)

@@ -137,7 +137,7 @@ extension SyncEngine {
     ) {
         let incoming = try await store.previewImages(batch)
         var have = Set<SHA256Digest>()
-        for digest in Set(incoming.map(\.0)) where await store.hasObject(digest) { have.insert(digest) }
+        for digest in Set(incoming.map(\.0)) where store.hasObject(digest) { have.insert(digest) }
         let wanted = PullPlanner.wantedImages(incoming: incoming, live: [], have: have).map { ($0.0, $0.1.imgur) }
         run.missing += try await fetchImages(wanted, report: &run.report)
         let result = try await store.integrate(batch, expectedEnd: run.checkpoint.pushedOffset, streaming: true)
@@ -160,7 +160,7 @@ extension SyncEngine {
         var seen = Set(missedNow.map(\.digest))
         var retry: [Store.WantedImage] = []
         for image in known where seen.insert(image.digest).inserted {
-            if await !store.hasObject(image.digest) { retry.append(image) }
+            if !store.hasObject(image.digest) { retry.append(image) }
         }
         let still = try await fetchImages(retry, report: &report)
         try await store.setMissingImages(missedNow + still)

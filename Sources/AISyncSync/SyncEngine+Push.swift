@@ -115,7 +115,7 @@ extension SyncEngine {
         report.bytes = outgoing.bytes
         for digest in try await blobDigests(outgoing) {
             report.blobs += 1
-            report.bytes += Platform.stat(await store.objectPath(digest))?.size ?? 0
+            report.bytes += Platform.stat(store.objectPath(digest))?.size ?? 0
         }
         return report
     }
@@ -211,7 +211,7 @@ extension SyncEngine {
         var sent: Int64 = 0
         var locals: [(path: String, size: Int64)] = []
         for digest in digests {
-            let local = await store.objectPath(digest)
+            let local = store.objectPath(digest)
             locals.append((local, Platform.stat(local)?.size ?? 0))
         }
         var totalBytes = locals.reduce(0) { $0 + $1.size }
@@ -281,7 +281,7 @@ extension SyncEngine {
             result.journaled += lines.count
             for i in PushPlanner.outgoing(lines.map(\.version), device: store.deviceID, checkpoint: checkpoint) {
                 let (v, offset, length) = lines[i]
-                let size = PushPlanner.entrySize(lineBytes: length, objectSizes: await store.objectSizes(of: v))
+                let size = PushPlanner.entrySize(lineBytes: length, objectSizes: store.objectSizes(of: v))
                 result.entries.append(offset: offset, length: length)
                 result.segments.add(size)
                 result.bytes += Int64(size)
@@ -338,7 +338,7 @@ extension SyncEngine {
     private func blobDigests(_ outgoing: Outgoing) async throws(AISyncError) -> [SHA256Digest] {
         let images = try await store.imageBodies(of: outgoing.imageRecords)
         var local = Set<SHA256Digest>()
-        for (digest, _) in images where await store.hasObject(digest) { local.insert(digest) }
+        for (digest, _) in images where store.hasObject(digest) { local.insert(digest) }
         return PushPlanner.blobs(images, local: local)
     }
 

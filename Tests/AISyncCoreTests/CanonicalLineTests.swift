@@ -227,4 +227,59 @@ struct CanonicalLineTests {
                 == .set(field: "title", value: .inline(.string("x"))))
         #expect(op(#"{"op":"set","field":"model","value":null}"#) == .set(field: "model", value: .inline(.null)))
     }
+
+    /// `{"objects":{},"version":LINE}`, a segment entry of a version that refers to no object.
+    private static func plainEntryLine(_ line: [UInt8]) -> [UInt8] {
+        Array(#"{"objects":{},"version":"#.utf8) + line + Array("}".utf8)
+    }
+
+    @Test("A segment entry read without a JSON tree is the one the general path makes, and keeps its canonical line")
+    func segmentEntriesReadDirectly() throws {
+        var maker = LineMaker(rng: SeededGenerator(seed: 14))
+        var direct = 0
+        for _ in 0..<2_000 {
+            let v = maker.version()
+            let line = v.json.canonicalBytes
+            let entryLine = Self.plainEntryLine(line)
+            guard let fast = Segment.plainEntry(entryLine[...]) else {
+                // Only a version that refers to an object needs its objects member filled.
+                #expect(!v.objectReferences.isEmpty, "not read directly: \(String(decoding: line, as: UTF8.self))")
+                continue
+            }
+            let general = try Segment.entry(JSONParser.parse(entryLine))
+            direct += 1
+            #expect(fast.version == general.version && fast.version == v)
+            #expect(fast.line == line)
+            #expect(fast.objects.isEmpty)
+        }
+        #expect(direct > 500, "\(direct) of 2,000 read directly")
+    }
+
+    @Test(
+        "A segment entry whose value is not in canonical form is never read directly, even with its id made to match its bytes",
+        arguments: [
+            ("a space in a value", #""text":"Hi""#, #""text": "Hi""#),
+            ("an escape in a value's string", #""text":"Hi""#, #""text":"H\u0069""#),
+            ("another key order in a value", #"{"role":"user","text":"Hi""#, #"{"text":"Hi","role":"user""#),
+        ])
+    func strictSegmentValues(_ what: String, _ from: String, _ to: String) throws {
+        let device = LineMaker.devices[0]
+        let message = ChatBody.Message(id: "m-1", role: .user, text: "Hi", time: Timestamp(milliseconds: 5))
+            .elementJSON
+        let v = Version(
+            record: RecordID("chat-1")!, kind: .chat, clock: VectorClock([device: 2]), time: HybridLogicalTime(wall: 5),
+            device: device, ops: [.add(field: "messages", element: "m-1", value: .inline(message))])
+        let canonical = String(decoding: v.json.canonicalBytes, as: UTF8.self)
+        #expect(canonical.contains(from), "\(canonical)")
+        var other = Array(canonical.replacingOccurrences(of: from, with: to).utf8)
+        // The id the forger gives it: the hash of these very bytes without the id.
+        let forged = try #require(Version.hashWithoutID(other[...], id: v.id))
+        other = Array(String(decoding: other, as: UTF8.self).replacingOccurrences(of: v.id.hex, with: forged.hex).utf8)
+        #expect(Version.hashWithoutID(other[...], id: forged) == forged)
+        // The journal's lenient reader would take it; a segment entry is not read directly,
+        // and the general path refuses it (its canonical form hashes to another id).
+        #expect(other.withUnsafeBufferPointer(CanonicalLineReader.version) != nil, "\(what)")
+        #expect(Segment.plainEntry(Self.plainEntryLine(other)[...]) == nil, "\(what) was read directly")
+        #expect(throws: AISyncError.self) { try Segment.entry(JSONParser.parse(Self.plainEntryLine(other))) }
+    }
 }

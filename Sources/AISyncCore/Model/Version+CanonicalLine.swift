@@ -13,15 +13,30 @@
 struct CanonicalLineReader {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var at = 0
+    /// Whether operation values must be in canonical form byte for byte too (each is encoded
+    /// again and compared): for lines from elsewhere, whose id is checked by hashing the line
+    /// as it is. The store's own journal lines are written canonical and need not be.
+    private let strict: Bool
+    /// Where each value's canonical bytes are written, when `strict`.
+    private var scratch: [UInt8] = []
 
     /// The version `line` holds, its id as the line claims it (not verified here); nil when
     /// the line is not exactly in canonical form or does not pass the checks.
     static func version(_ line: UnsafeBufferPointer<UInt8>) -> Version? {
-        var reader = CanonicalLineReader(bytes: line)
+        var reader = CanonicalLineReader(bytes: line, strict: false)
         return reader.version()
     }
 
-    private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    /// The same, with every operation value also checked to be in canonical form.
+    static func strictVersion(_ line: UnsafeBufferPointer<UInt8>) -> Version? {
+        var reader = CanonicalLineReader(bytes: line, strict: true)
+        return reader.version()
+    }
+
+    private init(bytes: UnsafeBufferPointer<UInt8>, strict: Bool) {
+        self.bytes = bytes
+        self.strict = strict
+    }
 
     private mutating func version() -> Version? {
         guard expect(#"{"clock":{"#) else { return nil }
@@ -90,6 +105,11 @@ struct CanonicalLineReader {
             default:
                 // The depth the general parser is at for a value in an operation of a line.
                 guard let (v, end) = JSONParser.value(in: bytes, at: at, depth: 3) else { return nil }
+                if strict {
+                    scratch.removeAll(keepingCapacity: true)
+                    JSONValue.write(v, into: &scratch)
+                    guard scratch.count == end - at, scratch.elementsEqual(bytes[at..<end]) else { return nil }
+                }
                 value = v
                 at = end
             }
@@ -159,6 +179,17 @@ struct CanonicalLineReader {
 }
 
 extension Version {
+    /// The version `line` holds when the line is exactly in canonical form and its id is the
+    /// hash of the line without it; nil otherwise (the general path then decides and words
+    /// the error). What a segment entry's version is checked with first: hashing the bytes
+    /// as they came replaces a parse into a JSON tree and a canonical re-encoding.
+    package static func verifiedCanonical(_ line: ArraySlice<UInt8>) -> Version? {
+        guard let v = line.withUnsafeBufferPointer(CanonicalLineReader.strictVersion),
+            Self.hashWithoutID(line, id: v.id) == v.id
+        else { return nil }
+        return v
+    }
+
     /// Parses a line of the store's own journal; with `verifyingID`, checks its id against
     /// its content. A line in canonical form (every line aisync writes) is read directly
     /// (``CanonicalLineReader``) and its id checked by hashing the line without it; any

@@ -131,6 +131,11 @@ package struct Segment: Sendable {
         while let line = try next(maxLineBytes, "line \(n + 2)") {
             guard Int64(n) < count else { throw bad("header count does not match its lines") }
             guard line.first == UInt8(ascii: "{") else { throw bad("line \(n + 2) is not a JSON object") }
+            if format == 2, let fast = Self.plainEntry(line) {
+                entries.append(fast)
+                n += 1
+                continue
+            }
             do {
                 let value = try JSONParser.parse(line)
                 entries.append(format == 1 ? try legacyEntry(value) : try entry(value))
@@ -145,9 +150,26 @@ package struct Segment: Sendable {
         return Segment(device: device, seq: seq, remoteID: remoteID, entries: entries)
     }
 
+    /// The start of an entry whose version refers to no object: most of them.
+    private static let plainEntryPrefix = Array(#"{"objects":{},"version":"#.utf8)
+
+    /// A format 2 entry read without a JSON tree: `{"objects":{},"version":LINE}` where LINE is
+    /// a journal line in canonical form whose id verifies (``Version/verifiedCanonical(_:)``)
+    /// and that refers to no object; the entry keeps LINE to be journaled as is. Anything else
+    /// is nil and takes ``entry(_:)``, which accepts a superset and words every error.
+    static func plainEntry(_ line: ArraySlice<UInt8>) -> Entry? {
+        let prefix = plainEntryPrefix
+        guard line.count > prefix.count + 1, line.last == UInt8(ascii: "}"),
+            line.starts(with: prefix)
+        else { return nil }
+        let inner = line[(line.startIndex + prefix.count)..<(line.endIndex - 1)]
+        guard let version = Version.verifiedCanonical(inner), version.objectReferences.isEmpty else { return nil }
+        return Entry(version: version, line: Array(inner))
+    }
+
     /// A format 2 entry: every object the version names is there, hashes right, and fits the
     /// field it is a value of; nothing else is there.
-    private static func entry(_ value: JSONValue) throws(AISyncError) -> Entry {
+    static func entry(_ value: JSONValue) throws(AISyncError) -> Entry {
         guard case .object(let members) = value, members.count == 2, let v = members["version"],
             case .object(let objects)? = members["objects"]
         else {
