@@ -73,8 +73,25 @@ extension SyncEngine {
     /// Fetches one device's new segments in order and applies them in batches of about
     /// `PullPlanner.batchBytes`, checkpointing after each (a dry run only counts them). A
     /// segment removed after compaction is replaced by the device's snapshot that covers it.
+    /// The next segment is downloaded and verified while this one is merged: one segment
+    /// ahead, so memory stays about two batches. A read ahead that will not be taken (an
+    /// error, a cancel) is stopped and waited for before this returns.
     private func pullSegments(
         _ fetch: PullPlanner.Fetch, head: (head: DeviceHead, etag: String?), dryRun: Bool, run: inout PullRun
+    ) async throws(AISyncError) {
+        var ahead = SegmentPrefetch()
+        do {
+            try await pullSegments(fetch, head: head, dryRun: dryRun, ahead: &ahead, run: &run)
+        } catch {
+            await ahead.stop()
+            throw error
+        }
+        await ahead.stop()
+    }
+
+    private func pullSegments(
+        _ fetch: PullPlanner.Fetch, head: (head: DeviceHead, etag: String?), dryRun: Bool,
+        ahead: inout SegmentPrefetch, run: inout PullRun
     ) async throws(AISyncError) {
         var batch: [Segment.Entry] = []
         var batchBytes = 0
@@ -86,7 +103,16 @@ extension SyncEngine {
                     phase: .pullingSegments, done: run.done, total: run.total, bytes: run.report.bytes, from: fetch.name
                 ))
             try AISyncError.checkCancellation()
-            guard let read = try await readSegmentIfPresent(of: fetch.device, seq: seq, remoteID: fetch.remoteID) else {
+            let read = try await ahead.take(seq) { (n) async throws(AISyncError) in
+                try await readSegmentIfPresent(of: fetch.device, seq: n, remoteID: fetch.remoteID)
+            }
+            if read != nil, !dryRun, seq < fetch.seqs.upperBound {
+                let (engine, next) = (self, seq + 1)
+                await ahead.start(next) { () async throws(AISyncError) in
+                    try await engine.readSegmentIfPresent(of: fetch.device, seq: next, remoteID: fetch.remoteID)
+                }
+            }
+            guard let read else {
                 guard !dryRun, let info = head.head.snapshot, let covered = info.covers[fetch.device], covered >= seq
                 else {
                     throw missingSegment(of: fetch.device, seq: seq)
@@ -308,5 +334,45 @@ extension SyncEngine {
         } catch  where error.code == .configuration {
             // A copy that diverged: pulling is still safe; its next push says what to do.
         }
+    }
+}
+
+/// The one segment read ahead of a pull's merging: started for a sequence number, taken when
+/// the pull gets there (or read then, when nothing was started for it); one that will not be
+/// taken (the pull stops early, or jumps to a snapshot) is cancelled and waited for, so no
+/// download outlives the pull.
+struct SegmentPrefetch {
+    typealias Read = (entries: [Segment.Entry], bytes: Int)?
+    private var pending: (seq: Int64, task: Task<Result<Read, AISyncError>, Never>)?
+
+    /// Starts reading segment `seq` with `read` in a task of its own.
+    mutating func start(_ seq: Int64, _ read: @escaping @Sendable () async throws(AISyncError) -> Read) async {
+        await stop()
+        pending = (
+            seq,
+            Task { () async -> Result<Read, AISyncError> in
+                do throws(AISyncError) { return .success(try await read()) } catch { return .failure(error) }
+            }
+        )
+    }
+
+    /// Segment `seq`: the read started for it, or `read(seq)` now.
+    mutating func take(_ seq: Int64, _ read: (Int64) async throws(AISyncError) -> Read) async throws(AISyncError)
+        -> Read
+    {
+        if let pending, pending.seq == seq {
+            self.pending = nil
+            return try await pending.task.value.get()
+        }
+        await stop()
+        return try await read(seq)
+    }
+
+    /// Cancels a read no one will take, and waits for it to end.
+    mutating func stop() async {
+        guard let pending else { return }
+        self.pending = nil
+        pending.task.cancel()
+        _ = await pending.task.value
     }
 }
