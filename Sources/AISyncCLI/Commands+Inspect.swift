@@ -233,23 +233,65 @@ enum InspectCommands {
     struct GC: ParsableCommand {
         static let configuration = CommandConfiguration(
             path: ["gc"],
-            abstract: "Remove objects no version names and leftovers of killed writes (older than an hour).")
+            abstract: "Remove objects no version names and leftovers of killed writes (older than an hour).",
+            discussion:
+                "With --remote, also pull from that remote, then remove the pictures on it no version names and end its unfinished uploads (S3 multipart uploads a killed push left), once a sweep has seen them for the grace period."
+        )
         @Flag(help: "List what would be removed, without removing it.") var dryRun: Bool
         @Flag(help: jsonHelp) var json: Bool
+        @Option(valueName: "NAME", help: "Also sweep this remote, after pulling from it.") var remote: String?
+        @Option(
+            valueName: "DAYS",
+            help: "With --remote: what a sweep found this many days ago goes (default 30; 0 after a second sweep).")
+        var grace: SyncCommands.GraceDays?
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
+            if remote == nil, grace != nil {
+                throw context.usage("--grace applies to --remote", hint: "Add --remote NAME, or leave out --grace")
+            }
+            if remote != nil, dryRun {
+                throw context.usage(
+                    "--dry-run cannot be used with --remote",
+                    hint: "The sweep of a remote notes what it finds first and removes it only on a later sweep")
+            }
+            // The remote is found (and its key asked for) before anything is removed.
+            var engine: SyncEngine?
+            if let remote {
+                engine = try await SyncCommands.engine(context, remote: remote, remember: false, allowMassDelete: false)
+            }
             let store = try Context.open(context)
             let dryRun = dryRun
             let r = try await Context.call { () async throws(AISyncError) in
                 try await store.collectGarbage(dryRun: dryRun)
             }
+            var swept: SyncEngine.CompactReport?
+            if let engine {
+                let grace = grace?.milliseconds ?? SyncEngine.defaultGraceMilliseconds
+                swept = try await Context.call { () async throws(AISyncError) in
+                    try await engine.sweepRemote(graceMilliseconds: grace)
+                }
+                SyncCommands.progressBar.clear()
+            }
             if json {
-                r.json.printLine()
+                var document = r.json.objectValue ?? [:]
+                if let swept, let remote {
+                    document["remote"] = .object([
+                        "name": .string(remote), "sweptOrphans": .bool(swept.sweptOrphans),
+                        "removedOrphans": .int(Int64(swept.removedOrphans)),
+                        "waitingOrphans": .int(Int64(swept.waitingOrphans)),
+                        "endedUploads": .int(Int64(swept.endedUploads)),
+                        "waitingUploads": .int(Int64(swept.waitingUploads)),
+                    ])
+                }
+                JSONValue.object(document).printLine()
             } else {
                 let verb = dryRun ? "would remove" : "removed"
                 CLIPlatform.out(
                     "gc: \(verb) \(Output.count(r.objects.count, "unused object")) (\(Output.bytes(r.bytes))) and \(Output.count(r.leftovers.count, "leftover temp file"))\n"
                 )
+                if let swept, let remote {
+                    CLIPlatform.out(Output.sweep(swept, of: remote, command: "gc"))
+                }
             }
             return ExitCode.success
         }

@@ -281,20 +281,7 @@ enum SyncCommands {
                 CLIPlatform.out(
                     "compact: snapshot \(r.snapshot) (\(Output.count(r.parts, "part")), \(Output.bytes(r.bytes))) keeps \(Output.count(r.versions, "version")), leaves out \(r.dropped); removed \(Output.count(r.removedSegments, "segment")) and \(Output.count(r.removedSnapshotParts, "old snapshot part"))\n"
                 )
-                if r.sweptOrphans, r.removedOrphans + r.waitingOrphans > 0 {
-                    CLIPlatform.out(
-                        "compact: \(Output.count(r.removedOrphans, "orphan picture")) removed from the remote, \(r.waitingOrphans) kept until the grace period has passed\n"
-                    )
-                }
-                if r.endedUploads + r.waitingUploads > 0 {
-                    CLIPlatform.out(
-                        "compact: \(Output.count(r.endedUploads, "unfinished upload")) ended on the remote, \(r.waitingUploads) kept until the grace period has passed\n"
-                    )
-                }
-                if !r.sweptOrphans {
-                    CLIPlatform.out(
-                        "compact: orphan pictures not swept: this remote cannot list its files (plain HTTP)\n")
-                }
+                CLIPlatform.out(Output.sweep(r, of: nil, command: "compact"))
             }
             return ExitCode.success
         }

@@ -176,6 +176,28 @@ enum Output {
     }
 
     /// `1 version`, `3 versions`.
+    /// What a sweep of a remote did (`compact`, `gc --remote`): orphan pictures removed and
+    /// noted, unfinished uploads ended and noted, or that the remote cannot list.
+    static func sweep(_ r: SyncEngine.CompactReport, of remote: String?, command: String) -> String {
+        let on = remote.map { "the remote \($0)" } ?? "the remote"
+        var text = ""
+        if r.sweptOrphans, r.removedOrphans + r.waitingOrphans > 0 {
+            text +=
+                "\(command): \(count(r.removedOrphans, "orphan picture")) removed from \(on), \(r.waitingOrphans) kept until the grace period has passed\n"
+        }
+        if r.endedUploads + r.waitingUploads > 0 {
+            text +=
+                "\(command): \(count(r.endedUploads, "unfinished upload")) ended on \(on), \(r.waitingUploads) kept until the grace period has passed\n"
+        }
+        if remote != nil, r.sweptOrphans, r.removedOrphans + r.waitingOrphans + r.endedUploads + r.waitingUploads == 0 {
+            text += "\(command): no orphan pictures or unfinished uploads on \(on)\n"
+        }
+        if !r.sweptOrphans {
+            text += "\(command): orphan pictures not swept: this remote cannot list its files (plain HTTP)\n"
+        }
+        return text
+    }
+
     static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
     /// Bytes for people: `823 B`, `35.2 KB`, `1.4 MB` (decimal units, as file managers show).

@@ -56,6 +56,22 @@ extension SyncEngine {
         }
     }
 
+    /// Pulls, then sweeps the remote as `compact` does after its snapshot, without writing
+    /// one: pictures no version names are removed, and unfinished uploads (S3 multipart
+    /// uploads a killed push left) ended, once a sweep found them at least `graceMilliseconds`
+    /// ago; what is first found now is noted. The report's snapshot fields stay zero.
+    public func sweepRemote(graceMilliseconds: Int64 = SyncEngine.defaultGraceMilliseconds) async throws(AISyncError)
+        -> CompactReport
+    {
+        try await withSyncLock { () async throws(AISyncError) -> CompactReport in
+            _ = try await pullLocked(dryRun: false)
+            var checkpoint = try await store.readCheckpoint(name)
+            var report = CompactReport()
+            try await sweepOrphans(grace: graceMilliseconds, checkpoint: &checkpoint, report: &report)
+            return report
+        }
+    }
+
     /// After a push: counts what it sent, and writes a snapshot once this device has pushed
     /// more since its last one than `autoCompactBytes` and than that snapshot's size (so the
     /// snapshots' cost stays a fraction of what was pushed).

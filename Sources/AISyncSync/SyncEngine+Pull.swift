@@ -79,7 +79,10 @@ extension SyncEngine {
     private func pullSegments(
         _ fetch: PullPlanner.Fetch, head: (head: DeviceHead, etag: String?), dryRun: Bool, run: inout PullRun
     ) async throws(AISyncError) {
-        var ahead = SegmentPrefetch()
+        let engine = self
+        var ahead = SegmentPrefetch { (n) async throws(AISyncError) in
+            try await engine.readSegmentIfPresent(of: fetch.device, seq: n, remoteID: fetch.remoteID)
+        }
         do {
             try await pullSegments(fetch, head: head, dryRun: dryRun, ahead: &ahead, run: &run)
         } catch {
@@ -103,15 +106,8 @@ extension SyncEngine {
                     phase: .pullingSegments, done: run.done, total: run.total, bytes: run.report.bytes, from: fetch.name
                 ))
             try AISyncError.checkCancellation()
-            let read = try await ahead.take(seq) { (n) async throws(AISyncError) in
-                try await readSegmentIfPresent(of: fetch.device, seq: n, remoteID: fetch.remoteID)
-            }
-            if read != nil, !dryRun, seq < fetch.seqs.upperBound {
-                let (engine, next) = (self, seq + 1)
-                await ahead.start(next) { () async throws(AISyncError) in
-                    try await engine.readSegmentIfPresent(of: fetch.device, seq: next, remoteID: fetch.remoteID)
-                }
-            }
+            let read = try await ahead.take(seq)
+            if read != nil, !dryRun, seq < fetch.seqs.upperBound { await ahead.start(seq + 1) }
             guard let read else {
                 guard !dryRun, let info = head.head.snapshot, let covered = info.covers[fetch.device], covered >= seq
                 else {
@@ -340,32 +336,42 @@ extension SyncEngine {
 /// The one segment read ahead of a pull's merging: started for a sequence number, taken when
 /// the pull gets there (or read then, when nothing was started for it); one that will not be
 /// taken (the pull stops early, or jumps to a snapshot) is cancelled and waited for, so no
-/// download outlives the pull.
+/// download outlives the pull. A pull cancelled while it waits for the read cancels the read.
 struct SegmentPrefetch {
     typealias Read = (entries: [Segment.Entry], bytes: Int)?
+    private let read: @Sendable (Int64) async throws(AISyncError) -> Read
     private var pending: (seq: Int64, task: Task<Result<Read, AISyncError>, Never>)?
 
-    /// Starts reading segment `seq` with `read` in a task of its own.
-    mutating func start(_ seq: Int64, _ read: @escaping @Sendable () async throws(AISyncError) -> Read) async {
+    /// A read ahead that reads segment `n` with `read(n)`.
+    init(_ read: @escaping @Sendable (Int64) async throws(AISyncError) -> Read) {
+        self.read = read
+    }
+
+    /// Starts reading segment `seq` in a task of its own.
+    mutating func start(_ seq: Int64) async {
         await stop()
+        let read = read
         pending = (
             seq,
             Task { () async -> Result<Read, AISyncError> in
-                do throws(AISyncError) { return .success(try await read()) } catch { return .failure(error) }
+                do throws(AISyncError) { return .success(try await read(seq)) } catch { return .failure(error) }
             }
         )
     }
 
-    /// Segment `seq`: the read started for it, or `read(seq)` now.
-    mutating func take(_ seq: Int64, _ read: (Int64) async throws(AISyncError) -> Read) async throws(AISyncError)
-        -> Read
-    {
-        if let pending, pending.seq == seq {
-            self.pending = nil
-            return try await pending.task.value.get()
+    /// Segment `seq`: the read started for it, or read now.
+    mutating func take(_ seq: Int64) async throws(AISyncError) -> Read {
+        guard let pending, pending.seq == seq else {
+            await stop()
+            return try await read(seq)
         }
-        await stop()
-        return try await read(seq)
+        self.pending = nil
+        let task = pending.task
+        return try await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+        }.get()
     }
 
     /// Cancels a read no one will take, and waits for it to end.

@@ -77,6 +77,59 @@ struct GarbageCollectionTests {
         #expect(again.contains("removed 0 unused objects (0 B)"), "\(again)")
     }
 
+    /// `gc --remote`: pulls, then a picture on the remote that no version names is noted on
+    /// the first sweep and removed on the next (grace 0); the pictures versions name stay.
+    @Test func remoteSweepNotesOrphansThenRemovesThem() async throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let remote = "\(store.directory)/usb"
+        try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
+        try await store.invokeOK(["remote", "add", "usb", "file://\(remote)"])
+        let png = "\(store.directory)/red.png"
+        try CLIFixtures.png.bytes.write(to: URL(fileURLWithPath: png))
+        let picture = try CLIFixtures.sha256(ofFile: png)
+        try await store.invokeOK(["image", "add", png, "--title", "red"])
+        try await store.invokeOK(["push", "usb"])
+        let orphanBytes = Data("a picture a killed push left".utf8)
+        let orphanPath = "\(store.directory)/orphan"
+        try orphanBytes.write(to: URL(fileURLWithPath: orphanPath))
+        let orphan = try CLIFixtures.sha256(ofFile: orphanPath)
+        let onRemote = "\(remote)/objects/\(orphan.prefix(2))/\(orphan)"
+        try FileManager.default.createDirectory(
+            atPath: (onRemote as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try orphanBytes.write(to: URL(fileURLWithPath: onRemote))
+        let named = "\(remote)/objects/\(picture.prefix(2))/\(picture)"
+        #expect(FileManager.default.fileExists(atPath: named), "the push did not upload the picture")
+
+        let first = try CLIJSON.object(await store.invoke(["gc", "--remote", "usb", "--grace", "0", "--json"]))
+        let sweep = first["remote"] as? [String: Any]
+        #expect(
+            sweep?["name"] as? String == "usb" && sweep?["sweptOrphans"] as? Bool == true
+                && sweep?["waitingOrphans"] as? Int == 1 && sweep?["removedOrphans"] as? Int == 0, "\(first)")
+        #expect(FileManager.default.fileExists(atPath: onRemote), "removed on first sight")
+        let second = try await store.invokeOK(["gc", "--remote", "usb", "--grace", "0"])
+        #expect(
+            second.contains(
+                "gc: 1 orphan picture removed from the remote usb, 0 kept until the grace period has passed"),
+            "\(second)")
+        #expect(!FileManager.default.fileExists(atPath: onRemote), "the orphan is still on the remote")
+        #expect(FileManager.default.fileExists(atPath: named), "a named picture was removed")
+        let third = try await store.invokeOK(["gc", "--remote", "usb"])
+        #expect(third.contains("gc: no orphan pictures or unfinished uploads on the remote usb"), "\(third)")
+    }
+
+    /// `--grace` without `--remote`, and a dry run of a remote's sweep, are refused (exit 64)
+    /// before anything is touched.
+    @Test func remoteOptionsAreChecked() async throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        CLIExpect.cleanError(await store.invoke(["gc", "--grace", "3"]), code: 64, mentioning: ["--remote"])
+        CLIExpect.cleanError(
+            await store.invoke(["gc", "--remote", "usb", "--dry-run"]), code: 64, mentioning: ["--dry-run"])
+        CLIExpect.cleanError(
+            await store.invoke(["gc", "--remote", "nowhere"]), code: 66, mentioning: ["nowhere"])
+    }
+
     @Test func aDamagedJournalCollectsNothing() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }

@@ -4,8 +4,8 @@ import Foundation
 import Testing
 
 /// A 200 MB picture on S3-compatible stores: it goes up in parts; a push killed part-way
-/// leaves an unfinished upload on the store, which `compact` ends once a sweep has seen it
-/// for the grace period; nothing is lost.
+/// leaves an unfinished upload on the store, which `compact` or `gc --remote` ends once a
+/// sweep has seen it for the grace period; nothing is lost.
 @Suite("S3 multipart, end to end", .tags(.servers), .needsServers)
 struct S3MultipartScenarioTests {
     /// A PNG of `megabytes` MB, written by scripts/make_png.py (a debug build of the test
@@ -33,7 +33,7 @@ struct S3MultipartScenarioTests {
     }
 
     @Test(
-        "a 200 MB picture: a push killed part-way leaves an upload that compact ends once seen for the grace period; a new store gets the picture whole",
+        "a 200 MB picture: a push killed part-way leaves an upload that compact notes and gc --remote ends once seen for the grace period; a new store gets the picture whole",
         arguments: RemoteKind.s3)
     func killedMultipart(_ kind: RemoteKind) async throws {
         let (server, remote, a, digest, id) = try await Self.deviceWithPicture(kind, label: "multipart", megabytes: 200)
@@ -65,13 +65,14 @@ struct S3MultipartScenarioTests {
         #expect(kept["endedUploads"] as? Int == 0 && kept["waitingUploads"] as? Int == 1, "\(kind): \(kept)")
         #expect(try await uploads().map(\.id) == left.map(\.id), "\(kind): an upload was ended on first sight")
         #expect(try await remote.fileExists("objects/\(digest.prefix(2))/\(digest)"), "\(kind): compact pushed it")
-        let ended = await a.run(["compact", "--grace", "0"])
+        // `gc --remote` sweeps the same way, on what compact noted: the upload is ended.
+        let ended = await a.run(["gc", "--remote", "origin", "--grace", "0"])
         CLIExpect.success(ended)
         #expect(
             ended.stdout.contains(
-                "compact: 1 unfinished upload ended on the remote, 0 kept until the grace period has passed"),
+                "gc: 1 unfinished upload ended on the remote origin, 0 kept until the grace period has passed"),
             "\(kind): \(ended)")
-        #expect(try await uploads().isEmpty, "\(kind): the upload is still there after compact --grace 0")
+        #expect(try await uploads().isEmpty, "\(kind): the upload is still there after gc --remote --grace 0")
 
         let fresh = try await Device.make("fresh", remote: remote)
         defer { fresh.remove() }

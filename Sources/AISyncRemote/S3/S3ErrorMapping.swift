@@ -30,10 +30,7 @@ enum S3ErrorMapping {
                 .configuration, "this machine's clock is \(skew(document) ?? "too far off") S3's",
                 hint: "Set the clock right (turn on network time); S3 allows 15 minutes", cause: cause)
         case "NoSuchBucket":
-            return AISyncError(
-                .notFound, "the bucket \(bucket) does not exist",
-                hint: "Create it, or check the name in the remote's URL",
-                cause: cause)
+            return noSuchBucket(bucket, cause: cause)
         case "AuthorizationHeaderMalformed", "PermanentRedirect", "IllegalLocationConstraintException":
             if let actual = document?.fields["Region"].map(printable), !actual.isEmpty, actual != region {
                 return wrongRegion(bucket: bucket, actual: actual, region: region, cause: cause)
@@ -59,6 +56,13 @@ enum S3ErrorMapping {
     }
 
     /// The bucket is in region `actual`, not the `region` requests were signed for.
+    /// A bucket that does not exist (NoSuchBucket, or 404 to HeadBucket, which has no body).
+    static func noSuchBucket(_ bucket: String, cause: String?) -> AISyncError {
+        AISyncError(
+            .notFound, "the bucket \(bucket) does not exist", hint: "Create it, or check the name in the remote's URL",
+            cause: cause)
+    }
+
     static func wrongRegion(bucket: String, actual: String, region: String, cause: String?) -> AISyncError {
         AISyncError(
             .configuration, "the bucket \(bucket) is in region \(actual), not \(region)",

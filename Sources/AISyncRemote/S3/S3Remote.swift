@@ -321,10 +321,7 @@ public struct S3Remote: RemoteStorage {
         }
         switch response.status {
         case 200: return
-        case 404:
-            throw AISyncError(
-                .notFound, "the bucket \(location.bucket) does not exist",
-                hint: "Create it, or check the name in the remote's URL", cause: "HTTP 404")
+        case 404: throw S3ErrorMapping.noSuchBucket(location.bucket, cause: "HTTP 404")
         default: throw failure(response, "open the bucket")
         }
     }
