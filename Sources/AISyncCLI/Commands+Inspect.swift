@@ -120,8 +120,14 @@ enum InspectCommands {
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
             let store = try Context.open(context)
-            let s = try await Context.call { () async throws(AISyncError) in try await store.status() }
-            if json { s.json.printLine() } else { CLIPlatform.out(Output.status(s)) }
+            let (s, remotes) = try await Context.call { () async throws(AISyncError) in
+                (try await store.status(), try await store.remoteStatuses())
+            }
+            if json {
+                s.json(remotes: remotes).printLine()
+            } else {
+                CLIPlatform.out(Output.status(s, remotes: remotes))
+            }
             return ExitCode.success
         }
     }

@@ -120,8 +120,28 @@ enum Output {
             "\(v.shortID, .yellow)  \(TimeText.when(v.time.timestamp, now: now).padding(TimeText.width))  \(who.padding(10))  \(v.record)  \(oneLine(v.changeSummary))\n"
     }
 
-    static func status(_ s: Store.Status) -> String {
+    /// One line per remote: in sync or why not, the last success, a failed last attempt's
+    /// error, and what is waiting to go up or come down.
+    static func remoteStatus(_ r: RemoteStatus, now: Int64) -> String {
+        var parts = [r.inSync ? "in sync" : "not in sync (\(r.notInSyncBecause ?? ""))"]
+        if let success = r.history.lastSuccess {
+            parts.append("last synced \(TimeText.when(success.finished, now: now)) (\(success.operation))")
+        }
+        if let last = r.history.lastAttempt, let error = last.error {
+            let times = r.history.failuresInARow > 1 ? " (\(r.history.failuresInARow) times in a row)" : ""
+            parts.append(
+                "\(last.operation) failed \(TimeText.when(last.finished, now: now))\(times): \(oneLine(error.line))")
+        }
+        if r.picturesNotDownloaded > 0 { parts.append(count(r.picturesNotDownloaded, "picture") + " not downloaded") }
+        return "\(r.name): " + parts.joined(separator: "; ")
+    }
+
+    static func status(_ s: Store.Status, remotes: [RemoteStatus] = []) -> String {
         let plural: [RecordKind: String] = [.chat: "chats", .story: "stories", .image: "images"]
+        let now = CLIPlatform.nowMilliseconds()
+        let syncLines = remotes.enumerated().map { n, r in
+            (n == 0 ? "sync       " : "           ") + remoteStatus(r, now: now) + "\n"
+        }.joined()
         let counts = RecordKind.allCases.map {
             "\(s.records[$0] ?? 0) \(s.records[$0] == 1 ? $0.rawValue : plural[$0]!)"
         }.joined(separator: ", ")
@@ -133,7 +153,7 @@ enum Output {
             objects    \(count(s.objects, "file")), \(bytes(s.bytes))\(s.imagesNotDownloaded > 0 ? "; \(count(s.imagesNotDownloaded, "picture")) not downloaded yet" : "")
             journal    \(s.journalLines) lines
             remotes    \(s.remotes.isEmpty ? "none" : s.remotes.map { "\($0.name) \($0.url)\($0.encrypted ? " (encrypted)" : "")" }.joined(separator: ", "))
-
+            \(syncLines)
             """
     }
 

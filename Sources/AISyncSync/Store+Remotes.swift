@@ -69,6 +69,7 @@ extension Store {
             config.remotes.removeAll { $0.name == name }
         }
         try forgetCheckpoint(name)
+        forgetSyncHistory(name)
         forgetKeys(name)
     }
 }

@@ -49,7 +49,7 @@ extension SyncEngine {
     public func compact(graceMilliseconds: Int64 = SyncEngine.defaultGraceMilliseconds) async throws(AISyncError)
         -> CompactReport
     {
-        try await withSyncLock { () async throws(AISyncError) -> CompactReport in
+        try await withSyncLock("compact", pulls: true) { () async throws(AISyncError) -> CompactReport in
             _ = try await pullLocked(dryRun: false)
             _ = try await pushLocked(dryRun: false)
             return try await snapshotLocked(grace: graceMilliseconds, sweep: true)
@@ -63,7 +63,7 @@ extension SyncEngine {
     public func sweepRemote(graceMilliseconds: Int64 = SyncEngine.defaultGraceMilliseconds) async throws(AISyncError)
         -> CompactReport
     {
-        try await withSyncLock { () async throws(AISyncError) -> CompactReport in
+        try await withSyncLock("sweep", pulls: true) { () async throws(AISyncError) -> CompactReport in
             _ = try await pullLocked(dryRun: false)
             var checkpoint = try await store.readCheckpoint(name)
             var report = CompactReport()

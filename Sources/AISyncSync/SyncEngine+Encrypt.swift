@@ -38,7 +38,8 @@ extension SyncEngine {
         if !manifest.encrypted, keys == nil { _ = try await sync() }
         let keys = try await RemoteEncryption.conversionKeys(
             raw, remoteID: manifest.remoteID, store: store, passphrase: passphrase)
-        return try await withSyncLock { () async throws(AISyncError) -> (keys: RemoteKeys, report: EncryptionReport) in
+        return try await withSyncLock("encrypt") {
+            () async throws(AISyncError) -> (keys: RemoteKeys, report: EncryptionReport) in
             if !manifest.encrypted {
                 var raised = manifest
                 raised.format = RemoteManifest.encryptedFormat

@@ -50,15 +50,32 @@ public struct SyncEngine: Sendable {
         self.progress = progress
     }
 
-    func withSyncLock<T>(_ body: () async throws(AISyncError) -> T) async throws(AISyncError) -> T {
+    /// Runs `body` holding this remote's sync lock. With an `operation` (nil for a dry run),
+    /// how it ended is noted in the store's ``SyncHistory`` before the lock is let go, so
+    /// `status` tells the truth whoever ran it; `pulls` says whether a success saw every
+    /// head the remote had.
+    func withSyncLock<T>(
+        _ operation: String? = nil, pulls: Bool = false, _ body: () async throws(AISyncError) -> T
+    ) async throws(AISyncError) -> T {
         // A task cancelled before it started (a view that went away) does nothing at all.
         try AISyncError.checkCancellation()
         try FileIO.makeDirectories("\(store.root)/sync")
         let lock = try await StoreLock.acquireAsync(
             path: "\(store.root)/sync/\(name).lock", what: "syncing with \(name)", timeoutMilliseconds: 30_000)
-        let result = try await body()
+        let started = Timestamp(milliseconds: store.environment.now())
+        let result: Result<T, AISyncError>
+        do throws(AISyncError) { result = .success(try await body()) } catch { result = .failure(error) }
+        if let operation {
+            var failure: SyncHistory.Attempt.Failure?
+            if case .failure(let error) = result { failure = .init(error) }
+            let attempt = SyncHistory.Attempt(
+                operation: operation, started: started, finished: Timestamp(milliseconds: store.environment.now()),
+                error: failure)
+            // A note that cannot be written (a full disk) must not turn a sync into a failure.
+            try? await store.recordSync(name, attempt, pulled: pulls)
+        }
         _ = consume lock
-        return result
+        return try result.get()
     }
 
     /// Sends this device's versions the remote does not have yet, with the image bytes they
@@ -67,7 +84,7 @@ public struct SyncEngine: Sendable {
     /// the remote stays valid and the next push finishes the job. Waits up to 30 s for
     /// another sync with this remote from the same store, then throws `temporary`.
     public func push(dryRun: Bool = false) async throws(AISyncError) -> SyncReport {
-        try await withSyncLock { () async throws(AISyncError) -> SyncReport in
+        try await withSyncLock(dryRun ? nil : "push") { () async throws(AISyncError) -> SyncReport in
             let report = try await pushLocked(dryRun: dryRun)
             if !dryRun { try await compactIfDue(pushed: report) }
             return report
@@ -79,12 +96,14 @@ public struct SyncEngine: Sendable {
     /// `dryRun`, only reports what it would fetch. Pictures the remote lacks are reported in
     /// ``SyncReport/missingBlobs``, not thrown.
     public func pull(dryRun: Bool = false) async throws(AISyncError) -> SyncReport {
-        try await withSyncLock { () async throws(AISyncError) -> SyncReport in try await pullLocked(dryRun: dryRun) }
+        try await withSyncLock(dryRun ? nil : "pull", pulls: true) { () async throws(AISyncError) -> SyncReport in
+            try await pullLocked(dryRun: dryRun)
+        }
     }
 
     /// Pull, merge, push.
     public func sync(dryRun: Bool = false) async throws(AISyncError) -> SyncReport {
-        try await withSyncLock { () async throws(AISyncError) -> SyncReport in
+        try await withSyncLock(dryRun ? nil : "sync", pulls: true) { () async throws(AISyncError) -> SyncReport in
             // Like push, sync may start an empty remote.
             let pulled = try await pullLocked(dryRun: dryRun, createIfMissing: !dryRun)
             let pushed = try await pushLocked(dryRun: dryRun)

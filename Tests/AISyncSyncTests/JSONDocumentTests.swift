@@ -50,7 +50,20 @@ import Testing
         #expect(conflicts.count == 1)
         let listing = try await store.listing(includeDeleted: true)
         try Self.expectValid("list-output", try listing.jsonBytes(), in: dir)
-        try Self.expectValid("status-output", try await store.status().json.canonicalBytes + [10], in: dir)
+        // The store pulled from "mem"; named in the config, its history shows in `sync`, a
+        // failed attempt's error included.
+        _ = try await store.addRemote(name: "mem", url: "file://\(dir)/unused")
+        _ = try await store.addRemote(name: "never", url: "file://\(dir)/never")
+        let failing = InMemoryRemote()
+        await failing.setFailure { _ in AISyncError(.unavailable, "cannot reach it", retryAfter: .seconds(3)) }
+        await #expect(throws: AISyncError.self) {
+            try await SyncEngine(store: store, remote: failing, name: "mem").push()
+        }
+        let remotes = try await store.remoteStatuses()
+        #expect(remotes.map(\.name) == ["mem", "never"] && remotes[0].history.lastPull != nil, "\(remotes)")
+        #expect(remotes[0].history.lastAttempt?.error?.retryAfterMilliseconds == 3000, "\(remotes)")
+        try Self.expectValid(
+            "status-output", try await store.status().json(remotes: remotes).canonicalBytes + [10], in: dir)
         try Self.expectValid(
             "log-output",
             Version.logJSON(try await store.history().reversed(), deviceNames: names).canonicalBytes + [10], in: dir)
