@@ -34,7 +34,7 @@ Which schema for which file (see Schemas/README.md):
                                   list-output, <kind> or record, log-output,
                                   status-output, conflicts-output, sync-output,
                                   gc-output, remote-list-output, compact-output,
-                                  imgur-status-output
+                                  imgur-status-output, watch-output
 
 Every *.schema.json of the schemas folder is loaded into one registry, so a
 `$ref` to another schema's `$id` (https://aisync.dev/schemas/...) resolves
@@ -104,7 +104,7 @@ EXPECTED_SCHEMAS = [
     "checkpoint", "list-output", "conflicts-output", "status-output", "log-output",
     "remote-manifest", "head", "devices", "segment-header", "segment-entry",
     "missing-images", "keys", "sync-output", "gc-output", "remote-list-output", "compact-output",
-    "imgur-status-output",
+    "imgur-status-output", "watch-output",
 ]
 # Not a schema: a whole segment file, header line then entry lines (check_segment).
 SEGMENT = "segment"
@@ -690,7 +690,16 @@ def _version(winner, **overrides):
 
 STATUS = {"store": "/home/me/.aisync", "device": {"id": DEV_A, "name": "laptop"},
           "records": {"chat": 2, "story": 1, "image": 0}, "conflicts": 0, "objects": 5,
-          "bytes": 4096, "journal": {"lines": 7}}
+          "bytes": 4096, "journal": {"lines": 7},
+          "sync": [{"name": "origin", "url": "https://dav.example.com/aisync/", "inSync": False,
+                    "notInSyncBecause": "the last sync failed, 1 version not pushed", "unpushedVersions": 1,
+                    "picturesNotUploaded": 0, "picturesNotDownloaded": 0, "conflicts": 0, "failuresInARow": 1,
+                    "lastAttempt": {"operation": "sync", "started": "2026-11-29T12:00:00.000Z",
+                                    "finished": "2026-11-29T12:00:01.000Z",
+                                    "error": {"code": "unavailable", "line": "cannot reach dav.example.com",
+                                              "retryAfterMs": 3000}},
+                    "lastSuccess": {"operation": "push", "started": "2026-11-29T11:00:00.000Z",
+                                    "finished": "2026-11-29T11:00:01.000Z"}}]}
 
 
 def examples(format_checker):
@@ -1145,6 +1154,28 @@ def examples(format_checker):
     bad("status-output", "negative bytes", dict(STATUS, bytes=-1))
     bad("status-output", "missing device name", dict(STATUS, device={"id": DEV_A}))
     bad("status-output", "conflicts as string", dict(STATUS, conflicts="0"))
+    good("status-output", "no remotes", dict(STATUS, sync=[]))
+    bad("status-output", "missing sync", _without(STATUS, "sync"))
+    remote = STATUS["sync"][0]
+    bad("status-output", "inSync as text", dict(STATUS, sync=[dict(remote, inSync="no")]))
+    bad("status-output", "unknown operation",
+        dict(STATUS, sync=[dict(remote, lastSuccess=dict(remote["lastSuccess"], operation="rsync"))]))
+    bad("status-output", "error without its line",
+        dict(STATUS, sync=[dict(remote, lastAttempt=dict(remote["lastAttempt"], error={"code": "io"}))]))
+    synced = {"time": "2026-11-29T12:00:00.000Z", "remote": "origin", "event": "synced", "reason": "change",
+              "report": {"pushed": 1, "pulled": 0, "conflicts": 0, "bytes": 810, "segments": 1, "blobs": 0,
+                         "missingImages": [], "dryRun": False, "massDelete": 0,
+                         "imgur": {"uploaded": 0, "pending": 0, "failed": 0, "deleted": 0}}}
+    failed = {"time": "2026-11-29T12:00:00.000Z", "remote": "origin", "event": "offline",
+              "error": {"code": "unavailable", "line": "cannot reach dav.example.com"},
+              "retryAt": "2026-11-29T12:05:00.000Z"}
+    good("watch-output", "a sync", synced)
+    good("watch-output", "offline", failed)
+    good("watch-output", "failed", dict(failed, event="failed"))
+    bad("watch-output", "synced without its report", _without(synced, "report"))
+    bad("watch-output", "offline without retryAt", _without(failed, "retryAt"))
+    bad("watch-output", "unknown event", dict(synced, event="idle"))
+    bad("watch-output", "unknown reason", dict(synced, reason="cron"))
     return ex
 
 

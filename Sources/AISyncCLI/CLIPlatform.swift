@@ -166,12 +166,15 @@ public enum CLIPlatform {
     }
 
     /// Seconds since 1970 as local wall-clock fields, honouring `TZ` (POSIX rules included).
-    static func localTime(_ seconds: Int64) -> (year: Int, month: Int, day: Int, hour: Int, minute: Int) {
+    static func localTime(_ seconds: Int64) -> (
+        year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int
+    ) {
         var t = time_t(seconds)
         var parts = tm()
         localtime_r(&t, &parts)
         return (
-            Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min)
+            Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min),
+            Int(parts.tm_sec)
         )
     }
 

@@ -4,7 +4,7 @@ import AISync
 enum SyncCommands {
     static let all: [any ParsableCommand.Type] = [
         RemoteAdd.self, RemoteList.self, RemoteRemove.self, Push.self, Pull.self, SyncCommand.self, Compact.self,
-        Encrypt.self, PassphraseChange.self, PassphraseForget.self,
+        Encrypt.self, PassphraseChange.self, PassphraseForget.self, Watch.self,
     ]
 
     struct RemoteAdd: ParsableCommand {
@@ -117,15 +117,16 @@ enum SyncCommands {
 
     /// The engine for the remote named on the command line, set up by the library from the
     /// store's config and the environment; its warnings are printed here.
-    static func engine(_ context: CommandContext, remote: String?, remember: Bool, allowMassDelete: Bool)
-        async throws(CLIError)
-        -> SyncEngine
-    {
-        let store = try Context.open(context)
+    static func engine(
+        _ context: CommandContext, remote: String?, remember: Bool, allowMassDelete: Bool,
+        progress: @escaping @Sendable (SyncProgress) -> Void = progressLine, store opened: Store? = nil
+    ) async throws(CLIError) -> SyncEngine {
+        let store: Store
+        if let opened { store = opened } else { store = try Context.open(context) }
         var (engine, warnings) = try await Context.call { () async throws(AISyncError) in
             try await SyncEngine.configured(
                 store: store, remote: remote, environment: CLIPlatform.environmentDictionary(),
-                passphrase: PassphrasePrompt.source, rememberKey: remember, progress: progressLine)
+                passphrase: PassphrasePrompt.source, rememberKey: remember, progress: progress)
         }
         for warning in warnings {
             switch warning {

@@ -1,4 +1,5 @@
 import AISyncCore
+import AISyncFiles
 
 /// Live updates for an app: which records changed, as they change in this process.
 ///
@@ -34,5 +35,13 @@ extension Store {
         guard !records.isEmpty, !observers.isEmpty else { return }
         let change = StoreChange(records: records)
         for continuation in observers.values { continuation.yield(change) }
+    }
+}
+
+extension Store {
+    /// The journal's size in bytes, from the file system (no lock, no read): it grows with
+    /// every version journaled, by this process or another. 0 when there is none.
+    public nonisolated func journalFileSize() -> Int64 {
+        Platform.stat("\(root)/journal.jsonl")?.size ?? 0
     }
 }

@@ -24,7 +24,7 @@ public struct SyncEngine: Sendable {
     /// sending the records; always false without ``imgur``.
     public let uploadsToImgur: Bool
     /// Told what is moving, for a progress bar (see `SyncProgress.stream()`).
-    public let progress: @Sendable (SyncProgress) -> Void
+    public internal(set) var progress: @Sendable (SyncProgress) -> Void
     /// A push or sync writes a snapshot by itself (as `compact` does, with the default grace
     /// period) once this device has pushed more bytes since its last snapshot than this and
     /// than that snapshot's size, so restoring costs about the store's size, never its whole
