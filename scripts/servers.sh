@@ -3,6 +3,8 @@
 # its own temporary config, credentials and data directory:
 #
 #   apache   Apache httpd + mod_dav/mod_dav_fs      WebDAV      AISYNC_TEST_APACHE_URL
+#   apacheoutage  a second one, which a test stops and starts   AISYNC_TEST_APACHE_OUTAGE_URL
+#                 (AISYNC_TEST_APACHE_OUTAGE_STOP, _START: scripts that return once it is down, up)
 #   rclone   rclone serve webdav                    WebDAV      AISYNC_TEST_RCLONE_URL
 #   nginx    nginx dav_methods PUT DELETE MKCOL     plain HTTP  AISYNC_TEST_NGINX_URL (no PROPFIND)
 #   wsgidav  WsgiDAV on cheroot (PyPI wsgidav)      WebDAV      AISYNC_TEST_WSGIDAV_URL
@@ -47,7 +49,7 @@ set -euo pipefail
 
 STATE=${AISYNC_SERVERS_DIR:-/tmp/aisync-servers}
 USER_NAME=aisync
-SERVERS=(apache rclone nginx wsgidav lighttpd seaweed seaweedfault moto)
+SERVERS=(apache apacheoutage rclone nginx wsgidav lighttpd seaweed seaweedfault moto)
 WAIT_SECONDS=${AISYNC_SERVERS_WAIT:-20}
 S3_BUCKET=aisync-test
 S3_REGION=us-east-1
@@ -192,8 +194,10 @@ dav_probe() { # dav_probe URL PASSWORD > probe
 # ---------------------------------------------------------------------------------------------
 # Apache httpd + mod_dav_fs, standalone (never the system service)
 
-start_apache() { # start_apache PORT PASSWORD
-  local port=$1 password=$2 d="$STATE/apache" mods=/usr/lib/apache2/modules
+start_apache() { start_apache_in "$STATE/apache" "$@"; }
+
+start_apache_in() { # start_apache_in DIR PORT PASSWORD
+  local d=$1 port=$2 password=$3 mods=/usr/lib/apache2/modules
   rm -rf "$d"; mkdir -p "$d/www/dav" "$d/lock" "$d/logs" "$d/run"
   htpasswd -bcB "$d/htpasswd" "$USER_NAME" "$password" >/dev/null 2>&1
   local run_as=""
@@ -253,6 +257,36 @@ EOF
   cp "$d/run/httpd.pid" "$d/pid"
   wait_ready apache "http://127.0.0.1:$port/dav" "$password" "$(cat "$d/pid")" || return 1
   dav_probe "http://127.0.0.1:$port/dav" "$password" >"$d/probe"
+}
+
+# A second Apache that one test stops for a while and starts again (an outage, with its data
+# kept): $d/stop and $d/start, named in AISYNC_TEST_APACHE_OUTAGE_STOP and _START, return once
+# the port is closed, or answers again.
+start_apacheoutage() { # start_apacheoutage PORT PASSWORD
+  local port=$1 d="$STATE/apacheoutage" httpd
+  start_apache_in "$d" "$@" || return 1
+  httpd=$(bin apache2)
+  printf '%s\n' '#!/bin/sh' \
+    '# Stops the outage Apache (its data stays); returns once nothing listens on its port.' \
+    "\"$httpd\" -f \"$d/httpd.conf\" -k stop >>\"$d/logs/error.log\" 2>&1" \
+    'i=0' \
+    "while [ \$i -lt 200 ] && { [ -s \"$d/run/httpd.pid\" ] || curl -s -o /dev/null \"http://127.0.0.1:$port/\"; }; do" \
+    '  sleep 0.05; i=$((i + 1))' \
+    'done' \
+    '[ $i -lt 200 ]' >"$d/stop"
+  printf '%s\n' '#!/bin/bash' \
+    '# Starts the outage Apache again on its port; returns once it answers. Descriptors the' \
+    "# caller left open are closed first: Apache would keep them, and a caller that waits for" \
+    "# one to close (Foundation's Process does) would wait for Apache to exit." \
+    'for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-"; done' \
+    "\"$httpd\" -f \"$d/httpd.conf\" -k start </dev/null >>\"$d/logs/error.log\" 2>&1 || exit 1" \
+    'i=0' \
+    "until [ -s \"$d/run/httpd.pid\" ] && curl -s -o /dev/null \"http://127.0.0.1:$port/\"; do" \
+    '  [ $i -lt 400 ] || exit 1' \
+    '  sleep 0.05; i=$((i + 1))' \
+    'done' \
+    "cp \"$d/run/httpd.pid\" \"$d/pid\"" >"$d/start"
+  chmod 0755 "$d/stop" "$d/start"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -757,6 +791,9 @@ AISYNC_TEST_RCLONE_URL=${urls[rclone]}
 AISYNC_TEST_NGINX_URL=${urls[nginx]}
 AISYNC_TEST_WSGIDAV_URL=${urls[wsgidav]}
 AISYNC_TEST_LIGHTTPD_URL=${urls[lighttpd]}
+AISYNC_TEST_APACHE_OUTAGE_URL=${urls[apacheoutage]}
+AISYNC_TEST_APACHE_OUTAGE_STOP=$STATE/apacheoutage/stop
+AISYNC_TEST_APACHE_OUTAGE_START=$STATE/apacheoutage/start
 AISYNC_TEST_USER=$USER_NAME
 AISYNC_TEST_PASSWORD=$password
 AISYNC_TEST_APACHE_ROOT=$STATE/apache/www

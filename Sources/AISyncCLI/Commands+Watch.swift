@@ -31,12 +31,14 @@ extension SyncCommands {
             path: ["watch"],
             abstract: "Sync by itself: after local changes, on a timer, until Ctrl-C or SIGTERM.",
             discussion:
-                "Syncs every remote named (all of them by default) at once, then whenever the store changes (edits by any aisync command or app, once quiet for the debounce) and every interval. Failures are retried with growing waits; an unreachable remote is polled every 5 minutes until it answers. One line per sync; Ctrl-C or SIGTERM lets the running sync stop cleanly (exit 0)."
+                "Syncs every remote named (all of them by default) at once, then whenever the store changes (edits by any aisync command or app, once quiet for the debounce) and every interval. Failures are retried with growing waits; an unreachable remote is polled every 5 minutes (--offline-interval) until it answers. One line per sync; Ctrl-C or SIGTERM lets the running sync stop cleanly (exit 0)."
         )
         @Option(valueName: "DURATION", help: "How often to sync with nothing new (default 60s).") var interval:
             Interval?
         @Option(valueName: "DURATION", help: "Quiet time after a change before it is pushed (default 2s).")
         var debounce: Interval?
+        @Option(valueName: "DURATION", help: "How often to try a remote that cannot be reached (default 5m).")
+        var offlineInterval: Interval?
         @Option(valueName: "NAME", help: "A remote to keep in sync (repeatable; default: every remote).")
         var remote: [String]
         @Flag(help: "One JSON object per line (Schemas/watch-output.schema.json).") var json: Bool
@@ -64,8 +66,10 @@ extension SyncCommands {
                         store: store))
             }
             let debounce = debounce?.milliseconds ?? 2_000
+            let offline = max(offlineInterval?.milliseconds ?? 300_000, 100)
             let policy = SyncSchedule.Policy(
-                interval: interval, debounce: debounce, maxDelay: max(30_000, debounce * 5))
+                interval: interval, debounce: debounce, maxDelay: max(30_000, debounce * 5),
+                backoffBase: min(2_000, offline), offlineInterval: offline)
             let scheduler = SyncScheduler(store: store, engines: engines, policy: policy)
             if !json {
                 // On stderr: stdout is the lines, one per sync.
