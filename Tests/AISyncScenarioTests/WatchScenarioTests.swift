@@ -29,6 +29,12 @@ struct WatchScenarioTests {
         return await ProcessGate.run { process.wait(timeout: 60) }
     }
 
+    /// Devices a and b on a fresh remote of `server`.
+    static func twoDevices(on server: TestServer, _ label: String) async throws -> (TestRemote, Device, Device) {
+        let remote = try await server.freshRemote(label)
+        return (remote, try await Device.make("a", remote: remote), try await Device.make("b", remote: remote))
+    }
+
     static func has(_ device: Device, _ id: String) async throws -> Bool {
         try await device.ids().contains(id)
     }
@@ -51,12 +57,9 @@ struct WatchScenarioTests {
     }
 
     @Test func twoWatchersOnApacheAndABurstOfEdits() async throws {
-        let server = try TestServer.require(.apache)
-        let remote = try await server.freshRemote("watch")
-        defer { Task { await remote.remove() } }
-        let a = try await Device.make("a", remote: remote)
-        let b = try await Device.make("b", remote: remote)
+        let (remote, a, b) = try await Self.twoDevices(on: try TestServer.require(.apache), "watch")
         defer {
+            Task { await remote.remove() }
             a.remove()
             b.remove()
         }
@@ -102,9 +105,7 @@ struct WatchScenarioTests {
         let startScript = try #require(env["AISYNC_TEST_APACHE_OUTAGE_START"])
         var server = try TestServer.require(.apache)
         server.baseURL = url.hasSuffix("/") ? String(url.dropLast()) : url
-        let remote = try await server.freshRemote("outage")
-        let a = try await Device.make("a", remote: remote)
-        let b = try await Device.make("b", remote: remote)
+        let (_, a, b) = try await Self.twoDevices(on: server, "outage")
         defer {
             a.remove()
             b.remove()
@@ -162,12 +163,9 @@ struct WatchScenarioTests {
     /// pulls what is there), and the next run finishes the push. A watcher stopped for a minute
     /// (SIGSTOP) carries on after SIGCONT: it gets the other device's change and sends its own.
     @Test func sigtermDuringAPushAndAWatcherAsleepForAMinute() async throws {
-        let server = try TestServer.require(.apache)
-        let remote = try await server.freshRemote("watch-term")
-        defer { Task { await remote.remove() } }
-        let a = try await Device.make("a", remote: remote)
-        let b = try await Device.make("b", remote: remote)
+        let (remote, a, b) = try await Self.twoDevices(on: try TestServer.require(.apache), "watch-term")
         defer {
+            Task { await remote.remove() }
             a.remove()
             b.remove()
         }
