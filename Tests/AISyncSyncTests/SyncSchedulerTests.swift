@@ -127,6 +127,37 @@ struct SyncSchedulerTests {
         #expect(try await a.remoteHasEverything(remote))
     }
 
+    /// The app's life cycle: about to resign active, what is pending goes up before the call
+    /// returns, even with a poll an hour away and a long debounce; paused, nothing starts;
+    /// became active, a sync starts at once.
+    @Test func lifeCycleHooksPushBeforeResigningAndSyncOnBecomingActive() async throws {
+        let dir = Scratch.makeDirectory("scheduler-life")
+        defer { Scratch.removeDirectory(dir) }
+        let remote = InMemoryRemote()
+        let a = try Self.store(dir, "a")
+        let scheduler = SyncScheduler(
+            store: a, engines: [SyncEngine(store: a, remote: remote, name: "mem")],
+            policy: SyncSchedule.Policy(interval: 3_600_000, debounce: 600_000, maxDelay: 600_000))
+        let recorded = Recorder(scheduler)
+        await scheduler.start()
+        #expect(try await Self.eventually { recorded.count(Self.isSynced) == 1 }, "the first sync at start")
+        _ = try await a.createChat(title: "written just before the app went away", model: nil)
+        #expect(try await Self.eventually { await scheduler.state.remotes["mem"]?.firstChange != nil })
+        await scheduler.willResignActive(deadline: .seconds(20))
+        #expect(recorded.count(Self.isSynced) == 2, "nothing was pushed before resigning")
+        #expect(try await a.remoteHasEverything(remote))
+
+        await scheduler.pause()
+        await scheduler.syncNow()
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(recorded.count(Self.isSynced) == 2, "a sync started while paused")
+        await scheduler.resume()
+        #expect(try await Self.eventually { recorded.count(Self.isSynced) == 3 }, "sync now did not run on resume")
+        await scheduler.becameActive()
+        #expect(try await Self.eventually { recorded.count(Self.isSynced) == 4 }, "becoming active did not sync")
+        await scheduler.stop()
+    }
+
     /// An edit by another process (a second `Store` on the same folder stands for it: its
     /// changes reach this one only through the journal file) is noticed without the poll.
     @Test func anotherProcessEditIsNoticedThroughTheJournal() async throws {
