@@ -51,6 +51,7 @@ public actor SyncScheduler {
     private let now: @Sendable () -> Int64
     private let random: @Sendable () -> UInt64
     private let pollMilliseconds: Int64
+    private let watchFiles: Bool
     private var loop: Task<Void, Never>?
     private var current: Task<Result<SyncReport, AISyncError>, Never>?
     private var helpers: [Task<Void, Never>] = []
@@ -63,11 +64,14 @@ public actor SyncScheduler {
 
     /// A scheduler for `store`, syncing with each of `engines` (their names are the remotes').
     /// `pollMilliseconds`: how often the journal is looked at for other processes' changes
-    /// besides the file watch (0: never; the in-process ones are always seen).
+    /// besides the file watch (0: never; the in-process ones are always seen). `watchFiles`:
+    /// false leaves other processes' changes to the poll alone (a file system that sends no
+    /// notifications, such as some network mounts).
     public init(
         store: Store, engines: [SyncEngine], policy: SyncSchedule.Policy = SyncSchedule.Policy(),
-        pollMilliseconds: Int64 = 1_000
+        pollMilliseconds: Int64 = 1_000, watchFiles: Bool = true
     ) {
+        self.watchFiles = watchFiles
         self.store = store
         self.schedule = SyncSchedule(remotes: engines.map(\.name), policy: policy)
         self.now = store.environment.now
@@ -97,8 +101,10 @@ public actor SyncScheduler {
             Task { [weak self] in
                 for await _ in await storeChanges.changes() { await self?.journalMayHaveMoved() }
             })
-        watcher = FileWatcher(directory: store.root, name: "journal.jsonl") { [weak self] in
-            Task { await self?.journalMayHaveMoved() }
+        if watchFiles {
+            watcher = FileWatcher(directory: store.root, name: "journal.jsonl") { [weak self] in
+                Task { await self?.journalMayHaveMoved() }
+            }
         }
         if pollMilliseconds > 0 {
             let every = pollMilliseconds

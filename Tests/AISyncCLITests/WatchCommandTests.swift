@@ -9,17 +9,21 @@ import Testing
 @Suite("Watch")
 struct WatchCommandTests {
     /// Waits up to `seconds` for `condition`.
-    static func eventually(_ seconds: Double = 30, _ condition: () throws -> Bool) throws -> Bool {
+    /// Sleeps between tries without holding a thread of the cooperative pool (other tests
+    /// in this process need it).
+    static func eventually(_ seconds: Double = 60, _ condition: () throws -> Bool) async throws -> Bool {
         let end = Date().addingTimeInterval(seconds)
         while Date() < end {
             if try condition() { return true }
-            usleep(50_000)
+            try await Task.sleep(nanoseconds: 50_000_000)
         }
         return try condition()
     }
 
-    @Test(.tags(.python), .needsPython) func twoWatchersKeepTwoStoresTheSame() throws {
-        try CLIHarness.withTemporaryDirectory { dir in
+    @Test(.tags(.python), .needsPython) func twoWatchersKeepTwoStoresTheSame() async throws {
+        let dir = CLIHarness.makeTemporaryDirectory()
+        defer { CLIHarness.removeTree(dir) }
+        do {
             let remote = "\(dir)/usb"
             try FileManager.default.createDirectory(atPath: remote, withIntermediateDirectories: true)
             let a = CLIStore(directory: dir, path: "\(dir)/a")
@@ -37,16 +41,18 @@ struct WatchCommandTests {
             let chat = try a.ok(["chat", "new", "--title", "made on a"]).trimmingCharacters(in: .whitespacesAndNewlines)
             try a.ok(["chat", "say", chat, "--role", "user", "hello from a"])
             #expect(
-                try Self.eventually { try b.list().contains { $0["id"] as? String == chat } }, "b never got a's chat")
+                try await Self.eventually { try b.list().contains { $0["id"] as? String == chat } },
+                "b never got a's chat")
             let reply = try b.ok(["chat", "new", "--title", "made on b"]).trimmingCharacters(
                 in: .whitespacesAndNewlines)
-            #expect(try Self.eventually { try a.list().contains { $0["id"] as? String == reply } }, "a never got b's")
+            #expect(
+                try await Self.eventually { try a.list().contains { $0["id"] as? String == reply } }, "a never got b's")
 
             // A burst: 60 edits as fast as separate processes go; a few pushes, not 60.
             let before = watchA.currentStdout().components(separatedBy: "Pushed").count
             for n in 0..<60 { try a.ok(["chat", "say", chat, "--role", "user", "burst \(n)"]) }
             #expect(
-                try Self.eventually {
+                try await Self.eventually {
                     let shown = try b.ok(["show", chat, "--json"])
                     return shown.contains("burst 59")
                 }, "the burst did not reach b")
@@ -55,7 +61,8 @@ struct WatchCommandTests {
 
             kill(watchA.pid, SIGTERM)
             kill(watchB.pid, SIGINT)
-            let (ra, rb) = (watchA.wait(timeout: 30), watchB.wait(timeout: 30))
+            let ra = await ProcessGate.run { watchA.wait(timeout: 60) }
+            let rb = await ProcessGate.run { watchB.wait(timeout: 60) }
             #expect(ra.exitCode == 0 && !ra.signaled && rb.exitCode == 0 && !rb.signaled, "\(ra)\n\(rb)")
             #expect(rb.stderr.isEmpty, "--json prints nothing else: \(rb)")
             #expect(ra.stderr.hasPrefix("Watching usb: a sync 200 ms after changes and every 1 s."), "\(ra)")
