@@ -280,15 +280,7 @@ enum InspectCommands {
             }
             if json {
                 var document = r.json.objectValue ?? [:]
-                if let swept, let remote {
-                    document["remote"] = .object([
-                        "name": .string(remote), "sweptOrphans": .bool(swept.sweptOrphans),
-                        "removedOrphans": .int(Int64(swept.removedOrphans)),
-                        "waitingOrphans": .int(Int64(swept.waitingOrphans)),
-                        "endedUploads": .int(Int64(swept.endedUploads)),
-                        "waitingUploads": .int(Int64(swept.waitingUploads)),
-                    ])
-                }
+                if let swept, let remote { document["remote"] = swept.sweepJSON(remote: remote) }
                 JSONValue.object(document).printLine()
             } else {
                 let verb = dryRun ? "would remove" : "removed"

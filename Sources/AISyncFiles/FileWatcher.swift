@@ -16,7 +16,9 @@ import Synchronization
 package final class FileWatcher: Sendable {
     private let stopped = StopFlag()
     #if canImport(Darwin)
-        private let source: any DispatchSourceFileSystemObject
+        /// Set once in `init` and only cancelled after (`cancel` is thread-safe); dispatch
+        /// sources are not marked Sendable in every SDK, hence the unchecked isolation.
+        nonisolated(unsafe) private let source: any DispatchSourceFileSystemObject
     #endif
 
     /// Watches `name` in `directory`, calling `onChange` after each change.

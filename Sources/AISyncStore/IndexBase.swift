@@ -91,7 +91,7 @@ struct IndexBase: Sendable {
             // lines start. A damaged cache is then rebuilt, never half trusted (a record
             // out of place would look missing). The pass is cheap beside a rebuild.
             var found = Layout()
-            let whole = try? forEachLine { (line: UnsafeRawBufferPointer, idLength: Int) throws(AISyncError) in
+            let whole: Void? = try? forEachLine { (line: UnsafeRawBufferPointer, idLength: Int) throws(AISyncError) in
                 let offset = file.withBytes { line.baseAddress! - $0.baseAddress! }
                 guard offset < Int(UInt32.max) else { throw Self.damaged }
                 found.add(offset: offset, id: line[..<idLength])

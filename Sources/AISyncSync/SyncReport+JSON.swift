@@ -31,6 +31,18 @@ extension SyncEngine.CompactReport {
     }
 }
 
+extension SyncEngine.CompactReport {
+    /// What a sweep of remote `name` without compaction did (`gc` with a remote): `{name,
+    /// sweptOrphans, removedOrphans, waitingOrphans, endedUploads, waitingUploads}`.
+    public func sweepJSON(remote name: String) -> JSONValue {
+        .object([
+            "name": .string(name), "sweptOrphans": .bool(sweptOrphans),
+            "removedOrphans": .int(Int64(removedOrphans)), "waitingOrphans": .int(Int64(waitingOrphans)),
+            "endedUploads": .int(Int64(endedUploads)), "waitingUploads": .int(Int64(waitingUploads)),
+        ])
+    }
+}
+
 extension ImgurStatus {
     /// The Imgur status document: `{enabled, images, uploads, deletes, pending, failed:
     /// [{sha256, message}], retryAt?, rateLimit?}`.

@@ -209,8 +209,8 @@ public actor SyncScheduler {
             schedule.ended(remote, at: ended, .failed(offline: false, retryAfter: nil), unit: unit)
         case .failure(let error):
             let offline = error.code == .unavailable
-            let retryAfter = error.retryAfter.map { Int64($0.components.seconds * 1000) }
-            schedule.ended(remote, at: ended, .failed(offline: offline, retryAfter: retryAfter), unit: unit)
+            schedule.ended(
+                remote, at: ended, .failed(offline: offline, retryAfter: error.retryAfterMilliseconds), unit: unit)
             let retryAt = Timestamp(milliseconds: schedule.remotes[remote]?.retryAt ?? ended)
             emit(remote, offline ? .offline(error: error, retryAt: retryAt) : .failed(error: error, retryAt: retryAt))
         }

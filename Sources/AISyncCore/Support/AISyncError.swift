@@ -66,6 +66,14 @@ public struct AISyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// rate-limit reset), measured from when the error was made; nil when it did not say.
     public var retryAfter: Duration?
 
+    /// ``retryAfter`` in whole milliseconds (rounded down), as schedules and status files keep it.
+    public var retryAfterMilliseconds: Int64? {
+        retryAfter.map { duration in
+            let (seconds, attoseconds) = duration.components
+            return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        }
+    }
+
     /// An error with the given parts; build `message`, `hint` and `cause` from paths, ids and
     /// status lines only, never from credentials or deletehashes.
     public init(

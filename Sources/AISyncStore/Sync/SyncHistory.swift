@@ -30,10 +30,7 @@ public struct SyncHistory: Hashable, Sendable {
             public init(_ error: AISyncError) {
                 code = error.code.name
                 line = error.description
-                retryAfterMilliseconds = error.retryAfter.map { duration in
-                    let (seconds, attoseconds) = duration.components
-                    return seconds * 1000 + attoseconds / 1_000_000_000_000_000
-                }
+                retryAfterMilliseconds = error.retryAfterMilliseconds
             }
 
             init(code: String, line: String, retryAfterMilliseconds: Int64?) {
