@@ -267,13 +267,13 @@ start_apacheoutage() { # start_apacheoutage PORT PASSWORD
   start_apache_in "$d" "$@" || return 1
   httpd=$(bin apache2)
   printf '%s\n' '#!/bin/sh' \
-    '# Stops the outage Apache (its data stays); returns once nothing listens on its port.' \
+    '# Stops the outage Apache (its data stays); returns once nothing listens on its port (at most 30 s: a loaded machine).' \
     "\"$httpd\" -f \"$d/httpd.conf\" -k stop >>\"$d/logs/error.log\" 2>&1" \
     'i=0' \
-    "while [ \$i -lt 200 ] && { [ -s \"$d/run/httpd.pid\" ] || curl -s -o /dev/null \"http://127.0.0.1:$port/\"; }; do" \
+    "while [ \$i -lt 600 ] && { [ -s \"$d/run/httpd.pid\" ] || curl -s -o /dev/null \"http://127.0.0.1:$port/\"; }; do" \
     '  sleep 0.05; i=$((i + 1))' \
     'done' \
-    '[ $i -lt 200 ]' >"$d/stop"
+    '[ $i -lt 600 ]' >"$d/stop"
   printf '%s\n' '#!/bin/bash' \
     '# Starts the outage Apache again on its port; returns once it answers. Descriptors the' \
     "# caller left open are closed first: Apache would keep them, and a caller that waits for" \

@@ -209,11 +209,24 @@ enum InspectCommands {
 
     struct Fsck: ParsableCommand {
         static let configuration = CommandConfiguration(
-            path: ["fsck"], abstract: "Re-hash every object and check the journal; exit 0 only when all is sound.")
+            path: ["fsck"],
+            abstract:
+                "Re-hash every object, check the journal and that no other account can reach the store; exit 0 only when all is sound."
+        )
+        @Flag(
+            help:
+                "Make the store private again first: take the group's and others' permissions off every folder and file in it."
+        )
+        var repair: Bool
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
             let store = try Context.open(context)
-            let report = try await Context.call { () async throws(AISyncError) in try await store.fsck() }
+            let repair = repair
+            let report = try await Context.call { () async throws(AISyncError) in try await store.fsck(repair: repair) }
+            if report.madePrivate > 0 {
+                CLIPlatform.err(
+                    "note: made \(Output.count(report.madePrivate, "path")) in the store private (others had access)\n")
+            }
             if report.droppedTornBytes > 0 {
                 CLIPlatform.err(
                     "note: dropped a torn final journal line (\(report.droppedTornBytes) bytes) left by an interrupted write\n"
@@ -229,8 +242,9 @@ enum InspectCommands {
                 CLIPlatform.out("ok: \(summary)\n")
                 return ExitCode.success
             }
+            let onlyExposed = report.exposure != nil && report.problems.count == 1
             CLIPlatform.err(
-                "Error: the store has \(Output.count(report.problems.count, "problem")) (\(summary)). Pull from a remote or restore the files named above\n"
+                "Error: the store has \(Output.count(report.problems.count, "problem")) (\(summary)). \(onlyExposed ? "Run `aisync fsck --repair` to make it private" : report.exposure != nil ? "Run `aisync fsck --repair` to make it private; pull from a remote or restore the other files named above" : "Pull from a remote or restore the files named above")\n"
             )
             return ExitCode.damagedData
         }

@@ -16,6 +16,7 @@ enum RecordCommands {
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
             let path = try Context.storePath(context)
+            Context.warnIfOthersCanWrite(holding: path)
             let store = try await Context.call { () throws(AISyncError) in try Store.create(at: path, deviceName: name)
             }
             CLIPlatform.out(

@@ -28,6 +28,7 @@ enum Context {
 
     static func open(_ inv: CommandContext) throws(CLIError) -> Store {
         let path = try storePath(inv)
+        warnIfOthersCanWrite(holding: path)
         do {
             let store = try Store.open(at: path)
             store.keepFoundationFiles()
@@ -35,6 +36,21 @@ enum Context {
             return store
         } catch { throw CLIError(error) }
     }
+
+    /// Warns (once a process) when other accounts can write to the folder that holds the
+    /// store: they could replace it under the user.
+    static func warnIfOthersCanWrite(holding path: String) {
+        guard let folder = Store.writableByOthers(holding: path) else { return }
+        let first = warnedShared.withLock { warned in
+            defer { warned = true }
+            return !warned
+        }
+        guard first else { return }
+        CLIPlatform.warn(
+            "other accounts can write to \(TerminalText.escaped(folder)), which holds the store: they could replace it. Keep the store in a folder only you can write (--store DIR or AISYNC_HOME)"
+        )
+    }
+    private static let warnedShared = Mutex(false)
 
     /// Stores stay open until the process exits: freeing a 100,000-record snapshot just
     /// before exiting would only add time to every command.

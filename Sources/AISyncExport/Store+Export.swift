@@ -129,7 +129,7 @@ extension Store {
     func writeImage(_ digest: SHA256Digest, to target: String) throws(AISyncError) {
         let temp = "\(target).tmp-\(environment.temporarySuffix())"
         do throws(AISyncError) {
-            let copied = try FileIO.copy(objectPath(digest), to: temp)
+            let copied = try FileIO.copy(objectPath(digest), to: temp, mode: FileIO.sharedFile)
             guard copied.digest == digest else {
                 throw AISyncError(
                     .damagedData,
@@ -146,8 +146,10 @@ extension Store {
         }
     }
 
-    /// Writes an export atomically: a reader never sees half a file.
+    /// Writes an export atomically: a reader never sees half a file. Its mode is the user's
+    /// umask's, as the pictures beside it: an export is written to be shared.
     func writeExport(_ bytes: [UInt8], to path: String) throws(AISyncError) {
-        try FileIO.writeAtomically(path, bytes, durable: false, temporarySuffix: environment.temporarySuffix())
+        try FileIO.writeAtomically(
+            path, bytes, durable: false, temporarySuffix: environment.temporarySuffix(), mode: FileIO.sharedFile)
     }
 }

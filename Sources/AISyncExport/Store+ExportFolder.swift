@@ -55,7 +55,7 @@ extension Store {
         throws(AISyncError) -> [String]
     {
         let folder = Export.folderName(kind)
-        try FileIO.makeDirectories("\(root)/\(folder)")
+        try FileIO.makeDirectories("\(root)/\(folder)", mode: FileIO.sharedDirectory)
         if case .chat(let chat)? = try record(id).body {
             let (found, absent) = try referencedImages(in: chat)
             for imageID in absent where !missing.contains(imageID) { missing.append(imageID) }

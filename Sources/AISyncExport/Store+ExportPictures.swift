@@ -56,7 +56,7 @@ extension Store {
         let folder = Export.picturesFolder(forMarkdownFile: String(target.split(separator: "/").last ?? "export.md"))
         let sorted = pictures.sorted { $0.name < $1.name }
         for picture in sorted { try Self.checkWritable("\(parent)/\(folder)/\(picture.name)", force: force) }
-        if !sorted.isEmpty { try FileIO.makeDirectories("\(parent)/\(folder)") }
+        if !sorted.isEmpty { try FileIO.makeDirectories("\(parent)/\(folder)", mode: FileIO.sharedDirectory) }
         var paths: [SHA256Digest: String] = [:]
         for picture in sorted {
             try writeImage(picture.digest, to: "\(parent)/\(folder)/\(picture.name)")

@@ -160,13 +160,13 @@ package enum FileIO {
     /// Copies a file by streaming it (fsynced, not renamed: callers copy to a temp name).
     /// `scratch` copies neither hash nor fsync: a file read once and removed.
     @discardableResult
-    package static func copy(_ source: String, to destination: String, scratch: Bool = false) throws(AISyncError) -> (
-        digest: SHA256Digest, size: Int64
-    ) {
+    package static func copy(
+        _ source: String, to destination: String, scratch: Bool = false, mode: mode_t = privateFile
+    ) throws(AISyncError) -> (digest: SHA256Digest, size: Int64) {
         let input = Platform.open(source, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw ioError("read", source, errno: Platform.errno) }
         defer { Platform.close(input) }
-        let output = Platform.open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let output = Platform.open(destination, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard output >= 0 else { throw ioError("write", destination, errno: Platform.errno) }
         defer { Platform.close(output) }
         return try streamCopy(
@@ -175,15 +175,24 @@ package enum FileIO {
 
     package static func exists(_ path: String) -> Bool { Platform.stat(path) != nil }
 
-    /// `mkdir -p`.
-    package static func makeDirectories(_ path: String) throws(AISyncError) {
+    /// A store's files and folders are its owner's alone, whatever the umask: these modes
+    /// are the defaults of every function here that creates one.
+    package static let privateFile: mode_t = 0o600
+    package static let privateDirectory: mode_t = 0o700
+    /// What the user asks to write elsewhere (an export, a saved picture, a folder remote)
+    /// is left to the umask, as for any file a program writes.
+    package static let sharedFile: mode_t = 0o666
+    package static let sharedDirectory: mode_t = 0o777
+
+    /// `mkdir -p`, each folder made with `mode` (less the umask).
+    package static func makeDirectories(_ path: String, mode: mode_t = privateDirectory) throws(AISyncError) {
         if let st = Platform.stat(path) {
             guard st.isDirectory else { throw AISyncError(.io, "\(path) exists and is not a directory") }
             return
         }
         let parent = parentDirectory(of: path)
-        if parent != path, !parent.isEmpty { try makeDirectories(parent) }
-        let code = Platform.mkdir(path)
+        if parent != path, !parent.isEmpty { try makeDirectories(parent, mode: mode) }
+        let code = Platform.mkdir(path, mode: mode)
         if code != 0, code != EEXIST { throw ioError("create directory", path, errno: code) }
     }
 
@@ -208,7 +217,7 @@ package enum FileIO {
     /// that seed the environment get the same names every run.
     package static func writeAtomically(
         _ path: String, _ bytes: [UInt8], durable: Bool = true,
-        temporarySuffix: String, mode: mode_t = 0o644
+        temporarySuffix: String, mode: mode_t = privateFile
     ) throws(AISyncError) {
         try writeAtomically(path, durable: durable, temporarySuffix: temporarySuffix, mode: mode) {
             (emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) in
@@ -219,7 +228,7 @@ package enum FileIO {
     /// The same, with the content handed over in pieces by `body` (through `emit`), so a
     /// large file (the index of 100,000 records) is never built whole in memory.
     package static func writeAtomically(
-        _ path: String, durable: Bool = true, temporarySuffix: String, mode: mode_t = 0o644,
+        _ path: String, durable: Bool = true, temporarySuffix: String, mode: mode_t = privateFile,
         _ body: (_ emit: ([UInt8]) throws(AISyncError) -> Void) throws(AISyncError) -> Void
     ) throws(AISyncError) {
         let temp = "\(path).tmp-\(temporarySuffix)"

@@ -33,7 +33,7 @@ package final class HashingFileWriter: Sendable {
     /// Creates (or truncates) the file at `path` and starts its hasher; throws `.io` when the
     /// file cannot be created or read back.
     package init(path: String) throws(AISyncError) {
-        let output = Platform.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        let output = Platform.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, FileIO.privateFile)
         guard output >= 0 else { throw FileIO.ioError("write", path, errno: Platform.errno) }
         let input = Platform.open(path, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else {

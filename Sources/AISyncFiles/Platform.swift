@@ -21,7 +21,8 @@ package enum Platform {
 
     package static func describe(_ code: Int32) -> String { String(cString: strerror(code)) }
 
-    package static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0o644) -> Int32 {
+    /// Opens (or creates, with `mode` less the umask: the owner's alone unless asked) a file.
+    package static func open(_ path: String, _ flags: Int32, _ mode: mode_t = 0o600) -> Int32 {
         path.withCString { sysOpen($0, flags, mode) }
     }
 
@@ -65,8 +66,8 @@ package enum Platform {
 
     package static func unlink(_ path: String) -> Bool { sysUnlink(path) == 0 }
 
-    package static func mkdir(_ path: String) -> Int32 {
-        if sysMkdir(path, 0o755) == 0 { return 0 }
+    package static func mkdir(_ path: String, mode: mode_t = 0o700) -> Int32 {
+        if sysMkdir(path, mode) == 0 { return 0 }
         return errno
     }
 
@@ -233,6 +234,25 @@ package enum Platform {
     /// Whether the last failed call was refused for permissions (EACCES), not a missing file.
     package static var lastErrorIsPermission: Bool { errno == EACCES }
 
+    /// A path's mode bits (permissions, set-id and sticky bits), whether it is a folder or a
+    /// symbolic link (not followed), and its owner; nil when it does not exist.
+    package static func permissions(_ path: String) -> (
+        mode: UInt32, isDirectory: Bool, isLink: Bool, owner: UInt32
+    )? {
+        var st = sysStatStruct()
+        guard sysLstat(path, &st) == 0 else { return nil }
+        let type = st.st_mode & S_IFMT
+        return (UInt32(st.st_mode & 0o7777), type == S_IFDIR, type == S_IFLNK, UInt32(st.st_uid))
+    }
+
+    /// Sets a path's mode bits (`chmod`); 0, or the error number.
+    package static func setPermissions(_ path: String, _ mode: UInt32) -> Int32 {
+        sysChmod(path, mode_t(mode)) == 0 ? 0 : errno
+    }
+
+    /// The user this process acts as.
+    package static var effectiveUser: UInt32 { UInt32(geteuid()) }
+
     /// Lists a directory's entries (without `.` and `..`), or nil when it cannot be read.
     package static func listDirectory(_ path: String) -> [String]? {
         guard let dir = opendir(path) else { return nil }
@@ -302,6 +322,8 @@ package enum Platform {
     private func sysMkdir(_ a: String, _ m: mode_t) -> Int32 { mkdir(a, m) }
     private func sysStatStruct() -> stat { stat() }
     private func sysStat(_ p: String, _ st: inout stat) -> Int32 { stat(p, &st) }
+    private func sysLstat(_ p: String, _ st: inout stat) -> Int32 { lstat(p, &st) }
+    private func sysChmod(_ p: String, _ m: mode_t) -> Int32 { chmod(p, m) }
     private func sysFstat(_ fd: Int32, _ st: inout stat) -> Int32 { fstat(fd, &st) }
     private func sysFlock(_ fd: Int32, _ op: Int32) -> Int32 { flock(fd, op) }
     private func sysLink(_ a: String, _ b: String) -> Int32 { link(a, b) }

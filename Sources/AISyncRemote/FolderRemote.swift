@@ -121,8 +121,8 @@ public struct FolderRemote: RemoteStorage {
         try checkRoot()
         let p = try full(path)
         let temp = try temporaryPath()
-        try FileIO.makeDirectories(FileIO.parentDirectory(of: p))
-        try FileIO.writeAtomically(temp, bytes, temporarySuffix: environment.temporarySuffix())
+        try FileIO.makeDirectories(FileIO.parentDirectory(of: p), mode: FileIO.sharedDirectory)
+        try FileIO.writeAtomically(temp, bytes, temporarySuffix: environment.temporarySuffix(), mode: FileIO.sharedFile)
         return try place(temp, at: p, condition: condition)
     }
 
@@ -133,8 +133,8 @@ public struct FolderRemote: RemoteStorage {
         try checkRoot()
         let p = try full(path)
         let temp = try temporaryPath()
-        try FileIO.makeDirectories(FileIO.parentDirectory(of: p))
-        try FileIO.copy(localPath, to: temp)
+        try FileIO.makeDirectories(FileIO.parentDirectory(of: p), mode: FileIO.sharedDirectory)
+        try FileIO.copy(localPath, to: temp, mode: FileIO.sharedFile)
         return try place(temp, at: p, condition: condition)
     }
 
@@ -142,7 +142,7 @@ public struct FolderRemote: RemoteStorage {
     /// rename or link that places it is atomic). Sweeps old leftovers on first use.
     private func temporaryPath() throws(AISyncError) -> String {
         let dir = "\(root)/\(Self.temporaryDirectory)"
-        try FileIO.makeDirectories(dir)
+        try FileIO.makeDirectories(dir, mode: FileIO.sharedDirectory)
         if Self.swept.withLock({ $0.insert(root).inserted }) {
             Self.sweep(dir, olderThanSeconds: 3600, now: environment.now())
         }

@@ -262,7 +262,7 @@ struct Journal: Sendable {
             bytes.append(contentsOf: line)
             bytes.append(0x0A)
         }
-        let fd = Platform.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = Platform.open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, FileIO.privateFile)
         guard fd >= 0 else { throw FileIO.ioError("append to", path, errno: Platform.errno) }
         defer { Platform.close(fd) }
         let ok = bytes.withUnsafeBytes { Platform.writeAll(fd, $0) }

@@ -111,7 +111,8 @@ struct ObjectStore: Sendable {
         }
         let temp = "\(destination).aisync-tmp-\(environment.temporarySuffix())"
         do throws(AISyncError) {
-            let copied = try FileIO.copy(source, to: temp)
+            // Outside the store, where the user asked: the umask decides its mode.
+            let copied = try FileIO.copy(source, to: temp, mode: FileIO.sharedFile)
             guard copied.digest == digest else {
                 throw Self.damaged(source)
             }

@@ -31,6 +31,11 @@ extension Store {
         /// remote lacked them at the last pull). A state, not damage: a pull fetches them
         /// when they appear. Bytes missing for a picture this device added are a problem.
         public var imagesNotDownloaded: [SHA256Digest] = []
+        /// Paths in the store other accounts can read, write or enter (also one problem,
+        /// naming the widest); nil when none can.
+        public var exposure: Exposure?
+        /// How many paths a repair made private again (``fsck(repair:)``).
+        public var madePrivate = 0
     }
 
     /// Checks the whole store: parses and verifies every journal line, re-hashes every object,
@@ -38,9 +43,17 @@ extension Store {
     /// present. Problems are reported, not thrown; it throws only when the store cannot be
     /// read or another process holds its lock too long.
     /// Reads every byte of the store, so it is slow on large stores.
-    public func fsck() throws(AISyncError) -> FsckReport {
+    /// Paths other accounts can read, write or enter are a problem too; with `repair` they
+    /// are made private first (``makePrivate()``), the one change a check makes besides
+    /// dropping a torn last line.
+    public func fsck(repair: Bool = false) throws(AISyncError) -> FsckReport {
         let lock = try StoreLock.acquire(root: root, timeoutMilliseconds: environment.lockTimeoutMilliseconds)
         var report = FsckReport()
+        if repair { report.madePrivate = try makePrivate() }
+        report.exposure = exposure()
+        if let exposure = report.exposure {
+            report.problems.append(.init(path: exposure.widest, message: "\(exposure.problem)"))
+        }
         if lock != nil { report.droppedTornBytes = try journal.dropTornTail() }
         var scan = try scanJournal(into: &report)
         let (all, strays) = objects.allObjects()

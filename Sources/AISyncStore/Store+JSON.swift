@@ -3,10 +3,10 @@ import AISyncCore
 extension Store.Status {
     /// The status document (Schemas/status-output.schema.json): `{store, device: {id, name},
     /// records: {kind: count}, deleted, conflicts, objects, bytes, journal: {lines, bytes},
-    /// remotes: [{name, url, type}], imagesNotDownloaded}`.
+    /// remotes: [{name, url, type}], imagesNotDownloaded, private, exposure?}`.
     public var json: JSONValue {
         let counts = JSONObject(uniqueKeysWithValues: records.map { ($0.key.rawValue, JSONValue.int(Int64($0.value))) })
-        return .object([
+        var document: JSONObject = [
             "store": .string(root),
             "device": .object(["id": .string(device.rawValue), "name": .string(deviceName)]),
             "records": .object(counts),
@@ -18,6 +18,20 @@ extension Store.Status {
             "remotes": .array(
                 remotes.map { .object(["name": .string($0.name), "url": .string($0.url), "type": .string($0.type)]) }),
             "imagesNotDownloaded": .int(Int64(imagesNotDownloaded)),
+            "private": .bool(exposure == nil),
+        ]
+        document.setIfPresent("exposure", exposure?.json)
+        return .object(document)
+    }
+}
+
+extension Store.Exposure {
+    /// `{count, widest, mode, access}`: `mode` in octal (`"0755"`), `access` what it lets
+    /// other accounts do (`read`, `written`, `read and written`, `entered`).
+    public var json: JSONValue {
+        .object([
+            "count": .int(Int64(count)), "widest": .string(widest), "mode": .string(Self.octal(mode)),
+            "access": .string(access),
         ])
     }
 }

@@ -284,6 +284,8 @@ extension Store {
         /// Live pictures whose bytes are not here yet (another device added them and the
         /// remote lacked them at the last pull): a pull fetches them when they appear.
         public var imagesNotDownloaded: Int = 0
+        /// Paths in the store that other accounts can read, write or enter; nil when none can.
+        public var exposure: Exposure?
     }
 
     /// Counts records, conflicts, objects and journal lines. Lists `objects/` and stats every
@@ -310,6 +312,7 @@ extension Store {
                 else { continue }
                 if !present.contains(image.sha256) { status.imagesNotDownloaded += 1 }
             }
+            status.exposure = exposure()
             return status
         }
     }

@@ -59,7 +59,19 @@ public actor Store {
                 hint: "Use it as it is, or create the new store in another folder",
                 remedy: .useExistingStore)
         }
+        // The folders above the store are the user's, as `mkdir -p` makes them; the store
+        // folder and everything in it are the owner's alone, whatever the umask (an empty
+        // folder given for it is closed too; one holding other files is left as it is, and
+        // reported).
+        try FileIO.makeDirectories(FileIO.parentDirectory(of: root), mode: FileIO.sharedDirectory)
         try FileIO.makeDirectories(root)
+        if Platform.listDirectory(root)?.isEmpty == true, let st = Platform.permissions(root),
+            st.mode & sharedBits != 0
+        {
+            let code = Platform.setPermissions(root, st.mode & ~sharedBits)
+            if code != 0 { throw FileIO.ioError("change the permissions of", root, errno: code) }
+        }
+        protectData(root)
         for sub in ["objects", "index", "sync"] { try FileIO.makeDirectories("\(root)/\(sub)") }
         let name = deviceName ?? environment.hostName() ?? "device"
         let config = StoreConfig(

@@ -64,7 +64,7 @@ package struct StoreLock: ~Copyable {
     /// Opens (creating) the lock file; nil when the store is read-only, so reads go on
     /// without a lock.
     private static func openLockFile(_ path: String) throws(AISyncError) -> Int32? {
-        let fd = Platform.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = Platform.open(path, O_RDWR | O_CREAT | O_CLOEXEC, FileIO.privateFile)
         if fd < 0 {
             let code = Platform.errno
             if code == EACCES || code == EROFS || code == EPERM { return nil }

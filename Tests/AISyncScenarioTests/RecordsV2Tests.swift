@@ -90,6 +90,15 @@ struct RecordsV2Tests {
             let sha = try #require(try laptop.show(image)["sha256"] as? String)
             #expect(try CLIFixtures.sha256(try #require(FileManager.default.contents(atPath: out))) == sha)
         }
+        // aisync 1 left its store to the umask (0755 under 022): fsck says so, and a repair
+        // makes it private; the store is otherwise sound.
+        chmod(laptop.path, 0o755)
+        let check = laptop.run(["fsck"])
+        #expect(
+            check.exitCode == 65 && check.stdout.contains("\(laptop.path): mode 0755: can be read by other accounts"),
+            "\(check)")
+        let repaired = laptop.run(["fsck", "--repair"])
+        #expect(repaired.exitCode == 0 && repaired.stderr.contains("in the store private"), "\(repaired)")
         CLIExpect.success(laptop.run(["fsck"]))
 
         // Nothing is lost: the deleted chat comes back, and the edit that lost to a delete can be kept.
