@@ -126,14 +126,21 @@ extension Store {
 
     /// Calls `visit` with the store folder and every path of the store's under it: its
     /// permission bits, whether it is a folder, and how deep it lies. Symbolic links are
-    /// visited, not followed. With `throughShared`, only what other accounts can get to: a
-    /// folder's entries only when it lets the group or others through (an execute bit).
+    /// neither visited nor followed (a link's own mode means nothing, and `chmod` would change
+    /// what it points to, which may lie outside the store). With `throughShared`, only what
+    /// other accounts can get to: a folder's entries only when it lets the group or others
+    /// through (an execute bit).
     static func walk(
         _ path: String, depth: Int, throughShared: Bool, _ visit: (String, UInt32, Bool, Int) -> Void
     ) {
-        guard let st = Platform.permissions(path) else { return }
+        guard var st = Platform.permissions(path) else { return }
+        if st.isLink {
+            // The store folder itself may be a link to where it lives (followed, as `chmod` does).
+            guard depth == 0, let target = Platform.permissions("\(path)/."), target.isDirectory else { return }
+            st = target
+        }
         visit(path, st.mode, st.isDirectory, depth)
-        guard st.isDirectory, !st.isLink, !throughShared || st.mode & 0o011 != 0,
+        guard st.isDirectory, !throughShared || st.mode & 0o011 != 0,
             let names = Platform.listDirectory(path)
         else { return }
         for name in names.sorted() where depth > 0 || isStoreEntry(name) {

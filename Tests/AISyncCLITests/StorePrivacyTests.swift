@@ -147,6 +147,10 @@ struct StorePrivacyTests {
             ])
         try #require(opened.exitCode == 0, "\(opened)")
         let count = Self.modes(under: store.path).count
+        // A symbolic link in the store is not followed: what it points to is left alone.
+        let outside = CLIFixtures.writeFile(Data("elsewhere".utf8), in: store.directory, name: "outside.txt")
+        chmod(outside, 0o644)
+        try FileManager.default.createSymbolicLink(atPath: "\(store.path)/sync/link", withDestinationPath: outside)
         // A file of the user's own in the store folder is theirs: not reported, not changed.
         let notes = CLIFixtures.writeFile(Data("mine".utf8), in: store.path, name: "notes.txt")
         chmod(notes, 0o644)
@@ -173,12 +177,13 @@ struct StorePrivacyTests {
                 "\(store.path): mode 0755: can be read by other accounts, as can \(count - 1) other paths in the store"),
             "\(check)")
         #expect(check.stderr.contains("aisync fsck --repair"), "\(check)")
-        #expect(Self.notPrivate(store.path).count == count + 1, "a check changes nothing")
+        #expect(Self.notPrivate(store.path).count == count + 2, "a check changes nothing")
 
         let repair = store.run(["fsck", "--repair"])
         #expect(repair.exitCode == 0, "\(repair)")
         #expect(repair.stderr.contains("made \(count) paths in the store private"), "\(repair)")
-        #expect(Self.notPrivate(store.path) == ["\(notes) 644"])
+        #expect(Set(Self.notPrivate(store.path)) == ["\(notes) 644", "\(store.path)/sync/link 777"])
+        #expect(Self.mode(outside) == 0o644, "a link's target outside the store is not changed")
         #expect(try CLIJSON.object(store.run(["status", "--json"]))["private"] as? Bool == true)
         #expect(store.run(["fsck"]).exitCode == 0)
     }
