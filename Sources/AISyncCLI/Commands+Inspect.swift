@@ -232,7 +232,7 @@ enum InspectCommands {
                     "note: dropped a torn final journal line (\(report.droppedTornBytes) bytes) left by an interrupted write\n"
                 )
             }
-            for problem in report.problems { CLIPlatform.out("\(problem)\n") }
+            for problem in report.problems { CLIPlatform.out("\(TerminalText.escaped(problem.description))\n") }
             var summary = "\(report.journalLines) journal lines, \(report.objectsChecked) objects checked"
             if !report.imagesNotDownloaded.isEmpty {
                 summary +=

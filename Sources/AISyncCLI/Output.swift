@@ -146,7 +146,7 @@ enum Output {
             "\(s.records[$0] ?? 0) \(s.records[$0] == 1 ? $0.rawValue : plural[$0]!)"
         }.joined(separator: ", ")
         return """
-            store      \(s.root)\(s.exposure.map { "\nprivate    no: \(oneLine($0.description)); run `aisync fsck --repair`" } ?? "")
+            store      \(s.root)\(s.exposure.map { "\nprivate    no: \(TerminalText.escaped(oneLine($0.description))); run `aisync fsck --repair`" } ?? "")
             device     \(s.deviceName) (\(s.device))
             records    \(counts)\(s.deleted > 0 ? "; \(s.deleted) more deleted (restorable)" : "")
             conflicts  \(s.conflicts)

@@ -245,9 +245,37 @@ package enum Platform {
         return (UInt32(st.st_mode & 0o7777), type == S_IFDIR, type == S_IFLNK, UInt32(st.st_uid))
     }
 
-    /// Sets a path's mode bits (`chmod`); 0, or the error number.
-    package static func setPermissions(_ path: String, _ mode: UInt32) -> Int32 {
-        sysChmod(path, mode_t(mode)) == 0 ? 0 : errno
+    /// Opens `name` in the folder open as `directory` (or a path, with `directory` nil) to
+    /// look at and change its mode, never through a symbolic link (a link that replaced an
+    /// entry after it was listed is refused, not followed), and never blocking on a FIFO.
+    /// The descriptor, or -1 with `errno` set (ELOOP for a link).
+    package static func openEntry(_ name: String, in directory: Int32?, followLink: Bool = false) -> Int32 {
+        let flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (followLink ? 0 : O_NOFOLLOW)
+        return name.withCString { sysOpenat(directory ?? AT_FDCWD, $0, flags) }
+    }
+
+    /// The mode bits, kind and owner of an open file.
+    package static func permissions(of fd: Int32) -> (mode: UInt32, isDirectory: Bool, owner: UInt32)? {
+        var st = sysStatStruct()
+        guard sysFstat(fd, &st) == 0 else { return nil }
+        return (UInt32(st.st_mode & 0o7777), st.st_mode & S_IFMT == S_IFDIR, UInt32(st.st_uid))
+    }
+
+    /// Sets an open file's mode bits (`fchmod`); 0, or the error number.
+    package static func setPermissions(of fd: Int32, _ mode: UInt32) -> Int32 {
+        sysFchmod(fd, mode_t(mode)) == 0 ? 0 : errno
+    }
+
+    /// The entries of the folder open as `fd` (which stays open), or nil.
+    package static func listDirectory(of fd: Int32) -> [String]? {
+        let copy = dup(fd)
+        guard copy >= 0 else { return nil }
+        guard let dir = fdopendir(copy) else {
+            _ = sysClose(copy)
+            return nil
+        }
+        defer { closedir(dir) }
+        return entryNames(dir)
     }
 
     /// The user this process acts as.
@@ -257,6 +285,16 @@ package enum Platform {
     package static func listDirectory(_ path: String) -> [String]? {
         guard let dir = opendir(path) else { return nil }
         defer { closedir(dir) }
+        return entryNames(dir)
+    }
+
+    #if canImport(Darwin)
+        private typealias DirectoryStream = UnsafeMutablePointer<DIR>
+    #else
+        private typealias DirectoryStream = OpaquePointer
+    #endif
+
+    private static func entryNames(_ dir: DirectoryStream) -> [String] {
         var names: [String] = []
         while let entry = readdir(dir) {
             let name = withUnsafePointer(to: entry.pointee.d_name) {
@@ -324,6 +362,8 @@ package enum Platform {
     private func sysStat(_ p: String, _ st: inout stat) -> Int32 { stat(p, &st) }
     private func sysLstat(_ p: String, _ st: inout stat) -> Int32 { lstat(p, &st) }
     private func sysChmod(_ p: String, _ m: mode_t) -> Int32 { chmod(p, m) }
+    private func sysFchmod(_ fd: Int32, _ m: mode_t) -> Int32 { fchmod(fd, m) }
+    private func sysOpenat(_ d: Int32, _ p: UnsafePointer<CChar>, _ f: Int32) -> Int32 { openat(d, p, f) }
     private func sysFstat(_ fd: Int32, _ st: inout stat) -> Int32 { fstat(fd, &st) }
     private func sysFlock(_ fd: Int32, _ op: Int32) -> Int32 { flock(fd, op) }
     private func sysLink(_ a: String, _ b: String) -> Int32 { link(a, b) }

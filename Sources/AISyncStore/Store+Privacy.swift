@@ -60,7 +60,7 @@ extension Store {
     public func exposure() -> Exposure? {
         var found: Exposure?
         var rank = (bits: 0, folder: false, depth: Int.max)
-        Self.walk(root, depth: 0, throughShared: true) { path, mode, isDirectory, depth in
+        Self.walk(root, throughShared: true) { path, _, mode, isDirectory, depth in
             let open = mode & Self.sharedBits
             guard open != 0 else { return }
             let bits = open.nonzeroBitCount
@@ -85,9 +85,15 @@ extension Store {
     public func makePrivate() throws(AISyncError) -> Int {
         var changed = 0
         var failure: AISyncError?
-        Self.walk(root, depth: 0, throughShared: false) { path, mode, _, _ in
+        Self.walk(root, throughShared: false) { path, fd, mode, _, _ in
             guard failure == nil, mode & Self.sharedBits != 0 else { return }
-            let code = Platform.setPermissions(path, mode & ~Self.sharedBits)
+            guard fd >= 0 else {
+                failure = AISyncError(
+                    .permission, "cannot make \(path) private: its owner may not open it",
+                    hint: "Give its owner read permission, then try again")
+                return
+            }
+            let code = Platform.setPermissions(of: fd, mode & ~Self.sharedBits)
             if code == 0 {
                 changed += 1
             } else {
@@ -99,17 +105,25 @@ extension Store {
         return changed
     }
 
-    /// The folder that holds a store at `root` when other accounts can write to it (someone
-    /// else could then replace the store, or make it first): nil when they cannot, when it
-    /// is a shared folder with the sticky bit (like `/tmp`, where only an entry's owner can
-    /// remove or rename it), or when it does not exist.
+    /// The nearest folder above a store at `root` that any other account can write to (mode
+    /// o+w without the sticky bit): someone else could then rename what is in it and put their
+    /// own store, or their own folders, in its place. Nil when there is none. A shared folder
+    /// with the sticky bit (like `/tmp`) lets only an entry's owner remove or rename it, and
+    /// a folder only its group can write is left to the group (per-user groups are common).
     public static func writableByOthers(holding root: String) -> String? {
-        let parent = FileIO.parentDirectory(of: root)
-        guard let st = Platform.permissions(parent), st.isDirectory || st.isLink else { return nil }
-        guard let info = st.isLink ? Platform.permissions(parent + "/.") : st else { return nil }
-        let sticky: UInt32 = 0o1000
-        guard info.mode & 0o022 != 0, info.mode & sticky == 0 else { return nil }
-        return parent
+        var path = root
+        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        while true {
+            let parent = FileIO.parentDirectory(of: path)
+            guard parent != path, !parent.isEmpty else { return nil }
+            // Followed when a link: the folder it names is what holds the store.
+            if let st = Platform.permissions(parent == "/" ? "/" : parent + "/."), st.isDirectory,
+                st.mode & 0o002 != 0, st.mode & 0o1000 == 0
+            {
+                return parent
+            }
+            path = parent
+        }
     }
 
     /// The entries at the top of a store folder that are the store's (and the temp files a
@@ -124,27 +138,42 @@ extension Store {
             || ["config.json.", "devices.json.", "journal.jsonl."].contains { name.hasPrefix($0) }
     }
 
-    /// Calls `visit` with the store folder and every path of the store's under it: its
-    /// permission bits, whether it is a folder, and how deep it lies. Symbolic links are
-    /// neither visited nor followed (a link's own mode means nothing, and `chmod` would change
-    /// what it points to, which may lie outside the store). With `throughShared`, only what
-    /// other accounts can get to: a folder's entries only when it lets the group or others
-    /// through (an execute bit).
+    /// Calls `visit` with the store folder and every entry of the store's under it: its path,
+    /// a descriptor open on it (-1 when it could not be opened: then only looked at), its mode
+    /// bits, whether it is a folder, and how deep it lies. Each entry is opened relative to its
+    /// folder's descriptor and never through a symbolic link, so links are neither visited nor
+    /// followed, and an entry swapped for a link after it was listed is refused rather than
+    /// followed out of the store (a change of mode goes to the descriptor, `fchmod`). The store
+    /// folder itself may be a link to where it lives. With `throughShared`, only what other
+    /// accounts can get to: a folder's entries only when it lets the group or others through.
     static func walk(
-        _ path: String, depth: Int, throughShared: Bool, _ visit: (String, UInt32, Bool, Int) -> Void
+        _ root: String, throughShared: Bool,
+        _ visit: (_ path: String, _ fd: Int32, _ mode: UInt32, _ isDirectory: Bool, _ depth: Int) -> Void
     ) {
-        guard var st = Platform.permissions(path) else { return }
-        if st.isLink {
-            // The store folder itself may be a link to where it lives (followed, as `chmod` does).
-            guard depth == 0, let target = Platform.permissions("\(path)/."), target.isDirectory else { return }
-            st = target
-        }
-        visit(path, st.mode, st.isDirectory, depth)
-        guard st.isDirectory, !throughShared || st.mode & 0o011 != 0,
-            let names = Platform.listDirectory(path)
+        let fd = Platform.openEntry(root, in: nil, followLink: true)
+        guard fd >= 0 else { return }
+        defer { Platform.close(fd) }
+        walk(root, open: fd, depth: 0, throughShared: throughShared, visit)
+    }
+
+    private static func walk(
+        _ path: String, open fd: Int32, depth: Int, throughShared: Bool,
+        _ visit: (String, Int32, UInt32, Bool, Int) -> Void
+    ) {
+        guard let st = Platform.permissions(of: fd) else { return }
+        visit(path, fd, st.mode, st.isDirectory, depth)
+        guard st.isDirectory, !throughShared || st.mode & 0o011 != 0, let names = Platform.listDirectory(of: fd)
         else { return }
         for name in names.sorted() where depth > 0 || isStoreEntry(name) {
-            walk("\(path)/\(name)", depth: depth + 1, throughShared: throughShared, visit)
+            let child = Platform.openEntry(name, in: fd)
+            let childPath = "\(path)/\(name)"
+            if child >= 0 {
+                walk(childPath, open: child, depth: depth + 1, throughShared: throughShared, visit)
+                Platform.close(child)
+            } else if let st = Platform.permissions(childPath), !st.isLink {
+                // Not openable by its owner (no read bit): looked at, not entered or changed.
+                visit(childPath, -1, st.mode, st.isDirectory, depth + 1)
+            }
         }
     }
 

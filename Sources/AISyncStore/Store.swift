@@ -63,13 +63,17 @@ public actor Store {
         // folder and everything in it are the owner's alone, whatever the umask (an empty
         // folder given for it is closed too; one holding other files is left as it is, and
         // reported).
-        try FileIO.makeDirectories(FileIO.parentDirectory(of: root), mode: FileIO.sharedDirectory)
+        var trimmed = root
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed.removeLast() }
+        try FileIO.makeDirectories(FileIO.parentDirectory(of: trimmed), mode: FileIO.sharedDirectory)
         try FileIO.makeDirectories(root)
-        if Platform.listDirectory(root)?.isEmpty == true, let st = Platform.permissions(root),
-            st.mode & sharedBits != 0
-        {
-            let code = Platform.setPermissions(root, st.mode & ~sharedBits)
-            if code != 0 { throw FileIO.ioError("change the permissions of", root, errno: code) }
+        if Platform.listDirectory(root)?.isEmpty == true {
+            let fd = Platform.openEntry(root, in: nil, followLink: true)
+            defer { if fd >= 0 { Platform.close(fd) } }
+            if fd >= 0, let st = Platform.permissions(of: fd), st.mode & sharedBits != 0 {
+                let code = Platform.setPermissions(of: fd, st.mode & ~sharedBits)
+                if code != 0 { throw FileIO.ioError("change the permissions of", root, errno: code) }
+            }
         }
         protectData(root)
         for sub in ["objects", "index", "sync"] { try FileIO.makeDirectories("\(root)/\(sub)") }
@@ -97,6 +101,8 @@ public actor Store {
         }
         var config = try StoreConfig(bytes: FileIO.read(configPath, limit: 1 << 20), path: configPath)
         if config.format < StoreConfig.currentFormat { config = try migrate(root: root, environment: environment) }
+        // A store made before data protection gets it too (Apple platforms; new files inherit it).
+        protectData(root)
         return Store(root: root, config: config, environment: environment)
     }
 

@@ -116,6 +116,10 @@ struct StorePrivacyTests {
             try FileManager.default.contentsOfDirectory(atPath: store.indexPath).first.map {
                 "\(store.indexPath)/\($0)"
             })
+        // Others may pass through the folders on the way (0711), so only each file's own mode
+        // keeps them out.
+        let objectFolder = "\(store.objectsPath)/\(object.split(separator: "/")[0])"
+        for folder in [store.path, store.objectsPath, objectFolder, store.indexPath] { chmod(folder, 0o711) }
         for path in [store.journalPath, "\(store.objectsPath)/\(object)", index, store.configPath] {
             let r = readAsNobody(path)
             #expect(r.exitCode != 0 && r.stderr.contains("Permission denied"), "\(path): \(r)")
@@ -147,10 +151,15 @@ struct StorePrivacyTests {
             ])
         try #require(opened.exitCode == 0, "\(opened)")
         let count = Self.modes(under: store.path).count
-        // A symbolic link in the store is not followed: what it points to is left alone.
-        let outside = CLIFixtures.writeFile(Data("elsewhere".utf8), in: store.directory, name: "outside.txt")
+        // A symbolic link in the store is not followed: the folder it points to, and what is
+        // in it, are left alone.
+        let outsideFolder = "\(store.directory)/outside"
+        try FileManager.default.createDirectory(atPath: outsideFolder, withIntermediateDirectories: false)
+        chmod(outsideFolder, 0o755)
+        let outside = CLIFixtures.writeFile(Data("elsewhere".utf8), in: outsideFolder, name: "outside.txt")
         chmod(outside, 0o644)
-        try FileManager.default.createSymbolicLink(atPath: "\(store.path)/sync/link", withDestinationPath: outside)
+        try FileManager.default.createSymbolicLink(
+            atPath: "\(store.path)/sync/link", withDestinationPath: outsideFolder)
         // A file of the user's own in the store folder is theirs: not reported, not changed.
         let notes = CLIFixtures.writeFile(Data("mine".utf8), in: store.path, name: "notes.txt")
         chmod(notes, 0o644)
@@ -183,7 +192,8 @@ struct StorePrivacyTests {
         #expect(repair.exitCode == 0, "\(repair)")
         #expect(repair.stderr.contains("made \(count) paths in the store private"), "\(repair)")
         #expect(Set(Self.notPrivate(store.path)) == ["\(notes) 644", "\(store.path)/sync/link 777"])
-        #expect(Self.mode(outside) == 0o644, "a link's target outside the store is not changed")
+        #expect(Self.mode(outside) == 0o644, "a file behind a link out of the store is not changed")
+        #expect(Self.mode(outsideFolder) == 0o755, "a link's target outside the store is not changed")
         #expect(try CLIJSON.object(store.run(["status", "--json"]))["private"] as? Bool == true)
         #expect(store.run(["fsck"]).exitCode == 0)
     }
@@ -194,13 +204,21 @@ struct StorePrivacyTests {
     func storeInAFolderOthersCanWrite() throws {
         let dir = CLIHarness.makeTemporaryDirectory()
         defer { CLIHarness.removeTree(dir) }
-        for (name, mode, warned) in [("open", 0o777, true), ("sticky", 0o1777, false), ("mine", 0o755, false)] {
+        let cases: [(name: String, mode: Int, store: String, warned: Bool)] = [
+            ("open", 0o777, "store", true), ("sticky", 0o1777, "store", false), ("mine", 0o755, "store", false),
+            ("group", 0o775, "store", false),
+            // A folder further up that anyone can write: the folders under it can be replaced.
+            ("above", 0o777, "deeper/store", true),
+            // A trailing slash names the same store.
+            ("slash", 0o777, "store/", true),
+        ]
+        for (name, mode, under, warned) in cases {
             let folder = "\(dir)/\(name)"
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
             chmod(folder, mode_t(mode))
-            let made = CLIHarness.run(["init", "--name", name], store: "\(folder)/store")
+            let made = CLIHarness.run(["init", "--name", name], store: "\(folder)/\(under)")
             #expect(made.exitCode == 0, "\(made)")
-            let listed = CLIHarness.run(["list"], store: "\(folder)/store", via: .environment)
+            let listed = CLIHarness.run(["list"], store: "\(folder)/\(under)", via: .environment)
             #expect(listed.exitCode == 0, "\(listed)")
             for r in [made, listed] {
                 let warning =
@@ -208,7 +226,25 @@ struct StorePrivacyTests {
                 #expect(r.stderr.contains(warning) == warned, "\(name): \(r)")
                 #expect(r.stderr.components(separatedBy: "warning:").count - 1 == (warned ? 1 : 0), "once: \(r)")
             }
-            #expect(Self.notPrivate("\(folder)/store") == [])
+            let made2 = "\(folder)/\(under.hasSuffix("/") ? String(under.dropLast()) : under)"
+            #expect(Self.notPrivate(made2) == [], "\(made2)")
+            if name == "above" { #expect(Self.mode("\(folder)/deeper") == 0o755, "mkdir -p, with the umask") }
         }
+    }
+
+    @Test("a store folder that is a link to where it lives is checked and repaired where it lives")
+    func storeFolderThatIsALink() throws {
+        let dir = CLIHarness.makeTemporaryDirectory()
+        defer { CLIHarness.removeTree(dir) }
+        let real = "\(dir)/real"
+        #expect(CLIHarness.run(["init", "--name", "linked"], store: real).exitCode == 0)
+        try FileManager.default.createSymbolicLink(atPath: "\(dir)/alias", withDestinationPath: real)
+        chmod(real, 0o755)
+        let check = CLIHarness.run(["fsck"], store: "\(dir)/alias")
+        #expect(check.exitCode == 65 && check.stdout.contains("\(dir)/alias: mode 0755"), "\(check)")
+        let repair = CLIHarness.run(["fsck", "--repair"], store: "\(dir)/alias")
+        #expect(repair.exitCode == 0, "\(repair)")
+        #expect(Self.mode(real) == 0o700)
+        #expect(Self.notPrivate(real) == [])
     }
 }
