@@ -20,6 +20,8 @@ need_apt() { # need_apt COMMAND PACKAGE
 
 need_apt python3 python3
 need_apt setpriv util-linux
+# TLS servers for the certificate tests (`openssl s_server`).
+need_apt openssl openssl
 # The passphrase prompt is tested on a real terminal.
 need_apt tmux tmux
 # The man page is checked by rendering it.

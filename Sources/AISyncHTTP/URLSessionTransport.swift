@@ -234,16 +234,52 @@ public final class URLSessionTransport: HTTPTransport {
             return AISyncError(
                 .temporary, "the connection to \(host) was lost before it answered", hint: "Try again later",
                 remedy: .retryLater)
-        case .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
-            .serverCertificateHasUnknownRoot, .secureConnectionFailed:
+        case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot:
+            return untrusted(host, because: nil)
+        case .serverCertificateHasBadDate, .serverCertificateNotYetValid:
+            return untrusted(host, because: "certificate has expired or is not yet valid")
+        case .secureConnectionFailed:
             return AISyncError(
                 .configuration, "cannot establish a secure connection to \(host)",
                 hint: "Check the server's TLS certificate")
         default:
+            if let tls = certificateProblem(error.localizedDescription, host: host) { return tls }
             return AISyncError(
                 .unavailable, "cannot reach \(host)", hint: "Check that the server is running and the URL is right",
                 cause: error.localizedDescription)
         }
+    }
+
+    /// A refused certificate as libcurl (URLSession on Linux) reports it: a failed check of the
+    /// chain is `SSL certificate problem: <OpenSSL's reason>` (`self-signed certificate`,
+    /// `unable to get local issuer certificate`, `certificate has expired`, …), a name that
+    /// does not match `SSL: no alternative certificate subject name matches target host name
+    /// '<host>'` (or `… certificate subject name '<name>' does not match …`). Nil for any
+    /// other error: the server was reached, and it is not about its certificate.
+    static func certificateProblem(_ description: String, host: String) -> AISyncError? {
+        if let range = description.range(of: "SSL certificate problem: ") {
+            let reason = description[range.upperBound...].prefix { $0 != ")" && $0 != "\n" }
+            return untrusted(host, because: String(reason))
+        }
+        if description.contains("subject name") && description.contains("target host name") {
+            return AISyncError(
+                .configuration, "the TLS certificate of \(host) is for another name",
+                hint: "Use the name the certificate was issued for in the remote's URL", cause: description)
+        }
+        return nil
+    }
+
+    /// The server's certificate was refused: the server is there, and connecting again will
+    /// not help until it is trusted (or renewed, or the clock is right).
+    static func untrusted(_ host: String, because reason: String?) -> AISyncError {
+        let expired = reason.map { $0.contains("expired") || $0.contains("not yet valid") } ?? false
+        return AISyncError(
+            .configuration,
+            "the TLS certificate of \(host) is not trusted\(reason.map { " (\($0))" } ?? "")",
+            hint: expired
+                ? "Check this device's clock; if it is right, the server's certificate must be renewed"
+                : "If it is your own server with a private or self-signed certificate, add its certificate (or the CA that signed it) to this system's trusted certificates; otherwise check that the URL names the right server",
+            remedy: nil)
     }
 }
 
