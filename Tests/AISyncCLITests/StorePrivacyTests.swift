@@ -35,7 +35,7 @@ struct StorePrivacyTests {
     }
 
     @Test(
-        "with umask 022 (and 000), every path of two stores is 0700/0600 after init, a chat, a picture, a push, a pull and compact; exports, saved pictures and the folder remote keep the umask",
+        "with umask 022 (and 000), every path of three stores is 0700/0600 after init (one in an existing empty folder), a chat, a picture, a story, push, pull, compact, an encrypted remote with its key remembered and gc; exports of every kind, saved pictures and folder remotes keep the umask",
         arguments: ["022", "000"])
     func privateWhateverTheUmask(umask: String) throws {
         let dir = CLIHarness.makeTemporaryDirectory()
@@ -65,24 +65,43 @@ struct StorePrivacyTests {
             $A export "$chat" --format md --output "\(dir)/chat.md"
             $A image save "$image" "\(dir)/saved.png"
             $A export --all --output "\(dir)/exported"
+            $A chat say "$chat" --role assistant "[image: $image]"
+            story=$($A story new --title "A tale" --page "Once" --image "$image")
+            $A export "$chat" --format md --output "\(dir)/pictured.md"
+            $A export "$story" --format html --output "\(dir)/story.html"
+            $A export "$story" --format epub --output "\(dir)/story.epub"
+            mkdir vault
+            AISYNC_PASSPHRASE="correct horse" $A remote add vault "file://\(dir)/vault" --encrypt
+            AISYNC_PASSPHRASE="correct horse" $A push vault --remember
+            $A gc
+            mkdir -m 755 empty
+            $AISYNC --store "\(dir)/empty" init --name c
             """
         let r = CLIHarness.shell(script)
         try #require(r.exitCode == 0, "\(r)")
-        for store in ["\(dir)/a", "\(dir)/nested/deeper/b"] {
-            #expect(Self.modes(under: store).count > 10, "the store was walked: \(store)")
+        #expect(Self.mode("\(dir)/a/sync/vault.key") == 0o600, "the remembered key")
+        // The third was made in an existing empty folder (mode 0755): it is closed too.
+        for (store, least) in [("\(dir)/a", 10), ("\(dir)/nested/deeper/b", 10), ("\(dir)/empty", 5)] {
+            #expect(Self.modes(under: store).count > least, "the store was walked: \(store)")
             #expect(Self.notPrivate(store) == [], "umask \(umask): \(store)")
         }
         // What was asked for elsewhere keeps the umask: 0644/0755 under 022, 0666/0777 under 000.
         let file: mode_t = umask == "022" ? 0o644 : 0o666
         let folder: mode_t = umask == "022" ? 0o755 : 0o777
-        #expect(Self.mode("\(dir)/chat.md") == file)
+        for exported in ["chat.md", "pictured.md", "story.html", "story.epub"] {
+            #expect(Self.mode("\(dir)/\(exported)") == file, "\(exported)")
+        }
+        let pictures = Self.modes(under: "\(dir)/pictured-images")
+        #expect(pictures.count == 2 && pictures.allSatisfy { $0.mode == ($0.folder ? folder : file) }, "\(pictures)")
         #expect(Self.mode("\(dir)/saved.png") == file)
         // The folders above a new store are made as `mkdir -p` makes them.
         #expect(Self.mode("\(dir)/nested") == folder)
         let exported = Self.modes(under: "\(dir)/exported")
         #expect(exported.count > 3)
         #expect(exported.allSatisfy { $0.mode == ($0.folder ? folder : file) }, "\(exported)")
-        let remote = Self.modes(under: "\(dir)/remote").filter { !$0.path.contains(".aisync-tmp") }
+        let remote = (Self.modes(under: "\(dir)/remote") + Self.modes(under: "\(dir)/vault")).filter {
+            !$0.path.contains(".aisync-tmp")
+        }
         #expect(remote.count > 3)
         #expect(remote.allSatisfy { $0.mode == ($0.folder ? folder : file) }, "\(remote)")
     }
