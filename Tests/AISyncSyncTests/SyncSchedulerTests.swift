@@ -159,36 +159,22 @@ struct SyncSchedulerTests {
         await scheduler.stop()
     }
 
-    /// Without the file watch (a file system that sends no notifications), the poll alone
-    /// notices another process's edit.
-    @Test func theJournalPollAloneNoticesAnotherProcess() async throws {
-        let dir = Scratch.makeDirectory("scheduler-poll")
-        defer { Scratch.removeDirectory(dir) }
-        let remote = InMemoryRemote()
-        let a = try Self.store(dir, "a")
-        let scheduler = SyncScheduler(
-            store: a, engines: [SyncEngine(store: a, remote: remote, name: "mem")],
-            policy: SyncSchedule.Policy(interval: 600_000, debounce: 50), pollMilliseconds: 100, watchFiles: false)
-        let recorded = Recorder(scheduler)
-        await scheduler.start()
-        #expect(try await Self.eventually { recorded.count(Self.isSynced) == 1 })
-        let other = try Store.open(at: "\(dir)/a", environment: .live)
-        _ = try await other.createChat(title: "by another process", model: nil)
-        #expect(try await Self.eventually(120) { recorded.count(Self.isSynced) == 2 }, "the poll did not notice")
-        #expect(try await a.remoteHasEverything(remote))
-        await scheduler.stop()
-    }
-
     /// An edit by another process (a second `Store` on the same folder stands for it: its
-    /// changes reach this one only through the journal file) is noticed without the poll.
-    @Test func anotherProcessEditIsNoticedThroughTheJournal() async throws {
+    /// changes reach this one only through the journal file) is noticed by the file watch
+    /// without the poll, and by the poll alone without the file watch (a file system that
+    /// sends no notifications).
+    @Test(
+        "another process's edit is noticed through the journal: by the file watch alone, by the poll alone",
+        arguments: [(poll: Int64(0), watchFiles: true), (poll: Int64(100), watchFiles: false)])
+    func anotherProcessEditIsNoticed(poll: Int64, watchFiles: Bool) async throws {
         let dir = Scratch.makeDirectory("scheduler-other")
         defer { Scratch.removeDirectory(dir) }
         let remote = InMemoryRemote()
         let a = try Self.store(dir, "a")
         let scheduler = SyncScheduler(
             store: a, engines: [SyncEngine(store: a, remote: remote, name: "mem")],
-            policy: SyncSchedule.Policy(interval: 600_000, debounce: 50), pollMilliseconds: 0)
+            policy: SyncSchedule.Policy(interval: 600_000, debounce: 50), pollMilliseconds: poll,
+            watchFiles: watchFiles)
         let recorded = Recorder(scheduler)
         await scheduler.start()
         #expect(try await Self.eventually { recorded.count(Self.isSynced) == 1 })
