@@ -72,8 +72,9 @@ LAYERS = {
     # Security: SecRandomCopyBytes, the CSPRNG on Apple platforms (behind #if canImport).
     "AISyncFiles": {"Foundation", "Dispatch", "Synchronization", "Security", "AISyncCore"} | LIBC,
     "AISyncStore": {"Foundation", "Dispatch", "Synchronization", "AISyncCore", "AISyncFiles"} | LIBC,
-    # The socket transport is Linux-only (Glibc/Musl); URLSession needs FoundationNetworking there.
-    "AISyncHTTP": {"Foundation", "FoundationNetworking", "Synchronization", "Glibc", "Musl",
+    # The socket transport is Linux-only (Glibc/Musl); URLSession needs FoundationNetworking there;
+    # Security: a remote's own certificates in URLSession's trust evaluation on Apple platforms.
+    "AISyncHTTP": {"Foundation", "FoundationNetworking", "Synchronization", "Security", "Glibc", "Musl",
                    "AISyncCore", "AISyncFiles"},
     "AISyncRemote": {"Synchronization", "AISyncCore", "AISyncFiles", "AISyncHTTP"} | LIBC,
     "AISyncImgur": {"Foundation", "AISyncCore", "AISyncFiles", "AISyncHTTP"},

@@ -13,6 +13,13 @@
 #   seaweedfault  a second one, whose volume servers a test kills  AISYNC_TEST_SEAWEED_FAULT_S3_URL
 #   moto     moto's server (PyPI moto[server])      S3          AISYNC_TEST_MOTO_S3_URL
 #
+# Over HTTPS too (issue 31): the apache server also listens with mod_ssl
+# (AISYNC_TEST_APACHE_HTTPS_URL, https://127.0.0.1:PORT/dav) and the nginx one with `ssl`
+# (AISYNC_TEST_NGINX_HTTPS_URL, https://localhost:PORT/dav), the same data behind both ports,
+# with a certificate for localhost and 127.0.0.1 signed by a CA made for this run with
+# `openssl req` (AISYNC_TEST_TLS_CA, its PEM; never in any system trust store). `start` checks
+# each HTTPS port with curl trusting that CA, and that curl without it refuses the certificate.
+#
 # The WebDAV/HTTP servers take HTTP Basic auth (user `aisync`, a random password:
 # AISYNC_TEST_USER, AISYNC_TEST_PASSWORD). The S3 servers take SigV4-signed requests only, each
 # with its own random access key and secret, bucket `aisync-test`, region us-east-1:
@@ -72,11 +79,11 @@ bin() { command -v "$1" 2>/dev/null || { [ -x "/usr/sbin/$1" ] && echo "/usr/sbi
 
 install_missing() {
   local missing=() pair
-  for pair in apache2:apache2 nginx:nginx rclone:rclone lighttpd:lighttpd htpasswd:apache2-utils curl:curl python3:python3; do
+  for pair in apache2:apache2 nginx:nginx rclone:rclone lighttpd:lighttpd htpasswd:apache2-utils curl:curl python3:python3 openssl:openssl; do
     have "${pair%%:*}" || missing+=("${pair#*:}")
   done
-  # mod_dav_fs ships with apache2, but check: a minimal image could lack it.
-  [ -f /usr/lib/apache2/modules/mod_dav_fs.so ] || missing+=(apache2)
+  # mod_dav_fs and mod_ssl ship with apache2, but check: a minimal image could lack them.
+  [ -f /usr/lib/apache2/modules/mod_dav_fs.so ] && [ -f /usr/lib/apache2/modules/mod_ssl.so ] || missing+=(apache2)
   # lighttpd's mod_webdav is a package of its own (lighttpd-mod-webdav) on Debian 11 and later.
   [ -f /usr/lib/lighttpd/mod_webdav.so ] || missing+=(lighttpd-mod-webdav)
   { ! have python3 || ! python3 -m pip --version >/dev/null 2>&1; } && missing+=(python3-pip)
@@ -192,12 +199,69 @@ dav_probe() { # dav_probe URL PASSWORD > probe
 }
 
 # ---------------------------------------------------------------------------------------------
+# The run's TLS: a CA and a server certificate for localhost and 127.0.0.1, made with
+# `openssl req` into $STATE/tls (ca.pem, server.pem, server.key). The CA's key is deleted once
+# it has signed: nothing else can be issued under it.
+make_tls() {
+  local d="$STATE/tls"
+  rm -rf "$d"; mkdir -p "$d"
+  cat >"$d/openssl.cnf" <<'EOF'
+[req]
+distinguished_name = dn
+prompt = no
+[dn]
+CN = aisync test servers CA
+[ca]
+basicConstraints = critical,CA:TRUE
+keyUsage = critical,keyCertSign,cRLSign
+subjectKeyIdentifier = hash
+[server]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature
+extendedKeyUsage = serverAuth
+subjectAltName = DNS:localhost,IP:127.0.0.1
+EOF
+  openssl req -x509 -new -config "$d/openssl.cnf" -extensions ca -newkey ec -pkeyopt ec_paramgen_curve:P-256 \
+    -nodes -keyout "$d/ca.key" -out "$d/ca.pem" -days 3 2>/dev/null || return 1
+  openssl req -new -config "$d/openssl.cnf" -subj /CN=localhost -newkey ec -pkeyopt ec_paramgen_curve:P-256 \
+    -nodes -keyout "$d/server.key" -out "$d/server.csr" 2>/dev/null || return 1
+  openssl x509 -req -in "$d/server.csr" -CA "$d/ca.pem" -CAkey "$d/ca.key" -CAcreateserial -days 2 -sha256 \
+    -extfile "$d/openssl.cnf" -extensions server -out "$d/server.pem" 2>/dev/null || return 1
+  rm -f "$d/ca.key" "$d/server.csr" "$d/ca.srl"
+  chmod 0644 "$d/ca.pem" "$d/server.pem"
+  chmod 0600 "$d/server.key"
+}
+
+# An HTTPS port answers with the run's certificate: curl trusting the run's CA gets an HTTP
+# answer, curl with the system's CAs alone is refused (so nothing passes because a check was
+# skipped).
+check_https() { # check_https NAME URL PASSWORD PID
+  local name=$1 url=$2 code
+  CURL_CA_BUNDLE="$STATE/tls/ca.pem" wait_ready "$@" || return 1
+  if curl -s -o /dev/null --max-time 5 --cacert /etc/ssl/certs/ca-certificates.crt "$url/" 2>/dev/null; then
+    say "$name: curl accepted $url without the run's CA"; return 1
+  fi
+  echo "$url" >"$STATE/$name/https_url"
+}
+
 # Apache httpd + mod_dav_fs, standalone (never the system service)
 
-start_apache() { start_apache_in "$STATE/apache" "$@"; }
+start_apache() { start_apache_in "$STATE/apache" "$@" "$(free_port)"; }
 
-start_apache_in() { # start_apache_in DIR PORT PASSWORD
-  local d=$1 port=$2 password=$3 mods=/usr/lib/apache2/modules
+start_apache_in() { # start_apache_in DIR PORT PASSWORD [HTTPS_PORT]
+  local d=$1 port=$2 password=$3 tls_port=${4:-} mods=/usr/lib/apache2/modules tls=""
+  if [ -n "$tls_port" ]; then
+    tls="LoadModule ssl_module $mods/mod_ssl.so
+LoadModule socache_shmcb_module $mods/mod_socache_shmcb.so
+Listen 127.0.0.1:$tls_port
+SSLSessionCache shmcb:$d/run/ssl_scache(512000)
+SSLProtocol all -SSLv3 -TLSv1 -TLSv1.1
+<VirtualHost 127.0.0.1:$tls_port>
+    SSLEngine on
+    SSLCertificateFile $STATE/tls/server.pem
+    SSLCertificateKeyFile $STATE/tls/server.key
+</VirtualHost>"
+  fi
   rm -rf "$d"; mkdir -p "$d/www/dav" "$d/lock" "$d/logs" "$d/run"
   htpasswd -bcB "$d/htpasswd" "$USER_NAME" "$password" >/dev/null 2>&1
   local run_as=""
@@ -225,6 +289,7 @@ LoadModule authz_user_module $mods/mod_authz_user.so
 LoadModule auth_basic_module $mods/mod_auth_basic.so
 LoadModule dav_module $mods/mod_dav.so
 LoadModule dav_fs_module $mods/mod_dav_fs.so
+$tls
 LogFormat "%h %u \"%r\" %>s %b" short
 CustomLog "$d/logs/access.log" short
 KeepAlive On
@@ -257,6 +322,7 @@ EOF
   cp "$d/run/httpd.pid" "$d/pid"
   wait_ready apache "http://127.0.0.1:$port/dav" "$password" "$(cat "$d/pid")" || return 1
   dav_probe "http://127.0.0.1:$port/dav" "$password" >"$d/probe"
+  [ -z "$tls_port" ] || check_https "${d##*/}" "https://127.0.0.1:$tls_port/dav" "$password" "$(cat "$d/pid")"
 }
 
 # A second Apache that one test stops for a while and starts again (an outage, with its data
@@ -310,7 +376,8 @@ start_rclone() { # start_rclone PORT PASSWORD
 # nginx as a plain HTTP remote: PUT/DELETE/MKCOL, no PROPFIND (no dav_ext)
 
 start_nginx() { # start_nginx PORT PASSWORD
-  local port=$1 password=$2 d="$STATE/nginx"
+  local port=$1 password=$2 d="$STATE/nginx" tls_port
+  tls_port=$(free_port)
   rm -rf "$d"; mkdir -p "$d/root/dav" "$d/logs" "$d/tmp"
   htpasswd -bcB "$d/htpasswd" "$USER_NAME" "$password" >/dev/null 2>&1
   local user_line=""
@@ -334,6 +401,11 @@ http {
     keepalive_requests 10000;
     server {
         listen 127.0.0.1:$port;
+        listen 127.0.0.1:$tls_port ssl;
+        ssl_certificate $STATE/tls/server.pem;
+        ssl_certificate_key $STATE/tls/server.key;
+        ssl_protocols TLSv1.2 TLSv1.3;
+        ssl_session_cache shared:aisync:1m;
         root $d/root;
         location /dav {
             auth_basic "aisync";
@@ -354,6 +426,7 @@ EOF
   cp "$d/nginx.pid" "$d/pid"
   wait_ready nginx "http://127.0.0.1:$port/dav" "$password" "$(cat "$d/pid")" || return 1
   dav_probe "http://127.0.0.1:$port/dav" "$password" >"$d/probe"
+  check_https nginx "https://localhost:$tls_port/dav" "$password" "$(cat "$d/pid")"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -749,6 +822,7 @@ start_all() {
   stop_all
   mkdir -p "$STATE"
   chmod 0755 "$STATE"
+  make_tls || die "openssl could not make the run's test CA and certificate"
   local password s port url attempt ok out log failed=()
   password=$(random_password)
   declare -A urls
@@ -792,6 +866,9 @@ AISYNC_TEST_NGINX_URL=${urls[nginx]}
 AISYNC_TEST_WSGIDAV_URL=${urls[wsgidav]}
 AISYNC_TEST_LIGHTTPD_URL=${urls[lighttpd]}
 AISYNC_TEST_APACHE_OUTAGE_URL=${urls[apacheoutage]}
+AISYNC_TEST_APACHE_HTTPS_URL=$(cat "$STATE/apache/https_url")
+AISYNC_TEST_NGINX_HTTPS_URL=$(cat "$STATE/nginx/https_url")
+AISYNC_TEST_TLS_CA=$STATE/tls/ca.pem
 AISYNC_TEST_APACHE_OUTAGE_STOP=$STATE/apacheoutage/stop
 AISYNC_TEST_APACHE_OUTAGE_START=$STATE/apacheoutage/start
 AISYNC_TEST_USER=$USER_NAME

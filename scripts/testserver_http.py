@@ -21,10 +21,15 @@ What is here:
   head(status, headers)          the bytes of an answer's head, headers in the order given
   serve_loopback(handle, ...)    listens on 127.0.0.1, prints the port (the first line of
                                  stdout, flushed), runs handle(conn, port, n) on a thread for
-                                 the n-th connection and closes the connection after it
+                                 the n-th connection and closes the connection after it;
+                                 over TLS when AISYNC_TEST_SERVER_TLS names a folder holding
+                                 good.pem and good.key (Tests/Fixtures/tls/make-certs.py):
+                                 the same answers, for the same tests over https://
 Errors: Closed (the client closed the connection), BadRequest (a malformed or oversized head).
 """
+import os
 import socket
+import ssl
 import threading
 
 MAX_LINE = 64 << 10  # bytes in one request or header line
@@ -177,6 +182,11 @@ def serve_loopback(handle, port=0, backlog=16, nodelay=False):
     then runs handle(conn, port, n) on a daemon thread for the n-th connection (1, 2, ...).
     The connection is closed after handle returns; Closed, BadRequest and OSError from it end
     the connection quietly. Never returns."""
+    tls = None
+    folder = os.environ.get("AISYNC_TEST_SERVER_TLS")
+    if folder:
+        tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        tls.load_cert_chain(os.path.join(folder, "good.pem"), os.path.join(folder, "good.key"))
     listener = socket.socket()
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", port))
@@ -189,11 +199,15 @@ def serve_loopback(handle, port=0, backlog=16, nodelay=False):
         if nodelay:
             conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         n += 1
-        threading.Thread(target=_run, args=(handle, conn, port, n), daemon=True).start()
+        threading.Thread(target=_run, args=(handle, conn, port, n, tls), daemon=True).start()
 
 
-def _run(handle, conn, port, n):
+def _run(handle, conn, port, n, tls=None):
     try:
+        if tls is not None:
+            # The handshake on the connection's own thread: a client that stalls in it
+            # holds up no other connection.
+            conn = tls.wrap_socket(conn, server_side=True)
         handle(conn, port, n)
     except (Closed, BadRequest, OSError):
         pass

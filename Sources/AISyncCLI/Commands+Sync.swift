@@ -3,7 +3,8 @@ import AISync
 /// Remotes and sync: `remote add|list|remove`, `push`, `pull`, `sync`.
 enum SyncCommands {
     static let all: [any ParsableCommand.Type] = [
-        RemoteAdd.self, RemoteList.self, RemoteRemove.self, Push.self, Pull.self, SyncCommand.self, Compact.self,
+        RemoteAdd.self, RemoteList.self, RemoteTrust.self, RemoteRemove.self, Push.self, Pull.self, SyncCommand.self,
+        Compact.self,
         Encrypt.self, PassphraseChange.self, PassphraseForget.self, Watch.self,
     ]
 
@@ -28,6 +29,8 @@ enum SyncCommands {
         @Flag(help: "S3: address objects as ENDPOINT/BUCKET/KEY (the default for an IP, localhost or a port).")
         var pathStyle: Bool
         @Flag(help: "S3: address objects as BUCKET.ENDPOINT/KEY (the default otherwise).") var virtualHosted: Bool
+        @Option(valueName: "FILE", help: caCertHelp) var caCert: String?
+        @Option(valueName: "KEY", help: pinHelp) var pinSha256: [String]
 
         func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
             let store = try Context.open(context)
@@ -38,8 +41,9 @@ enum SyncCommands {
                 endpoint: endpoint, region: region,
                 addressing: pathStyle ? .path : virtualHosted ? .virtualHosted : nil)
             let remote = try await Context.call { () async throws(AISyncError) in
-                try await store.addRemote(
-                    name: name, url: url, plain: plain, insecure: insecure, encrypted: encrypt, s3: s3)
+                let trust = try TLSTrust.reading(certificateFile: caCert, pins: pinSha256)
+                return try await store.addRemote(
+                    name: name, url: url, plain: plain, insecure: insecure, encrypted: encrypt, s3: s3, trust: trust)
             }
             if remote.type == "s3" { try await Self.probe(remote, store: store) }
             return ExitCode.success
@@ -85,9 +89,48 @@ enum SyncCommands {
                     config.remotes.isEmpty
                         ? "No remotes yet. Add one with `aisync remote add NAME URL` (e.g. file:///media/usb/aisync).\n"
                         : config.remotes.map {
-                            "\($0.name)\t\($0.type)\t\($0.url)\($0.encrypted ? "\tencrypted" : "")\n"
+                            "\($0.name)\t\($0.type)\t\($0.url)\($0.encrypted ? "\tencrypted" : "")"
+                                + ($0.certificates != nil || !$0.pins.isEmpty ? "\town trust" : "") + "\n"
                         }.joined())
             }
+            return ExitCode.success
+        }
+    }
+
+    static let caCertHelp =
+        "https: also trust this certificate (PEM): a private CA's, or a self-signed server's own."
+    static let pinHelp =
+        "https: the server's key must be this one (sha256//BASE64 of its public key, as curl's --pinnedpubkey); repeat for more."
+
+    struct RemoteTrust: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            path: ["remote", "trust"],
+            abstract: "Set what an https:// remote trusts beside the system's certificates.",
+            discussion:
+                "Replaces the certificates and pinned keys the remote trusted before; with neither, it trusts the system's certificates alone. What was synced is kept. A pin is checked in addition to the certificate, never instead of it."
+        )
+        @Argument(help: "The remote.") var name: String
+        @Option(valueName: "FILE", help: caCertHelp) var caCert: String?
+        @Option(valueName: "KEY", help: pinHelp) var pinSha256: [String]
+
+        func run(_ context: CommandContext) async throws(CLIError) -> Int32 {
+            let store = try Context.open(context)
+            let remote = try await Context.call { () async throws(AISyncError) in
+                let trust = try TLSTrust.reading(certificateFile: caCert, pins: pinSha256)
+                return try await store.setTrust(trust, remote: name)
+            }
+            let count = remote.certificates?.components(separatedBy: "-----BEGIN CERTIFICATE-----").count ?? 1
+            var what: [String] = []
+            if count > 1 { what.append("\(count - 1) certificate\(count == 2 ? "" : "s")") }
+            if !remote.pins.isEmpty {
+                what.append("the key\(remote.pins.count == 1 ? "" : "s") \(remote.pins.joined(separator: ", "))")
+            }
+            CLIPlatform.out(
+                "\(remote.name) trusts "
+                    + (what.isEmpty
+                        ? "the system's certificates alone"
+                        : "\(what.joined(separator: " and ")) beside the system's certificates")
+                    + ".\n")
             return ExitCode.success
         }
     }

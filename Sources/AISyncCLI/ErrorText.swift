@@ -58,6 +58,10 @@ enum ErrorText {
         case .nameImportSource: "Name the source: aisync import chatgpt|claude|storybook|dalle PATH"
         case .useRegion(let region):
             "Add the remote with --region \(region) (`aisync remote remove NAME` first if it is added)"
+        case .trustServer:
+            "If it is your own server with a private or self-signed certificate, trust it with `aisync remote trust NAME --ca-cert FILE` (that certificate, or its CA's); otherwise check that the URL names the right server"
+        case .checkPinnedKey:
+            "Do not sync until you know why: someone may be between this device and the server. If its key was changed on purpose, pin the new one with `aisync remote trust NAME --pin-sha256 KEY`"
         case .retryLater, .waitForLock, .provideCredentials, .provideImgurCredential, .upgrade: nil
         }
     }

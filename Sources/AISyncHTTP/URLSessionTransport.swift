@@ -6,6 +6,9 @@ import Synchronization
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
+#if canImport(Security)
+    import Security
+#endif
 
 /// The URLSession transport (Apple platforms, and `https://` on Linux, where plain `http://`
 /// goes to ``SocketTransport``): one URLSession per remote, so connections are kept alive and reused,
@@ -32,16 +35,20 @@ public final class URLSessionTransport: HTTPTransport {
     private let uploadChallenges: ChallengeDecliner
     private let timeout: TimeInterval
     private let speedFloor: SpeedFloor
+    private let trust: TLSTrust
 
     /// A transport with its own ephemeral session: no cookies, cache or stored credentials.
     /// `timeoutSeconds` (seconds, not milliseconds) bounds the wait for each request's data;
     /// `maxConnections` bounds the connections per host; `redirects` says which redirects
     /// the session follows by itself (the others come back as the 3xx response); a request
-    /// that moves less than `speedFloor` is ended.
+    /// that moves less than `speedFloor` is ended. `trust` adds certificates to the system's
+    /// on Apple platforms (Security's trust evaluation with them as anchors); elsewhere, and
+    /// for pinned keys, URLSession cannot be given them and such a request is refused.
     public init(
         timeoutSeconds: TimeInterval = 30, maxConnections: Int = 4, redirects: RedirectPolicy = .sameHost,
-        speedFloor: SpeedFloor = .standard
+        speedFloor: SpeedFloor = .standard, trust: TLSTrust = .system
     ) {
+        self.trust = trust
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeoutSeconds
         configuration.httpMaximumConnectionsPerHost = maxConnections
@@ -50,10 +57,10 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         configuration.urlCredentialStorage = nil
-        challenges = ChallengeDecliner(redirects: redirects)
+        challenges = ChallengeDecliner(redirects: redirects, trust: trust)
         session = URLSession(configuration: configuration, delegate: challenges, delegateQueue: nil)
         // Task ids are per session: each session has its own decliner.
-        uploadChallenges = ChallengeDecliner(redirects: redirects)
+        uploadChallenges = ChallengeDecliner(redirects: redirects, trust: trust)
         uploads = URLSession(configuration: configuration, delegate: uploadChallenges, delegateQueue: nil)
         timeout = timeoutSeconds
         self.speedFloor = speedFloor
@@ -82,6 +89,14 @@ public final class URLSessionTransport: HTTPTransport {
     {
         guard let url = URL(string: request.url) else {
             throw AISyncError(.configuration, "invalid URL \(request.url.prefix(200))")
+        }
+        if !Self.canApply(trust) {
+            throw AISyncError(
+                .configuration,
+                "this platform's HTTPS cannot be given the remote's \(trust.pins.isEmpty ? "own certificate" : "pinned key")",
+                hint: trust.pins.isEmpty
+                    ? "Add the server's CA to the system's trusted certificates"
+                    : "Trust the server's certificate (or its CA) instead of pinning its key")
         }
         return try await perform(request, url: url, downloadTo: downloadTo, maxBytes: maxBytes)
     }
@@ -223,6 +238,16 @@ public final class URLSessionTransport: HTTPTransport {
         return HTTPResponse(status: http.statusCode, headers: headers, body: body)
     }
 
+    /// Whether URLSession here can check servers with `trust`: the system's trust everywhere;
+    /// added certificates on Apple platforms; pinned keys nowhere.
+    static func canApply(_ trust: TLSTrust) -> Bool {
+        #if canImport(Security)
+            trust.pins.isEmpty
+        #else
+            trust.isSystem
+        #endif
+    }
+
     static func map(_ error: URLError, host: String) -> AISyncError {
         switch error.code {
         case .timedOut:
@@ -270,16 +295,18 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     /// The server's certificate was refused: the server is there, and connecting again will
-    /// not help until it is trusted (or renewed, or the clock is right).
-    static func untrusted(_ host: String, because reason: String?) -> AISyncError {
+    /// not help until it is trusted (or renewed, or the clock is right). `trustable` when
+    /// giving the remote the certificate to trust would help (not for an expired one).
+    static func untrusted(_ host: String, because reason: String?, trustable: Bool? = nil) -> AISyncError {
         let expired = reason.map { $0.contains("expired") || $0.contains("not yet valid") } ?? false
+        let canTrust = trustable ?? !expired
         return AISyncError(
             .configuration,
             "the TLS certificate of \(host) is not trusted\(reason.map { " (\($0))" } ?? "")",
-            hint: expired
-                ? "Check this device's clock; if it is right, the server's certificate must be renewed"
-                : "If it is your own server with a private or self-signed certificate, add its certificate (or the CA that signed it) to this system's trusted certificates; otherwise check that the URL names the right server",
-            remedy: nil)
+            hint: canTrust
+                ? "If it is your own server with a private or self-signed certificate, give the remote that certificate (or the CA that signed it) to trust; otherwise check that the URL names the right server"
+                : "Check this device's clock; if it is right, the server's certificate must be renewed",
+            remedy: canTrust ? .trustServer : nil)
     }
 }
 
@@ -382,8 +409,12 @@ private final class TaskHandle: Sendable {
 private final class ChallengeDecliner: NSObject, URLSessionDataDelegate, Sendable {
     private let refused = Mutex<[Int: URLResponse]>([:])
     private let redirects: RedirectPolicy
+    private let trust: TLSTrust
 
-    init(redirects: RedirectPolicy) { self.redirects = redirects }
+    init(redirects: RedirectPolicy, trust: TLSTrust) {
+        self.redirects = redirects
+        self.trust = trust
+    }
 
     func urlSession(
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
@@ -394,6 +425,25 @@ private final class ChallengeDecliner: NSObject, URLSessionDataDelegate, Sendabl
             NSURLAuthenticationMethodDefault, NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest,
             NSURLAuthenticationMethodNTLM, NSURLAuthenticationMethodNegotiate, NSURLAuthenticationMethodHTMLForm,
         ]
+        #if canImport(Security)
+            if method == NSURLAuthenticationMethodServerTrust, let certificates = trust.certificates,
+                let serverTrust = challenge.protectionSpace.serverTrust
+            {
+                // The remote's own certificates as anchors beside the system's; the chain and
+                // the name are still checked.
+                let anchors = ((try? TLSTrust.certificates(inPEM: certificates)) ?? []).compactMap {
+                    SecCertificateCreateWithData(nil, Data($0) as CFData)
+                }
+                SecTrustSetAnchorCertificates(serverTrust, anchors as CFArray)
+                SecTrustSetAnchorCertificatesOnly(serverTrust, false)
+                if SecTrustEvaluateWithError(serverTrust, nil) {
+                    completionHandler(.useCredential, URLCredential(trust: serverTrust))
+                } else {
+                    completionHandler(.cancelAuthenticationChallenge, nil)
+                }
+                return
+            }
+        #endif
         guard httpAuthentication.contains(method) else {
             completionHandler(.performDefaultHandling, nil)
             return

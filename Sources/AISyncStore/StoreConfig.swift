@@ -28,12 +28,21 @@ public struct StoreConfig: Hashable, Sendable {
         /// For `s3` remotes: `path` or `virtual` addressing when one was asked for (nil: chosen
         /// from the endpoint).
         public var addressing: String?
+        /// For `https://` remotes: certificates trusted beside the system's (PEM text, copied in
+        /// from the file given), e.g. a home server's private CA. Public, never a secret.
+        public var certificates: String?
+        /// For `https://` remotes: pinned server keys (`sha256//BASE64` of the key's DER
+        /// SubjectPublicKeyInfo); when there are any, the server's key must be one of them.
+        public var pins: [String]
 
         /// A remote entry; nothing is validated here (``RemoteLocation`` checks the URL).
         public init(
             name: String, url: String, type: String, insecure: Bool = false, encrypted: Bool = false,
-            endpoint: String? = nil, region: String? = nil, addressing: String? = nil
+            endpoint: String? = nil, region: String? = nil, addressing: String? = nil, certificates: String? = nil,
+            pins: [String] = []
         ) {
+            self.certificates = certificates
+            self.pins = pins
             self.name = name
             self.url = url
             self.type = type
@@ -51,7 +60,14 @@ public struct StoreConfig: Hashable, Sendable {
                 name: try x.string("name"), url: try x.string("url"), type: try x.string("type"),
                 insecure: x.optionalValue("insecure")?.boolValue ?? false,
                 encrypted: x.optionalValue("encrypted")?.boolValue ?? false, endpoint: try x.optionalString("endpoint"),
-                region: try x.optionalString("region"), addressing: try x.optionalString("addressing"))
+                region: try x.optionalString("region"), addressing: try x.optionalString("addressing"),
+                certificates: try x.optionalString("certificates"),
+                pins: try (x.optionalValue("pins")?.arrayValue ?? []).map { (pin) throws(AISyncError) in
+                    guard let text = pin.stringValue else {
+                        throw AISyncError.damaged("\(path): a remote's pin is not text")
+                    }
+                    return text
+                })
             try x.finish()
         }
 
@@ -62,6 +78,8 @@ public struct StoreConfig: Hashable, Sendable {
             if let endpoint { o["endpoint"] = .string(endpoint) }
             if let region { o["region"] = .string(region) }
             if let addressing { o["addressing"] = .string(addressing) }
+            if let certificates { o["certificates"] = .string(certificates) }
+            if !pins.isEmpty { o["pins"] = .array(pins.map(JSONValue.string)) }
             return .object(o)
         }
     }

@@ -23,11 +23,18 @@ public enum RemoteFactory {
         case .folder:
             return FolderRemote(root: location.base, environment: runtime)
         case .webdav, .http:
+            let client: any HTTPTransport
+            if let transport { client = transport } else { client = try live(for: remote) }
             return HTTPRemote(
-                location: location, transport: transport ?? LiveTransport.make(),
+                location: location, transport: client,
                 credentials: Credentials.lookup(host: location.host, environment: environment),
                 environment: runtime)
         }
+    }
+
+    /// The live transport for `remote`, trusting what its config adds to the system's trust.
+    static func live(for remote: StoreConfig.Remote) throws(AISyncError) -> any HTTPTransport {
+        LiveTransport.make(trust: try TLSTrust(certificates: remote.certificates, pinTexts: remote.pins))
     }
 
     /// An S3 remote, signed with the key the AWS environment or shared files give.
@@ -51,8 +58,10 @@ public enum RemoteFactory {
         let location = try S3Options.check(
             url: remote.url, S3Options(endpoint: remote.endpoint, region: remote.region, addressing: addressing),
             insecure: remote.insecure, region: credentials.region)
+        let client: any HTTPTransport
+        if let transport { client = transport } else { client = try live(for: remote) }
         return S3Remote(
-            location: location, transport: transport ?? LiveTransport.make(), credentials: credentials,
+            location: location, transport: client, credentials: credentials,
             environment: runtime)
     }
 

@@ -1,4 +1,5 @@
 import AISyncCore
+import AISyncHTTP
 import AISyncRemote
 import AISyncStore
 
@@ -11,18 +12,20 @@ extension Store {
     /// for a plain HTTP server, or `file:///path`) to the store's config, and returns it.
     /// Credentials never go in the config: they come from the environment when syncing.
     /// With `encrypted`, everything sent there is encrypted; the first sync sets up its key
-    /// (or opens the one another device made) with a passphrase.
+    /// (or opens the one another device made) with a passphrase. `trust` adds certificates
+    /// and pinned keys to the system's trust for an `https://` remote (see ``setTrust(_:remote:)``).
     ///
     /// - Throws: `.usage` for a name that is not 1-32 lowercase letters, digits, `-` or `_`,
     ///   for a URL aisync refuses (credentials in it, plain http to another machine without
-    ///   `insecure`, …), or when a remote of that name exists (remedy `.removeRemote`).
+    ///   `insecure`, …), for trust given to a remote that is not `https://`, or when a remote
+    ///   of that name exists (remedy `.removeRemote`).
     @discardableResult
     public func addRemote(
         name: String, url: String, plain: Bool = false, insecure: Bool = false, encrypted: Bool = false,
-        s3: S3Options = S3Options()
+        s3: S3Options = S3Options(), trust: TLSTrust = .system
     ) throws(AISyncError) -> StoreConfig.Remote {
         try RemoteLocation.validateName(name)
-        let remote: StoreConfig.Remote
+        var remote: StoreConfig.Remote
         if url.hasPrefix("s3://") {
             guard !plain else { throw AISyncError(.usage, "plain HTTP applies to http(s) URLs, not s3:// buckets") }
             let location = try S3Options.check(url: url, s3, insecure: insecure)
@@ -40,6 +43,7 @@ extension Store {
             remote = StoreConfig.Remote(
                 name: name, url: url, type: location.kind.rawValue, insecure: insecure, encrypted: encrypted)
         }
+        try Self.apply(trust, to: &remote)
         _ = try updateConfig { (config: inout StoreConfig) throws(AISyncError) in
             guard !config.remotes.contains(where: { $0.name == name }) else {
                 throw AISyncError(
@@ -51,6 +55,53 @@ extension Store {
         return remote
     }
 
+    /// Sets what the `https://` remote called `name` trusts beside the system's certificates:
+    /// `trust`'s certificates (a private CA, or a self-signed server's own certificate) and
+    /// pinned keys, replacing what it trusted before (``TLSTrust/system`` for the system's
+    /// alone). What was synced with the remote is kept. Returns the remote as it now is.
+    ///
+    /// - Throws: `.notFound` for no such remote, `.usage` when it is not `https://`.
+    @discardableResult
+    public func setTrust(_ trust: TLSTrust, remote name: String) throws(AISyncError) -> StoreConfig.Remote {
+        let config = try updateConfig { (config: inout StoreConfig) throws(AISyncError) in
+            guard let index = config.remotes.firstIndex(where: { $0.name == name }) else {
+                throw Self.noRemote(name, in: config)
+            }
+            try Self.apply(trust, to: &config.remotes[index])
+        }
+        return config.remotes.first { $0.name == name }!
+    }
+
+    /// The error for a remote `config` does not have.
+    static func noRemote(_ name: String, in config: StoreConfig) -> AISyncError {
+        let names = config.remotes.map(\.name)
+        return AISyncError(
+            .notFound, "no remote named '\(name)'",
+            hint: names.isEmpty ? "This store has no remote" : "The remotes are: \(names.joined(separator: ", "))",
+            remedy: .chooseRemote(names))
+    }
+
+    /// Writes `trust` into `remote`: the certificates as clean PEM (only the certificate
+    /// blocks: anything else in the file given, a private key included, is left out), the
+    /// pins as `sha256//BASE64`.
+    static func apply(_ trust: TLSTrust, to remote: inout StoreConfig.Remote) throws(AISyncError) {
+        if !trust.isSystem {
+            let secure =
+                remote.type == "s3"
+                ? (remote.endpoint.map { $0.lowercased().hasPrefix("https://") } ?? true)
+                : remote.url.lowercased().hasPrefix("https://")
+            guard secure else {
+                throw AISyncError(
+                    .usage,
+                    "the remote \(remote.name) is not https://: certificates and pinned keys apply to HTTPS only")
+            }
+        }
+        remote.certificates = try trust.certificates.map { (pem) throws(AISyncError) in
+            try TLSTrust.certificates(inPEM: pem).map(TLSTrust.pem).joined()
+        }
+        remote.pins = trust.pins.map(TLSTrust.pinText)
+    }
+
     /// Forgets the remote called `name` and what this store last synced with it; nothing on
     /// the remote itself is deleted, so adding it again later syncs from scratch.
     ///
@@ -59,12 +110,7 @@ extension Store {
     public func removeRemote(_ name: String) throws(AISyncError) {
         _ = try updateConfig { (config: inout StoreConfig) throws(AISyncError) in
             guard config.remotes.contains(where: { $0.name == name }) else {
-                let names = config.remotes.map(\.name)
-                throw AISyncError(
-                    .notFound, "no remote named '\(name)'",
-                    hint: names.isEmpty
-                        ? "This store has no remote" : "The remotes are: \(names.joined(separator: ", "))",
-                    remedy: .chooseRemote(names))
+                throw Self.noRemote(name, in: config)
             }
             config.remotes.removeAll { $0.name == name }
         }

@@ -183,7 +183,9 @@ struct HostileRemoteTests {
 /// The same promise over HTTP, against `scripts/hostile_server.py`: answers far over their
 /// size limit (with and without a length, or never ending), entity bombs and external
 /// entities in a PROPFIND answer, JSON nested 100,000 deep, a redirect to another host, and a
-/// body shorter than its Content-Length.
+/// body shorter than its Content-Length. The cases that test the transport itself also run
+/// over HTTPS (the same server behind Python's `ssl`, its CA given with `--ca-cert`), with the
+/// same limits.
 @Suite("Hostile HTTP server", .tags(.python), .needsPython)
 struct HostileHTTPServerTests {
     struct Case: Sendable, CustomTestStringConvertible {
@@ -191,7 +193,15 @@ struct HostileHTTPServerTests {
         var plain: Bool
         var code: Int32
         var mentioning: [String]
-        var testDescription: String { "\(mode)\(plain ? " (--plain)" : " (WebDAV)")" }
+        var secure = false
+        var testDescription: String { "\(mode)\(plain ? " (--plain)" : " (WebDAV)")\(secure ? " over HTTPS" : "")" }
+
+        /// The same case over HTTPS.
+        var overTLS: Case {
+            var c = self
+            c.secure = true
+            return c
+        }
     }
 
     static let cases: [Case] = [
@@ -210,8 +220,14 @@ struct HostileHTTPServerTests {
         Case(mode: "lie", plain: true, code: 75, mentioning: ["lost"]),
     ]
 
+    /// The transport's own cases (sizes, framing, redirects, a cut answer) over TLS.
+    static let overTLS: [Case] = cases.filter {
+        ["huge", "huge-chunked", "endless", "redirect", "lie"].contains($0.mode)
+    }
+    .map(\.overTLS)
+
     /// Starts the hostile server in `mode`; returns its port and a function that stops it.
-    static func start(_ mode: String) throws -> (port: Int, stop: @Sendable () -> Void) {
+    static func start(_ mode: String, secure: Bool = false) throws -> (port: Int, stop: @Sendable () -> Void) {
         let server = Process()
         server.executableURL = URL(
             fileURLWithPath: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
@@ -224,6 +240,11 @@ struct HostileHTTPServerTests {
         server.standardOutput = out
         server.standardError = FileHandle.nullDevice
         server.standardInput = FileHandle.nullDevice
+        if secure {
+            var environment = ProcessInfo.processInfo.environment
+            environment["AISYNC_TEST_SERVER_TLS"] = try TLSFixtures.folder()
+            server.environment = environment
+        }
         try server.run()
         let pid = server.processIdentifier
         let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
@@ -234,14 +255,17 @@ struct HostileHTTPServerTests {
         return (port, { kill(pid, SIGKILL) })
     }
 
-    @Test(arguments: cases)
+    @Test(arguments: cases + overTLS)
     func aHostileServerIsOneClearLineAndLeavesTheStoreAsItWas(_ c: Case) throws {
-        let (port, stop) = try Self.start(c.mode)
+        let (port, stop) = try Self.start(c.mode, secure: c.secure)
         defer { stop() }
         let victim = try CLIHarness.makeStore(deviceName: "victim")
         defer { victim.remove() }
         try victim.ok(["chat", "new", "--title", "Mine"])
-        try victim.ok(["remote", "add", "evil", "http://127.0.0.1:\(port)/dav"] + (c.plain ? ["--plain"] : []))
+        try victim.ok(
+            ["remote", "add", "evil", "\(c.secure ? "https" : "http")://127.0.0.1:\(port)/dav"]
+                + (c.plain ? ["--plain"] : [])
+                + (c.secure ? ["--ca-cert", "\(try TLSFixtures.folder())/ca.pem"] : []))
         let before = (victim.listSnapshot(), victim.journalBytes())
         let (r, rss, seconds) = HostileRemoteTests.measured(victim, ["pull"])
         CLIExpect.cleanError(r, code: c.code, mentioning: c.mentioning)

@@ -136,7 +136,7 @@ struct HTTPWireTests {
         #expect(throws: AISyncError.self) { _ = try Self.dechunk(wire, step: 3) }
     }
 
-    @Test("http URLs give host, port, Host header and target as written; others are not served")
+    @Test("http and https URLs give host, port, Host header and target as written; others are not served")
     func targets() {
         let t = HTTPTarget("http://127.0.0.1:8080/dav/a%2Fb?x=1#frag")
         #expect(
@@ -146,7 +146,14 @@ struct HTTPWireTests {
         #expect(HTTPTarget("http://example.org")?.authority == "example.org")
         #expect(HTTPTarget("http://[::1]:81/x")?.host == "[::1]")
         #expect(HTTPTarget("http://user:pw@h/x")?.authority == "h")
-        #expect(HTTPTarget("https://example.org/") == nil)
+        let secure = HTTPTarget("HTTPS://example.org/x")
+        #expect(secure?.secure == true && secure?.port == 443 && secure?.authority == "example.org")
+        #expect(HTTPTarget("https://example.org:8443")?.authority == "example.org:8443")
+        #expect(HTTPTarget("https://example.org:80/")?.authority == "example.org:80")
+        #expect(HTTPTarget("http://example.org:443/")?.authority == "example.org:443")
+        #expect(HTTPTarget("http://example.org/")?.secure == false)
+        #expect(HTTPTarget("ftp://example.org/") == nil)
+        #expect(HTTPTarget("https:/example.org/") == nil)
         #expect(HTTPTarget("http://h:99999/") == nil)
         #expect(HTTPTarget("http://h/a b") == nil)
     }

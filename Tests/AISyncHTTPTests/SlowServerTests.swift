@@ -7,18 +7,24 @@ import Testing
 
 /// A server that trickles its answer (one byte every 0.4 s) never trips the inactivity
 /// timeout; the overall deadline, scaled to the bytes a request may move, ends it (issue 10),
-/// and the speed floor ends it sooner (issue 27).
+/// and the speed floor ends it sooner (issue 27). Over the socket transport's own TLS too.
 @Suite("Slow servers", .tags(.python), .needsPython)
 struct SlowServerTests {
     /// A loopback server that answers every request with a 200 whose 1,000-byte body arrives
     /// one byte at a time.
     static let trickle = """
-        import socket, sys, threading, time
+        import os, socket, ssl, sys, threading, time
+        tls = None
+        if os.environ.get("AISYNC_TEST_SERVER_TLS"):
+            d = os.environ["AISYNC_TEST_SERVER_TLS"]
+            tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            tls.load_cert_chain(d + "/good.pem", d + "/good.key")
         s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind(("127.0.0.1", 0)); s.listen(8)
         print(s.getsockname()[1], flush=True)
         def serve(c):
             try:
+                if tls: c = tls.wrap_socket(c, server_side=True)
                 c.recv(65536)
                 c.sendall(b"HTTP/1.1 200 OK\\r\\nContent-Length: 1000\\r\\nContent-Type: application/json\\r\\n\\r\\n")
                 for _ in range(1000):
@@ -38,7 +44,7 @@ struct SlowServerTests {
             of: #"c.sendall(b" "); time.sleep(0.4)"#, with: #"c.sendall(b" " * 100); time.sleep(0.25)"#)
 
     /// Starts the trickle server (or `script`); returns it and its port.
-    static func startTrickle(_ script: String = trickle) throws -> (Process, Int) {
+    static func startTrickle(_ script: String = trickle, for kind: TransportKind = .socket) throws -> (Process, Int) {
         let server = Process()
         // The system interpreter itself (a pyenv-style shim would leave the real server
         // running after terminate(), holding the test runner's output open).
@@ -50,6 +56,7 @@ struct SlowServerTests {
         server.standardOutput = out
         server.standardError = FileHandle.nullDevice
         server.standardInput = FileHandle.nullDevice
+        if let environment = try kind.serverEnvironment() { server.environment = environment }
         try server.run()
         let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
         let port = try #require(
@@ -57,9 +64,9 @@ struct SlowServerTests {
         return (server, port)
     }
 
-    @Test("a trickling answer ends at the deadline with a clear temporary error", arguments: TransportKind.allCases)
+    @Test("a trickling answer ends at the deadline with a clear temporary error", arguments: TransportKind.withTLS)
     func trickleEndsAtDeadline(_ kind: TransportKind) async throws {
-        let (server, port) = try Self.startTrickle()
+        let (server, port) = try Self.startTrickle(for: kind)
         defer { kill(server.processIdentifier, SIGKILL) }
         // Inactivity timeout 1 s (never reached: a byte comes every 0.4 s); a 1,000-byte limit
         // gives a deadline of 4 × 1 s + 1000 / 128 KiB/s.
@@ -68,7 +75,8 @@ struct SlowServerTests {
         // Without the deadline the whole answer arrives after 400 s and is accepted.
         do {
             _ = try await transport.send(
-                HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/heads/x.json", headers: [:], body: .none),
+                HTTPRequest(
+                    method: "GET", url: "\(kind.scheme)://127.0.0.1:\(port)/heads/x.json", headers: [:], body: .none),
                 downloadTo: nil, maxBytes: 1000)
             Issue.record("a trickling answer was accepted")
         } catch {
@@ -79,16 +87,17 @@ struct SlowServerTests {
 
     @Test(
         "a transfer under the speed floor ends after one stretch, long before the deadline",
-        arguments: TransportKind.allCases)
+        arguments: TransportKind.withTLS)
     func trickleEndsAtTheSpeedFloor(_ kind: TransportKind) async throws {
-        let (server, port) = try Self.startTrickle()
+        let (server, port) = try Self.startTrickle(for: kind)
         defer { kill(server.processIdentifier, SIGKILL) }
         // 2.5 bytes/s against a floor of 100 bytes/s over 2 s; the inactivity timeout (5 s)
         // and the deadline (4 × 5 s) would let it run 20 s and end it as "answered too slowly".
         let transport = kind.make(timeoutSeconds: 5, speedFloor: SpeedFloor(bytesPerSecond: 100, seconds: 2))
         do {
             _ = try await transport.send(
-                HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/heads/x.json", headers: [:], body: .none),
+                HTTPRequest(
+                    method: "GET", url: "\(kind.scheme)://127.0.0.1:\(port)/heads/x.json", headers: [:], body: .none),
                 downloadTo: nil, maxBytes: 1000)
             Issue.record("a trickling answer was accepted")
         } catch {
@@ -101,10 +110,10 @@ struct SlowServerTests {
 
     @Test(
         "a slow answer that keeps the speed floor is received whole: what moves is counted",
-        arguments: TransportKind.allCases)
+        arguments: TransportKind.withTLS)
     func steadyAnswerKeepsTheFloor(_ kind: TransportKind) async throws {
         #expect(Self.steady.contains("range(60)") && Self.steady.contains("* 100"))
-        let (server, port) = try Self.startTrickle(Self.steady)
+        let (server, port) = try Self.startTrickle(Self.steady, for: kind)
         defer { kill(server.processIdentifier, SIGKILL) }
         // 400 bytes/s for 15 s against a floor of 1 byte/s over 6 s: each of the two stretches
         // judged moves about 2,400, and a loaded machine that delivers in bursts (seen: 3 s
@@ -112,7 +121,7 @@ struct SlowServerTests {
         // only the first bytes, or lost what it counted, would end it after a stretch.
         let transport = kind.make(timeoutSeconds: 10, speedFloor: SpeedFloor(bytesPerSecond: 1, seconds: 6))
         let r = try await transport.send(
-            HTTPRequest(method: "GET", url: "http://127.0.0.1:\(port)/segments/x", headers: [:], body: .none),
+            HTTPRequest(method: "GET", url: "\(kind.scheme)://127.0.0.1:\(port)/segments/x", headers: [:], body: .none),
             downloadTo: nil, maxBytes: 8000)
         #expect(r.status == 200 && r.body.count == 6000)
     }

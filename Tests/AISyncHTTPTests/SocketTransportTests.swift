@@ -7,15 +7,19 @@ import Testing
 
 /// The socket transport against a scripted loopback server (`scripts/http_edge_server.py`):
 /// connection reuse, a kept-alive connection closed under it, interim answers, bodies framed
-/// every way HTTP/1.1 allows, redirects, early answers, limits and cancellation.
-@Suite("Socket transport", .tags(.python), .needsPython)
+/// every way HTTP/1.1 allows, redirects, early answers, limits and cancellation; each over
+/// plain HTTP and over the transport's own TLS (the same server behind Python's `ssl`, with a
+/// certificate from a CA made for this run, which the transport is given to trust).
+@Suite("Socket transport", .tags(.python), .needsPython, .needsPythonModules("cryptography"))
 struct SocketTransportTests {
     /// A running edge server; stopped when released.
     final class Server: Sendable {
         let port: Int
+        let secure: Bool
         private let pid: Int32
 
-        init() throws {
+        init(secure: Bool = false) throws {
+            self.secure = secure
             let process = Process()
             process.executableURL = URL(
                 fileURLWithPath: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
@@ -28,6 +32,11 @@ struct SocketTransportTests {
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
             process.standardInput = FileHandle.nullDevice
+            if secure {
+                var environment = ProcessInfo.processInfo.environment
+                environment["AISYNC_TEST_SERVER_TLS"] = try TLSFixtures.folder()
+                process.environment = environment
+            }
             try process.run()
             pid = process.processIdentifier
             let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
@@ -40,7 +49,13 @@ struct SocketTransportTests {
 
         deinit { kill(pid, SIGKILL) }
 
-        func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+        func url(_ path: String) -> String { "\(secure ? "https" : "http")://127.0.0.1:\(port)\(path)" }
+
+        /// A socket transport for this server: trusting the run's CA when it speaks TLS.
+        func transport(timeoutSeconds: TimeInterval = 5) throws -> SocketTransport {
+            let trust = secure ? TLSTrust(certificates: try TLSFixtures.authority()) : .system
+            return SocketTransport(timeoutSeconds: timeoutSeconds, trust: trust)
+        }
     }
 
     /// Records what reaches the fallback (https) transport.
@@ -56,10 +71,11 @@ struct SocketTransportTests {
 
     static func text(_ r: HTTPResponse) -> String { String(decoding: r.body, as: UTF8.self) }
 
-    @Test("requests reuse a kept-alive connection; a chunked answer read to its end keeps it")
-    func reuse() async throws {
-        let server = try Server()
-        let t = SocketTransport(timeoutSeconds: 5)
+    @Test(
+        "requests reuse a kept-alive connection; a chunked answer read to its end keeps it", arguments: [false, true])
+    func reuse(secure: Bool) async throws {
+        let server = try Server(secure: secure)
+        let t = try server.transport()
         let a = try await t.send(HTTPRequest(method: "GET", url: server.url("/echo")), downloadTo: nil, maxBytes: 1000)
         let b = try await t.send(
             HTTPRequest(method: "GET", url: server.url("/chunked")), downloadTo: nil, maxBytes: 1000)
@@ -71,10 +87,12 @@ struct SocketTransportTests {
         #expect([a, b, c].map { $0.headers["x-connection"] } == ["1", "1", "1"])
     }
 
-    @Test("a kept-alive connection closed as it is reused: the request goes again, body and all, on a fresh one")
-    func staleConnection() async throws {
-        let server = try Server()
-        let t = SocketTransport(timeoutSeconds: 5)
+    @Test(
+        "a kept-alive connection closed as it is reused: the request goes again, body and all, on a fresh one",
+        arguments: [false, true])
+    func staleConnection(secure: Bool) async throws {
+        let server = try Server(secure: secure)
+        let t = try server.transport()
         _ = try await t.send(HTTPRequest(method: "GET", url: server.url("/drop-next")), downloadTo: nil, maxBytes: 1000)
         let body = Array(repeating: UInt8(ascii: "b"), count: 300_000)
         let r = try await t.send(
@@ -84,10 +102,10 @@ struct SocketTransportTests {
         #expect(r.headers["x-connection"] == "2")
     }
 
-    @Test("a file body is streamed whole, and sent again whole after a stale connection")
-    func fileBody() async throws {
-        let server = try Server()
-        let t = SocketTransport(timeoutSeconds: 5)
+    @Test("a file body is streamed whole, and sent again whole after a stale connection", arguments: [false, true])
+    func fileBody(secure: Bool) async throws {
+        let server = try Server(secure: secure)
+        let t = try server.transport()
         let path = "\(CLIHarness.makeTemporaryDirectory())/body"
         let bytes = (0..<1_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -101,10 +119,10 @@ struct SocketTransportTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: down)) == Data(bytes))
     }
 
-    @Test("a POST never rides a reused connection (the server may have acted on it)")
-    func postIsFresh() async throws {
-        let server = try Server()
-        let t = SocketTransport(timeoutSeconds: 5)
+    @Test("a POST never rides a reused connection (the server may have acted on it)", arguments: [false, true])
+    func postIsFresh(secure: Bool) async throws {
+        let server = try Server(secure: secure)
+        let t = try server.transport()
         _ = try await t.send(HTTPRequest(method: "GET", url: server.url("/echo")), downloadTo: nil, maxBytes: 1000)
         let r = try await t.send(
             HTTPRequest(method: "POST", url: server.url("/echo"), body: .bytes([1, 2])), downloadTo: nil, maxBytes: 1000
@@ -112,10 +130,12 @@ struct SocketTransportTests {
         #expect(r.body == [1, 2] && r.headers["x-connection"] == "2")
     }
 
-    @Test("interim 100 answers are skipped; a body ended by the close is read whole and its connection not reused")
-    func interimAndUntilClose() async throws {
-        let server = try Server()
-        let t = SocketTransport(timeoutSeconds: 5)
+    @Test(
+        "interim 100 answers are skipped; a body ended by the close is read whole and its connection not reused",
+        arguments: [false, true])
+    func interimAndUntilClose(secure: Bool) async throws {
+        let server = try Server(secure: secure)
+        let t = try server.transport()
         let a = try await t.send(
             HTTPRequest(method: "GET", url: server.url("/continue")), downloadTo: nil, maxBytes: 1000)
         #expect(a.status == 200 && Self.text(a) == "after continue")
@@ -126,7 +146,9 @@ struct SocketTransportTests {
         #expect([a, b, c].map { $0.headers["x-connection"] } == ["1", "1", "2"])
     }
 
-    @Test("same-host redirects are followed; one to https goes to the fallback transport")
+    @Test(
+        "same-host redirects are followed; one to https goes over the transport's own TLS, or to the fallback where there is none"
+    )
     func redirects() async throws {
         let server = try Server()
         let recorder = Recorder()
@@ -134,29 +156,51 @@ struct SocketTransportTests {
         let a = try await t.send(
             HTTPRequest(method: "GET", url: server.url("/redirect")), downloadTo: nil, maxBytes: 1000)
         #expect(a.status == 200)
-        let b = try await t.send(
+        // The redirect's https://127.0.0.1:PORT is this plain server, which waits for a request
+        // head that the TLS hello never ends: the handshake times out on the transport's own TLS.
+        let quick = SocketTransport(timeoutSeconds: 1, fallback: recorder)
+        await #expect {
+            try await quick.send(
+                HTTPRequest(method: "GET", url: server.url("/to-https")), downloadTo: nil, maxBytes: 1000)
+        } throws: { ($0 as? AISyncError)?.code == .temporary && "\($0)".contains("127.0.0.1 did not answer in time") }
+        #expect(await recorder.urls.isEmpty)
+        let without = SocketTransport(
+            timeoutSeconds: 5, maxConnections: 4, redirects: .sameHost, speedFloor: .standard, trust: .system,
+            fallback: recorder, ownTLS: false)
+        let b = try await without.send(
             HTTPRequest(method: "GET", url: server.url("/to-https")), downloadTo: nil, maxBytes: 1000)
         #expect(b.status == 204)
         #expect(await recorder.urls == ["https://127.0.0.1:\(server.port)/secure"])
-        let c = try await t.send(
+        let c = try await without.send(
             HTTPRequest(method: "GET", url: "https://example.invalid/x"), downloadTo: nil, maxBytes: 1000)
         #expect(c.status == 204)
+        // A remote's own trust cannot be given to the fallback: refused, never sent unchecked.
+        let pinned = SocketTransport(
+            timeoutSeconds: 5, maxConnections: 4, redirects: .sameHost, speedFloor: .standard,
+            trust: TLSTrust(pins: [Array(repeating: 7, count: 32)]), fallback: recorder, ownTLS: false)
+        await #expect {
+            try await pinned.send(
+                HTTPRequest(method: "GET", url: "https://example.invalid/y"), downloadTo: nil, maxBytes: 1)
+        } throws: { ($0 as? AISyncError)?.code == .configuration && "\($0)".contains("libssl") }
+        #expect(await recorder.urls.count == 2)
     }
 
-    @Test("an answer sent before the upload's body was read comes back as the answer")
-    func earlyAnswer() async throws {
-        let server = try Server()
-        let t = SocketTransport(timeoutSeconds: 5)
+    @Test("an answer sent before the upload's body was read comes back as the answer", arguments: [false, true])
+    func earlyAnswer(secure: Bool) async throws {
+        let server = try Server(secure: secure)
+        let t = try server.transport()
         let body = Array(repeating: UInt8(0), count: 8 << 20)
         let r = try await t.send(
             HTTPRequest(method: "PUT", url: server.url("/early"), body: .bytes(body)), downloadTo: nil, maxBytes: 1000)
         #expect(r.status == 413)
     }
 
-    @Test("an answer over the limit is refused before its body is read; a refused download writes no file")
-    func limits() async throws {
-        let server = try Server()
-        let t = SocketTransport(timeoutSeconds: 5)
+    @Test(
+        "an answer over the limit is refused before its body is read; a refused download writes no file",
+        arguments: [false, true])
+    func limits(secure: Bool) async throws {
+        let server = try Server(secure: secure)
+        let t = try server.transport()
         await #expect {
             try await t.send(
                 HTTPRequest(method: "PUT", url: server.url("/echo"), body: .bytes(Array(repeating: 1, count: 2000))),
@@ -170,11 +214,11 @@ struct SocketTransportTests {
     }
 
     @Test(
-        "a server that never answers: cancelling the caller stops the request at once; otherwise the inactivity timeout does"
-    )
-    func stall() async throws {
-        let server = try Server()
-        let slow = SocketTransport(timeoutSeconds: 600)
+        "a server that never answers: cancelling the caller stops the request at once; otherwise the inactivity timeout does",
+        arguments: [false, true])
+    func stall(secure: Bool) async throws {
+        let server = try Server(secure: secure)
+        let slow = try server.transport(timeoutSeconds: 600)
         let task = Task {
             try await slow.send(HTTPRequest(method: "GET", url: server.url("/stall")), downloadTo: nil, maxBytes: 1000)
         }
@@ -183,7 +227,7 @@ struct SocketTransportTests {
         // With a 600 s timeout, only the cancellation can end it.
         let outcome = await task.result
         #expect(throws: AISyncError.cancelled) { try outcome.get() }
-        let quick = SocketTransport(timeoutSeconds: 1)
+        let quick = try server.transport(timeoutSeconds: 1)
         await #expect {
             try await quick.send(HTTPRequest(method: "GET", url: server.url("/stall")), downloadTo: nil, maxBytes: 1000)
         } throws: { ($0 as? AISyncError)?.code == .temporary && "\($0)".contains("did not answer in time") }

@@ -62,10 +62,10 @@ struct ServerContractTests {
         try #require(landedInOneSecond, "\(kind): no two writes landed within one second in 30 tries")
         #expect(etags.0 != nil && etags.1 != nil, "\(kind) gives ETags")
         switch kind {
-        case .apache, .rclone, .lighttpd:
+        case .apache, .rclone, .lighttpd, .apacheTLS:
             #expect(
                 etags.0 != etags.1, "\(kind): a listing must show a new ETag for every rewrite, or pulls miss heads")
-        case .nginx:
+        case .nginx, .nginxTLS:
             #expect(
                 etags.0 == etags.1,
                 "nginx's ETag is seconds and size; if it changed, nginx changed and the numbers-not-ETags rule could be revisited"
@@ -111,9 +111,9 @@ struct ServerContractTests {
         let result = try await client.write("gone.json", Array("{}\n".utf8), condition: .replacing(etag: "\"1-2-3\""))
         let created = try await client.exists("gone.json")
         switch kind {
-        case .apache, .lighttpd:
+        case .apache, .lighttpd, .apacheTLS:
             #expect(result == .preconditionFailed && !created, "\(kind): \(result), created: \(created)")
-        case .rclone, .wsgidav, .nginx:
+        case .rclone, .wsgidav, .nginx, .nginxTLS:
             // If this starts failing, the server began honouring the condition: update the list.
             #expect(result != .preconditionFailed && created, "\(kind): \(result), created: \(created)")
         case .folder, .seaweedfs, .moto:

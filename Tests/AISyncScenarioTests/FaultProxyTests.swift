@@ -9,21 +9,23 @@ import Testing
 @testable import AISyncRemote
 
 /// Network faults (issue 10): aisync through `scripts/fault_proxy.py` in front of the Apache
-/// WebDAV server, which resets connections, answers 5xx, stalls and cuts answers short.
+/// WebDAV server, which resets connections, answers 5xx, stalls and cuts answers short; over
+/// plain HTTP and over TLS (the proxy then speaks HTTPS to aisync, issue 31).
 @Suite("Network faults", .serialized, .tags(.servers, .python), .needsServers, .needsPython)
 struct FaultProxyTests {
     // MARK: A reset after the PUT body, on a kept-alive connection
 
     /// A remote on Apache reached through a fresh proxy with random faults off.
-    static func remoteThroughProxy(_ label: String, timeoutSeconds: Double) async throws -> (
+    static func remoteThroughProxy(_ label: String, timeoutSeconds: Double, secure: Bool = false) async throws -> (
         FaultProxy, TestRemote, HTTPRemote
     ) {
         let server = try TestServer.require(.apache)
-        let proxy = try FaultProxy.start(upstream: server, seed: 1, rate: 0)
+        let proxy = try FaultProxy.start(upstream: server, seed: 1, rate: 0, secure: secure)
         let remote = try await server.freshRemote(label)
         let location = try RemoteLocation(url: proxy.url(for: remote.url), plain: false, insecure: false)
+        let trust = secure ? TLSTrust(certificates: try TLSFixtures.authority()) : .system
         let http = HTTPRemote(
-            location: location, transport: LiveTransport.make(timeoutSeconds: timeoutSeconds),
+            location: location, transport: LiveTransport.make(timeoutSeconds: timeoutSeconds, trust: trust),
             credentials: Credentials(user: server.user, password: server.password))
         return (proxy, remote, http)
     }
@@ -34,13 +36,15 @@ struct FaultProxyTests {
     @Test(
         "a reset after the PUT body on a kept-alive connection is retried at once, with the body",
         arguments: [
-            ("put_applied_reset", false), ("put_dropped_reset", false), ("put_applied_reset", true),
-            ("put_dropped_reset", true),
+            ("put_applied_reset", false, false), ("put_dropped_reset", false, false),
+            ("put_applied_reset", true, false),
+            ("put_dropped_reset", true, false), ("put_applied_reset", true, true), ("put_dropped_reset", false, true),
         ])
-    func resetAfterPutBody(fault: String, fromFile: Bool) async throws {
+    func resetAfterPutBody(fault: String, fromFile: Bool, secure: Bool) async throws {
         // With the bug each attempt waits out this inactivity timeout; it is short so a
         // failing run ends soon, and long enough to tell a stall from a quick retry.
-        let (proxy, remote, http) = try await Self.remoteThroughProxy("reset-put", timeoutSeconds: 8)
+        let (proxy, remote, http) = try await Self.remoteThroughProxy(
+            "reset-put", timeoutSeconds: 8, secure: secure)
         defer { proxy.stop() }
         let bytes = (0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
         let file = "\(proxy.directory)/body"
@@ -205,19 +209,22 @@ extension FaultProxyTests {
     /// exit under faults (the device tries again next round). Then faults are turned off and
     /// every device syncs until a whole pass moves nothing.
     @Test(
-        "three devices sync through resets, 5xx, stalls and short answers: nothing lost, all the same, no sync over 10 s"
-    )
-    func threeDevicesUnderFaults() async throws {
+        "three devices sync through resets, 5xx, stalls and short answers: nothing lost, all the same, no sync over 10 s",
+        arguments: [false, true])
+    func threeDevicesUnderFaults(secure: Bool) async throws {
         let seed = SplitMix64.seed()
         var rng = SplitMix64(seed: seed)
         var ledger = Ledger(seed: seed)
-        let rounds = Int(ProcessInfo.processInfo.environment["AISYNC_FAULT_ROUNDS"] ?? "") ?? 9
+        // Over TLS in fewer rounds: the same faults, on the other transport path.
+        let rounds = Int(ProcessInfo.processInfo.environment["AISYNC_FAULT_ROUNDS"] ?? "") ?? (secure ? 6 : 9)
         let server = try TestServer.require(.apache)
         // Faults off while the devices are set up.
-        let proxy = try FaultProxy.start(upstream: server, seed: seed, rate: 0, slowSeconds: 0.8)
+        let proxy = try FaultProxy.start(upstream: server, seed: seed, rate: 0, slowSeconds: 0.8, secure: secure)
         defer { proxy.stop() }
         let remote = try await server.freshRemote("faults")
-        let proxied = TestRemote(server: server, url: proxy.url(for: remote.url), folderPath: nil)
+        var through = server
+        if secure { through.certificateAuthority = "\(try TLSFixtures.folder())/ca.pem" }
+        let proxied = TestRemote(server: through, url: proxy.url(for: remote.url), folderPath: nil)
         var devices: [Device] = []
         defer { for d in devices { d.remove() } }
         for label in ["dev-a", "dev-b", "dev-c"] { devices.append(try await Device.make(label, remote: proxied)) }

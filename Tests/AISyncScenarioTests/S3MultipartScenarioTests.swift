@@ -8,14 +8,6 @@ import Testing
 /// sweep has seen it for the grace period; nothing is lost.
 @Suite("S3 multipart, end to end", .tags(.servers), .needsServers)
 struct S3MultipartScenarioTests {
-    /// A PNG of `megabytes` MB, written by scripts/make_png.py (a debug build of the test
-    /// support takes half a minute over it, holding a thread of the cooperative pool all along).
-    static func writePNG(_ path: String, megabytes: Int) throws {
-        let r = CLIHarness.runProcess(
-            "/usr/bin/env", ["python3", "\(CLIHarness.packageRoot)/scripts/make_png.py", path, String(megabytes)])
-        try #require(r.exitCode == 0, "could not write the picture: \(r)")
-    }
-
     /// A device on a fresh remote of `kind` whose store holds a picture of `megabytes` MB (its
     /// file removed after `image add`): the picture's digest and record id.
     static func deviceWithPicture(_ kind: RemoteKind, label: String, megabytes: Int) async throws -> (
@@ -24,8 +16,7 @@ struct S3MultipartScenarioTests {
         let server = try TestServer.require(kind)
         let remote = try await server.freshRemote(label)
         let a = try await Device.make("source", remote: remote)
-        let picture = "\(a.store.directory)/big.png"
-        try Self.writePNG(picture, megabytes: megabytes)
+        let picture = try LargePicture.make(in: a.store.directory, megabytes: megabytes)
         let digest = try CLIFixtures.sha256(ofFile: picture)
         let id = try await a.ok(["image", "add", picture])
         CLIHarness.removeTree(picture)

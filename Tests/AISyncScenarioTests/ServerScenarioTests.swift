@@ -13,7 +13,9 @@ import Testing
 /// The sync issue's scenario suite, run with the built `aisync` against every kind of remote:
 /// a folder (`file://`), Apache httpd + mod_dav, `rclone serve webdav`, WsgiDAV and lighttpd's
 /// mod_webdav (WebDAV), nginx with `dav_methods PUT DELETE MKCOL` (plain HTTP, `--plain`, no
-/// PROPFIND), and the S3 stores (a SeaweedFS cluster, moto).
+/// PROPFIND), and the S3 stores (a SeaweedFS cluster, moto). The two- and three-device
+/// scenarios, concurrent edits, a killed push and a wrong password also run over HTTPS
+/// (Apache mod_ssl, nginx `ssl`; a private CA given with `--ca-cert`).
 ///
 /// The servers come from `scripts/servers.sh`, started by `scripts/test.sh`; a missing server
 /// FAILS these tests (see TestServer.require), it never skips them. Every test works in a
@@ -24,7 +26,7 @@ struct ServerScenarioTests {
 
     @Test(
         "two devices: create on A, push, pull on B: identical everywhere, images byte for byte; and back",
-        arguments: RemoteKind.allCases)
+        arguments: RemoteKind.allCases + RemoteKind.https)
     func twoDevices(_ kind: RemoteKind) async throws {
         let remote = try await TestServer.require(kind).freshRemote("two")
         let a = try await Device.make("laptop", remote: remote)
@@ -71,7 +73,7 @@ struct ServerScenarioTests {
 
     @Test(
         "concurrent edits of one chat: the same conflict and winner on both; resolve on B closes it everywhere",
-        arguments: RemoteKind.allCases)
+        arguments: RemoteKind.allCases + RemoteKind.https)
     func concurrentEdits(_ kind: RemoteKind) async throws {
         let remote = try await TestServer.require(kind).freshRemote("conflict")
         let a = try await Device.make("laptop", remote: remote)
@@ -198,7 +200,9 @@ struct ServerScenarioTests {
 
     // MARK: - Three devices, random edits, random sync order
 
-    @Test("three devices with random edits and syncs in random order converge", arguments: RemoteKind.allCases)
+    @Test(
+        "three devices with random edits and syncs in random order converge",
+        arguments: RemoteKind.allCases + RemoteKind.https)
     func threeDevicesConverge(_ kind: RemoteKind) async throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
@@ -316,7 +320,7 @@ struct ServerScenarioTests {
 
     @Test(
         "a push killed at random moments (SIGKILL): the remote stays valid, pushing again completes it",
-        arguments: RemoteKind.allCases)
+        arguments: RemoteKind.allCases + RemoteKind.https)
     func killedPush(_ kind: RemoteKind) async throws {
         let seed = SeededGenerator.seed()
         var rng = SeededGenerator(seed: seed)
@@ -607,7 +611,9 @@ struct ServerScenarioTests {
 
     // MARK: - Errors users will meet
 
-    @Test("wrong password: exit 77, one Error line, no secret printed, store unchanged", arguments: RemoteKind.servers)
+    @Test(
+        "wrong password: exit 77, one Error line, no secret printed, store unchanged",
+        arguments: RemoteKind.servers + RemoteKind.https)
     func wrongPassword(_ kind: RemoteKind) async throws {
         let remote = try await TestServer.require(kind).freshRemote("auth")
         let a = try await Device.make("owner", remote: remote)
@@ -646,7 +652,7 @@ struct ServerScenarioTests {
     func wrongURL(_ kind: RemoteKind) async throws {
         let server = try TestServer.require(kind)
         switch kind {
-        case .folder, .apache, .rclone, .wsgidav, .lighttpd:
+        case .folder, .apache, .rclone, .wsgidav, .lighttpd, .apacheTLS:
             // A location that does not exist: aisync never creates the remote's root.
             let missing =
                 kind == .folder
@@ -678,7 +684,7 @@ struct ServerScenarioTests {
             let pull = await d.run(["pull"])
             CLIExpect.cleanError(pull, code: 66, mentioning: ["does not exist"])
             #expect(d.fingerprint() == before, "\(kind): a failed push/pull changed the store")
-        case .nginx:
+        case .nginx, .nginxTLS:
             // A remote on nginx made by a --plain device, then a device that forgot --plain.
             let remote = try await server.freshRemote("noplain")
             let good = try await Device.make("plain", remote: remote)

@@ -270,10 +270,13 @@ package enum CLIHarness {
     }
 
     /// Starts `aisync ARGUMENTS` in the background.
-    package static func startAISync(_ arguments: [String], store: String) throws -> CLIBackgroundProcess {
-        try start(
-            executable, arguments + ["--store", store], environment: baseEnvironment(), stdin: nil,
-            display: ["aisync"] + arguments)
+    package static func startAISync(_ arguments: [String], store: String, environment: [String: String] = [:]) throws
+        -> CLIBackgroundProcess
+    {
+        var env = baseEnvironment()
+        for (k, v) in environment { env[k] = v }
+        return try start(
+            executable, arguments + ["--store", store], environment: env, stdin: nil, display: ["aisync"] + arguments)
     }
 
     /// Starts a `/bin/sh -c` script in the background, with `$AISYNC` set.

@@ -1,3 +1,5 @@
+import AISyncCore
+import AISyncHTTP
 import Foundation
 import Testing
 
@@ -16,7 +18,9 @@ import Testing
 /// started by the test on a free loopback port with its own log, killed at the end of it.
 ///
 /// The proxy keeps the path, so a remote `http://127.0.0.1:APACHE/dav/x` is reached through it
-/// as `http://127.0.0.1:PROXY/dav/x` (``url(for:)``).
+/// as `http://127.0.0.1:PROXY/dav/x` (``url(for:)``). A `secure` proxy speaks TLS to its
+/// clients (`https://127.0.0.1:PROXY/dav/x`, the test certificates of ``TLSFixtures``) and
+/// plain HTTP upstream: the faults then happen to TLS connections.
 package final class FaultProxy: Sendable {
     package let port: Int
     package let pid: Int32
@@ -25,8 +29,13 @@ package final class FaultProxy: Sendable {
     package let logPath: String
     package let directory: String
     package let server: TestServer
+    /// The proxy speaks TLS to its clients.
+    package let secure: Bool
 
-    private init(port: Int, pid: Int32, seed: UInt64, logPath: String, directory: String, server: TestServer) {
+    private init(
+        port: Int, pid: Int32, seed: UInt64, logPath: String, directory: String, server: TestServer, secure: Bool
+    ) {
+        self.secure = secure
         self.port = port
         self.pid = pid
         self.seed = seed
@@ -38,7 +47,7 @@ package final class FaultProxy: Sendable {
     /// Starts the proxy in front of `server` with faults on `rate` of the requests, drawn from `seed`.
     package static func start(
         upstream server: TestServer, seed: UInt64, rate: Double = 0.15, slowSeconds: Double = 1.0,
-        sourceLocation: SourceLocation = #_sourceLocation
+        secure: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> FaultProxy {
         let upstream = try #require(
             URLComponents(string: server.baseURL), "bad server URL \(server.baseURL)", sourceLocation: sourceLocation)
@@ -60,6 +69,11 @@ package final class FaultProxy: Sendable {
         process.standardOutput = out
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
         process.standardInput = FileHandle.nullDevice
+        if secure {
+            var environment = ProcessInfo.processInfo.environment
+            environment["AISYNC_TEST_SERVER_TLS"] = try TLSFixtures.folder()
+            process.environment = environment
+        }
         try process.run()
         let pid = process.processIdentifier
         // The first line is the port, written once the proxy listens.
@@ -76,7 +90,8 @@ package final class FaultProxy: Sendable {
             try #require(Bool(false), "fault_proxy.py printed no port: \(text)", sourceLocation: sourceLocation)
             throw CancellationError()
         }
-        return FaultProxy(port: port, pid: pid, seed: seed, logPath: logPath, directory: directory, server: server)
+        return FaultProxy(
+            port: port, pid: pid, seed: seed, logPath: logPath, directory: directory, server: server, secure: secure)
     }
 
     /// Kills the proxy and removes its log (call `log()` first when it is wanted). With
@@ -97,6 +112,7 @@ package final class FaultProxy: Sendable {
     /// `url` of a remote on the upstream server, reached through the proxy instead.
     package func url(for url: String) -> String {
         guard var c = URLComponents(string: url) else { return url }
+        if secure { c.scheme = "https" }
         c.host = "127.0.0.1"
         c.port = port
         return c.string ?? url
@@ -112,11 +128,23 @@ package final class FaultProxy: Sendable {
     /// Sends a control command (`rate/0`, `next/put_applied_reset/PUT+reused`, `stats`).
     @discardableResult
     package func control(_ command: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Stats {
-        let url = try #require(
-            URL(string: "http://127.0.0.1:\(port)/__fault_proxy__/\(command)"), sourceLocation: sourceLocation)
-        var request = URLRequest(url: url)
-        request.setValue("close", forHTTPHeaderField: "Connection")
-        let (data, _) = try await RemoteHTTP.session.data(for: request)
+        let data: Data
+        if secure {
+            // URLSession cannot be given the test CA: aisync's own client, which can.
+            let transport = SocketTransport(
+                timeoutSeconds: 30, trust: TLSTrust(certificates: try TLSFixtures.authority()))
+            let answer = try await transport.send(
+                HTTPRequest(
+                    method: "GET", url: "https://127.0.0.1:\(port)/__fault_proxy__/\(command)",
+                    headers: ["Connection": "close"]), downloadTo: nil, maxBytes: 1 << 20)
+            data = Data(answer.body)
+        } else {
+            let url = try #require(
+                URL(string: "http://127.0.0.1:\(port)/__fault_proxy__/\(command)"), sourceLocation: sourceLocation)
+            var request = URLRequest(url: url)
+            request.setValue("close", forHTTPHeaderField: "Connection")
+            (data, _) = try await RemoteHTTP.session.data(for: request)
+        }
         let object = try #require(
             try JSONSerialization.jsonObject(with: data) as? [String: Any],
             "proxy control answered \(String(decoding: data, as: UTF8.self))",

@@ -23,6 +23,18 @@ import Testing
 
 package enum RemoteKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case folder, apache, rclone, nginx, wsgidav, lighttpd, seaweedfs, moto
+    /// The apache and nginx servers over HTTPS (mod_ssl, nginx `ssl`), with the run's
+    /// certificate, trusted with `remote add --ca-cert` (issue 31). Not in ``allCases``: the
+    /// suites that run over HTTPS name them (``https``).
+    case apacheTLS = "apache-https"
+    case nginxTLS = "nginx-https"
+
+    /// Every kind over plain connections (the HTTPS kinds are ``https``).
+    package static let allCases: [RemoteKind] = [
+        .folder, .apache, .rclone, .nginx, .wsgidav, .lighttpd, .seaweedfs, .moto,
+    ]
+    /// The servers over HTTPS, with the run's private CA.
+    package static let https: [RemoteKind] = [.apacheTLS, .nginxTLS]
 
     /// The HTTP servers (WebDAV and plain HTTP), which take Basic auth.
     package static let servers: [RemoteKind] = [.apache, .rclone, .nginx, .wsgidav, .lighttpd]
@@ -34,11 +46,21 @@ package enum RemoteKind: String, CaseIterable, Sendable, CustomTestStringConvert
     package var testDescription: String { rawValue }
     package var isServer: Bool { self != .folder }
     /// nginx is the plain HTTP remote (`remote add --plain`): no PROPFIND.
-    package var isPlain: Bool { self == .nginx }
+    package var isPlain: Bool { self == .nginx || self == .nginxTLS }
+    /// Over HTTPS with the run's CA (`remote add --ca-cert`).
+    package var isTLS: Bool { Self.https.contains(self) }
+    /// The same server over plain HTTP (its data, its root), for an HTTPS kind.
+    package var plain: RemoteKind {
+        switch self {
+        case .apacheTLS: .apache
+        case .nginxTLS: .nginx
+        default: self
+        }
+    }
     /// An S3 bucket (`s3://BUCKET/PREFIX --endpoint URL`), signed with an AWS key.
     package var isS3: Bool { self == .seaweedfs || self == .moto }
     /// A WebDAV server (PROPFIND lists, MKCOL makes collections).
-    package var isWebDAV: Bool { Self.webdav.contains(self) }
+    package var isWebDAV: Bool { Self.webdav.contains(plain) }
 
     /// The prefix of the variables servers.sh exports for an S3 store.
     var s3Variables: String? {
@@ -59,6 +81,8 @@ package enum RemoteKind: String, CaseIterable, Sendable, CustomTestStringConvert
         case .lighttpd: "AISYNC_TEST_LIGHTTPD_URL"
         case .seaweedfs: "AISYNC_TEST_SEAWEED_S3_URL"
         case .moto: "AISYNC_TEST_MOTO_S3_URL"
+        case .apacheTLS: "AISYNC_TEST_APACHE_HTTPS_URL"
+        case .nginxTLS: "AISYNC_TEST_NGINX_HTTPS_URL"
         }
     }
 }
@@ -73,6 +97,17 @@ package struct TestServer: Sendable {
     /// S3 stores: the bucket the tests use, and its region.
     package var bucket = ""
     package var region = ""
+    /// For an HTTPS kind: the same server's plain `http://` base URL, which the tests' own
+    /// requests (set-up and checks, not aisync's) use.
+    package var plainBaseURL: String?
+    /// For an HTTPS kind: the run's CA certificate (PEM), which `remote add --ca-cert` gets.
+    package var certificateAuthority: String?
+
+    /// `url` as the tests' own requests reach it: over plain HTTP for an HTTPS kind.
+    package func helperURL(_ url: String) -> String {
+        guard let plainBaseURL, url.hasPrefix(baseURL) else { return url }
+        return plainBaseURL + url.dropFirst(baseURL.count)
+    }
 
     /// A direct client for an S3 store (checks and set-up without aisync).
     package var s3Client: S3TestClient {
@@ -121,8 +156,15 @@ package struct TestServer: Sendable {
             env["AISYNC_TEST_USER"], "AISYNC_TEST_USER is not set: \(hint)", sourceLocation: sourceLocation)
         let password = try #require(
             env["AISYNC_TEST_PASSWORD"], "AISYNC_TEST_PASSWORD is not set: \(hint)", sourceLocation: sourceLocation)
-        return TestServer(
+        var server = TestServer(
             kind: kind, baseURL: url.hasSuffix("/") ? String(url.dropLast()) : url, user: user, password: password)
+        if kind.isTLS {
+            server.plainBaseURL = try require(kind.plain, sourceLocation: sourceLocation).baseURL
+            let authority: String = try #require(
+                env["AISYNC_TEST_TLS_CA"], "AISYNC_TEST_TLS_CA is not set: \(hint)", sourceLocation: sourceLocation)
+            server.certificateAuthority = authority
+        }
+        return server
     }
 
     /// The environment a device needs to reach this server.
@@ -144,13 +186,13 @@ package struct TestServer: Sendable {
             let path = "\(Self.folderRoot)/\(name)"
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             return TestRemote(server: self, url: "file://\(path)", folderPath: path)
-        case .apache, .rclone, .wsgidav, .lighttpd:
+        case .apache, .rclone, .wsgidav, .lighttpd, .apacheTLS:
             let url = "\(baseURL)/\(name)"
             let r = try await RemoteHTTP.send("MKCOL", url + "/", server: self)
             try #require(
                 r.status == 201, "MKCOL \(url)/ answered \(r.status): \(r.text)", sourceLocation: sourceLocation)
             return TestRemote(server: self, url: url, folderPath: nil)
-        case .nginx:
+        case .nginx, .nginxTLS:
             return TestRemote(server: self, url: "\(baseURL)/\(name)", folderPath: nil)
         case .seaweedfs, .moto:
             // Nothing to make: a bucket's folders are key prefixes.
@@ -221,6 +263,7 @@ package struct TestRemote: Sendable {
     package func addArguments(name: String = "origin", plain: Bool? = nil) -> [String] {
         if kind.isS3 { return ["remote", "add", name, url, "--endpoint", server.baseURL] }
         return ["remote", "add", name, url] + ((plain ?? kind.isPlain) ? ["--plain"] : [])
+            + (server.certificateAuthority.map { ["--ca-cert", $0] } ?? [])
     }
 
     /// The key prefix of an S3 remote (`t-1234…`).
@@ -236,7 +279,7 @@ package struct TestRemote: Sendable {
             try await server.s3Client.mirror(prefix: s3Prefix, into: folder)
             return folder
         }
-        let variable = "AISYNC_TEST_\(kind.rawValue.uppercased())_ROOT"
+        let variable = "AISYNC_TEST_\(kind.plain.rawValue.uppercased())_ROOT"
         let root = try #require(
             ProcessInfo.processInfo.environment[variable], "\(variable) is not set: run scripts/servers.sh start")
         let path = try #require(URL(string: url)?.path, "bad URL \(url)")
@@ -295,7 +338,7 @@ package enum RemoteHTTP {
     package static func send(
         _ method: String, _ url: String, server: TestServer, headers: [String: String] = [:], body: Data? = nil
     ) async throws -> Response {
-        var request = URLRequest(url: try #require(URL(string: url), "bad URL \(url)"))
+        var request = URLRequest(url: try #require(URL(string: server.helperURL(url)), "bad URL \(url)"))
         request.httpMethod = method
         let token = Data("\(server.user):\(server.password)".utf8).base64EncodedString()
         request.setValue("Basic \(token)", forHTTPHeaderField: "Authorization")

@@ -91,6 +91,11 @@ extension AISyncError {
         /// The S3 bucket is in this region, not the one the remote names: give the remote
         /// this region.
         case useRegion(String)
+        /// The server's TLS certificate is not trusted: give the remote the certificate (or the
+        /// CA that signed it) to trust, or its key to pin.
+        case trustServer
+        /// The server's TLS key is not the one pinned: find out why before pinning another.
+        case checkPinnedKey
     }
 
     /// No record has this id.

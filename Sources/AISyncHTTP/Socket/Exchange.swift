@@ -18,11 +18,13 @@
         let request: HTTPRequest
         let target: HTTPTarget
         let pool: ConnectionPool
+        /// The TLS settings for an `https://` target (nil for `http://`).
+        let tls: TLSContext?
         let limits: SocketLimits
         /// The overall deadline in seconds, for its error message.
         let seconds: Double
 
-        private var key: String { "\(target.host):\(target.port)" }
+        private var key: String { "\(target.secure ? "https" : "http")://\(target.host):\(target.port)" }
 
         func run(file: HashingFileWriter?, maxBytes: Int64) throws(AISyncError) -> HTTPResponse {
             // A POST never rides a reused connection: if that broke, the server may have acted on it.
@@ -32,7 +34,10 @@
                 return response
             }
             let socket: Socket
-            do { socket = try Socket.connect(host: target.host, port: target.port, limits: limits) } catch {
+            do {
+                socket = try Socket.connect(host: target.host, port: target.port, limits: limits)
+                if let tls { try socket.secure(tls, host: target.host, key: key, limits: limits) }
+            } catch {
                 throw failure(error, answering: false)
             }
             // A fresh connection never comes back nil.
@@ -143,6 +148,31 @@
             }
         }
 
+        /// The error for a TLS connection refused before any request went over it: the server
+        /// is there, and trying again will not help until the certificate, the pin or the
+        /// server's TLS is set right.
+        static func refused(_ refusal: TLSRefusal, host: String) -> AISyncError {
+            switch refusal {
+            case .certificate(TLSLibrary.hostnameMismatch, _), .certificate(TLSLibrary.ipAddressMismatch, _):
+                return AISyncError(
+                    .configuration, "the TLS certificate of \(host) is for another name",
+                    hint: "Use the name the certificate was issued for in the remote's URL")
+            case .certificate(let code, let reason):
+                let expired = code == TLSLibrary.certificateExpired || code == TLSLibrary.certificateNotYetValid
+                return URLSessionTransport.untrusted(host, because: reason, trustable: !expired)
+            case .pin(let found):
+                return AISyncError(
+                    .configuration, "the TLS key of \(host) is not the one pinned for this remote (it is \(found))",
+                    hint:
+                        "Do not sync until you know why: someone may be between this device and the server; if its key was changed on purpose, pin the new one",
+                    remedy: .checkPinnedKey)
+            case .handshake(let why):
+                return AISyncError(
+                    .configuration, "cannot make a secure connection to \(host) (\(why))",
+                    hint: "Check that the server speaks HTTPS on this port, with TLS 1.2 or newer")
+            }
+        }
+
         private func tooLarge(_ maxBytes: Int64) -> AISyncError {
             AISyncError(
                 .damagedData, "\(target.target) is larger than allowed (over \(maxBytes) bytes): reading stopped there",
@@ -176,6 +206,8 @@
                     ?? AISyncError(.temporary, "\(host) is too slow", hint: "Try again later", remedy: .retryLater)
             case .cancelled:
                 return .cancelled
+            case .refused(let refusal):
+                return Self.refused(refusal, host: host)
             case .local(let why):
                 return AISyncError(
                     .io, "cannot send the request to \(host): \(why)", hint: "Check the file and try again")

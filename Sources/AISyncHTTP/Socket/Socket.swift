@@ -21,6 +21,8 @@
         case tooSlow(Int64)
         /// The caller cancelled.
         case cancelled
+        /// The server was reached, and its TLS was refused: a certificate, a pin, a handshake.
+        case refused(TLSRefusal)
         /// Not the network: the request could not be made (a body file unreadable, a header
         /// that cannot be sent); the description says why.
         case local(String)
@@ -35,8 +37,10 @@
         let stop: StopFlag
         var pace: PaceMeter? = nil
 
-        /// Counts `bytes` moved, and fails when the speed floor is not kept.
+        /// Counts `bytes` moved, and fails when the speed floor is not kept or the caller
+        /// cancelled (a fast link may never make a request wait, where a stop is also seen).
         func moved(_ bytes: Int) throws(SocketFailure) {
+            if stop.isStopped { throw .cancelled }
             guard let pace else { return }
             let now = Self.now()
             pace.add(bytes, now: now)
@@ -55,6 +59,42 @@
         }
     }
 
+    /// SIGPIPE, which a write to a connection the server closed raises (OpenSSL writes with
+    /// write(2), without MSG_NOSIGNAL), kept from killing the process: an app or a test runner
+    /// does not ignore it as the command line does.
+    enum BrokenPipe {
+        /// Blocks SIGPIPE for the calling thread for good: for the transport's own request
+        /// threads, where a broken pipe then comes back as EPIPE (a pending SIGPIPE is
+        /// discarded when the thread ends).
+        static func blockOnThisThread() {
+            var set = sigset_t()
+            sigemptyset(&set)
+            sigaddset(&set, SIGPIPE)
+            pthread_sigmask(SIG_BLOCK, &set, nil)
+        }
+
+        /// Runs `body` with SIGPIPE blocked on this thread, consumes one it raised, and puts
+        /// the thread's mask back (curl's way, for writes on threads that are not ours).
+        static func suppressed<T>(_ body: () -> T) -> T {
+            var set = sigset_t()
+            sigemptyset(&set)
+            sigaddset(&set, SIGPIPE)
+            var old = sigset_t()
+            var pendingBefore = sigset_t()
+            pthread_sigmask(SIG_BLOCK, &set, &old)
+            sigpending(&pendingBefore)
+            let result = body()
+            var pending = sigset_t()
+            sigpending(&pending)
+            if sigismember(&pending, SIGPIPE) == 1 && sigismember(&pendingBefore, SIGPIPE) == 0 {
+                var zero = timespec()
+                _ = sigtimedwait(&set, nil, &zero)
+            }
+            pthread_sigmask(SIG_SETMASK, &old, nil)
+            return result
+        }
+    }
+
     /// Set once, from any thread, to stop a request's blocking calls.
     final class StopFlag: Sendable {
         private let flag = Atomic<Bool>(false)
@@ -62,14 +102,31 @@
         var isStopped: Bool { flag.load(ordering: .acquiring) }
     }
 
-    /// One TCP connection with non-blocking I/O and bounded waits. Every libc socket call of the
-    /// socket transport lives here. Closed when released.
+    /// One TCP connection with non-blocking I/O and bounded waits, and TLS over it for
+    /// `https://`. Every libc socket call of the socket transport lives here. Closed when
+    /// released.
     final class Socket: Sendable {
         let fd: Int32
+        /// The connection's TLS, set once by ``secure(_:host:key:limits:)`` before the socket
+        /// is shared; nil for plain HTTP.
+        nonisolated(unsafe) private(set) var tls: TLSSession?
 
         private init(fd: Int32) { self.fd = fd }
 
-        deinit { _ = close(fd) }
+        deinit {
+            tls = nil
+            _ = close(fd)
+        }
+
+        /// Makes this connection TLS: the handshake with `host`'s certificate checked by
+        /// `context` (and its session resumed when `key` had one).
+        func secure(_ context: TLSContext, host: String, key: String, limits: SocketLimits) throws(SocketFailure) {
+            guard let session = context.session(fd: fd, host: host, key: key) else {
+                throw .refused(.handshake(context.library.lastError() ?? "TLS could not be set up"))
+            }
+            tls = session
+            try session.handshake(socket: self, limits: limits)
+        }
 
         /// Connects to `host` (a name, an IPv4 or a bracketed or bare IPv6 address) on `port`,
         /// trying each address it resolves to.
@@ -125,6 +182,7 @@
 
         /// Sends every byte of `bytes`.
         func send(_ bytes: UnsafeRawBufferPointer, limits: SocketLimits) throws(SocketFailure) {
+            if let tls { return try tls.send(bytes, socket: self, limits: limits) }
             var done = 0
             while done < bytes.count {
                 let n = Glibc.send(fd, bytes.baseAddress! + done, bytes.count - done, Int32(MSG_NOSIGNAL))
@@ -142,6 +200,7 @@
         /// Reads what has arrived into `buffer`, waiting for something; 0 means the server
         /// closed the connection.
         func receive(into buffer: UnsafeMutableRawBufferPointer, limits: SocketLimits) throws(SocketFailure) -> Int {
+            if let tls { return try tls.receive(into: buffer, socket: self, limits: limits) }
             while true {
                 let n = recv(fd, buffer.baseAddress!, buffer.count, 0)
                 if n > 0 { try limits.moved(n) }
@@ -154,12 +213,13 @@
         /// True when the connection is idle and open: nothing to read, no hang-up. A kept-alive
         /// connection the server closed (or wrote junk on) is not used again.
         var isIdle: Bool {
+            if let tls { return tls.isIdle(socket: self) }
             var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             return poll(&entry, 1, 0) == 0
         }
 
         /// Waits until the socket is ready for `events`, in 100 ms slices so a stop is seen soon.
-        private func wait(for events: Int16, limits: SocketLimits) throws(SocketFailure) {
+        func wait(for events: Int16, limits: SocketLimits) throws(SocketFailure) {
             let start = SocketLimits.now()
             while true {
                 if limits.stop.isStopped { throw .cancelled }

@@ -4,22 +4,26 @@
     import AISyncCore
     import AISyncFiles
 
-    /// The live transport for plain `http://` remotes on Linux: HTTP/1.1 on POSIX sockets,
-    /// written for aisync because swift-corelibs-foundation's URLSession cannot give it what a
-    /// sync engine on a flaky or hostile network needs (docs/PERFORMANCE.md):
+    /// The live transport on Linux: HTTP/1.1 on POSIX sockets, and TLS over them for `https://`
+    /// with the system's OpenSSL 3 loaded at run time (``TLSLibrary``), written for aisync
+    /// because swift-corelibs-foundation's URLSession cannot give it what a sync engine on a
+    /// flaky or hostile network needs (docs/PERFORMANCE.md):
     ///
     /// - **Back-pressure**: corelibs queues whatever libcurl reads for the delegate, so an answer
     ///   without a length (chunked, or until close) piled up in memory before aisync could
     ///   refuse it. Here nothing is read faster than it is taken: an answer is refused at its
-    ///   limit with the memory of one 64 KiB buffer.
+    ///   limit with the memory of one 256 KiB buffer.
     /// - **Bodies sent whole on every try**: a request whose kept-alive connection broke is sent
     ///   again, body and all, on a fresh connection (corelibs' rewind sent headers and no body).
     /// - **Uploads at disk speed**: a file body is sent in 1 MiB reads (corelibs: 48 KiB pieces,
     ///   pausing the transfer for each).
     /// - **Nothing outside the store**: no cache, cookie or credential storage exists here.
+    /// - **Private servers**: certificates and pinned keys a remote trusts (``TLSTrust``),
+    ///   which corelibs cannot be given; TLS sessions resumed across a sync's connections.
     ///
-    /// `https://` URLs, and redirects to them, go to `fallback` (URLSession): TLS needs the
-    /// system's library. On Apple platforms URLSession is the only transport.
+    /// Where no usable libssl is found, `https://` goes to `fallback` (URLSession), which
+    /// trusts the system's certificates only. On Apple platforms URLSession is the only
+    /// transport.
     public final class SocketTransport: HTTPTransport {
         private let timeout: TimeInterval
         private let redirects: RedirectPolicy
@@ -29,15 +33,33 @@
         private let fallbackBox: Mutex<(any HTTPTransport)?>
         private let maxConnections: Int
         private let pool: ConnectionPool
+        private let trust: TLSTrust
+        /// False to send every `https://` request to `fallback`, as where there is no libssl.
+        private let ownTLS: Bool
+        /// Made on the first `https://` request: nil inside when this system has no TLS library.
+        private let tlsBox = Mutex<TLSContext??>(nil)
 
         /// A transport with its own connection pool (`maxConnections` idle connections kept per
         /// host). `timeoutSeconds` bounds each wait for the server; every request also has an
         /// overall deadline scaled to the bytes it may move, and ends when it moves less than
-        /// `speedFloor`. `fallback` serves `https://`.
-        public init(
+        /// `speedFloor`. `trust` adds certificates and pins to the system's trust for
+        /// `https://`; `fallback` serves `https://` where this system has no TLS library.
+        public convenience init(
             timeoutSeconds: TimeInterval = 30, maxConnections: Int = 4, redirects: RedirectPolicy = .sameHost,
-            speedFloor: SpeedFloor = .standard, fallback: (any HTTPTransport)? = nil
+            speedFloor: SpeedFloor = .standard, trust: TLSTrust = .system, fallback: (any HTTPTransport)? = nil
         ) {
+            self.init(
+                timeoutSeconds: timeoutSeconds, maxConnections: maxConnections, redirects: redirects,
+                speedFloor: speedFloor, trust: trust, fallback: fallback, ownTLS: true)
+        }
+
+        /// The same, with `ownTLS` false to behave as on a system without libssl (tests).
+        init(
+            timeoutSeconds: TimeInterval, maxConnections: Int, redirects: RedirectPolicy, speedFloor: SpeedFloor,
+            trust: TLSTrust, fallback: (any HTTPTransport)?, ownTLS: Bool
+        ) {
+            self.ownTLS = ownTLS
+            self.trust = trust
             timeout = timeoutSeconds
             self.speedFloor = speedFloor
             self.redirects = redirects
@@ -58,12 +80,32 @@
             }
         }
 
+        /// The TLS context, made the first time one is needed; nil when this system has no
+        /// usable TLS library.
+        private func tlsContext() throws(AISyncError) -> TLSContext? {
+            if let made = tlsBox.withLock({ $0 }) { return made }
+            var context: TLSContext?
+            if ownTLS, let library = TLSLibrary.shared { context = try TLSContext(library: library, trust: trust) }
+            return tlsBox.withLock { made in
+                if let made { return made }
+                made = .some(context)
+                return context
+            }
+        }
+
+        /// Whether `https://` goes over this transport's own TLS (false: to URLSession, where
+        /// no usable libssl was found).
+        public var hasOwnTLS: Bool { (try? tlsContext()) != nil }
+
         /// Sends `request`; see ``HTTPTransport``.
         public func send(_ request: HTTPRequest, downloadTo: String?, maxBytes: Int64) async throws(AISyncError)
             -> HTTPResponse
         {
-            guard HTTPTarget(request.url) != nil else {
-                return try await fallback.send(request, downloadTo: downloadTo, maxBytes: maxBytes)
+            guard let first = HTTPTarget(request.url) else {
+                return try await elsewhere(request, downloadTo: downloadTo, maxBytes: maxBytes)
+            }
+            if first.secure, try tlsContext() == nil {
+                return try await elsewhere(request, downloadTo: downloadTo, maxBytes: maxBytes)
             }
             let seconds = URLSessionTransport.deadline(timeout: timeout, bytes: maxBytes + request.body.byteCount)
             let stop = StopFlag()
@@ -91,12 +133,29 @@
                     return response
                 case .elsewhere(let redirected):
                     file?.abandon()
-                    return try await fallback.send(redirected, downloadTo: downloadTo, maxBytes: maxBytes)
+                    return try await elsewhere(redirected, downloadTo: downloadTo, maxBytes: maxBytes)
                 }
             } catch {
                 file?.abandon()
                 throw error
             }
+        }
+
+        /// A request this transport cannot make itself: `https://` without a TLS library (or a
+        /// URL that is neither http nor https), sent by URLSession, which cannot be given
+        /// certificates or pins to trust.
+        private func elsewhere(_ request: HTTPRequest, downloadTo: String?, maxBytes: Int64) async throws(AISyncError)
+            -> HTTPResponse
+        {
+            guard trust.isSystem else {
+                throw AISyncError(
+                    .configuration,
+                    "cannot trust the remote's own certificate or pinned key: this system has no OpenSSL 3 (libssl.so.3)",
+                    hint:
+                        "Install OpenSSL 3 (e.g. the libssl3 package), or add the server's CA to the system's trusted certificates"
+                )
+            }
+            return try await fallback.send(request, downloadTo: downloadTo, maxBytes: maxBytes)
         }
 
         /// Runs blocking work on a thread of its own (never on the cooperative pool, whose few
@@ -106,6 +165,7 @@
         {
             await withCheckedContinuation { continuation in
                 let thread = Thread {
+                    BrokenPipe.blockOnThisThread()
                     do throws(AISyncError) { continuation.resume(returning: .success(try work())) } catch {
                         continuation.resume(returning: .failure(error))
                     }
@@ -123,8 +183,10 @@
             var current = request
             for _ in 0...10 {
                 guard let target = HTTPTarget(current.url) else { return .elsewhere(current) }
+                let tls = target.secure ? try tlsContext() : nil
+                if target.secure && tls == nil { return .elsewhere(current) }
                 let response = try Exchange(
-                    request: current, target: target, pool: pool, limits: limits, seconds: seconds
+                    request: current, target: target, pool: pool, tls: tls, limits: limits, seconds: seconds
                 )
                 .run(file: file, maxBytes: maxBytes)
                 guard let next = redirect(from: request, current: current, response: response) else {

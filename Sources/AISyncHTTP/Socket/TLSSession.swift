@@ -1,0 +1,287 @@
+#if canImport(Glibc) || canImport(Musl)
+    #if canImport(Glibc)
+        @preconcurrency import Glibc
+    #else
+        @preconcurrency import Musl
+    #endif
+    import Synchronization
+    import AISyncCore
+
+    /// One transport's TLS settings: an OpenSSL client context that verifies the server's
+    /// certificate chain against the system's trusted certificates (and those of its
+    /// ``TLSTrust``) and its name against the URL's host, TLS 1.2 or newer only, no
+    /// renegotiation; and the last session of each server, so the next connection of a sync
+    /// resumes it instead of a full handshake.
+    final class TLSContext: Sendable {
+        let library: TLSLibrary
+        let trust: TLSTrust
+        /// The `SSL_CTX`'s address (OpenSSL's context is safe to share between threads).
+        private let address: UInt
+        private var context: OpaquePointer { OpaquePointer(bitPattern: address)! }
+        /// The newest resumable session per `host:port` (each holds a reference), as the
+        /// address of its `SSL_SESSION`.
+        private let sessions = Mutex<[String: UInt]>([:])
+
+        /// A context for `trust`; nil when `library` cannot make one.
+        ///
+        /// - Throws: `.configuration` when a trusted certificate cannot be read by OpenSSL.
+        init?(library: TLSLibrary, trust: TLSTrust) throws(AISyncError) {
+            guard let context = library.contextNew(library.clientMethod()) else { return nil }
+            self.library = library
+            self.trust = trust
+            address = UInt(bitPattern: context)
+            library.contextSetVerify(context, TLSLibrary.verifyPeer, nil)
+            _ = library.contextDefaultPaths(context)
+            _ = library.contextControl(context, TLSLibrary.controlMinimumVersion, TLSLibrary.tls12, nil)
+            _ = library.contextControl(
+                context, TLSLibrary.controlMode, TLSLibrary.modePartialWrite | TLSLibrary.modeMovingBuffer, nil)
+            // A server that closes without close_notify ends an answer framed by the close, as
+            // over plain HTTP; lengths and chunking still catch a cut answer.
+            _ = library.contextSetOptions(
+                context, TLSLibrary.optionIgnoreUnexpectedEOF | TLSLibrary.optionNoRenegotiation)
+            if let pem = trust.certificates {
+                let store = library.contextCertStore(context)
+                for der in try TLSTrust.certificates(inPEM: pem) {
+                    let certificate = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
+                        var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+                        return library.certificateFromDER(nil, &cursor, buffer.count)
+                    }
+                    guard let certificate else {
+                        library.errorClear()
+                        throw AISyncError(
+                            .configuration, "a certificate the remote trusts cannot be read by the TLS library",
+                            hint: "Give the remote its CA's certificate again, in PEM form")
+                    }
+                    _ = library.storeAdd(store, certificate)
+                    library.certificateFree(certificate)
+                }
+                library.errorClear()
+            }
+        }
+
+        deinit {
+            for session in sessions.withLock({ Array($0.values) }) {
+                library.sessionFree(OpaquePointer(bitPattern: session))
+            }
+            library.contextFree(context)
+        }
+
+        /// A new connection's TLS state on `fd`, set to check `host` and to resume the last
+        /// session with `key`.
+        func session(fd: Int32, host: String, key: String) -> TLSSession? {
+            guard let ssl = library.new(context) else { return nil }
+            _ = library.setFD(ssl, fd)
+            let name = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+            if Self.isAddress(name) {
+                // No SNI for an address (RFC 6066 §3); the certificate must name the address.
+                _ = name.withCString { library.setIP(library.verifyParameters(ssl), $0) }
+            } else {
+                _ = name.withCString {
+                    library.control(ssl, TLSLibrary.controlHostName, 0, UnsafeMutableRawPointer(mutating: $0))
+                }
+                _ = name.withCString { library.setHost(ssl, $0) }
+            }
+            // Set while the lock is held: a newer session may replace (and free) it at any time.
+            sessions.withLock { all in
+                if let saved = all[key] { _ = library.setSession(ssl, OpaquePointer(bitPattern: saved)) }
+            }
+            return TLSSession(ssl: ssl, context: self, key: key)
+        }
+
+        /// Keeps the session of a connection that is done with, for the next one to `key`.
+        func remember(_ ssl: OpaquePointer, key: String) {
+            guard let session = library.session(ssl) else { return }
+            guard library.sessionResumable(session) == 1 else {
+                library.sessionFree(session)
+                return
+            }
+            let address = UInt(bitPattern: session)
+            let old = sessions.withLock { all -> UInt? in
+                defer { all[key] = address }
+                return all[key]
+            }
+            if let old { library.sessionFree(OpaquePointer(bitPattern: old)) }
+        }
+
+        static func isAddress(_ host: String) -> Bool {
+            var v4 = in_addr()
+            var v6 = in6_addr()
+            return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+        }
+    }
+
+    /// Why a TLS connection was refused before any request went over it.
+    enum TLSRefusal: Equatable {
+        /// The certificate failed its checks: OpenSSL's `X509_V_ERR_*` code and reason.
+        case certificate(code: Int, reason: String)
+        /// The chain was good but the server's key is none of the pinned ones: this one.
+        case pin(String)
+        /// The handshake failed for another reason (protocol, version, cipher).
+        case handshake(String)
+    }
+
+    /// One connection's TLS state (an OpenSSL `SSL`), used by one thread at a time through its
+    /// ``Socket`` (not Sendable: it travels only inside the socket). Its session is kept for
+    /// the next connection when the socket is released.
+    final class TLSSession {
+        let ssl: OpaquePointer
+        let context: TLSContext
+        let key: String
+        private var library: TLSLibrary { context.library }
+        private var established = false
+
+        init(ssl: OpaquePointer, context: TLSContext, key: String) {
+            self.ssl = ssl
+            self.context = context
+            self.key = key
+        }
+
+        deinit {
+            if established {
+                context.remember(ssl, key: key)
+                // close_notify, once, without waiting: a session closed without it would not
+                // be offered again.
+                let ssl = ssl
+                let library = library
+                BrokenPipe.suppressed {
+                    library.errorClear()
+                    _ = library.shutdown(ssl)
+                    library.errorClear()
+                }
+            }
+            library.free(ssl)
+        }
+
+        /// True when this connection resumed an earlier session (no full handshake).
+        var resumed: Bool { library.sessionReused(ssl) == 1 }
+
+        /// The protocol in use, e.g. `TLSv1.3`.
+        var version: String { library.version(ssl).map { String(cString: $0) } ?? "" }
+
+        /// The handshake, then the pin check; waits through `socket` within `limits`.
+        func handshake(socket: Socket, limits: SocketLimits) throws(SocketFailure) {
+            while true {
+                library.errorClear()
+                let result = library.connect(ssl)
+                if result == 1 { break }
+                let code = library.error(ssl, result)
+                switch code {
+                case TLSLibrary.wantRead: try socket.wait(for: Int16(POLLIN), limits: limits)
+                case TLSLibrary.wantWrite: try socket.wait(for: Int16(POLLOUT), limits: limits)
+                default:
+                    let verify = library.verifyResult(ssl)
+                    if verify != 0 {
+                        library.errorClear()
+                        throw .refused(.certificate(code: verify, reason: library.reason(verify)))
+                    }
+                    if code == TLSLibrary.syscall {
+                        let why = errno == 0 ? "closed during the TLS handshake" : String(cString: strerror(errno))
+                        library.errorClear()
+                        throw .lost(why)
+                    }
+                    throw .refused(.handshake(library.lastError() ?? "TLS error \(code)"))
+                }
+            }
+            if !context.trust.pins.isEmpty {
+                let digest = serverKeyDigest()
+                guard let digest, context.trust.pinned(digest) else {
+                    throw .refused(.pin(digest.map(TLSTrust.pinText) ?? "unknown"))
+                }
+            }
+            // Only now is the session worth resuming.
+            established = true
+        }
+
+        /// SHA-256 of the server certificate's SubjectPublicKeyInfo (DER).
+        func serverKeyDigest() -> [UInt8]? {
+            guard let certificate = library.peerCertificate(ssl) else { return nil }
+            defer { library.certificateFree(certificate) }
+            let key = library.publicKey(certificate)
+            let length = library.publicKeyDER(key, nil)
+            guard length > 0 else { return nil }
+            var der = [UInt8](repeating: 0, count: Int(length))
+            let written = der.withUnsafeMutableBufferPointer { buffer -> Int32 in
+                var cursor = buffer.baseAddress
+                return library.publicKeyDER(key, &cursor)
+            }
+            guard written == length else { return nil }
+            return SHA256.hash(der).bytes
+        }
+
+        /// Sends every byte of `bytes`.
+        func send(_ bytes: UnsafeRawBufferPointer, socket: Socket, limits: SocketLimits) throws(SocketFailure) {
+            var done = 0
+            while done < bytes.count {
+                library.errorClear()
+                let n = library.write(ssl, bytes.baseAddress! + done, Int32(min(bytes.count - done, 1 << 30)))
+                if n > 0 {
+                    done += Int(n)
+                    try limits.moved(Int(n))
+                    continue
+                }
+                try wait(after: n, socket: socket, limits: limits)
+            }
+        }
+
+        /// Reads what has arrived into `buffer` (every record already here, up to its size),
+        /// waiting for something; 0 when the server closed the connection.
+        func receive(into buffer: UnsafeMutableRawBufferPointer, socket: Socket, limits: SocketLimits)
+            throws(SocketFailure) -> Int
+        {
+            var total = 0
+            while total < buffer.count {
+                library.errorClear()
+                let n = library.read(ssl, buffer.baseAddress! + total, Int32(min(buffer.count - total, 1 << 30)))
+                if n > 0 {
+                    total += Int(n)
+                    try limits.moved(Int(n))
+                    continue
+                }
+                let code = library.error(ssl, n)
+                if code == TLSLibrary.zeroReturn { return total }
+                if total > 0 && code == TLSLibrary.wantRead {
+                    library.errorClear()
+                    return total
+                }
+                try wait(after: n, socket: socket, limits: limits)
+            }
+            return total
+        }
+
+        /// After a read or write that moved nothing: waits for what OpenSSL wants, or throws
+        /// why the connection is over.
+        private func wait(after result: Int32, socket: Socket, limits: SocketLimits) throws(SocketFailure) {
+            let code = library.error(ssl, result)
+            switch code {
+            case TLSLibrary.wantRead: try socket.wait(for: Int16(POLLIN), limits: limits)
+            case TLSLibrary.wantWrite: try socket.wait(for: Int16(POLLOUT), limits: limits)
+            case TLSLibrary.zeroReturn: throw .lost("closed by the server")
+            case TLSLibrary.syscall:
+                let why = errno == 0 ? "closed without a TLS close" : String(cString: strerror(errno))
+                library.errorClear()
+                throw .lost(why)
+            default:
+                throw .lost(library.lastError() ?? "TLS error \(code)")
+            }
+        }
+
+        /// True when nothing but TLS's own messages (session tickets) arrived since the last
+        /// answer, and the server has not closed: the connection can carry another request.
+        func isIdle(socket: Socket) -> Bool {
+            for _ in 0..<8 {
+                if library.pending(ssl) > 0 { return false }
+                var entry = pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0)
+                if poll(&entry, 1, 0) == 0 { return true }
+                var byte: UInt8 = 0
+                library.errorClear()
+                let n = library.peek(ssl, &byte, 1)
+                if n > 0 { return false }
+                guard library.error(ssl, n) == TLSLibrary.wantRead else {
+                    library.errorClear()
+                    return false
+                }
+            }
+            return false
+        }
+    }
+#endif
