@@ -8,7 +8,8 @@
 #  2. push of BENCH_CHATS (10000) chats to an empty remote and pull of them into a new store,
 #     the median of 3 rounds each way; target: https <= 1.3x http;
 #  3. one BENCH_IMAGE_MB (200) MB picture pushed and pulled, the median of 3 rounds each way;
-#     target: https <= 1.3x http; peak RSS of each.
+#     target: https <= 1.3x http; peak RSS of each; beside curl -T / -o of the same file over
+#     each (the server's own TLS cost on the same two cores shows in curl's ratio too).
 # Every HTTPS connection is checked by OpenSSL against the run's CA: a figure is never that of
 # an unverified connection (`start` also checks that curl refuses the server without the CA).
 # Usage: scripts/bench-https.sh
@@ -31,9 +32,12 @@ plain=$AISYNC_TEST_APACHE_URL
 secure=$AISYNC_TEST_APACHE_HTTPS_URL
 ca=$AISYNC_TEST_TLS_CA
 mkcol() { curl -sf -u "$AISYNC_USER:$AISYNC_PASSWORD" -X MKCOL "$plain/$1/" >/dev/null; }
-timed() { # timed COMMAND...: prints "seconds rss_kb" (stdout discarded)
-  /usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null
-  cat "$work/time"
+timed() { # timed COMMAND...: prints "seconds rss_kb" (stdout discarded; wall time to the ms)
+  local start end
+  start=$(date +%s%N)
+  /usr/bin/time -f "%M" -o "$work/time" "$@" >/dev/null
+  end=$(date +%s%N)
+  echo "$(python3 -c "print('%.3f' % (($end - $start) / 1e9))") $(cat "$work/time")"
 }
 a() { "$AISYNC_BIN" --store "$@"; }
 median() { python3 -c "import statistics,sys; print(statistics.median(float(x) for x in sys.argv[1:]))" "$@"; }
@@ -98,7 +102,7 @@ if [ "$IMAGE_MB" -gt 0 ]; then
   python3 scripts/make_png.py "$work/big.png" "$IMAGE_MB"
   a "$work/pics" init --name pics >/dev/null
   a "$work/pics" image add "$work/big.png" >/dev/null
-  declare -A ipush ipull ipush_kb ipull_kb
+  declare -A ipush ipull ipush_kb ipull_kb cput cget
   for scheme in http https; do
     ps=(); pl=(); pkb=0; lkb=0
     for round in 1 2 3; do
@@ -115,7 +119,19 @@ if [ "$IMAGE_MB" -gt 0 ]; then
     ipush[$scheme]=$(median "${ps[@]}"); ipull[$scheme]=$(median "${pl[@]}")
     ipush_kb[$scheme]=$pkb; ipull_kb[$scheme]=$lkb
     echo "   $IMAGE_MB MB picture over $scheme: push ${ps[*]} (peak RSS $(( pkb / 1024 )) MB); pull ${pl[*]} (peak RSS $(( lkb / 1024 )) MB)"
+    cu=(); cd=()
+    if [ "$scheme" = https ]; then base=$secure; tls=(--cacert "$ca"); else base=$plain; tls=(); fi
+    mkcol "curl-$scheme"
+    for round in 1 2 3; do
+      read -r s _ < <(timed curl -sf "${tls[@]}" -u "$AISYNC_USER:$AISYNC_PASSWORD" -T "$work/big.png" "$base/curl-$scheme/big$round.png")
+      cu+=("$s")
+      read -r s _ < <(timed curl -sf "${tls[@]}" -u "$AISYNC_USER:$AISYNC_PASSWORD" -o "$work/curl.png" "$base/curl-$scheme/big$round.png")
+      cd+=("$s")
+    done
+    cput[$scheme]=$(median "${cu[@]}"); cget[$scheme]=$(median "${cd[@]}")
+    echo "   curl over $scheme: -T ${cu[*]}; -o ${cd[*]}"
   done
   echo "push of a $IMAGE_MB MB picture: http ${ipush[http]} s, https ${ipush[https]} s -> $(ratio "${ipush[https]}" "${ipush[http]}")x (target <= 1.3x); peak RSS $(( ${ipush_kb[https]} / 1024 )) MB"
   echo "pull of a $IMAGE_MB MB picture: http ${ipull[http]} s, https ${ipull[https]} s -> $(ratio "${ipull[https]}" "${ipull[http]}")x (target <= 1.3x); peak RSS $(( ${ipull_kb[https]} / 1024 )) MB"
+  echo "curl, the same file: -T http ${cput[http]} s, https ${cput[https]} s -> $(ratio "${cput[https]}" "${cput[http]}")x; -o http ${cget[http]} s, https ${cget[https]} s -> $(ratio "${cget[https]}" "${cget[http]}")x; aisync over https against curl over https: push $(ratio "${ipush[https]}" "${cput[https]}")x, pull $(ratio "${ipull[https]}" "${cget[https]}")x"
 fi

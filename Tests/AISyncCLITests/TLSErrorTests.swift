@@ -106,6 +106,29 @@ struct TLSErrorTests {
         #expect(store.journalBytes() == journal)
     }
 
+    @Test(
+        "a CA only in the CA file (SSL_CERT_FILE) is trusted though the hashed CA folder, searched first, lacks it"
+    )
+    func hashedFolderThenFile() throws {
+        let store = try CLIHarness.makeStore()
+        defer { store.remove() }
+        let certs = try TLSFixtures.folder()
+        let (server, port) = try Self.serve("good", certs: certs)
+        defer { kill(server.pid, SIGKILL) }
+        // A hashed folder holding one unrelated certificate, and the test CA as the CA file.
+        let folder = "\(store.directory)/hashed"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "\(certs)/self.pem", toPath: "\(folder)/0123abcd.0")
+        try store.ok(["remote", "add", "nas", "https://localhost:\(port)/aisync", "--plain"])
+        let found = store.run(["pull"], environment: ["SSL_CERT_DIR": folder, "SSL_CERT_FILE": "\(certs)/ca.pem"])
+        // s_server -www is no aisync remote: past TLS, the pull fails on what it was served.
+        #expect(found.exitCode != 0 && !found.stderr.contains("TLS"), "TLS went through: \(found)")
+        #expect(found.stderr.contains("not a sync remote") || found.stderr.contains("aisync.json"), "\(found)")
+        let missing = store.run(
+            ["pull"], environment: ["SSL_CERT_DIR": folder, "SSL_CERT_FILE": "\(certs)/self.pem"])
+        CLIExpect.cleanError(missing, code: 78, mentioning: ["TLS certificate of localhost is not trusted"])
+    }
+
     @Test("a server that offers only TLS 1.1 is refused: TLS 1.2 is the oldest aisync speaks")
     func oldProtocolRefused() throws {
         let store = try CLIHarness.makeStore()

@@ -35,13 +35,23 @@
             }
             let socket: Socket
             do {
-                socket = try Socket.connect(host: target.host, port: target.port, limits: limits)
-                if let tls { try socket.secure(tls, host: target.host, key: key, limits: limits) }
+                socket = try connect(bundle: false)
+            } catch .refused(.certificate(let code, _)) where tls?.folderOnly == true && TLSContext.incomplete(code) {
+                // The system's hashed CA folder could not complete the chain: once more, on a
+                // fresh connection, against its whole bundle.
+                do { socket = try connect(bundle: true) } catch { throw failure(error, answering: false) }
             } catch {
                 throw failure(error, answering: false)
             }
             // A fresh connection never comes back nil.
             return try over(socket, reused: false, file: file, maxBytes: maxBytes)!
+        }
+
+        /// A new connection to the target, TLS when it is `https://`.
+        private func connect(bundle: Bool) throws(SocketFailure) -> Socket {
+            let socket = try Socket.connect(host: target.host, port: target.port, limits: limits)
+            if let tls { try socket.secure(tls, host: target.host, key: key, bundle: bundle, limits: limits) }
+            return socket
         }
 
         /// Sends the request on `socket` and reads the answer. Nil when `reused` and the

@@ -119,9 +119,12 @@
         }
 
         /// Makes this connection TLS: the handshake with `host`'s certificate checked by
-        /// `context` (and its session resumed when `key` had one).
-        func secure(_ context: TLSContext, host: String, key: String, limits: SocketLimits) throws(SocketFailure) {
-            guard let session = context.session(fd: fd, host: host, key: key) else {
+        /// `context` (and its session resumed when `key` had one); `bundle` verifies against
+        /// the system's whole CA bundle.
+        func secure(_ context: TLSContext, host: String, key: String, bundle: Bool = false, limits: SocketLimits)
+            throws(SocketFailure)
+        {
+            guard let session = context.session(fd: fd, host: host, key: key, bundle: bundle) else {
                 throw .refused(.handshake(context.library.lastError() ?? "TLS could not be set up"))
             }
             tls = session

@@ -19,6 +19,8 @@
         let contextDefaultPaths: @convention(c) (Pointer?) -> Int32
         let contextSetOptions: @convention(c) (Pointer?, UInt64) -> UInt64
         let contextCertStore: @convention(c) (Pointer?) -> Pointer?
+        let contextLoadFolder: @convention(c) (Pointer?, UnsafePointer<CChar>?) -> Int32
+        let defaultCertificateFolder: @convention(c) () -> UnsafePointer<CChar>?
         let new: @convention(c) (Pointer?) -> Pointer?
         let free: @convention(c) (Pointer?) -> Void
         let setFD: @convention(c) (Pointer?, Int32) -> Int32
@@ -89,6 +91,8 @@
             contextDefaultPaths = try f(ssl, "SSL_CTX_set_default_verify_paths")
             contextSetOptions = try f(ssl, "SSL_CTX_set_options")
             contextCertStore = try f(ssl, "SSL_CTX_get_cert_store")
+            contextLoadFolder = try f(ssl, "SSL_CTX_load_verify_dir")
+            defaultCertificateFolder = try f(crypto, "X509_get_default_cert_dir")
             new = try f(ssl, "SSL_new")
             free = try f(ssl, "SSL_free")
             setFD = try f(ssl, "SSL_set_fd")
@@ -154,6 +158,9 @@
         static let wantWrite: Int32 = 3
         static let syscall: Int32 = 5
         static let zeroReturn: Int32 = 6
+        static let unableToGetIssuer = 2
+        static let selfSignedInChain = 19
+        static let unableToGetLocalIssuer = 20
         static let certificateNotYetValid = 9
         static let certificateExpired = 10
         static let hostnameMismatch = 62
