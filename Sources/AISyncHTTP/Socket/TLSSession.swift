@@ -185,7 +185,8 @@
         /// Whether a refusal with this `X509_V_ERR_*` code may only mean that the issuer was
         /// not found (in the hashed folder), so the whole bundle could still complete the chain.
         static func incomplete(_ code: Int) -> Bool {
-            [TLSLibrary.unableToGetIssuer, TLSLibrary.unableToGetLocalIssuer, TLSLibrary.selfSignedInChain].contains(code)
+            [TLSLibrary.unableToGetIssuer, TLSLibrary.unableToGetLocalIssuer, TLSLibrary.selfSignedInChain].contains(
+                code)
         }
 
         static func isAddress(_ host: String) -> Bool {
