@@ -3,8 +3,9 @@
 
 Usage: http_edge_server.py      prints its port on the first line of stdout, then serves.
 
-Every answer carries `X-Connection: N`, the number of the connection it came on (1, 2, ...),
-so a test can tell a reused connection from a new one. By path:
+Every answer carries `X-Connection: N`, the number of the connection it came on (1, 2, ...,
+counting connections that sent a request), so a test can tell a reused connection from a new
+one. By path:
 
   /echo          200, the request body echoed back (Content-Length), kept alive
   /drop-next     200 "armed"; the next request on this connection is read, then the
@@ -32,11 +33,26 @@ def answer(conn, n, status, body, extra=()):
     conn.sendall(head(status, [("X-Connection", n), ("Content-Length", len(body)), *extra]) + body)
 
 
-def serve(conn, port, n):
+# Connections are numbered in the order their first request arrived: one that closes without a
+# request (a test's `openssl s_client` check of the TLS certificate) takes no number.
+_numbers = {"next": 0}
+_numbers_lock = threading.Lock()
+
+
+def _number():
+    with _numbers_lock:
+        _numbers["next"] += 1
+        return _numbers["next"]
+
+
+def serve(conn, port, _accepted):
     reader = Reader(conn)
     drop_next = False
+    n = None
     while True:
         request = read_head(reader)
+        if n is None:
+            n = _number()
         path = request.target
         if path == "/early":
             conn.sendall(b"HTTP/1.1 413 Payload Too Large\r\nX-Connection: %d\r\nContent-Length: 4\r\nConnection: close\r\n\r\nbig!" % n)

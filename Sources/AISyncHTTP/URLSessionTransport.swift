@@ -439,7 +439,10 @@ private final class ChallengeDecliner: NSObject, URLSessionDataDelegate, Sendabl
                 if SecTrustEvaluateWithError(serverTrust, nil) {
                     completionHandler(.useCredential, URLCredential(trust: serverTrust))
                 } else {
-                    completionHandler(.cancelAuthenticationChallenge, nil)
+                    // The system's own evaluation then fails with its own error (untrusted,
+                    // expired, another name), which `map` turns into words; cancelling would
+                    // read as the user's cancel.
+                    completionHandler(.performDefaultHandling, nil)
                 }
                 return
             }

@@ -252,6 +252,12 @@ struct HostileHTTPServerTests {
             kill(pid, SIGKILL)
             throw HostileServerError(message: "no port from hostile_server.py: \(line)")
         }
+        if secure {
+            do { try TLSFixtures.crossCheck(port: port) } catch {
+                kill(pid, SIGKILL)
+                throw error
+            }
+        }
         return (port, { kill(pid, SIGKILL) })
     }
 

@@ -61,6 +61,7 @@ struct SlowServerTests {
         let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
         let port = try #require(
             Int(line.trimmingCharacters(in: .whitespacesAndNewlines)), "no port from the trickle server: \(line)")
+        if kind == .socketTLS { try TLSFixtures.crossCheck(port: port) }
         return (server, port)
     }
 

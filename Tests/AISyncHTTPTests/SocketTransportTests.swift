@@ -45,6 +45,7 @@ struct SocketTransportTests {
                 throw HostileServerError(message: "no port from http_edge_server.py: \(line)")
             }
             self.port = port
+            if secure { try TLSFixtures.crossCheck(port: port) }
         }
 
         deinit { kill(pid, SIGKILL) }

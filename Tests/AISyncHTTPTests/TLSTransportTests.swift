@@ -21,14 +21,16 @@ struct TLSTransportTests {
             let (process, port) = try TLSTransportTests.serve(certs: certs)
             self.port = port
             pid = process.pid
+            try TLSFixtures.crossCheck(port: port, host: "localhost")
         }
 
         deinit { kill(pid, SIGKILL) }
     }
 
-    static func serve(certs: String) throws -> (CLIBackgroundProcess, Int) {
+    static func serve(certs: String, options: String = "") throws -> (CLIBackgroundProcess, Int) {
         let server = try CLIHarness.startShell(
-            "exec openssl s_server -accept 127.0.0.1:0 -cert '\(certs)/good.pem' -key '\(certs)/good.key' -www")
+            "exec openssl s_server -accept 127.0.0.1:0 -cert '\(certs)/good.pem' -key '\(certs)/good.key' -www \(options)"
+        )
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             if let line = server.currentStdout().split(separator: "\n").first(where: { $0.hasPrefix("ACCEPT ") }),
@@ -76,6 +78,26 @@ struct TLSTransportTests {
         // Another transport has sessions of its own: a full handshake.
         let other = SocketTransport(timeoutSeconds: 10, trust: TLSTrust(certificates: try TLSFixtures.authority()))
         #expect(try await Self.get(other, server.port).contains("New, TLSv1."))
+    }
+
+    @Test("SNI: the host name is sent, and the server picks its certificate by it; an address sends none")
+    func serverNameIndication() async throws {
+        let certs = try TLSFixtures.folder()
+        // By default the server presents the certificate for other.example; for the name
+        // localhost (SNI) the good one.
+        let (server, port) = try Self.serve(
+            certs: certs,
+            options:
+                "-cert '\(certs)/other.pem' -key '\(certs)/other.key' -servername localhost -cert2 '\(certs)/good.pem' -key2 '\(certs)/good.key'"
+        )
+        defer { kill(server.pid, SIGKILL) }
+        try TLSFixtures.crossCheck(port: port, host: "localhost")
+        let t = SocketTransport(timeoutSeconds: 10, trust: TLSTrust(certificates: try TLSFixtures.authority()))
+        #expect(try await Self.get(t, port).contains("TLSv1."))
+        await #expect {
+            _ = try await t.send(
+                HTTPRequest(method: "GET", url: "https://127.0.0.1:\(port)/"), downloadTo: nil, maxBytes: 1 << 20)
+        } throws: { "\($0)".contains("TLS certificate of 127.0.0.1 is for another name") }
     }
 
     @Test("a pinned key: the server's passes; another is refused naming the key the server has")

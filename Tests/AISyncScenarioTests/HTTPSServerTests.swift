@@ -106,6 +106,39 @@ struct HTTPSServerTests {
         await remote.remove()
     }
 
+    @Test(
+        "S3 over HTTPS: a bucket behind a TLS endpoint with a private CA (moto behind a proxy that speaks TLS), signed and synced; refused without the CA"
+    )
+    func s3OverHTTPS() async throws {
+        let moto = try TestServer.require(.moto)
+        let proxy = try FaultProxy.start(upstream: moto, seed: 1, rate: 0, secure: true)
+        defer { proxy.stop() }
+        let direct = try await moto.freshRemote("tls")
+        var through = moto
+        through.baseURL = "https://127.0.0.1:\(proxy.port)"
+        through.certificateAuthority = "\(try TLSFixtures.folder())/ca.pem"
+        let remote = TestRemote(server: through, url: direct.url, folderPath: nil)
+        let a = try await Device.make("laptop", remote: remote)
+        let b = try await Device.make("phone", remote: remote)
+        defer {
+            a.remove()
+            b.remove()
+        }
+        let chat = try await a.ok(["chat", "new", "--title", "In a bucket, over TLS"])
+        try await a.sync("push")
+        try await b.sync("pull")
+        #expect(try await Scenario.show(b, chat)["title"] as? String == "In a bucket, over TLS")
+        #expect(
+            proxy.log().contains { $0["method"] as? String == "PUT" && $0["status"] as? Int == 200 },
+            "the objects went through the TLS endpoint")
+        var untrusted = remote
+        untrusted.server.certificateAuthority = nil
+        let c = try await Device.make("tablet", remote: untrusted)
+        defer { c.remove() }
+        CLIExpect.cleanError(await c.run(["pull"]), code: 78, mentioning: ["is not trusted"])
+        await direct.remove()
+    }
+
     @Test("a 200 MB picture over HTTPS: pushed, pulled byte for byte; a push stopped half-way completes next time")
     func largePictureAndCancel() async throws {
         let server = try TestServer.require(.apacheTLS)

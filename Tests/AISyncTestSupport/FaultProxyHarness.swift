@@ -90,6 +90,7 @@ package final class FaultProxy: Sendable {
             try #require(Bool(false), "fault_proxy.py printed no port: \(text)", sourceLocation: sourceLocation)
             throw CancellationError()
         }
+        if secure { try TLSFixtures.crossCheck(port: port) }
         return FaultProxy(
             port: port, pid: pid, seed: seed, logPath: logPath, directory: directory, server: server, secure: secure)
     }

@@ -261,9 +261,9 @@ package struct TestRemote: Sendable {
 
     /// `remote add` arguments for this remote (with `--plain` for nginx unless told otherwise).
     package func addArguments(name: String = "origin", plain: Bool? = nil) -> [String] {
-        if kind.isS3 { return ["remote", "add", name, url, "--endpoint", server.baseURL] }
-        return ["remote", "add", name, url] + ((plain ?? kind.isPlain) ? ["--plain"] : [])
-            + (server.certificateAuthority.map { ["--ca-cert", $0] } ?? [])
+        let trust = server.certificateAuthority.map { ["--ca-cert", $0] } ?? []
+        if kind.isS3 { return ["remote", "add", name, url, "--endpoint", server.baseURL] + trust }
+        return ["remote", "add", name, url] + ((plain ?? kind.isPlain) ? ["--plain"] : []) + trust
     }
 
     /// The key prefix of an S3 remote (`t-1234…`).

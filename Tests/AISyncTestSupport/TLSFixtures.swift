@@ -32,4 +32,22 @@ package enum TLSFixtures {
         let both = [try? authority(), servers].compactMap { $0 }.joined()
         return both.isEmpty ? nil : both
     }
+
+    /// Checks with `openssl s_client` that the server on `port` presents a certificate that
+    /// verifies for `host` against this CA: a test over TLS then never passes because
+    /// aisync skipped a check the server would fail. Throws what s_client said otherwise.
+    package static func crossCheck(port: Int, host: String = "127.0.0.1") throws {
+        let isAddress = host.allSatisfy { $0.isNumber || $0 == "." }
+        let name = isAddress ? "-verify_ip \(host)" : "-servername \(host) -verify_hostname \(host)"
+        let r = CLIHarness.runProcess(
+            "/bin/sh",
+            [
+                "-c",
+                "openssl s_client -connect 127.0.0.1:\(port) \(name) -CAfile '\(try folder())/ca.pem' -verify_return_error </dev/null 2>&1",
+            ])
+        guard r.exitCode == 0, r.stdout.contains("Verify return code: 0 (ok)") else {
+            throw HostileServerError(
+                message: "openssl s_client does not verify 127.0.0.1:\(port): \(r.stdout.suffix(400))")
+        }
+    }
 }
