@@ -6,8 +6,8 @@
 #     socket transport's own TLS); target: https <= 2x http (URLSession, which served https
 #     before, cannot be given the run's CA, so it is not measured here: 16x in issue 31);
 #  2. push of BENCH_CHATS (10000) chats to an empty remote and pull of them into a new store,
-#     the median of 3 rounds each way; target: https <= 1.3x http;
-#  3. one BENCH_IMAGE_MB (200) MB picture pushed and pulled, the median of 3 rounds each way;
+#     the median of 5 rounds each way; target: https <= 1.3x http;
+#  3. one BENCH_IMAGE_MB (200) MB picture pushed and pulled, the median of 5 rounds each way;
 #     target: https <= 1.3x http; peak RSS of each; beside curl -T / -o of the same file over
 #     each (the server's own TLS cost on the same two cores shows in curl's ratio too).
 # Every HTTPS connection is checked by OpenSSL against the run's CA: a figure is never that of
@@ -77,7 +77,7 @@ if [ "$N" -gt 0 ]; then
   declare -A push pull
   for scheme in http https; do
     ps=(); pl=()
-    for round in 1 2 3; do
+    for round in 1 2 3 4 5; do
       mkcol "chats-$scheme-$round"
       add "$work/chats" "$scheme$round" "$scheme" "chats-$scheme-$round"
       read -r s _ < <(timed "$AISYNC_BIN" --store "$work/chats" push "$scheme$round")
@@ -105,7 +105,7 @@ if [ "$IMAGE_MB" -gt 0 ]; then
   declare -A ipush ipull ipush_kb ipull_kb cput cget
   for scheme in http https; do
     ps=(); pl=(); pkb=0; lkb=0
-    for round in 1 2 3; do
+    for round in 1 2 3 4 5; do
       mkcol "pics-$scheme-$round"
       add "$work/pics" "p$scheme$round" "$scheme" "pics-$scheme-$round"
       read -r s kb < <(timed "$AISYNC_BIN" --store "$work/pics" push "p$scheme$round")
@@ -122,7 +122,7 @@ if [ "$IMAGE_MB" -gt 0 ]; then
     cu=(); cd=()
     if [ "$scheme" = https ]; then base=$secure; tls=(--cacert "$ca"); else base=$plain; tls=(); fi
     mkcol "curl-$scheme"
-    for round in 1 2 3; do
+    for round in 1 2 3 4 5; do
       read -r s _ < <(timed curl -sf "${tls[@]}" -u "$AISYNC_USER:$AISYNC_PASSWORD" -T "$work/big.png" "$base/curl-$scheme/big$round.png")
       cu+=("$s")
       read -r s _ < <(timed curl -sf "${tls[@]}" -u "$AISYNC_USER:$AISYNC_PASSWORD" -o "$work/curl.png" "$base/curl-$scheme/big$round.png")

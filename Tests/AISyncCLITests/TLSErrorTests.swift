@@ -182,5 +182,14 @@ struct TLSErrorTests {
         let listed = try CLIJSON.array(store.run(["remote", "list", "--json"]))
         let trust = listed.first?["trust"] as? [String: Any]
         #expect(trust?["certificates"] as? Int == 1 && (trust?["pins"] as? [Any])?.isEmpty == true, "\(listed)")
+        // With a pin too: config.json and `remote list --json` as their schemas say.
+        let pin = "sha256//" + Data(repeating: 9, count: 32).base64EncodedString()
+        try store.ok(["remote", "trust", "nas", "--ca-cert", "\(certs)/ca.pem", "--pin-sha256", pin])
+        let configCheck = SchemaValidator.validate("config", files: [store.configPath], canonical: true)
+        #expect(configCheck.passed, "\(configCheck)")
+        let output = store.run(["remote", "list", "--json"])
+        let check = SchemaValidator.validate("remote-list-output", stdin: output.stdoutData)
+        #expect(check.passed, "\(check)")
+        #expect(output.stdout.contains(pin), "\(output)")
     }
 }
