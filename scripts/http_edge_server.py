@@ -13,6 +13,8 @@ one. By path:
                  server gave up on just as the client reused it)
   /continue      a 100 Continue, then 200 "after continue"
   /until-close   HTTP/1.0 200 with no length: the body ends when the connection closes
+                 (over TLS with close_notify)
+  /until-close-cut  the same; over TLS the connection closes without close_notify
   /chunked       200, a chunked body with an extension and a trailer: "hello world"
   /stall         reads the request and never answers
   /redirect      302 to /echo on the same host
@@ -69,8 +71,11 @@ def serve(conn, port, _accepted):
         elif path == "/continue":
             conn.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
             answer(conn, n, b"200 OK", b"after continue")
-        elif path == "/until-close":
+        elif path in ("/until-close", "/until-close-cut"):
             conn.sendall(b"HTTP/1.0 200 OK\r\nX-Connection: %d\r\n\r\nuntil the end" % n)
+            if path == "/until-close" and hasattr(conn, "unwrap"):
+                # Over TLS the end is proven by close_notify (sent by unwrap); -cut leaves it out.
+                conn.unwrap()
             return
         elif path == "/chunked":
             conn.sendall(b"HTTP/1.1 200 OK\r\nX-Connection: %d\r\nTransfer-Encoding: chunked\r\n\r\n"

@@ -7,7 +7,8 @@ import Foundation
 ///
 /// The transport knows no service: a service whose redirects mean something (Imgur's
 /// `removed.png`) passes its own rule when it builds its transport. Whatever the policy says,
-/// the transport never follows a redirect to another host, so credentials never travel there.
+/// the transport never follows a redirect to another host, so credentials never travel there,
+/// nor from `https` to plain `http`.
 public struct RedirectPolicy: Sendable {
     private let decide: @Sendable (_ from: URL, _ to: URL) -> Bool
 
@@ -26,8 +27,11 @@ public struct RedirectPolicy: Sendable {
         return RedirectPolicy { from, to in !stop(to) && decide(from, to) }
     }
 
-    /// True when the transport should follow the redirect from `from` to `to`.
+    /// True when the transport should follow the redirect from `from` to `to`. Never from
+    /// `https` to anything else: credentials would go out in the clear, and the remote's
+    /// certificates and pins would no longer apply.
     public func follows(from: URL, to: URL) -> Bool {
-        from.host?.lowercased() == to.host?.lowercased() && decide(from, to)
+        if from.scheme?.lowercased() == "https" && to.scheme?.lowercased() != "https" { return false }
+        return from.host?.lowercased() == to.host?.lowercased() && decide(from, to)
     }
 }

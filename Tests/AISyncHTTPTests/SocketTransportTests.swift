@@ -197,6 +197,22 @@ struct SocketTransportTests {
     }
 
     @Test(
+        "an answer framed by the close: over TLS, a close without close_notify is no proof of its end (it could be cut)",
+        arguments: [false, true])
+    func untilCloseWithoutCloseNotify(secure: Bool) async throws {
+        let server = try Server(secure: secure)
+        let t = try server.transport()
+        let request = HTTPRequest(method: "GET", url: server.url("/until-close-cut"))
+        if secure {
+            await #expect {
+                try await t.send(request, downloadTo: nil, maxBytes: 1000)
+            } throws: { ($0 as? AISyncError)?.code == .temporary && "\($0)".contains("close_notify") }
+        } else {
+            #expect(Self.text(try await t.send(request, downloadTo: nil, maxBytes: 1000)) == "until the end")
+        }
+    }
+
+    @Test(
         "an answer over the limit is refused before its body is read; a refused download writes no file",
         arguments: [false, true])
     func limits(secure: Bool) async throws {

@@ -133,6 +133,21 @@ struct TLSTransportTests {
         } throws: { ($0 as? AISyncError)?.remedy == .trustServer && "\($0)".contains("not trusted") }
     }
 
+    @Test(
+        "the name a certificate must carry: brackets of an IPv6 literal dropped; addresses only inet_aton reads refused"
+    )
+    func checkedNames() {
+        #expect(TLSContext.checkedName("localhost")! == ("localhost", false))
+        #expect(TLSContext.checkedName("nas.example.com")! == ("nas.example.com", false))
+        #expect(TLSContext.checkedName("127.0.0.1")! == ("127.0.0.1", true))
+        #expect(TLSContext.checkedName("[::1]")! == ("::1", true))
+        #expect(TLSContext.checkedName("::1")! == ("::1", true))
+        // Connected to as 127.0.0.1 or 1.2.3.8 by the resolver, read otherwise by a check.
+        for loose in ["127.1", "2130706433", "1.2.3.010", "0x7f.0.0.1", "", "[]", "[::1", "::1]"] {
+            #expect(TLSContext.checkedName(loose) == nil, "\(loose)")
+        }
+    }
+
     @Test("PEM text: certificates found in order, keys and other blocks left out; broken text refused")
     func pemText() throws {
         let certs = try TLSFixtures.folder()

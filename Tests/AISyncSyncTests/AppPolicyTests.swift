@@ -133,6 +133,12 @@ struct AppPolicyTests {
         #expect(!RedirectPolicy.imgur.follows(from: from, to: removed))
         let anything = RedirectPolicy { _, _ in true }
         #expect(!anything.follows(from: from, to: elsewhere), "no policy sends credentials to another host")
+        // Nor from https down to plain http on the same host (credentials in the clear, the
+        // remote's certificates and pins no longer applied); up from http is followed.
+        let plain = try #require(URL(string: "http://i.imgur.com/b.png"))
+        #expect(!anything.follows(from: from, to: plain))
+        #expect(!RedirectPolicy.sameHost.follows(from: from, to: plain))
+        #expect(RedirectPolicy.sameHost.follows(from: plain, to: sameHost))
     }
 
     // MARK: - SyncEngine.configured

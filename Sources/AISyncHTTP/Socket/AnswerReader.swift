@@ -62,7 +62,14 @@
                 while true {
                     if try take(pending[...], into: &sink) == .full { return false }
                     pending.removeAll(keepingCapacity: true)
-                    if try fill() == 0 { return false }
+                    if try fill() == 0 {
+                        // Over TLS only close_notify proves the end: a bare close could be
+                        // someone between cutting the answer short.
+                        if socket.endedUncleanly {
+                            throw SocketFailure.lost("closed without TLS's close_notify: the answer may be cut short")
+                        }
+                        return false
+                    }
                 }
             }
         }

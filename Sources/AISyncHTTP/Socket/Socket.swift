@@ -124,8 +124,9 @@
         func secure(_ context: TLSContext, host: String, key: String, bundle: Bool = false, limits: SocketLimits)
             throws(SocketFailure)
         {
-            guard let session = context.session(fd: fd, host: host, key: key, bundle: bundle) else {
-                throw .refused(.handshake(context.library.lastError() ?? "TLS could not be set up"))
+            let session: TLSSession
+            do { session = try context.session(fd: fd, host: host, key: key, bundle: bundle) } catch {
+                throw .refused(error)
             }
             tls = session
             try session.handshake(socket: self, limits: limits)
@@ -212,6 +213,9 @@
                 try wait(for: Int16(POLLIN), limits: limits)
             }
         }
+
+        /// The server closed this TLS connection without close_notify (false for plain HTTP).
+        var endedUncleanly: Bool { tls?.endedUncleanly ?? false }
 
         /// True when the connection is idle and open: nothing to read, no hang-up. A kept-alive
         /// connection the server closed (or wrote junk on) is not used again.

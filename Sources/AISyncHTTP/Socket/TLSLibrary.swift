@@ -53,6 +53,7 @@
         let publicKeyDER: @convention(c) (Pointer?, UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>?) -> Int32
         let verifyReason: @convention(c) (Int) -> UnsafePointer<CChar>?
         let errorGet: @convention(c) () -> UInt
+        let errorPeek: @convention(c) () -> UInt
         let errorText: @convention(c) (UInt, UnsafeMutablePointer<CChar>?, Int) -> Void
         let errorClear: @convention(c) () -> Void
 
@@ -122,6 +123,7 @@
             publicKeyDER = try f(crypto, "i2d_X509_PUBKEY")
             verifyReason = try f(crypto, "X509_verify_cert_error_string")
             errorGet = try f(crypto, "ERR_get_error")
+            errorPeek = try f(crypto, "ERR_peek_error")
             errorText = try f(crypto, "ERR_error_string_n")
             errorClear = try f(crypto, "ERR_clear_error")
         }
@@ -152,12 +154,15 @@
         static let modePartialWrite = 0x1
         static let modeMovingBuffer = 0x2
         static let modeAutoRetry = 0x4
-        static let optionIgnoreUnexpectedEOF: UInt64 = 1 << 7
         static let optionNoRenegotiation: UInt64 = 1 << 30
         static let wantRead: Int32 = 2
         static let wantWrite: Int32 = 3
+        static let sslError: Int32 = 1
         static let syscall: Int32 = 5
         static let zeroReturn: Int32 = 6
+        /// `ERR_LIB_SSL`, and `SSL_R_UNEXPECTED_EOF_WHILE_READING` (OpenSSL 3).
+        static let libraryCodeSSL: UInt = 20
+        static let reasonUnexpectedEOF: UInt = 294
         static let unableToGetIssuer = 2
         static let selfSignedInChain = 19
         static let unableToGetLocalIssuer = 20

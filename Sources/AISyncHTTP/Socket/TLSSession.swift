@@ -55,13 +55,16 @@
             } else {
                 _ = library.contextDefaultPaths(context)
             }
-            _ = library.contextControl(context, TLSLibrary.controlMinimumVersion, TLSLibrary.tls12, nil)
+            guard library.contextControl(context, TLSLibrary.controlMinimumVersion, TLSLibrary.tls12, nil) == 1 else {
+                library.contextFree(context)
+                return nil
+            }
             _ = library.contextControl(
                 context, TLSLibrary.controlMode, TLSLibrary.modePartialWrite | TLSLibrary.modeMovingBuffer, nil)
-            // A server that closes without close_notify ends an answer framed by the close, as
-            // over plain HTTP; lengths and chunking still catch a cut answer.
-            _ = library.contextSetOptions(
-                context, TLSLibrary.optionIgnoreUnexpectedEOF | TLSLibrary.optionNoRenegotiation)
+            // A close without close_notify stays an error to OpenSSL (no IGNORE_UNEXPECTED_EOF):
+            // `TLSSession.receive` reports it as an unclean end, which an answer framed by the
+            // close does not survive (someone between could have cut it).
+            _ = library.contextSetOptions(context, TLSLibrary.optionNoRenegotiation)
             do throws(AISyncError) {
                 if let pem = trust.certificates { try add(pem, to: context, library: library) }
             } catch {
@@ -147,18 +150,28 @@
         /// A new connection's TLS state on `fd`, set to check `host` and to resume the last
         /// session with `key`; with `bundle`, verified against the system's whole CA bundle
         /// (after the hashed folder alone could not complete the chain).
-        func session(fd: Int32, host: String, key: String, bundle: Bool = false) -> TLSSession? {
-            guard let context = context(for: key, bundle: bundle), let ssl = library.new(context) else { return nil }
+        func session(fd: Int32, host: String, key: String, bundle: Bool = false) throws(TLSRefusal) -> TLSSession {
+            guard let (name, address) = Self.checkedName(host) else {
+                throw .handshake("\(host) is neither a host name nor an IP address in standard form")
+            }
+            guard let context = context(for: key, bundle: bundle), let ssl = library.new(context) else {
+                throw .handshake(library.lastError() ?? "TLS could not be set up")
+            }
             _ = library.setFD(ssl, fd)
-            let name = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-            if Self.isAddress(name) {
+            let checked: Bool
+            if address {
                 // No SNI for an address (RFC 6066 §3); the certificate must name the address.
-                _ = name.withCString { library.setIP(library.verifyParameters(ssl), $0) }
+                checked = name.withCString { library.setIP(library.verifyParameters(ssl), $0) } == 1
             } else {
-                _ = name.withCString {
+                let sni = name.withCString {
                     library.control(ssl, TLSLibrary.controlHostName, 0, UnsafeMutableRawPointer(mutating: $0))
                 }
-                _ = name.withCString { library.setHost(ssl, $0) }
+                checked = sni == 1 && name.withCString { library.setHost(ssl, $0) } == 1
+            }
+            // A name OpenSSL would not check is never connected to unchecked.
+            guard checked else {
+                library.free(ssl)
+                throw .handshake("\(host) cannot be checked against a certificate")
             }
             // Set while the lock is held: a newer session may replace (and free) it at any time.
             sessions.withLock { all in
@@ -194,10 +207,25 @@
             var v6 = in6_addr()
             return inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
         }
+
+        /// The name a certificate must carry for `host` (brackets of an IPv6 literal removed)
+        /// and whether it is an address; nil for a host that is not one in standard form:
+        /// empty, or an address only `inet_aton` reads (`127.1`, `2130706433`, `1.2.3.010`),
+        /// which the resolver connects to as one address while a certificate check would
+        /// read another.
+        static func checkedName(_ host: String) -> (name: String, address: Bool)? {
+            let bracketed = host.hasPrefix("[") && host.hasSuffix("]") && host.count > 2
+            let name = bracketed ? String(host.dropFirst().dropLast()) : host
+            guard !name.isEmpty, !name.hasPrefix("["), !name.hasSuffix("]") else { return nil }
+            if isAddress(name) { return (name, true) }
+            var loose = in_addr()
+            guard inet_aton(name, &loose) == 0 else { return nil }
+            return (name, false)
+        }
     }
 
     /// Why a TLS connection was refused before any request went over it.
-    enum TLSRefusal: Equatable {
+    enum TLSRefusal: Error, Equatable {
         /// The certificate failed its checks: OpenSSL's `X509_V_ERR_*` code and reason.
         case certificate(code: Int, reason: String)
         /// The chain was good but the server's key is none of the pinned ones: this one.
@@ -215,6 +243,11 @@
         let key: String
         private var library: TLSLibrary { context.library }
         private var established = false
+        /// A fatal error ended the connection (OpenSSL must not be asked to close it), or it
+        /// ended without close_notify: neither is closed with TLS nor resumed.
+        private var failed = false
+        /// The server closed the connection without TLS's close_notify.
+        private(set) var endedUncleanly = false
 
         init(ssl: OpaquePointer, context: TLSContext, key: String) {
             self.ssl = ssl
@@ -223,7 +256,7 @@
         }
 
         deinit {
-            if established {
+            if established && !failed {
                 context.remember(ssl, key: key)
                 // close_notify, once, without waiting: a session closed without it would not
                 // be offered again.
@@ -248,6 +281,7 @@
         func handshake(socket: Socket, limits: SocketLimits) throws(SocketFailure) {
             while true {
                 library.errorClear()
+                errno = 0
                 let result = library.connect(ssl)
                 if result == 1 { break }
                 let code = library.error(ssl, result)
@@ -255,6 +289,7 @@
                 case TLSLibrary.wantRead: try socket.wait(for: Int16(POLLIN), limits: limits)
                 case TLSLibrary.wantWrite: try socket.wait(for: Int16(POLLOUT), limits: limits)
                 default:
+                    failed = true
                     let verify = library.verifyResult(ssl)
                     if verify != 0 {
                         library.errorClear()
@@ -268,6 +303,17 @@
                     throw .refused(.handshake(library.lastError() ?? "TLS error \(code)"))
                 }
             }
+            // Verified, and with a certificate: a cipher without one (aNULL, should a system's
+            // configuration allow it) passes SSL_VERIFY_PEER with nothing to verify.
+            let verify = library.verifyResult(ssl)
+            guard verify == 0, let certificate = library.peerCertificate(ssl) else {
+                failed = true
+                throw .refused(
+                    .certificate(
+                        code: verify == 0 ? 50 : verify, reason: verify == 0 ? "no certificate" : library.reason(verify)
+                    ))
+            }
+            library.certificateFree(certificate)
             if !context.trust.pins.isEmpty {
                 let digest = serverKeyDigest()
                 guard let digest, context.trust.pinned(digest) else {
@@ -299,6 +345,7 @@
             var done = 0
             while done < bytes.count {
                 library.errorClear()
+                errno = 0
                 let n = library.write(ssl, bytes.baseAddress! + done, Int32(min(bytes.count - done, 1 << 30)))
                 if n > 0 {
                     done += Int(n)
@@ -310,13 +357,15 @@
         }
 
         /// Reads what has arrived into `buffer` (every record already here, up to its size),
-        /// waiting for something; 0 when the server closed the connection.
+        /// waiting for something; 0 when the server closed the connection (with close_notify,
+        /// or without it: then ``endedUncleanly``).
         func receive(into buffer: UnsafeMutableRawBufferPointer, socket: Socket, limits: SocketLimits)
             throws(SocketFailure) -> Int
         {
             var total = 0
             while total < buffer.count {
                 library.errorClear()
+                errno = 0
                 let n = library.read(ssl, buffer.baseAddress! + total, Int32(min(buffer.count - total, 1 << 30)))
                 if n > 0 {
                     total += Int(n)
@@ -329,9 +378,28 @@
                     library.errorClear()
                     return total
                 }
+                if isUncleanEnd(code) {
+                    endedUncleanly = true
+                    failed = true
+                    return total
+                }
                 try wait(after: n, socket: socket, limits: limits)
             }
             return total
+        }
+
+        /// Whether an error is the server's close without close_notify: OpenSSL 3's
+        /// `SSL_R_UNEXPECTED_EOF_WHILE_READING` (an `SSL_ERROR_SSL` whose queued reason is 294),
+        /// or a bare EOF reported as `SSL_ERROR_SYSCALL` with no errno (OpenSSL 1.1's way).
+        private func isUncleanEnd(_ code: Int32) -> Bool {
+            if code == TLSLibrary.syscall && errno == 0 { return true }
+            guard code == TLSLibrary.sslError else { return false }
+            let queued = library.errorPeek()
+            guard (queued >> 23) & 0xFF == TLSLibrary.libraryCodeSSL,
+                queued & 0x7F_FFFF == TLSLibrary.reasonUnexpectedEOF
+            else { return false }
+            library.errorClear()
+            return true
         }
 
         /// After a read or write that moved nothing: waits for what OpenSSL wants, or throws
@@ -343,10 +411,12 @@
             case TLSLibrary.wantWrite: try socket.wait(for: Int16(POLLOUT), limits: limits)
             case TLSLibrary.zeroReturn: throw .lost("closed by the server")
             case TLSLibrary.syscall:
+                failed = true
                 let why = errno == 0 ? "closed without a TLS close" : String(cString: strerror(errno))
                 library.errorClear()
                 throw .lost(why)
             default:
+                failed = true
                 throw .lost(library.lastError() ?? "TLS error \(code)")
             }
         }
