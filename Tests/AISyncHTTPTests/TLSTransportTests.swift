@@ -27,6 +27,11 @@ struct TLSTransportTests {
         deinit { kill(pid, SIGKILL) }
     }
 
+    /// Starts the server off the cooperative pool (it waits for s_server and runs s_client).
+    static func startServer() async throws -> Server {
+        try await ProcessGate.run { Result { try Server() } }.get()
+    }
+
     static func serve(certs: String, options: String = "") throws -> (CLIBackgroundProcess, Int) {
         let server = try CLIHarness.startShell(
             "exec openssl s_server -accept 127.0.0.1:0 -cert '\(certs)/good.pem' -key '\(certs)/good.key' -www \(options)"
@@ -66,7 +71,7 @@ struct TLSTransportTests {
 
     @Test("each request after the first resumes the TLS session (s_server closes after each answer): no full handshake")
     func sessionsResume() async throws {
-        let server = try Server()
+        let server = try await Self.startServer()
         let t = SocketTransport(timeoutSeconds: 10, trust: TLSTrust(certificates: try TLSFixtures.authority()))
         let first = try await Self.get(t, server.port)
         #expect(first.contains("New, TLSv1."), "\(first.prefix(600))")
@@ -85,13 +90,16 @@ struct TLSTransportTests {
         let certs = try TLSFixtures.folder()
         // By default the server presents the certificate for other.example; for the name
         // localhost (SNI) the good one.
-        let (server, port) = try Self.serve(
-            certs: certs,
-            options:
-                "-cert '\(certs)/other.pem' -key '\(certs)/other.key' -servername localhost -cert2 '\(certs)/good.pem' -key2 '\(certs)/good.key'"
-        )
+        let options =
+            "-cert '\(certs)/other.pem' -key '\(certs)/other.key' -servername localhost -cert2 '\(certs)/good.pem' -key2 '\(certs)/good.key'"
+        let (server, port) = try await ProcessGate.run {
+            Result { () throws -> (CLIBackgroundProcess, Int) in
+                let started = try Self.serve(certs: certs, options: options)
+                try TLSFixtures.crossCheck(port: started.1, host: "localhost")
+                return started
+            }
+        }.get()
         defer { kill(server.pid, SIGKILL) }
-        try TLSFixtures.crossCheck(port: port, host: "localhost")
         let t = SocketTransport(timeoutSeconds: 10, trust: TLSTrust(certificates: try TLSFixtures.authority()))
         #expect(try await Self.get(t, port).contains("TLSv1."))
         await #expect {
@@ -102,7 +110,7 @@ struct TLSTransportTests {
 
     @Test("a pinned key: the server's passes; another is refused naming the key the server has")
     func pins() async throws {
-        let server = try Server()
+        let server = try await Self.startServer()
         let pin = try Self.pin()
         let authority = try TLSFixtures.authority()
         let right = SocketTransport(

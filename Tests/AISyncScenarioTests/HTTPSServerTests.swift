@@ -42,8 +42,13 @@ struct HTTPSServerTests {
         let server = try TestServer.require(kind)
         let ca = try #require(server.certificateAuthority)
         let remote = try await server.freshRemote("trust")
-        #expect(Self.curlStatus(remote.server.baseURL, server: server, ca: nil) == nil, "curl refuses it too")
-        #expect(Self.curlStatus(remote.server.baseURL, server: server, ca: ca) != nil, "curl with the CA reaches it")
+        // Blocking waits off the cooperative pool (on Linux it is Dispatch's few global threads,
+        // which URLSession's deliveries elsewhere in the process need): ProcessGate.
+        let base = remote.server.baseURL
+        let refused = await ProcessGate.run { Self.curlStatus(base, server: server, ca: nil) }
+        let reached = await ProcessGate.run { Self.curlStatus(base, server: server, ca: ca) }
+        #expect(refused == nil, "curl refuses it too")
+        #expect(reached != nil, "curl with the CA reaches it")
         var untrusted = remote
         untrusted.server.certificateAuthority = nil
         let a = try await Device.make("laptop", remote: untrusted)
@@ -82,7 +87,7 @@ struct HTTPSServerTests {
     func pinnedKey(_ kind: RemoteKind) async throws {
         let server = try TestServer.require(kind)
         let remote = try await server.freshRemote("pin")
-        let pin = try Self.livePin(server)
+        let pin = try await ProcessGate.run { Result { try Self.livePin(server) } }.get()
         let a = try await Device.make("laptop", remote: remote)
         defer { a.remove() }
         try await a.ok(["chat", "new", "--title", "Pinned"])
@@ -149,14 +154,20 @@ struct HTTPSServerTests {
             a.remove()
             b.remove()
         }
-        let png = try LargePicture.make(in: a.store.directory, megabytes: 200)
+        let directory = a.store.directory
+        let png = try await ProcessGate.run { Result { try LargePicture.make(in: directory, megabytes: 200) } }.get()
         let image = try await a.ok(["image", "add", png, "--prompt", "a very large fox"])
         // Stopped once 20 MB of the picture went out (the process's written bytes, sockets
         // included): exit 130, and the next push sends it whole.
-        let push = try CLIHarness.startAISync(["push"], store: a.store.path, environment: a.environment)
-        let sending = LargePicture.waitUntil(push.pid, hasWritten: 20 << 20)
-        kill(push.pid, SIGINT)
-        let stopped = push.wait(timeout: 30)
+        let (store, environment) = (a.store.path, a.environment)
+        let (sending, stopped) = try await ProcessGate.run {
+            Result { () throws -> (Bool, CLIResult) in
+                let push = try CLIHarness.startAISync(["push"], store: store, environment: environment)
+                let sending = LargePicture.waitUntil(push.pid, hasWritten: 20 << 20)
+                kill(push.pid, SIGINT)
+                return (sending, push.wait(timeout: 30))
+            }
+        }.get()
         try #require(sending, "the push never sent 20 MB: \(stopped)")
         CLIExpect.cleanError(stopped, code: 130, mentioning: ["cancelled"])
         let pushed = try await a.sync("push")
