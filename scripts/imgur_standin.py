@@ -156,6 +156,7 @@ import re
 import secrets
 import shutil
 import signal
+import ssl
 import socket
 import string
 import struct
@@ -1117,7 +1118,16 @@ def make_server(config, data_dir, port):
     handler = type("BoundHandler", (Handler,), {"state": state})
     server = Server((config.host, port), handler)
     real_port = server.server_address[1]
-    url = "http://%s:%d" % (config.host, real_port)
+    scheme = "http"
+    folder = os.environ.get("AISYNC_TEST_SERVER_TLS")
+    if folder:
+        # Over TLS with the tests' certificates (Tests/Fixtures/tls/make-certs.py), as
+        # api.imgur.com is reached over HTTPS.
+        tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        tls.load_cert_chain(os.path.join(folder, "good.pem"), os.path.join(folder, "good.key"))
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
+        scheme = "https"
+    url = "%s://%s:%d" % (scheme, config.host, real_port)
     state.media_base = (config.media_base or url + "/media").rstrip("/")
     return server, state, url
 

@@ -191,6 +191,35 @@ struct ImgurScenarioTests {
         }
     }
 
+    /// Imgur over HTTPS (issue 31): the client goes through the same transport and its TLS, and
+    /// trusts what the system trusts: here a CA named by `SSL_CERT_FILE` beside the system's
+    /// hashed CA folder, which lacks it. Without it the upload is refused and stays pending.
+    @Test func imgurOverHTTPS() throws {
+        let imgur = try ImgurStandIn.start(tls: true)
+        defer { imgur.stop() }
+        #expect(imgur.url.hasPrefix("https://"), "\(imgur.url)")
+        let port = try #require(URL(string: imgur.url)?.port)
+        try TLSFixtures.crossCheck(port: port)
+        let remote = ImgurScenario.makeRemote()
+        defer { CLIHarness.removeTree(remote) }
+        let a = try CLIHarness.makeStore(deviceName: "a")
+        defer { a.remove() }
+        let path = CLIFixtures.write(CLIFixtures.png, in: a.directory)
+        let id = try a.ok(["image", "add", path])
+        try a.ok(["remote", "add", "origin", "file://\(remote)"])
+        CLIExpect.success(ImgurScenario.run(a, ["imgur", "enable", "--api", imgur.url], env: imgur.clientEnv))
+        var untrusted = imgur.clientEnv
+        untrusted["SSL_CERT_FILE"] = "\(try TLSFixtures.folder())/self.pem"
+        let refused = ImgurScenario.run(a, ["push"], env: untrusted)
+        #expect((try a.show(id))["imgur"] == nil, "uploaded to an untrusted server: \(refused)")
+        #expect("\(refused.stdout)\(refused.stderr)".contains("not trusted"), "\(refused)")
+        var trusted = imgur.clientEnv
+        trusted["SSL_CERT_FILE"] = "\(try TLSFixtures.folder())/ca.pem"
+        CLIExpect.success(ImgurScenario.run(a, ["push"], env: trusted))
+        let link = ((try a.show(id))["imgur"] as? [String: Any])?["link"] as? String
+        #expect(link?.hasPrefix("https://127.0.0.1:\(port)/") == true, "\(String(describing: link))")
+    }
+
     /// `--images remote`: the bytes stay on the remote only; nothing goes to Imgur.
     @Test func placementRemoteUploadsNothing() throws {
         let imgur = try ImgurStandIn.start()

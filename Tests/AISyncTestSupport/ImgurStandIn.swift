@@ -29,9 +29,11 @@ package final class ImgurStandIn {
         self.url = url
     }
 
-    package static func start(_ extra: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws
-        -> ImgurStandIn
-    {
+    /// Starts the stand-in; with `tls`, it serves HTTPS with the test certificates
+    /// (``TLSFixtures``), as api.imgur.com is reached over HTTPS.
+    package static func start(
+        _ extra: [String] = [], tls: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> ImgurStandIn {
         let dir = CLIHarness.makeTemporaryDirectory()
         let urlFile = "\(dir)/url"
         let log = "\(dir)/standin.log"
@@ -48,6 +50,11 @@ package final class ImgurStandIn {
         process.standardOutput = output
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
+        if tls {
+            var environment = ProcessInfo.processInfo.environment
+            environment["AISYNC_TEST_SERVER_TLS"] = try TLSFixtures.folder()
+            process.environment = environment
+        }
         do { try process.run() } catch {
             CLIHarness.removeTree(dir)
             throw error
