@@ -90,7 +90,7 @@ enum SyncCommands {
                         ? "No remotes yet. Add one with `aisync remote add NAME URL` (e.g. file:///media/usb/aisync).\n"
                         : config.remotes.map {
                             "\($0.name)\t\($0.type)\t\($0.url)\($0.encrypted ? "\tencrypted" : "")"
-                                + ($0.certificates != nil || !$0.pins.isEmpty ? "\town trust" : "") + "\n"
+                                + ($0.hasOwnTrust ? "\town trust" : "") + "\n"
                         }.joined())
             }
             return ExitCode.success
@@ -119,9 +119,9 @@ enum SyncCommands {
                 let trust = try TLSTrust.reading(certificateFile: caCert, pins: pinSha256)
                 return try await store.setTrust(trust, remote: name)
             }
-            let count = remote.certificates?.components(separatedBy: "-----BEGIN CERTIFICATE-----").count ?? 1
+            let count = remote.certificateCount
             var what: [String] = []
-            if count > 1 { what.append("\(count - 1) certificate\(count == 2 ? "" : "s")") }
+            if count > 0 { what.append("\(count) certificate\(count == 1 ? "" : "s")") }
             if !remote.pins.isEmpty {
                 what.append("the key\(remote.pins.count == 1 ? "" : "s") \(remote.pins.joined(separator: ", "))")
             }

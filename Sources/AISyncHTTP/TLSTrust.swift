@@ -49,7 +49,7 @@ public struct TLSTrust: Sendable, Hashable {
                     .usage, "\(certificateFile) is not a PEM file (DER or another binary form?)",
                     hint: "Convert it with: openssl x509 -inform der -in FILE -out FILE.pem")
             }
-            pem = try certificates(inPEM: text).map(Self.pem).joined()
+            pem = try cleanPEM(text)
         }
         var pins: [[UInt8]] = []
         for text in pinTexts { pins += try Self.pins(from: text) }
@@ -112,6 +112,14 @@ public struct TLSTrust: Sendable, Hashable {
         }
         guard !pins.isEmpty else { throw AISyncError(.usage, "no key pin given") }
         return pins
+    }
+
+    /// `pem`'s certificates alone, re-encoded as PEM from their DER: whatever else the text
+    /// held (a private key given by mistake, comments) is left out.
+    ///
+    /// - Throws: as ``certificates(inPEM:)``.
+    public static func cleanPEM(_ pem: String) throws(AISyncError) -> String {
+        try certificates(inPEM: pem).map(Self.pem).joined()
     }
 
     /// One certificate's DER as a PEM block, with its line break.

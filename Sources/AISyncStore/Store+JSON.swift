@@ -107,10 +107,9 @@ extension StoreConfig {
                 ]
                 if let endpoint = $0.endpoint { o["endpoint"] = .string(endpoint) }
                 if let region = $0.region { o["region"] = .string(region) }
-                if $0.certificates != nil || !$0.pins.isEmpty {
-                    let count = $0.certificates?.components(separatedBy: "-----BEGIN CERTIFICATE-----").count ?? 1
+                if $0.hasOwnTrust {
                     o["trust"] = .object([
-                        "certificates": .int(Int64(count - 1)), "pins": .array($0.pins.map(JSONValue.string)),
+                        "certificates": .int(Int64($0.certificateCount)), "pins": .array($0.pins.map(JSONValue.string)),
                     ])
                 }
                 return .object(o)

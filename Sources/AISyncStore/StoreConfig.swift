@@ -35,6 +35,14 @@ public struct StoreConfig: Hashable, Sendable {
         /// SubjectPublicKeyInfo); when there are any, the server's key must be one of them.
         public var pins: [String]
 
+        /// How many certificates ``certificates`` holds (0 for none).
+        public var certificateCount: Int {
+            certificates.map { $0.components(separatedBy: "-----BEGIN CERTIFICATE-----").count - 1 } ?? 0
+        }
+
+        /// True when the remote trusts more than the system's certificates, or pins a key.
+        public var hasOwnTrust: Bool { certificates != nil || !pins.isEmpty }
+
         /// A remote entry; nothing is validated here (``RemoteLocation`` checks the URL).
         public init(
             name: String, url: String, type: String, insecure: Bool = false, encrypted: Bool = false,

@@ -96,9 +96,7 @@ extension Store {
                     "the remote \(remote.name) is not https://: certificates and pinned keys apply to HTTPS only")
             }
         }
-        remote.certificates = try trust.certificates.map { (pem) throws(AISyncError) in
-            try TLSTrust.certificates(inPEM: pem).map(TLSTrust.pem).joined()
-        }
+        remote.certificates = try trust.certificates.map { (pem) throws(AISyncError) in try TLSTrust.cleanPEM(pem) }
         remote.pins = trust.pins.map(TLSTrust.pinText)
     }
 

@@ -93,10 +93,6 @@
             }
         }
 
-        /// Whether `https://` goes over this transport's own TLS (false: to URLSession, where
-        /// no usable libssl was found).
-        public var hasOwnTLS: Bool { (try? tlsContext()) != nil }
-
         /// Sends `request`; see ``HTTPTransport``.
         public func send(_ request: HTTPRequest, downloadTo: String?, maxBytes: Int64) async throws(AISyncError)
             -> HTTPResponse

@@ -41,8 +41,6 @@
         let setSession: @convention(c) (Pointer?, Pointer?) -> Int32
         let sessionFree: @convention(c) (Pointer?) -> Void
         let sessionResumable: @convention(c) (Pointer?) -> Int32
-        let sessionReused: @convention(c) (Pointer?) -> Int32
-        let version: @convention(c) (Pointer?) -> UnsafePointer<CChar>?
         // libcrypto
         let certificateFree: @convention(c) (Pointer?) -> Void
         let certificateFromDER:
@@ -114,8 +112,6 @@
             setSession = try f(ssl, "SSL_set_session")
             sessionFree = try f(ssl, "SSL_SESSION_free")
             sessionResumable = try f(ssl, "SSL_SESSION_is_resumable")
-            sessionReused = try f(ssl, "SSL_session_reused")
-            version = try f(ssl, "SSL_get_version")
             certificateFree = try f(crypto, "X509_free")
             certificateFromDER = try f(crypto, "d2i_X509")
             storeAdd = try f(crypto, "X509_STORE_add_cert")

@@ -271,12 +271,6 @@
             library.free(ssl)
         }
 
-        /// True when this connection resumed an earlier session (no full handshake).
-        var resumed: Bool { library.sessionReused(ssl) == 1 }
-
-        /// The protocol in use, e.g. `TLSv1.3`.
-        var version: String { library.version(ssl).map { String(cString: $0) } ?? "" }
-
         /// The handshake, then the pin check; waits through `socket` within `limits`.
         func handshake(socket: Socket, limits: SocketLimits) throws(SocketFailure) {
             while true {
