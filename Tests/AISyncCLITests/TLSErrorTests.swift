@@ -191,5 +191,13 @@ struct TLSErrorTests {
         let check = SchemaValidator.validate("remote-list-output", stdin: output.stdoutData)
         #expect(check.passed, "\(check)")
         #expect(output.stdout.contains(pin), "\(output)")
+        // Certificates damaged in config.json (edited by hand): a configuration error, exit 78,
+        // before anything is sent; not the usage error of a bad file on the command line.
+        let good = try String(contentsOfFile: store.configPath, encoding: .utf8)
+        let damaged = good.replacingOccurrences(of: "CERTIFICATE-----\\nMII", with: "CERTIFICATE-----\\n!!!")
+        #expect(damaged != good, "config.json keeps the certificate as PEM: \(good)")
+        try damaged.write(toFile: store.configPath, atomically: true, encoding: .utf8)
+        let r = store.run(["pull"])
+        CLIExpect.cleanError(r, code: 78, mentioning: ["certificates kept for this remote cannot be read"])
     }
 }

@@ -26,6 +26,7 @@
         let setFD: @convention(c) (Pointer?, Int32) -> Int32
         let control: @convention(c) (Pointer?, Int32, Int, UnsafeMutableRawPointer?) -> Int
         let setHost: @convention(c) (Pointer?, UnsafePointer<CChar>?) -> Int32
+        let setHostFlags: @convention(c) (Pointer?, UInt32) -> Void
         let verifyParameters: @convention(c) (Pointer?) -> Pointer?
         let setIP: @convention(c) (Pointer?, UnsafePointer<CChar>?) -> Int32
         let connect: @convention(c) (Pointer?) -> Int32
@@ -33,6 +34,8 @@
         let peek: @convention(c) (Pointer?, UnsafeMutableRawPointer?, Int32) -> Int32
         let write: @convention(c) (Pointer?, UnsafeRawPointer?, Int32) -> Int32
         let pending: @convention(c) (Pointer?) -> Int32
+        let hasPending: @convention(c) (Pointer?) -> Int32
+        let contextReadBufferLength: @convention(c) (Pointer?, Int) -> Void
         let error: @convention(c) (Pointer?, Int32) -> Int32
         let shutdown: @convention(c) (Pointer?) -> Int32
         let verifyResult: @convention(c) (Pointer?) -> Int
@@ -97,6 +100,7 @@
             setFD = try f(ssl, "SSL_set_fd")
             control = try f(ssl, "SSL_ctrl")
             setHost = try f(ssl, "SSL_set1_host")
+            setHostFlags = try f(ssl, "SSL_set_hostflags")
             verifyParameters = try f(ssl, "SSL_get0_param")
             setIP = try f(crypto, "X509_VERIFY_PARAM_set1_ip_asc")
             connect = try f(ssl, "SSL_connect")
@@ -104,6 +108,8 @@
             peek = try f(ssl, "SSL_peek")
             write = try f(ssl, "SSL_write")
             pending = try f(ssl, "SSL_pending")
+            hasPending = try f(ssl, "SSL_has_pending")
+            contextReadBufferLength = try f(ssl, "SSL_CTX_set_default_read_buffer_len")
             error = try f(ssl, "SSL_get_error")
             shutdown = try f(ssl, "SSL_shutdown")
             verifyResult = try f(ssl, "SSL_get_verify_result")
@@ -145,6 +151,11 @@
         static let verifyPeer: Int32 = 1
         static let controlMode: Int32 = 33
         static let controlMinimumVersion: Int32 = 123
+        static let controlReadAhead: Int32 = 41
+        static let noPartialWildcards: UInt32 = 0x4
+        /// How much a read-ahead connection asks the socket for at once: a plain connection's
+        /// receive buffer, so TLS makes about as many reads as HTTP does (PERFORMANCE.md §3.12).
+        static let readAheadBytes = 256 * 1024
         static let controlHostName: Int32 = 55
         static let tls12: Int = 0x0303
         static let modePartialWrite = 0x1

@@ -61,6 +61,9 @@
             }
             _ = library.contextControl(
                 context, TLSLibrary.controlMode, TLSLibrary.modePartialWrite | TLSLibrary.modeMovingBuffer, nil)
+            // Records are read ahead, a socket read at a time, not two reads (header, body) each.
+            _ = library.contextControl(context, TLSLibrary.controlReadAhead, 1, nil)
+            library.contextReadBufferLength(context, TLSLibrary.readAheadBytes)
             // A close without close_notify stays an error to OpenSSL (no IGNORE_UNEXPECTED_EOF):
             // `TLSSession.receive` reports it as an unclean end, which an answer framed by the
             // close does not survive (someone between could have cut it).
@@ -77,7 +80,16 @@
 
         private static func add(_ pem: String, to context: OpaquePointer, library: TLSLibrary) throws(AISyncError) {
             let store = library.contextCertStore(context)
-            for der in try TLSTrust.certificates(inPEM: pem) {
+            let certificates: [[UInt8]]
+            do throws(AISyncError) {
+                certificates = try TLSTrust.certificates(inPEM: pem)
+            } catch {
+                // Read from the store's configuration, not from a file the user just gave.
+                throw AISyncError(
+                    .configuration, "the certificates kept for this remote cannot be read (\(error.message))",
+                    hint: "Give the remote its CA's certificate again, in PEM form")
+            }
+            for der in certificates {
                 let certificate = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
                     var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
                     return library.certificateFromDER(nil, &cursor, buffer.count)
@@ -167,6 +179,9 @@
                     library.control(ssl, TLSLibrary.controlHostName, 0, UnsafeMutableRawPointer(mutating: $0))
                 }
                 checked = sni == 1 && name.withCString { library.setHost(ssl, $0) } == 1
+                // A wildcard matches a whole label only ("*.example.com", never "f*.example.com"),
+                // as browsers and RFC 6125 §6.4.3 ask.
+                library.setHostFlags(ssl, TLSLibrary.noPartialWildcards)
             }
             // A name OpenSSL would not check is never connected to unchecked.
             guard checked else {
@@ -420,8 +435,11 @@
         func isIdle(socket: Socket) -> Bool {
             for _ in 0..<8 {
                 if library.pending(ssl) > 0 { return false }
-                var entry = pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0)
-                if poll(&entry, 1, 0) == 0 { return true }
+                // Bytes read ahead but not yet processed are in OpenSSL's buffer, not the socket.
+                if library.hasPending(ssl) == 0 {
+                    var entry = pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0)
+                    if poll(&entry, 1, 0) == 0 { return true }
+                }
                 var byte: UInt8 = 0
                 library.errorClear()
                 let n = library.peek(ssl, &byte, 1)
