@@ -28,7 +28,7 @@ enum InspectCommands {
             if json {
                 // Streamed: a million records are never all in memory at once.
                 try await Context.call { () async throws(AISyncError) in
-                    try listing.writeJSON(emit: { CLIPlatform.writeBytes($0, to: 1) }, each: warnIfDamaged)
+                    try listing.writeJSON(emit: { CLIPlatform.writeBytes($0, to: 1) }, damaged: warnIfDamaged)
                 }
                 return ExitCode.success
             }

@@ -91,8 +91,8 @@ struct IndexBase: Sendable {
             // lines start. A damaged cache is then rebuilt, never half trusted (a record
             // out of place would look missing). The pass is cheap beside a rebuild.
             var found = Layout()
-            let whole: Void? = try? forEachLine { (line: UnsafeRawBufferPointer, idLength: Int) throws(AISyncError) in
-                let offset = file.withBytes { line.baseAddress! - $0.baseAddress! }
+            let whole: Void? = try? forEachLine {
+                (line: UnsafeRawBufferPointer, idLength: Int, offset: Int) throws(AISyncError) in
                 guard offset < Int(UInt32.max) else { throw Self.damaged }
                 found.add(offset: offset, id: line[..<idLength])
             }
@@ -154,10 +154,11 @@ struct IndexBase: Sendable {
         return try bytes.withUnsafeBytes { buffer in Result { () throws(AISyncError) -> T in try body(buffer) } }.get()
     }
 
-    /// Calls `body` with every line in id order: the line's bytes (without its newline) and
-    /// where its id ends. Checks the order as it goes, and hands the pages it has passed
-    /// back to the system, so a pass over a large index holds a window of it.
-    func forEachLine(_ body: (UnsafeRawBufferPointer, Int) throws(AISyncError) -> Void) throws(AISyncError) {
+    /// Calls `body` with every line in id order: the line's bytes (without its newline),
+    /// where its id ends, and where the line starts in the file. Checks the order as it goes,
+    /// and hands the pages it has passed back to the system, so a pass over a large index
+    /// holds a window of it.
+    func forEachLine(_ body: (UnsafeRawBufferPointer, Int, Int) throws(AISyncError) -> Void) throws(AISyncError) {
         try file.withBytes { (bytes: UnsafeRawBufferPointer) throws(AISyncError) in
             var start = bodyStart
             var previous: Range<Int>? = nil
@@ -167,7 +168,7 @@ struct IndexBase: Sendable {
                 var idEnd = start
                 while idEnd < end, bytes[idEnd] != 9 { idEnd += 1 }
                 if let previous, !Self.precedes(bytes, previous, start..<idEnd) { throw Self.damaged }
-                try body(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), idEnd - start)
+                try body(UnsafeRawBufferPointer(rebasing: bytes[start..<end]), idEnd - start, start)
                 previous = start..<idEnd
                 start = end + 1
                 if start - released >= Self.window {
@@ -178,62 +179,75 @@ struct IndexBase: Sendable {
         }
     }
 
-    /// Where line `skip` lines after the one starting at `start` is in `bytes` (without its
-    /// newline); nil when the bytes end first.
-    private static func line(_ skip: Int, in bytes: UnsafeRawBufferPointer, from start: Int) -> Range<Int>? {
-        var start = start
-        for _ in 0..<skip {
-            guard let end = lineEnd(bytes, from: start, limit: bytes.count) else { return nil }
-            start = end + 1
+    /// The summary of the line starting at `offset` (where ``forEachLine(_:)`` said it
+    /// starts), for a listing that visits lines out of id order: the line's start is read
+    /// with `pread`, not mapped, so the listing holds no pages of the index. A line is read as
+    /// far as its summary goes (its journal line list can be long), in steps that grow.
+    func summary(atOffset offset: Int) throws(AISyncError) -> RecordSummary {
+        guard offset >= bodyStart, offset < file.count else { throw Self.damaged }
+        var length = 1024
+        while true {
+            let end = min(offset + length, file.count)
+            guard let bytes = file.copy(offset..<end) else { throw Self.damaged }
+            let parsed = bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> RecordSummary?? in
+                if let newline = Self.lineEnd(raw, from: 0, limit: raw.count) {
+                    return .some(IndexFile.parseSummary(UnsafeRawBufferPointer(rebasing: raw[..<newline]))?.0)
+                }
+                // No newline yet: the summary is whole once its six tabs are in.
+                if let (summary, _) = IndexFile.parseSummary(raw) { return .some(summary) }
+                return end == file.count ? .some(nil) : nil
+            }
+            switch parsed {
+            case .some(.some(let summary)): return summary
+            case .some(.none): throw Self.damaged
+            case .none: length *= 4
+            }
         }
-        guard start < bytes.count, let end = lineEnd(bytes, from: start, limit: bytes.count) else { return nil }
-        return start..<end
     }
 
-    /// The summary on line `n` (counted from 0), for a listing that visits lines out of id
-    /// order: its run is copied, not mapped, so the listing holds no pages of the index.
-    func summary(atLine n: Int) throws(AISyncError) -> RecordSummary {
-        guard n >= 0, n < layout.count else { throw Self.damaged }
-        return try withRun(n / Self.sampleEvery) {
-            (bytes: UnsafeRawBufferPointer) throws(AISyncError) -> RecordSummary in
-            guard let range = Self.line(n % Self.sampleEvery, in: bytes, from: 0),
-                let (summary, _) = IndexFile.parseSummary(UnsafeRawBufferPointer(rebasing: bytes[range]))
-            else { throw Self.damaged }
-            return summary
-        }
-    }
-
-    /// Appends the summary part of `lines` (ascending line numbers: each line up to its
-    /// journal line list, which can be long and a listing does not read) to `out`, and tells
-    /// `each` where each one went. Read in file order, a line found from the one before it,
-    /// and the pages passed handed back as the reading moves on: a listing of 1,000,000
-    /// records in another order holds a window of the index, and what it parses in list order
-    /// is in `out`.
-    func copySummaries(_ lines: [Int32], into out: inout [UInt8], _ each: (Int, Range<Int>) -> Void) throws(AISyncError)
-    {
+    /// Hands `make` each line starting at `offsets` (ascending), to append what it makes of
+    /// the line's summary to `out` (false: the line is damaged), and tells `each` where each
+    /// one went. `make` sees the bytes from the line's start to the end of the file and reads
+    /// only as far as the summary goes (to the tab before its journal line list, which can be
+    /// long and a listing does not read; ``IndexFile`` stops at a newline). Read in file
+    /// order, straight at each line (a listing held line numbers once, and finding each from
+    /// the one before scanned most of the index once per batch: a fifth of a listing of
+    /// 1,000,000), and the pages passed handed back as the reading moves on: a listing of
+    /// 1,000,000 records in another order holds a window of the index, and what it uses in
+    /// list order is in `out`.
+    func copySummaries(
+        at offsets: [UInt32], into out: inout [UInt8],
+        making make: (UnsafeRawBufferPointer, inout [UInt8]) -> Made = IndexFile.appendSummary,
+        _ each: (_ k: Int, _ at: Range<Int>, _ flagged: Bool) -> Void
+    ) throws(AISyncError) {
+        // One thread: parts made side by side on two cores took as long (1.03-1.24 s against
+        // 1.15 s for 1,000,000), their page releases costing the system time they saved
+        // (docs/PERFORMANCE.md).
         try file.withBytes { (bytes: UnsafeRawBufferPointer) throws(AISyncError) in
             var released = 0
-            var last: (line: Int, start: Int)? = nil
-            for (k, n) in lines.enumerated() {
-                let n = Int(n)
-                guard n >= 0, n < layout.count else { throw Self.damaged }
-                // From the line before when it is in the same run, else from the run's start.
-                let run = n / Self.sampleEvery
-                var from = (line: run * Self.sampleEvery, start: Int(layout.runStarts[run]))
-                if let last, last.line <= n, last.line >= from.line { from = last }
-                guard let range = Self.line(n - from.line, in: bytes, from: from.start) else { throw Self.damaged }
-                last = (n, range.lowerBound)
-                let line = UnsafeRawBufferPointer(rebasing: bytes[range])
+            for (k, offset) in offsets.enumerated() {
+                let start = Int(offset)
+                guard start >= bodyStart, start < bytes.count else { throw Self.damaged }
                 let at = out.count
-                out.append(contentsOf: line[..<IndexFile.summaryLength(line)])
-                each(k, at..<out.count)
-                if range.lowerBound - released >= Self.window {
-                    file.release(released..<(range.lowerBound - 4096))
-                    released = range.lowerBound - 4096
+                let made = make(UnsafeRawBufferPointer(rebasing: bytes[start...]), &out)
+                guard made != .unreadable else { throw Self.damaged }
+                each(k, at..<out.count, made == .flagged)
+                if start - released >= Self.window {
+                    file.release(released..<(start - 4096))
+                    released = start - 4096
                 }
             }
             file.release(0..<file.count)
         }
+    }
+
+    /// What ``copySummaries(at:into:making:_:)``'s `making` made of a line.
+    enum Made: Sendable, Equatable {
+        /// Nothing: the line does not parse (the index is damaged).
+        case unreadable
+        case made
+        /// Made, and the record is flagged (its body could not be read when summarized).
+        case flagged
     }
 
     /// How far a pass over the file reads before handing back the pages behind it.

@@ -155,11 +155,13 @@ struct IndexFile: Sendable {
             conflicts: conflicts, records: records, damaged: damaged)
     }
 
-    /// Where the first six tabs of a line are (its seven fields), without allocating.
+    /// Where the first six tabs of a line are (its seven fields), without allocating; nil
+    /// when the line (or a newline in `line`) ends first. Eight bytes at a time: a listing
+    /// looks for these in every line, twice (docs/PERFORMANCE.md).
     private static func tabs(_ line: UnsafeRawBufferPointer) -> (Int, Int, Int, Int, Int, Int)? {
         var tabs = (0, 0, 0, 0, 0, 0)
         var found = 0
-        for i in line.indices where line[i] == 9 {
+        func note(_ i: Int) -> Bool {
             switch found {
             case 0: tabs.0 = i
             case 1: tabs.1 = i
@@ -169,14 +171,44 @@ struct IndexFile: Sendable {
             default: tabs.5 = i
             }
             found += 1
-            if found == 6 { return tabs }
+            return found == 6
+        }
+        let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+        var i = 0
+        while i + 8 <= line.count {
+            let word = UInt64(littleEndian: line.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+            // A high bit for each byte that is a tab or a newline (exact: no borrow between bytes).
+            let tab = word ^ 0x0909_0909_0909_0909
+            let newline = word ^ 0x0A0A_0A0A_0A0A_0A0A
+            var hits = ~(((tab & low) &+ low) | tab) | ~(((newline & low) &+ low) | newline)
+            hits &= ~low
+            while hits != 0 {
+                let at = i + hits.trailingZeroBitCount / 8
+                if line[at] == 10 { return nil }
+                if note(at) { return tabs }
+                hits &= hits - 1
+            }
+            i += 8
+        }
+        while i < line.count {
+            if line[i] == 10 { return nil }
+            if line[i] == 9, note(i) { return tabs }
+            i += 1
         }
         return nil
     }
 
     /// How many bytes of a record line its summary takes: up to and with the tab before its
-    /// journal line list (the whole line when it has no such tab, for the parse to refuse).
-    static func summaryLength(_ line: UnsafeRawBufferPointer) -> Int { tabs(line).map { $0.5 + 1 } ?? line.count }
+    /// journal line list; nil when the line ends first.
+    static func summaryLength(_ line: UnsafeRawBufferPointer) -> Int? { tabs(line).map { $0.5 + 1 } }
+
+    /// Appends a record line's summary part (``summaryLength(_:)``) to `out`; unreadable
+    /// when the line has none.
+    static func appendSummary(_ line: UnsafeRawBufferPointer, to out: inout [UInt8]) -> IndexBase.Made {
+        guard let length = summaryLength(line) else { return .unreadable }
+        out.append(contentsOf: line[..<length])
+        return .made
+    }
 
     /// A record line's summary, and where its journal line list is in `line`.
     static func parseSummary(_ line: UnsafeRawBufferPointer) -> (RecordSummary, Range<Int>)? {
@@ -184,8 +216,8 @@ struct IndexFile: Sendable {
         let idBytes = line[..<t.0]
         guard isID(idBytes), let kind = kind(line[(t.0 + 1)..<t.1]),
             let title = unescape(line[(t.1 + 1)..<t.2]),
-            let created = parseInt(line[(t.2 + 1)..<t.3]),
-            let updated = parseInt(line[(t.3 + 1)..<t.4])
+            let created = parseDecimal(line[(t.2 + 1)..<t.3]),
+            let updated = parseDecimal(line[(t.3 + 1)..<t.4])
         else { return nil }
         let flags = line[(t.4 + 1)..<t.5]
         let summary = RecordSummary(
@@ -203,8 +235,8 @@ struct IndexFile: Sendable {
         // is held and a damaged index can still be rebuilt: the listing reads the line again
         // later, outside the lock.
         guard let t = tabs(line), isID(line[..<t.0]), let kind = kind(line[(t.0 + 1)..<t.1]),
-            isEscapedText(line[(t.1 + 1)..<t.2]), parseInt(line[(t.2 + 1)..<t.3]) != nil,
-            let updated = parseInt(line[(t.3 + 1)..<t.4])
+            isEscapedText(line[(t.1 + 1)..<t.2]), parseDecimal(line[(t.2 + 1)..<t.3]) != nil,
+            let updated = parseDecimal(line[(t.3 + 1)..<t.4])
         else { return nil }
         return (kind, updated, line[(t.4 + 1)..<t.5].contains(UInt8(ascii: "d")))
     }
@@ -240,12 +272,110 @@ struct IndexFile: Sendable {
         return !escaping
     }
 
-    /// The kind from its bytes, without making a String (100,000 lines per listing).
-    private static func kind(_ bytes: some Collection<UInt8>) -> RecordKind? {
-        if bytes.elementsEqual("chat".utf8) { return .chat }
-        if bytes.elementsEqual("image".utf8) { return .image }
-        if bytes.elementsEqual("story".utf8) { return .story }
+    /// One object of the list document (``RecordSummary/json``'s canonical bytes) written
+    /// straight from a record line, without making its id and title strings: what
+    /// `list --json` writes for every line of the index. Returns whether the record's body is
+    /// damaged (flag `x`); nil, with nothing written, when the line does not parse. The line's
+    /// id and title were checked by ``parseListKey(_:)`` when the listing was made (from the
+    /// same bytes: an index file is replaced, never rewritten).
+    static func writeListJSON(
+        _ line: UnsafeRawBufferPointer, times: inout (created: ListTimes, updated: ListTimes), into out: inout [UInt8]
+    ) -> Bool? {
+        guard let t = tabs(line), kind(line[(t.0 + 1)..<t.1]) != nil,
+            let created = parseDecimal(line[(t.2 + 1)..<t.3]), let updated = parseDecimal(line[(t.3 + 1)..<t.4])
+        else { return nil }
+        let start = out.count
+        var favorite = false
+        var deleted = false
+        var conflict = false
+        var damaged = false
+        for b in line[(t.4 + 1)..<t.5] {
+            switch b {
+            case UInt8(ascii: "f"): favorite = true
+            case UInt8(ascii: "d"): deleted = true
+            case UInt8(ascii: "c"): conflict = true
+            case UInt8(ascii: "x"): damaged = true
+            default: break
+            }
+        }
+        func put(_ text: StaticString) {
+            text.withUTF8Buffer { out.append(contentsOf: $0) }
+        }
+        put(conflict ? "{\"conflict\":true,\"created\":\"" : "{\"conflict\":false,\"created\":\"")
+        times.created.write(created, into: &out)
+        put(deleted ? "\",\"deleted\":true" : "\",\"deleted\":false")
+        put(favorite ? ",\"favorite\":true,\"id\":\"" : ",\"favorite\":false,\"id\":\"")
+        out.append(contentsOf: line[..<t.0])
+        put("\",\"kind\":\"")
+        out.append(contentsOf: line[(t.0 + 1)..<t.1])
+        put("\",\"title\":\"")
+        guard writeJSONText(line[(t.1 + 1)..<t.2], into: &out) else {
+            out.removeSubrange(start...)
+            return nil
+        }
+        put("\",\"updated\":\"")
+        times.updated.write(updated, into: &out)
+        put("\"}")
+        return damaged
+    }
+
+    /// An escaped field (``escape(_:into:)``) as the inside of a JSON string, the bytes
+    /// ``JSONValue/writeString(_:into:)`` writes for its text; false on a bad escape.
+    private static func writeJSONText(_ field: Slice<UnsafeRawBufferPointer>, into out: inout [UInt8]) -> Bool {
+        var run = field.startIndex
+        var i = field.startIndex
+        while i < field.endIndex {
+            let b = field[i]
+            if b >= 0x20 && b != 34 && b != 92 {
+                i += 1
+                continue
+            }
+            out.append(contentsOf: field[run..<i])
+            if b == 92 {
+                guard i + 1 < field.endIndex, let byte = unescaped(field[i + 1]) else { return false }
+                JSONValue.escape(byte, into: &out)
+                i += 2
+            } else {
+                JSONValue.escape(b, into: &out)
+                i += 1
+            }
+            run = i
+        }
+        out.append(contentsOf: field[run..<i])
+        return true
+    }
+
+    /// The kind from its bytes, without making a String (1,000,000 lines per listing, twice).
+    private static func kind(_ bytes: Slice<UnsafeRawBufferPointer>) -> RecordKind? {
+        let b = UnsafeRawBufferPointer(rebasing: bytes)
+        func `is`(_ word: StaticString) -> Bool {
+            guard word.utf8CodeUnitCount == b.count else { return false }
+            for i in 0..<b.count where word.utf8Start[i] != b[i] { return false }
+            return true
+        }
+        guard b.count == 4 || b.count == 5 else { return nil }
+        if `is`("chat") { return .chat }
+        if `is`("image") { return .image }
+        if `is`("story") { return .story }
         return nil
+    }
+
+    /// ``parseInt(_:)`` for a field of a line: up to 18 digits (any time in milliseconds)
+    /// cannot overflow, so they are added up unchecked.
+    static func parseDecimal(_ bytes: Slice<UnsafeRawBufferPointer>) -> Int64? {
+        var i = bytes.startIndex
+        let negative = i < bytes.endIndex && bytes[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
+        let digits = bytes.endIndex - i
+        guard digits > 0, digits <= 18 else { return digits > 0 ? parseInt(bytes) : nil }
+        var value: Int64 = 0
+        while i < bytes.endIndex {
+            let d = bytes[i] &- 48
+            guard d <= 9 else { return nil }
+            value = value &* 10 &+ Int64(d)
+            i += 1
+        }
+        return negative ? -value : value
     }
 
     static func parseInt(_ bytes: some Collection<UInt8>) -> Int64? {
@@ -335,5 +465,44 @@ struct IndexFile: Sendable {
             }
         }
         return escaping ? nil : String(validating: out, as: UTF8.self)
+    }
+}
+
+/// Times as ``Timestamp/writeISO8601(into:)`` writes them, for a listing: the date of the
+/// last day written is kept, since a listing's records mostly share their days (two times
+/// a record, 2,000,000 for a listing of 1,000,000).
+struct ListTimes {
+    private var day: Int64 = .min
+    private var date: [UInt8] = []
+
+    mutating func write(_ ms: Int64, into out: inout [UInt8]) {
+        let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
+        // 1970-01-01 to 9999-12-31; other years are written whole.
+        guard (0..<2_932_897).contains(days) else { return Timestamp(milliseconds: ms).writeISO8601(into: &out) }
+        if days != day {
+            var whole: [UInt8] = []
+            Timestamp(milliseconds: days * 86_400_000).writeISO8601(into: &whole)
+            date = Array(whole.prefix(11))  // YYYY-MM-DDT
+            day = days
+        }
+        out += date
+        let t = Int(ms - days * 86_400_000)
+        let (h, m, s, f) = (t / 3_600_000, t / 60_000 % 60, t / 1000 % 60, t % 1000)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 13) { b in
+            b[0] = UInt8(48 + h / 10)
+            b[1] = UInt8(48 + h % 10)
+            b[2] = UInt8(ascii: ":")
+            b[3] = UInt8(48 + m / 10)
+            b[4] = UInt8(48 + m % 10)
+            b[5] = UInt8(ascii: ":")
+            b[6] = UInt8(48 + s / 10)
+            b[7] = UInt8(48 + s % 10)
+            b[8] = UInt8(ascii: ".")
+            b[9] = UInt8(48 + f / 100)
+            b[10] = UInt8(48 + f / 10 % 10)
+            b[11] = UInt8(48 + f % 10)
+            b[12] = UInt8(ascii: "Z")
+            out.append(contentsOf: b)
+        }
     }
 }

@@ -14,55 +14,62 @@ extension RecordSummary {
 
 extension RecordListing {
     /// The list document (Schemas/list-output.schema.json) with its final newline: the same
-    /// bytes as the canonical JSON of an array of ``RecordSummary/json``, written directly and
-    /// handed to `emit` every 256 KB, so 100,000 records stream fast in little memory. `each`
-    /// sees every record as it is written (to warn about a damaged one, say).
-    public func writeJSON(emit: ([UInt8]) -> Void, each: (RecordSummary) -> Void = { _ in }) throws(AISyncError) {
-        let conflict = Array("{\"conflict\":".utf8)
-        let created = Array(",\"created\":\"".utf8)
-        let deleted = Array("\",\"deleted\":".utf8)
-        let favorite = Array(",\"favorite\":".utf8)
-        let id = Array(",\"id\":\"".utf8)
-        let kind = Array("\",\"kind\":\"".utf8)
-        let title = Array("\",\"title\":".utf8)
-        let updated = Array(",\"updated\":\"".utf8)
-        let end = Array("\"}".utf8)
-        let yes = Array("true".utf8)
-        let no = Array("false".utf8)
+    /// bytes as the canonical JSON of an array of ``RecordSummary/json``, handed to `emit`
+    /// every 256 KB, so 1,000,000 records stream in little memory. A record read from the
+    /// index is written straight from its line's bytes (no id or title strings made: half the
+    /// time of a listing of 1,000,000, docs/PERFORMANCE.md). `damaged` sees each record whose
+    /// body could not be read when it was summarized (to warn about it), as it is written.
+    public func writeJSON(emit: ([UInt8]) -> Void, damaged: (RecordSummary) -> Void = { _ in }) throws(AISyncError) {
         var out: [UInt8] = [UInt8(ascii: "[")]
         out.reserveCapacity(1 << 18 + 4096)
         var first = true
-        try forEach { (r: RecordSummary) throws(AISyncError) in
-            each(r)
+        // Each index line becomes its JSON in file order (IndexBase.copySummaries), copied
+        // into the document in list order.
+        var times = (created: ListTimes(), updated: ListTimes())
+        let json = { (line: UnsafeRawBufferPointer, out: inout [UInt8]) -> IndexBase.Made in
+            guard let isDamaged = IndexFile.writeListJSON(line, times: &times, into: &out) else { return .unreadable }
+            return isDamaged ? .flagged : .made
+        }
+        try forEachEntry(making: json) { (entry: Entry) throws(AISyncError) in
             if out.count >= 1 << 18 {
                 emit(out)
                 out.removeAll(keepingCapacity: true)
             }
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
-            out += conflict
-            out += r.conflict ? yes : no
-            out += created
-            r.created.writeISO8601(into: &out)
-            out += deleted
-            out += r.deleted ? yes : no
-            out += favorite
-            out += r.favorite ? yes : no
-            out += id
-            out += r.id.rawValue.utf8
-            out += kind
-            out += r.kind.rawValue.utf8
-            out += title
-            JSONValue.writeString(r.title, into: &out)
-            out += updated
-            r.updated.writeISO8601(into: &out)
-            out += end
+            switch entry {
+            case .line(let made, let flagged):
+                if let flagged { damaged(flagged) }
+                out.append(contentsOf: made)
+            case .changed(let r):
+                if r.damaged { damaged(r) }
+                Self.write(r, into: &out)
+            }
         }
         out.append(contentsOf: "]\n".utf8)
         emit(out)
     }
 
-    /// The whole list document as bytes, final newline included (``writeJSON(emit:each:)``
+    /// One record of the document from its summary (a record changed since the index was written).
+    private static func write(_ r: RecordSummary, into out: inout [UInt8]) {
+        func put(_ text: StaticString) {
+            text.withUTF8Buffer { out.append(contentsOf: $0) }
+        }
+        put(r.conflict ? "{\"conflict\":true,\"created\":\"" : "{\"conflict\":false,\"created\":\"")
+        r.created.writeISO8601(into: &out)
+        put(r.deleted ? "\",\"deleted\":true" : "\",\"deleted\":false")
+        put(r.favorite ? ",\"favorite\":true,\"id\":\"" : ",\"favorite\":false,\"id\":\"")
+        out += r.id.rawValue.utf8
+        put("\",\"kind\":\"")
+        out += r.kind.rawValue.utf8
+        put("\",\"title\":")
+        JSONValue.writeString(r.title, into: &out)
+        put(",\"updated\":\"")
+        r.updated.writeISO8601(into: &out)
+        put("\"}")
+    }
+
+    /// The whole list document as bytes, final newline included (``writeJSON(emit:damaged:)``
     /// streams it instead).
     public func jsonBytes() throws(AISyncError) -> [UInt8] {
         var all: [UInt8] = []

@@ -3,7 +3,7 @@ import AISyncCore
 /// Records in list order (newest first), each read from the index when it is asked for.
 ///
 /// Why not an array of summaries: at 1,000,000 records the summaries with their titles were
-/// 300 MB. A listing holds where each record's line is (4 bytes a record) and reads the line
+/// 300 MB. A listing holds where each record's line starts (4 bytes a record) and reads the line
 /// again from the index mapped in memory: `list --json` streams, and an app shows a window
 /// of rows (``summary(at:)``) without holding the rest. It is a snapshot: later edits to the
 /// store do not change it (the index file it reads is replaced, never rewritten).
@@ -13,37 +13,49 @@ public struct RecordListing: Sendable {
     private let changed: [RecordSummary]
     /// Where each listed record is (``Position/packed``): 4 bytes a record, not an enum's 8,
     /// since making the order holds such arrays at the peak of a `list` (docs/PERFORMANCE.md).
-    private let order: [Int32]
+    private let order: [UInt32]
 
-    /// Where one listed record is: a line of the index, or one of `changed`.
-    enum Position: Sendable {
-        case line(Int32)
-        case changed(Int32)
+    /// Where one listed record is: the line of the index starting at an offset, or one of
+    /// `changed`.
+    enum Position: Sendable, Equatable {
+        case line(offset: UInt32)
+        case changed(Int)
 
-        /// A line as itself (≥ 0), a changed record `k` as `-1 - k`.
-        var packed: Int32 {
+        /// A line as its offset, a changed record `k` as `UInt32.max - k`: an index's lines
+        /// start below 4 GiB (``IndexBase`` refuses a larger one), and a listing makes sure
+        /// the two never meet (``fits(indexBytes:changed:)``).
+        var packed: UInt32 {
             switch self {
-            case .line(let n): n
-            case .changed(let k): -1 - k
+            case .line(let offset): offset
+            case .changed(let k): UInt32.max - UInt32(k)
             }
         }
 
-        init(packed: Int32) { self = packed >= 0 ? .line(packed) : .changed(-1 - packed) }
+        init(packed: UInt32, changed: Int) {
+            let k = UInt32.max - packed
+            self = Int(k) < changed ? .changed(Int(k)) : .line(offset: packed)
+        }
+
+        /// Whether lines of an index of `indexBytes` and `changed` changed records can be
+        /// told apart when packed.
+        static func fits(indexBytes: Int, changed: Int) -> Bool { indexBytes + changed < Int(UInt32.max) }
     }
 
     /// `order`: the packed positions (``Position/packed``), in list order.
-    init(base: IndexBase?, changed: [RecordSummary], order: [Int32]) {
+    init(base: IndexBase?, changed: [RecordSummary], order: [UInt32]) {
         self.base = base
         self.changed = changed
         self.order = order
     }
+
+    private func position(_ n: Int) -> Position { Position(packed: order[n], changed: changed.count) }
 
     /// The positions in list order: newest first, equal times in the order given (id
     /// order). `times` is used up. Where the times span few enough bits (any store whose
     /// times lie within a few centuries of each other), each becomes one 64-bit key, the age
     /// above the place, and the keys are sorted as numbers: a third of the time of sorting
     /// places by comparing their times through two arrays.
-    static func newestFirst(_ times: inout [Int64], positions: [Int32]) -> [Int32] {
+    static func newestFirst(_ times: inout [Int64], positions: [UInt32]) -> [UInt32] {
         let count = times.count
         guard count > 1, let newest = times.max(), let oldest = times.min() else { return positions }
         let placeBits = Int.bitWidth - (count - 1).leadingZeroBitCount
@@ -54,7 +66,7 @@ public struct RecordListing: Sendable {
             let mask = Int64(1) << placeBits - 1
             return times.map { positions[Int($0 & mask)] }
         }
-        var order = Array(Int32(0)..<Int32(count))
+        var order = Array(UInt32(0)..<UInt32(count))
         order.sort { a, b in times[Int(a)] != times[Int(b)] ? times[Int(a)] > times[Int(b)] : a < b }
         for i in order.indices { order[i] = positions[Int(order[i])] }
         return order
@@ -70,12 +82,12 @@ public struct RecordListing: Sendable {
             throw AISyncError(
                 .usage, "record \(n) of a listing of \(order.count)", hint: "Ask for 0 to \(max(order.count - 1, 0))")
         }
-        switch Position(packed: order[n]) {
-        case .line(let line):
+        switch position(n) {
+        case .line(let offset):
             guard let base else { throw IndexBase.damaged }
-            return try base.summary(atLine: Int(line))
+            return try base.summary(atOffset: Int(offset))
         case .changed(let k):
-            return changed[Int(k)]
+            return changed[k]
         }
     }
 
@@ -84,38 +96,71 @@ public struct RecordListing: Sendable {
     /// made a listing of 1,000,000 twice as slow), up to their journal line lists, then each is
     /// parsed and handed over in list order, straight from the copy.
     public func forEach(_ body: (RecordSummary) throws(AISyncError) -> Void) throws(AISyncError) {
+        try forEachEntry { (entry: Entry) throws(AISyncError) in
+            switch entry {
+            case .line(let line, _):
+                guard let (summary, _) = IndexFile.parseSummary(line) else { throw IndexBase.damaged }
+                try body(summary)
+            case .changed(let summary):
+                try body(summary)
+            }
+        }
+    }
+
+    /// A listed record as ``forEachEntry(making:_:)`` hands it over: what `making` made of its
+    /// index line (valid only during the call) with the record's summary when `making`
+    /// flagged it, or the summary of a record changed since.
+    enum Entry {
+        case line(UnsafeRawBufferPointer, flagged: RecordSummary?)
+        case changed(RecordSummary)
+    }
+
+    /// Every listed record in order: where it has an index line, what `making` appends to a
+    /// batch's bytes for it (by default the line's summary part; see
+    /// ``IndexBase/copySummaries(at:into:making:_:)``), else its summary. ``forEach(_:)``
+    /// says how a batch is read.
+    func forEachEntry(
+        making: (UnsafeRawBufferPointer, inout [UInt8]) -> IndexBase.Made = IndexFile.appendSummary,
+        _ body: (Entry) throws(AISyncError) -> Void
+    ) throws(AISyncError) {
         var lines: [UInt8] = []
         for start in stride(from: 0, to: order.count, by: Self.batch) {
             let range = start..<min(start + Self.batch, order.count)
             // Where each line of the batch is in `lines`: its start and end, packed.
             var spans = [UInt64](repeating: 0, count: range.count)
-            var wanted: [(line: Int32, slot: Int32)] = []
+            var flagged: [Int: UInt32] = [:]
+            var wanted: [(offset: UInt32, slot: Int32)] = []
             wanted.reserveCapacity(range.count)
             for n in range {
-                if case .line(let line) = Position(packed: order[n]) { wanted.append((line, Int32(n - start))) }
+                if case .line(let offset) = position(n) { wanted.append((offset, Int32(n - start))) }
             }
             if !wanted.isEmpty {
                 guard let base else { throw IndexBase.damaged }
-                wanted.sort { $0.line < $1.line }
+                wanted.sort { $0.offset < $1.offset }
                 lines.removeAll(keepingCapacity: true)
-                try base.copySummaries(wanted.map(\.line), into: &lines) { (k: Int, at: Range<Int>) in
+                try base.copySummaries(at: wanted.map(\.offset), into: &lines, making: making) {
+                    (k: Int, at: Range<Int>, isFlagged: Bool) in
                     // A batch's summaries are a few MB: far from what 32 bits hold.
                     precondition(at.upperBound <= Int(UInt32.max), "a batch of summaries over 4 GB")
                     spans[Int(wanted[k].slot)] = UInt64(at.lowerBound) << 32 | UInt64(at.upperBound)
+                    if isFlagged { flagged[Int(wanted[k].slot)] = wanted[k].offset }
                 }
             }
             try lines.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
                 Result { () throws(AISyncError) in
                     for n in range {
-                        switch Position(packed: order[n]) {
+                        switch position(n) {
                         case .line:
                             let span = spans[n - start]
-                            let line = UnsafeRawBufferPointer(
-                                rebasing: bytes[Int(span >> 32)..<Int(span & 0xFFFF_FFFF)])
-                            guard let (summary, _) = IndexFile.parseSummary(line) else { throw IndexBase.damaged }
-                            try body(summary)
+                            let summary = try flagged[n - start].map { (offset: UInt32) throws(AISyncError) in
+                                try base!.summary(atOffset: Int(offset))
+                            }
+                            try body(
+                                .line(
+                                    UnsafeRawBufferPointer(rebasing: bytes[Int(span >> 32)..<Int(span & 0xFFFF_FFFF)]),
+                                    flagged: summary))
                         case .changed(let k):
-                            try body(changed[Int(k)])
+                            try body(.changed(changed[k]))
                         }
                     }
                 }

@@ -51,7 +51,7 @@ extension Store {
     public func listing(kind: RecordKind? = nil, includeDeleted: Bool = false) throws(AISyncError) -> RecordListing {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> RecordListing in
             var times: [Int64] = []
-            var positions: [Int32] = []
+            var positions: [UInt32] = []
             var changed: [RecordSummary] = []
             times.reserveCapacity(snapshot.counts.records)
             positions.reserveCapacity(snapshot.counts.records)
@@ -60,12 +60,19 @@ extension Store {
                 guard (includeDeleted || !deleted) && (kind == nil || k == kind) else { return }
                 times.append(updated)
                 switch at {
-                case .line(let n):
-                    positions.append(RecordListing.Position.line(Int32(n)).packed)
+                case .line(let offset):
+                    // Below 4 GiB: IndexBase refuses an index whose lines start past it.
+                    positions.append(RecordListing.Position.line(offset: UInt32(offset)).packed)
                 case .changed(let s):
-                    positions.append(RecordListing.Position.changed(Int32(changed.count)).packed)
+                    positions.append(RecordListing.Position.changed(changed.count).packed)
                     changed.append(s)
                 }
+            }
+            let indexBytes = snapshot.indexBase?.file.count ?? 0
+            guard RecordListing.Position.fits(indexBytes: indexBytes, changed: changed.count) else {
+                throw AISyncError(
+                    .io, "the store's index and its changes are too large to list (\(indexBytes) bytes)",
+                    hint: "Run the command again once the index is rewritten (any command that writes does it)")
             }
             // Newest first; records visited in id order, so equal times keep id order.
             let order = RecordListing.newestFirst(&times, positions: positions)

@@ -95,10 +95,10 @@ package struct StoreSnapshot: Sendable {
             changed: { (s: RecordSummary, _: [Journal.LineRef]) throws(AISyncError) in try body(s) })
     }
 
-    /// Where a listed record is: a line of the base (read again by
-    /// ``IndexBase/summary(atLine:)``), or a record changed since, with its summary.
+    /// Where a listed record is: a line of the base, by where it starts in the file (read
+    /// again by ``IndexBase/summary(atOffset:)``), or a record changed since, with its summary.
     enum Listed {
-        case line(Int)
+        case line(offset: Int)
         case changed(RecordSummary)
     }
 
@@ -108,9 +108,9 @@ package struct StoreSnapshot: Sendable {
         _ body: (_ kind: RecordKind, _ updated: Int64, _ deleted: Bool, Listed) throws(AISyncError) -> Void
     ) throws(AISyncError) {
         try forEachLine(
-            unchanged: { (line: UnsafeRawBufferPointer, n: Int) throws(AISyncError) in
+            unchanged: { (line: UnsafeRawBufferPointer, offset: Int) throws(AISyncError) in
                 guard let key = IndexFile.parseListKey(line) else { throw IndexBase.damaged }
-                try body(key.kind, key.updated, key.deleted, .line(n))
+                try body(key.kind, key.updated, key.deleted, .line(offset: offset))
             },
             changed: { (s: RecordSummary, _: [Journal.LineRef]) throws(AISyncError) in
                 try body(s.kind, s.updated.milliseconds, s.deleted, .changed(s))
@@ -128,7 +128,7 @@ package struct StoreSnapshot: Sendable {
     }
 
     /// Every record in id order: the index's own line when it did not change (`unchanged`,
-    /// with its line number), else its summary and journal lines (`changed`).
+    /// with where it starts in the index file), else its summary and journal lines (`changed`).
     func forEachLine(
         unchanged: (UnsafeRawBufferPointer, Int) throws(AISyncError) -> Void,
         changed onChanged: (RecordSummary, [Journal.LineRef]) throws(AISyncError) -> Void
@@ -146,11 +146,9 @@ package struct StoreSnapshot: Sendable {
             }
             return false
         }
-        var line = 0
-        try base?.forEachLine { (bytes: UnsafeRawBufferPointer, idLength: Int) throws(AISyncError) in
-            defer { line += 1 }
+        try base?.forEachLine { (bytes: UnsafeRawBufferPointer, idLength: Int, offset: Int) throws(AISyncError) in
             if try emitChanged(before: UnsafeRawBufferPointer(rebasing: bytes[..<idLength])) { return }
-            try unchanged(bytes, line)
+            try unchanged(bytes, offset)
         }
         _ = try emitChanged(before: nil)
     }

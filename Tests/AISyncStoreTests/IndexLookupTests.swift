@@ -111,7 +111,12 @@ struct IndexLookupTests {
                         title: "chat \(i)", model: nil, created: base,
                         updated: Timestamp(milliseconds: base.milliseconds + Int64(i % 7))))
             })
+        // One record with a long journal line list: its index line is read in growing steps.
+        for round in 0..<150 { _ = try await store.rename(ids[5], to: "chat 5 (\(round))") }
         try await store.finishImport()
+        let index = try String(contentsOfFile: "\(store.root)/index/records.v2", encoding: .utf8)
+        let longest = index.split(separator: "\n").first { $0.hasPrefix(ids[5].rawValue) }?.utf8.count ?? 0
+        #expect(longest > 1024, "longer than the first read of a line: \(longest) bytes")
         // Changed since the index was written: renamed, deleted (kept in memory, not merged).
         _ = try await store.rename(ids[10], to: "renamed ten")
         _ = try await store.rename(ids[200], to: "renamed two hundred")
@@ -119,6 +124,7 @@ struct IndexLookupTests {
         var titles = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, "chat \($0)") })
         titles[ids[10]] = "renamed ten"
         titles[ids[200]] = "renamed two hundred"
+        titles[ids[5]] = "chat 5 (149)"
         for includeDeleted in [false, true] {
             let listing = try await store.listing(includeDeleted: includeDeleted)
             let listed = try listing.all
@@ -132,6 +138,8 @@ struct IndexLookupTests {
             let changed: Set<RecordID> = includeDeleted ? [ids[10], ids[200], ids[20]] : [ids[10], ids[200]]
             #expect(Set(listed.prefix(changed.count).map(\.id)) == changed, "the records changed last come first")
             #expect(throws: AISyncError.self) { _ = try listing.summary(at: listing.count) }
+            // One at a time, as an app pages through a listing: the same summaries.
+            for n in 0..<listing.count { #expect(try listing.summary(at: n) == listed[n], "record \(n)") }
         }
         let images = try await store.listing(kind: .image)
         #expect(images.count == 0)
@@ -150,11 +158,38 @@ struct IndexLookupTests {
                 default: -1...Int64.max / 2
                 }
             var times = (0..<count).map { _ in Int64.random(in: spread, using: &rng) }
-            let positions = (0..<count).map { _ in Int32.random(in: -50...Int32.max, using: &rng) }
+            let positions = (0..<count).map { _ in UInt32.random(in: 0...UInt32.max, using: &rng) }
             let expected = times.indices.sorted { times[$0] != times[$1] ? times[$0] > times[$1] : $0 < $1 }.map {
                 positions[$0]
             }
             #expect(RecordListing.newestFirst(&times, positions: positions) == expected, "round \(round)")
+        }
+    }
+    @Test("A listing's times are Timestamp's ISO 8601 bytes, the day kept from one to the next or not")
+    func listTimes() {
+        var rng = SeededGenerator(seed: 8601)
+        var times = ListTimes()
+        let edges: [Int64] = [
+            0, -1, 86_399_999, 86_400_000, 253_402_300_799_999, 253_402_300_800_000, -62_135_596_800_000,
+            1_764_417_600_000, .max / 2, .min / 2,
+        ]
+        var values = edges
+        for _ in 0..<5_000 {
+            // Runs within a day (kept), jumps (not kept), and anything at all.
+            let last = values[values.count - 1]
+            values.append(
+                [
+                    last &+ Int64.random(in: 0...5_000, using: &rng),
+                    Int64.random(in: 0...253_402_300_799_999, using: &rng),
+                    Int64.random(in: -10_000_000_000_000...10_000_000_000_000, using: &rng),
+                ][Int.random(in: 0...2, using: &rng)])
+        }
+        for ms in values {
+            var expected: [UInt8] = []
+            Timestamp(milliseconds: ms).writeISO8601(into: &expected)
+            var written: [UInt8] = [1, 2]
+            times.write(ms, into: &written)
+            #expect(written == [1, 2] + expected, "\(ms)")
         }
     }
     @Test(

@@ -133,8 +133,9 @@ extension JSONValue {
         out.append(UInt8(ascii: "\""))
     }
 
-    /// Appends the JSON escape of one byte that may not appear raw in a string.
-    private static func escape(_ byte: UInt8, into out: inout [UInt8]) {
+    /// Appends the JSON escape of one byte that may not appear raw in a string (`"`, `\`,
+    /// or a control byte), as ``writeString(_:into:)`` writes it.
+    package static func escape(_ byte: UInt8, into out: inout [UInt8]) {
         switch byte {
         case UInt8(ascii: "\""): out.append(contentsOf: [92, 34])
         case UInt8(ascii: "\\"): out.append(contentsOf: [92, 92])
