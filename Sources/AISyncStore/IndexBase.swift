@@ -205,33 +205,29 @@ struct IndexBase: Sendable {
         }
     }
 
-    /// Hands `make` each line starting at `offsets` (ascending), to append what it makes of
-    /// the line's summary to `out` (false: the line is damaged), and tells `each` where each
-    /// one went. `make` sees the bytes from the line's start to the end of the file and reads
-    /// only as far as the summary goes (to the tab before its journal line list, which can be
-    /// long and a listing does not read; ``IndexFile`` stops at a newline). Read in file
-    /// order, straight at each line (a listing held line numbers once, and finding each from
-    /// the one before scanned most of the index once per batch: a fifth of a listing of
-    /// 1,000,000), and the pages passed handed back as the reading moves on: a listing of
-    /// 1,000,000 records in another order holds a window of the index, and what it uses in
-    /// list order is in `out`.
-    func copySummaries(
-        at offsets: [UInt32], into out: inout [UInt8],
-        making make: (UnsafeRawBufferPointer, inout [UInt8]) -> Made = IndexFile.appendSummary,
-        _ each: (_ k: Int, _ at: Range<Int>, _ flagged: Bool) -> Void
-    ) throws(AISyncError) {
-        // One thread: parts made side by side on two cores took as long (1.03-1.24 s against
-        // 1.15 s for 1,000,000), their page releases costing the system time they saved
-        // (docs/PERFORMANCE.md).
+    /// Appends the summary part of the lines starting at `offsets` (ascending) to `out`, and
+    /// tells `each` where each one went. A line is read only as far as its summary goes (to
+    /// the tab before its journal line list, which can be long and a listing does not read;
+    /// ``IndexFile`` stops at a newline). Read in file order, straight at each line (a
+    /// listing held line numbers once, and finding each from the one before scanned most of
+    /// the index once per batch), and the pages passed handed back as the reading moves on: a
+    /// listing of 1,000,000 records in another order holds a window of the index, and what it
+    /// parses in list order is in `out`. One thread: parts made side by side on two cores
+    /// took as long, their page releases costing the system time they saved
+    /// (docs/PERFORMANCE.md §3.5).
+    func copySummaries(at offsets: [UInt32], into out: inout [UInt8], _ each: (Int, Range<Int>) -> Void)
+        throws(AISyncError)
+    {
         try file.withBytes { (bytes: UnsafeRawBufferPointer) throws(AISyncError) in
             var released = 0
             for (k, offset) in offsets.enumerated() {
                 let start = Int(offset)
-                guard start >= bodyStart, start < bytes.count else { throw Self.damaged }
+                guard start >= bodyStart, start < bytes.count,
+                    let length = IndexFile.summaryLength(UnsafeRawBufferPointer(rebasing: bytes[start...]))
+                else { throw Self.damaged }
                 let at = out.count
-                let made = make(UnsafeRawBufferPointer(rebasing: bytes[start...]), &out)
-                guard made != .unreadable else { throw Self.damaged }
-                each(k, at..<out.count, made == .flagged)
+                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)]))
+                each(k, at..<out.count)
                 if start - released >= Self.window {
                     file.release(released..<(start - 4096))
                     released = start - 4096
@@ -239,15 +235,6 @@ struct IndexBase: Sendable {
             }
             file.release(0..<file.count)
         }
-    }
-
-    /// What ``copySummaries(at:into:making:_:)``'s `making` made of a line.
-    enum Made: Sendable, Equatable {
-        /// Nothing: the line does not parse (the index is damaged).
-        case unreadable
-        case made
-        /// Made, and the record is flagged (its body could not be read when summarized).
-        case flagged
     }
 
     /// How far a pass over the file reads before handing back the pages behind it.

@@ -202,14 +202,6 @@ struct IndexFile: Sendable {
     /// journal line list; nil when the line ends first.
     static func summaryLength(_ line: UnsafeRawBufferPointer) -> Int? { tabs(line).map { $0.5 + 1 } }
 
-    /// Appends a record line's summary part (``summaryLength(_:)``) to `out`; unreadable
-    /// when the line has none.
-    static func appendSummary(_ line: UnsafeRawBufferPointer, to out: inout [UInt8]) -> IndexBase.Made {
-        guard let length = summaryLength(line) else { return .unreadable }
-        out.append(contentsOf: line[..<length])
-        return .made
-    }
-
     /// A record line's summary, and where its journal line list is in `line`.
     static func parseSummary(_ line: UnsafeRawBufferPointer) -> (RecordSummary, Range<Int>)? {
         guard let t = tabs(line) else { return nil }

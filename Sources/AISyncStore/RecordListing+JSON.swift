@@ -23,14 +23,10 @@ extension RecordListing {
         var out: [UInt8] = [UInt8(ascii: "[")]
         out.reserveCapacity(1 << 18 + 4096)
         var first = true
-        // Each index line becomes its JSON in file order (IndexBase.copySummaries), copied
-        // into the document in list order.
+        // Each index line's summary part is copied in file order (IndexBase.copySummaries),
+        // then written as JSON in list order straight into the document.
         var times = (created: ListTimes(), updated: ListTimes())
-        let json = { (line: UnsafeRawBufferPointer, out: inout [UInt8]) -> IndexBase.Made in
-            guard let isDamaged = IndexFile.writeListJSON(line, times: &times, into: &out) else { return .unreadable }
-            return isDamaged ? .flagged : .made
-        }
-        try forEachEntry(making: json) { (entry: Entry) throws(AISyncError) in
+        try forEachEntry { (entry: Entry) throws(AISyncError) in
             if out.count >= 1 << 18 {
                 emit(out)
                 out.removeAll(keepingCapacity: true)
@@ -38,9 +34,11 @@ extension RecordListing {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             switch entry {
-            case .line(let made, let flagged):
-                if let flagged { damaged(flagged) }
-                out.append(contentsOf: made)
+            case .line(let summary):
+                guard let isDamaged = IndexFile.writeListJSON(summary, times: &times, into: &out) else {
+                    throw IndexBase.damaged
+                }
+                if isDamaged, let (record, _) = IndexFile.parseSummary(summary) { damaged(record) }
             case .changed(let r):
                 if r.damaged { damaged(r) }
                 Self.write(r, into: &out)

@@ -98,7 +98,7 @@ public struct RecordListing: Sendable {
     public func forEach(_ body: (RecordSummary) throws(AISyncError) -> Void) throws(AISyncError) {
         try forEachEntry { (entry: Entry) throws(AISyncError) in
             switch entry {
-            case .line(let line, _):
+            case .line(let line):
                 guard let (summary, _) = IndexFile.parseSummary(line) else { throw IndexBase.damaged }
                 try body(summary)
             case .changed(let summary):
@@ -107,28 +107,21 @@ public struct RecordListing: Sendable {
         }
     }
 
-    /// A listed record as ``forEachEntry(making:_:)`` hands it over: what `making` made of its
-    /// index line (valid only during the call) with the record's summary when `making`
-    /// flagged it, or the summary of a record changed since.
+    /// A listed record as ``forEachEntry(_:)`` hands it over: the summary part of its index
+    /// line (valid only during the call), or the summary of a record changed since.
     enum Entry {
-        case line(UnsafeRawBufferPointer, flagged: RecordSummary?)
+        case line(UnsafeRawBufferPointer)
         case changed(RecordSummary)
     }
 
-    /// Every listed record in order: where it has an index line, what `making` appends to a
-    /// batch's bytes for it (by default the line's summary part; see
-    /// ``IndexBase/copySummaries(at:into:making:_:)``), else its summary. ``forEach(_:)``
-    /// says how a batch is read.
-    func forEachEntry(
-        making: (UnsafeRawBufferPointer, inout [UInt8]) -> IndexBase.Made = IndexFile.appendSummary,
-        _ body: (Entry) throws(AISyncError) -> Void
-    ) throws(AISyncError) {
+    /// Every listed record in order, as its index line's summary part where it has one
+    /// (``forEach(_:)`` says how a batch is read).
+    func forEachEntry(_ body: (Entry) throws(AISyncError) -> Void) throws(AISyncError) {
         var lines: [UInt8] = []
         for start in stride(from: 0, to: order.count, by: Self.batch) {
             let range = start..<min(start + Self.batch, order.count)
             // Where each line of the batch is in `lines`: its start and end, packed.
             var spans = [UInt64](repeating: 0, count: range.count)
-            var flagged: [Int: UInt32] = [:]
             var wanted: [(offset: UInt32, slot: Int32)] = []
             wanted.reserveCapacity(range.count)
             for n in range {
@@ -138,12 +131,10 @@ public struct RecordListing: Sendable {
                 guard let base else { throw IndexBase.damaged }
                 wanted.sort { $0.offset < $1.offset }
                 lines.removeAll(keepingCapacity: true)
-                try base.copySummaries(at: wanted.map(\.offset), into: &lines, making: making) {
-                    (k: Int, at: Range<Int>, isFlagged: Bool) in
+                try base.copySummaries(at: wanted.map(\.offset), into: &lines) { (k: Int, at: Range<Int>) in
                     // A batch's summaries are a few MB: far from what 32 bits hold.
                     precondition(at.upperBound <= Int(UInt32.max), "a batch of summaries over 4 GB")
                     spans[Int(wanted[k].slot)] = UInt64(at.lowerBound) << 32 | UInt64(at.upperBound)
-                    if isFlagged { flagged[Int(wanted[k].slot)] = wanted[k].offset }
                 }
             }
             try lines.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
@@ -152,13 +143,9 @@ public struct RecordListing: Sendable {
                         switch position(n) {
                         case .line:
                             let span = spans[n - start]
-                            let summary = try flagged[n - start].map { (offset: UInt32) throws(AISyncError) in
-                                try base!.summary(atOffset: Int(offset))
-                            }
                             try body(
                                 .line(
-                                    UnsafeRawBufferPointer(rebasing: bytes[Int(span >> 32)..<Int(span & 0xFFFF_FFFF)]),
-                                    flagged: summary))
+                                    UnsafeRawBufferPointer(rebasing: bytes[Int(span >> 32)..<Int(span & 0xFFFF_FFFF)])))
                         case .changed(let k):
                             try body(.changed(changed[k]))
                         }
