@@ -1,5 +1,7 @@
 import AISyncCore
 import AISyncFiles
+import Foundation
+import Synchronization
 
 /// The index as last written, read in place rather than loaded: a command that needs one
 /// record finds its line by binary search (lines are sorted by id), a listing passes over
@@ -235,6 +237,89 @@ struct IndexBase: Sendable {
             }
             file.release(0..<file.count)
         }
+    }
+
+    /// What a listing sorts by, for every line whose kind and deleted flag `include` takes, in
+    /// id order: `updated` and where the line starts. The pass ``StoreSnapshot/forEachListed``
+    /// makes when nothing changed since the index was written, on one thread per part of the
+    /// file (cut at sampled line starts) reading with `pread` a MB at a time: the mapping's
+    /// page faults and releases cost more, and across threads a release costs every core
+    /// (docs/PERFORMANCE.md §3.5). Every line is checked as in the one-thread pass (ids in
+    /// order, across parts too; ``IndexFile/parseListKey(_:)``).
+    func listKeys(parts: Int, include: @Sendable @escaping (RecordKind, Bool) -> Bool) throws(AISyncError) -> (
+        times: [Int64], offsets: [UInt32]
+    ) {
+        let runs = layout.runStarts.count
+        guard runs > 0 else { return ([], []) }
+        let parts = max(1, min(parts, runs))
+        let cuts = (0..<parts).map { Int(layout.runStarts[runs * $0 / parts]) } + [file.count]
+        typealias Part = (times: [Int64], offsets: [UInt32], first: [UInt8], last: [UInt8])
+        let results = Mutex<[Part?]>(Array(repeating: nil, count: parts))
+        let file = file
+        DispatchQueue.concurrentPerform(iterations: parts) { part in
+            guard let made = Self.listKeys(file, cuts[part]..<cuts[part + 1], include: include) else { return }
+            results.withLock { $0[part] = made }
+        }
+        var times: [Int64] = []
+        var offsets: [UInt32] = []
+        var last: [UInt8]? = nil
+        for made in results.withLock({ $0 }) {
+            guard let made else { throw Self.damaged }
+            if let last, !made.first.isEmpty, !last.lexicographicallyPrecedes(made.first) { throw Self.damaged }
+            if !made.last.isEmpty { last = made.last }
+            if times.isEmpty {
+                times = made.times
+                offsets = made.offsets
+            } else {
+                times += made.times
+                offsets += made.offsets
+            }
+        }
+        return (times, offsets)
+    }
+
+    /// One part of ``listKeys(parts:include:)``: the lines of `range` (whole lines), with its
+    /// first and last ids; nil when a line does not parse or ids are out of order.
+    private static func listKeys(
+        _ file: MappedFile, _ range: Range<Int>, include: (RecordKind, Bool) -> Bool
+    ) -> (times: [Int64], offsets: [UInt32], first: [UInt8], last: [UInt8])? {
+        var made: (times: [Int64], offsets: [UInt32], first: [UInt8], last: [UInt8]) = ([], [], [], [])
+        var previous: [UInt8] = []
+        var position = range.lowerBound
+        var size = 1 << 20
+        while position < range.upperBound {
+            let end = min(position + size, range.upperBound)
+            guard let chunk = file.copy(position..<end) else { return nil }
+            let used = chunk.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Int? in
+                var start = 0
+                while let newline = lineEnd(bytes, from: start, limit: bytes.count) {
+                    let line = UnsafeRawBufferPointer(rebasing: bytes[start..<newline])
+                    let id = line.prefix { $0 != 9 }
+                    guard let key = IndexFile.parseListKey(line), id.count < line.count,
+                        previous.isEmpty || previous.lexicographicallyPrecedes(id)
+                    else { return nil }
+                    if made.first.isEmpty { made.first = Array(id) }
+                    previous.removeAll(keepingCapacity: true)
+                    previous.append(contentsOf: id)
+                    if include(key.kind, key.deleted) {
+                        made.times.append(key.updated)
+                        made.offsets.append(UInt32(position + start))
+                    }
+                    start = newline + 1
+                }
+                return start
+            }
+            guard let used else { return nil }
+            if used == 0 {
+                // A line longer than the chunk (a record with a very long history).
+                guard end < range.upperBound else { return nil }
+                size *= 4
+                continue
+            }
+            position += used
+        }
+        made.last = previous
+        return made
     }
 
     /// How far a pass over the file reads before handing back the pages behind it.

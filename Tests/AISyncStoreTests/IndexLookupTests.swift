@@ -103,14 +103,7 @@ struct IndexLookupTests {
         let dir = Scratch.makeDirectory("index-listing")
         defer { Scratch.removeDirectory(dir) }
         let store = try Scratch.makeStore(in: dir, "a")
-        let base = Timestamp(milliseconds: 1_764_417_600_000)
-        let ids = try await store.createMany(
-            (0..<300).map { i in
-                .chat(
-                    ChatBody(
-                        title: "chat \(i)", model: nil, created: base,
-                        updated: Timestamp(milliseconds: base.milliseconds + Int64(i % 7))))
-            })
+        let ids = try await store.createMany(Self.chats(300, timesModulo: 7))
         // One record with a long journal line list: its index line is read in growing steps.
         for round in 0..<150 { _ = try await store.rename(ids[5], to: "chat 5 (\(round))") }
         try await store.finishImport()
@@ -144,6 +137,49 @@ struct IndexLookupTests {
         let images = try await store.listing(kind: .image)
         #expect(images.count == 0)
     }
+    /// `count` chats titled "chat N", changed at `timesModulo` different times (ties in list order).
+    static func chats(_ count: Int, timesModulo: Int) -> [RecordBody] {
+        let base = Timestamp(milliseconds: 1_764_417_600_000)
+        return (0..<count).map { i in
+            .chat(
+                ChatBody(
+                    title: "chat \(i)", model: nil, created: base,
+                    updated: Timestamp(milliseconds: base.milliseconds + Int64(i % timesModulo))))
+        }
+    }
+
+    /// A large listing reads the index on every core (`IndexBase.listKeys`): what it finds
+    /// must be what the one-thread pass finds, however the file is cut.
+    @Test("The listing pass in parts finds what the one-thread pass finds")
+    func listKeysInParts() async throws {
+        let dir = Scratch.makeDirectory("index-parts")
+        defer { Scratch.removeDirectory(dir) }
+        let store = try Scratch.makeStore(in: dir, "a")
+        let ids = try await store.createMany(Self.chats(700, timesModulo: 13))
+        for id in ids.prefix(40) { _ = try await store.delete(id) }
+        try await store.finishImport()
+        let index = try #require(IndexBase(path: "\(store.root)/index/records.v2"))
+        let filters: [(RecordKind?, Bool)] = [(nil, false), (nil, true), (.chat, false), (.image, true)]
+        for (kind, withDeleted) in filters {
+            var expected: (times: [Int64], offsets: [UInt32]) = ([], [])
+            try StoreSnapshot(base: index).forEachListed {
+                (k: RecordKind, updated: Int64, deleted: Bool, at: StoreSnapshot.Listed) throws(AISyncError) in
+                guard (withDeleted || !deleted) && (kind == nil || k == kind), case .line(let offset) = at else {
+                    return
+                }
+                expected.times.append(updated)
+                expected.offsets.append(UInt32(offset))
+            }
+            #expect(expected.times.count == (kind == .image ? 0 : withDeleted ? 700 : 660))
+            for parts in 1...5 {
+                let found = try index.listKeys(parts: parts) { (k: RecordKind, deleted: Bool) in
+                    (withDeleted || !deleted) && (kind == nil || k == kind)
+                }
+                #expect(found.times == expected.times && found.offsets == expected.offsets, "\(parts) parts")
+            }
+        }
+    }
+
     @Test("List order is newest first, ties in the order given, whether times fit sort keys or not")
     func listOrder() {
         var rng = SeededGenerator(seed: 21)
