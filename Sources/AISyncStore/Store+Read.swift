@@ -53,6 +53,11 @@ extension Store {
     /// app pages through (4 bytes a record held, not the summaries).
     public func listing(kind: RecordKind? = nil, includeDeleted: Bool = false) throws(AISyncError) -> RecordListing {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> RecordListing in
+            // Lines are listed by where they start, in 32 bits: checked before any is read.
+            let indexBytes = snapshot.indexBase?.file.count ?? 0
+            guard RecordListing.Position.fits(indexBytes: indexBytes, changed: 0) else {
+                throw Self.tooLargeToList(indexBytes)
+            }
             if snapshot.changedCount == 0, let base = snapshot.indexBase, base.header.records ?? 0 >= Self.listOnCores {
                 // Nothing changed since the index was written: its lines alone, on every core.
                 var (times, offsets) = try base.listKeys(parts: ProcessInfo.processInfo.activeProcessorCount) {
@@ -72,23 +77,28 @@ extension Store {
                 times.append(updated)
                 switch at {
                 case .line(let offset):
-                    // Below 4 GiB: IndexBase refuses an index whose lines start past it.
+                    // Below 4 GiB: the file's size was checked above.
                     positions.append(RecordListing.Position.line(offset: UInt32(offset)).packed)
                 case .changed(let s):
                     positions.append(RecordListing.Position.changed(changed.count).packed)
                     changed.append(s)
                 }
             }
-            let indexBytes = snapshot.indexBase?.file.count ?? 0
             guard RecordListing.Position.fits(indexBytes: indexBytes, changed: changed.count) else {
-                throw AISyncError(
-                    .io, "the store's index and its changes are too large to list (\(indexBytes) bytes)",
-                    hint: "Run the command again once the index is rewritten (any command that writes does it)")
+                throw Self.tooLargeToList(indexBytes)
             }
             // Newest first; records visited in id order, so equal times keep id order.
             let order = RecordListing.newestFirst(&times, positions: positions)
             return RecordListing(base: snapshot.indexBase, changed: changed, order: order)
         }
+    }
+
+    /// An index (and the records changed since it) past what a listing's 32-bit positions
+    /// hold: about 40 million records.
+    private static func tooLargeToList(_ indexBytes: Int) -> AISyncError {
+        AISyncError(
+            .io, "the store's index is too large to list (\(indexBytes) bytes; a listing reads up to 4 GiB)",
+            hint: "List one kind at a time with a smaller store, or split the store")
     }
 
     /// The summaries of `ids` that exist, newest first, and how many records the store has:

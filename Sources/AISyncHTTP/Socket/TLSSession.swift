@@ -59,8 +59,11 @@
                 library.contextFree(context)
                 return nil
             }
+            // AUTO_RETRY is OpenSSL's default since 1.1.1, named so it stays: with read-ahead, a
+            // read that processed only a ticket must not stop while records wait in the buffer.
             _ = library.contextControl(
-                context, TLSLibrary.controlMode, TLSLibrary.modePartialWrite | TLSLibrary.modeMovingBuffer, nil)
+                context, TLSLibrary.controlMode,
+                TLSLibrary.modePartialWrite | TLSLibrary.modeMovingBuffer | TLSLibrary.modeAutoRetry, nil)
             // Records are read ahead, a socket read at a time, not two reads (header, body) each.
             _ = library.contextControl(context, TLSLibrary.controlReadAhead, 1, nil)
             library.contextReadBufferLength(context, TLSLibrary.readAheadBytes)
