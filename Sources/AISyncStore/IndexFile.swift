@@ -271,7 +271,8 @@ struct IndexFile: Sendable {
     /// id and title were checked by ``parseListKey(_:)`` when the listing was made (from the
     /// same bytes: an index file is replaced, never rewritten).
     static func writeListJSON(
-        _ line: UnsafeRawBufferPointer, times: inout (created: ListTimes, updated: ListTimes), into out: inout [UInt8]
+        _ line: UnsafeRawBufferPointer, times: inout (created: ISO8601Writer, updated: ISO8601Writer),
+        into out: inout [UInt8]
     ) -> Bool? {
         guard let t = tabs(line), kind(line[(t.0 + 1)..<t.1]) != nil,
             let created = parseDecimal(line[(t.2 + 1)..<t.3]), let updated = parseDecimal(line[(t.3 + 1)..<t.4])
@@ -457,44 +458,5 @@ struct IndexFile: Sendable {
             }
         }
         return escaping ? nil : String(validating: out, as: UTF8.self)
-    }
-}
-
-/// Times as ``Timestamp/writeISO8601(into:)`` writes them, for a listing: the date of the
-/// last day written is kept, since a listing's records mostly share their days (two times
-/// a record, 2,000,000 for a listing of 1,000,000).
-struct ListTimes {
-    private var day: Int64 = .min
-    private var date: [UInt8] = []
-
-    mutating func write(_ ms: Int64, into out: inout [UInt8]) {
-        let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
-        // 1970-01-01 to 9999-12-31; other years are written whole.
-        guard (0..<2_932_897).contains(days) else { return Timestamp(milliseconds: ms).writeISO8601(into: &out) }
-        if days != day {
-            var whole: [UInt8] = []
-            Timestamp(milliseconds: days * 86_400_000).writeISO8601(into: &whole)
-            date = Array(whole.prefix(11))  // YYYY-MM-DDT
-            day = days
-        }
-        out += date
-        let t = Int(ms - days * 86_400_000)
-        let (h, m, s, f) = (t / 3_600_000, t / 60_000 % 60, t / 1000 % 60, t % 1000)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 13) { b in
-            b[0] = UInt8(48 + h / 10)
-            b[1] = UInt8(48 + h % 10)
-            b[2] = UInt8(ascii: ":")
-            b[3] = UInt8(48 + m / 10)
-            b[4] = UInt8(48 + m % 10)
-            b[5] = UInt8(ascii: ":")
-            b[6] = UInt8(48 + s / 10)
-            b[7] = UInt8(48 + s % 10)
-            b[8] = UInt8(ascii: ".")
-            b[9] = UInt8(48 + f / 100)
-            b[10] = UInt8(48 + f / 10 % 10)
-            b[11] = UInt8(48 + f % 10)
-            b[12] = UInt8(ascii: "Z")
-            out.append(contentsOf: b)
-        }
     }
 }

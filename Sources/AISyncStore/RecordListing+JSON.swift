@@ -25,7 +25,7 @@ extension RecordListing {
         var first = true
         // Each index line's summary part is copied in file order (IndexBase.copySummaries),
         // then written as JSON in list order straight into the document.
-        var times = (created: ListTimes(), updated: ListTimes())
+        var times = (created: ISO8601Writer(), updated: ISO8601Writer())
         try forEachEntry { (entry: Entry) throws(AISyncError) in
             if out.count >= 1 << 18 {
                 emit(out)

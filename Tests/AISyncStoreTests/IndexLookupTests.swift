@@ -204,7 +204,7 @@ struct IndexLookupTests {
     @Test("A listing's times are Timestamp's ISO 8601 bytes, the day kept from one to the next or not")
     func listTimes() {
         var rng = SeededGenerator(seed: 8601)
-        var times = ListTimes()
+        var times = ISO8601Writer()
         let edges: [Int64] = [
             0, -1, 86_399_999, 86_400_000, 253_402_300_799_999, 253_402_300_800_000, -62_135_596_800_000,
             1_764_417_600_000, .max / 2, .min / 2,
