@@ -73,16 +73,20 @@ extension SyncEngine {
     /// Fetches one device's new segments in order and applies them in batches of about
     /// `PullPlanner.batchBytes`, checkpointing after each (a dry run only counts them). A
     /// segment removed after compaction is replaced by the device's snapshot that covers it.
-    /// The next segment is downloaded and verified while this one is merged: one segment
-    /// ahead, so memory stays about two batches. A read ahead that will not be taken (an
-    /// error, a cancel) is stopped and waited for before this returns.
+    /// The next segment is downloaded and verified while this one is merged, and the one after
+    /// it downloaded to a scratch file (`SegmentPrefetch`): one segment ahead in memory, so
+    /// memory stays about two batches. A read ahead that will not be taken (an error, a
+    /// cancel) is stopped and waited for before this returns.
     private func pullSegments(
         _ fetch: PullPlanner.Fetch, head: (head: DeviceHead, etag: String?), dryRun: Bool, run: inout PullRun
     ) async throws(AISyncError) {
         let engine = self
-        var ahead = SegmentPrefetch { (n) async throws(AISyncError) in
-            try await engine.readSegmentIfPresent(of: fetch.device, seq: n, remoteID: fetch.remoteID)
+        var ahead = SegmentPrefetch(through: fetch.seqs.upperBound) { (n) async throws(AISyncError) in
+            try await engine.downloadSegmentFile(RemotePath.segmentPath(fetch.device, n))
+        } read: { (n, file) async throws(AISyncError) in
+            try await engine.readSegmentIfPresent(of: fetch.device, seq: n, remoteID: fetch.remoteID, downloaded: file)
         }
+        if !dryRun { await ahead.start(fetch.seqs.lowerBound) }
         do {
             try await pullSegments(fetch, head: head, dryRun: dryRun, ahead: &ahead, run: &run)
         } catch {
@@ -333,37 +337,95 @@ extension SyncEngine {
     }
 }
 
-/// The one segment read ahead of a pull's merging: started for a sequence number, taken when
-/// the pull gets there (or read then, when nothing was started for it); one that will not be
-/// taken (the pull stops early, or jumps to a snapshot) is cancelled and waited for, so no
-/// download outlives the pull. A pull cancelled while it waits for the read cancels the read.
+/// The segments read ahead of a pull's merging. One is read (downloaded, verified, decoded)
+/// ahead: started for a sequence number, taken when the pull gets there (or read then, when
+/// nothing was started for it). And the download of the one after it starts as soon as that
+/// read's download ends, so the link never waits while a segment is verified and merged; it
+/// waits on disk, in a scratch file, never in memory. A read or download that will not be
+/// taken (the pull stops early, or jumps to a snapshot) is cancelled and waited for, and its
+/// file removed, so nothing outlives the pull. A pull cancelled while it waits for the read
+/// cancels the read.
 struct SegmentPrefetch {
     typealias Read = (entries: [Segment.Entry], bytes: Int)?
-    private let read: @Sendable (Int64) async throws(AISyncError) -> Read
+    /// A download's scratch file; nil when the remote does not have the segment.
+    typealias Downloaded = Result<String?, AISyncError>
+    private let download: @Sendable (Int64) async throws(AISyncError) -> String?
+    private let read: @Sendable (Int64, String?) async throws(AISyncError) -> Read
+    private let last: Int64
     private var pending: (seq: Int64, task: Task<Result<Read, AISyncError>, Never>)?
+    private var downloading: (seq: Int64, task: Task<Downloaded, Never>)?
 
-    /// A read ahead that reads segment `n` with `read(n)`.
-    init(_ read: @escaping @Sendable (Int64) async throws(AISyncError) -> Read) {
+    /// A read ahead of the segments up to `last`: `download(n)` fetches segment `n` to a
+    /// scratch file, `read(n, file)` verifies and decodes it from that file (and removes it),
+    /// or fetches it itself when `file` is nil.
+    init(
+        through last: Int64, download: @escaping @Sendable (Int64) async throws(AISyncError) -> String?,
+        read: @escaping @Sendable (Int64, String?) async throws(AISyncError) -> Read
+    ) {
+        self.last = last
+        self.download = download
         self.read = read
     }
 
-    /// Starts reading segment `seq` in a task of its own.
+    /// Starts reading segment `seq` in a task of its own (on the download already under way
+    /// for it, if any), and the download of `seq + 1` for when that download ends.
     mutating func start(_ seq: Int64) async {
+        var fetch: Task<Downloaded, Never>?
+        if let downloading, downloading.seq == seq {
+            fetch = downloading.task
+            self.downloading = nil
+        }
         await stop()
+        let download = download
+        let fetched = fetch ?? Self.downloadTask(seq, download)
+        if seq < last {
+            downloading = (
+                seq + 1,
+                Task { () async -> Downloaded in
+                    _ = await fetched.value
+                    do throws(AISyncError) {
+                        try AISyncError.checkCancellation()
+                        return .success(try await download(seq + 1))
+                    } catch { return .failure(error) }
+                }
+            )
+        }
         let read = read
         pending = (
             seq,
             Task { () async -> Result<Read, AISyncError> in
-                do throws(AISyncError) { return .success(try await read(seq)) } catch { return .failure(error) }
+                let file = await withTaskCancellationHandler {
+                    await fetched.value
+                } onCancel: {
+                    fetched.cancel()
+                }
+                do throws(AISyncError) {
+                    switch file {
+                    case .success(nil): return .success(nil)
+                    case .success(let path?): return .success(try await read(seq, path))
+                    // A file caught half-written on an encrypted remote: read again, with retries.
+                    case .failure(let error) where error.code == .damagedData || error.code == .truncated:
+                        return .success(try await read(seq, nil))
+                    case .failure(let error): return .failure(error)
+                    }
+                } catch { return .failure(error) }
             }
         )
+    }
+
+    private static func downloadTask(
+        _ seq: Int64, _ download: @escaping @Sendable (Int64) async throws(AISyncError) -> String?
+    ) -> Task<Downloaded, Never> {
+        Task { () async -> Downloaded in
+            do throws(AISyncError) { return .success(try await download(seq)) } catch { return .failure(error) }
+        }
     }
 
     /// Segment `seq`: the read started for it, or read now.
     mutating func take(_ seq: Int64) async throws(AISyncError) -> Read {
         guard let pending, pending.seq == seq else {
             await stop()
-            return try await read(seq)
+            return try await read(seq, nil)
         }
         self.pending = nil
         let task = pending.task
@@ -374,11 +436,14 @@ struct SegmentPrefetch {
         }.get()
     }
 
-    /// Cancels a read no one will take, and waits for it to end.
+    /// Cancels the read and the download no one will take, waits for them to end, and
+    /// removes the file of a download that had finished.
     mutating func stop() async {
-        guard let pending else { return }
-        self.pending = nil
-        pending.task.cancel()
-        _ = await pending.task.value
+        let (pending, downloading) = (self.pending, self.downloading)
+        (self.pending, self.downloading) = (nil, nil)
+        pending?.task.cancel()
+        downloading?.task.cancel()
+        if let pending { _ = await pending.task.value }
+        if let downloading, case .success(let file?) = await downloading.task.value { _ = Platform.unlink(file) }
     }
 }

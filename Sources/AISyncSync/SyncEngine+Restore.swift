@@ -68,12 +68,13 @@ extension SyncEngine {
     }
 
     /// Reads and verifies one segment; nil when the remote does not have it (removed after
-    /// compaction, or never written).
-    func readSegmentIfPresent(of device: DeviceID, seq: Int64, remoteID: String) async throws(AISyncError) -> (
-        entries: [Segment.Entry], bytes: Int
-    )? {
+    /// compaction, or never written). `downloaded`: the segment in a scratch file already
+    /// (``downloadSegmentFile(_:)``), taken over and removed.
+    func readSegmentIfPresent(
+        of device: DeviceID, seq: Int64, remoteID: String, downloaded: String? = nil
+    ) async throws(AISyncError) -> (entries: [Segment.Entry], bytes: Int)? {
         let read = try await readSegmentFile(
-            RemotePath.segmentPath(device, seq), device: device, seq: seq, remoteID: remoteID)
+            RemotePath.segmentPath(device, seq), device: device, seq: seq, remoteID: remoteID, downloaded: downloaded)
         return read.map { ($0.segment.entries, $0.bytes) }
     }
 
