@@ -43,15 +43,16 @@ dav=${url#http://"$hostport"}   # the path of the WebDAV folder, /dav
 root=$AISYNC_TEST_APACHE_ROOT$dav
 auth=(-u "$AISYNC_USER:$AISYNC_PASSWORD")
 mkcol() { curl -sf "${auth[@]}" -X MKCOL "$1/" >/dev/null; }
-timed() { # timed COMMAND...: prints "seconds rss_kb" (stdout discarded)
+timed() { # timed COMMAND...: prints "seconds rss_kb" (stdout discarded); fails as the command does
   local s e
   s=$(date +%s.%N)
-  /usr/bin/time -f "%M" -o "$work/time" "$@" >/dev/null
+  /usr/bin/time -f "%M" -o "$work/time" "$@" >/dev/null || { echo "bench-wire: ${1##*/} failed" >&2; return 1; }
   e=$(date +%s.%N)
   echo "$(python3 -c "print(f'{$e-$s:.4f}')") $(cat "$work/time")"
 }
 fastest() { python3 -c "import sys; print(min(map(float, sys.argv[1:])))" "$@"; }
 ratio() { python3 -c "print(f'{$1/$2:.2f}')"; }
+mb() { python3 -c "print(f'{$1/1024:.1f}')"; }   # KB -> MB, one decimal
 a() { "$AISYNC_BIN" --store "$@"; }
 new_store() { # new_store DIR REMOTE_URL: an empty store with one remote
   a "$1" init --name "${1##*/}" >/dev/null
@@ -70,10 +71,12 @@ if [ "$N" -gt 0 ]; then
   for round in 1 2 3; do
     mkcol "$url/small$round"
     a "$work/laptop" remote add "small$round" "$url/small$round"
-    read -r s kb < <(timed "$AISYNC_BIN" --store "$work/laptop" push "small$round")
+    t=$(timed "$AISYNC_BIN" --store "$work/laptop" push "small$round")
+    read -r s kb <<<"$t"
     push+=("$s"); push_kb=$(( kb > push_kb ? kb : push_kb ))
     new_store "$work/restored$round" "$url/small$round"
-    read -r s kb < <(timed "$AISYNC_BIN" --store "$work/restored$round" pull)
+    t=$(timed "$AISYNC_BIN" --store "$work/restored$round" pull)
+    read -r s kb <<<"$t"
     pull+=("$s"); pull_kb=$(( kb > pull_kb ? kb : pull_kb ))
   done
   count=$(a "$work/restored1" list --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
@@ -83,17 +86,19 @@ if [ "$N" -gt 0 ]; then
   bytes=$(stat -c %s "$work/joined")
   mkcol "$url/curl"
   for round in 1 2 3; do
-    read -r s _ < <(timed curl -sf "${auth[@]}" -T "$work/joined" "$url/curl/joined$round")
+    t=$(timed curl -sf "${auth[@]}" -T "$work/joined" "$url/curl/joined$round")
+    read -r s _ <<<"$t"
     put+=("$s")
-    read -r s _ < <(timed curl -sf "${auth[@]}" -o "$work/got$round" "$url/curl/joined$round")
+    t=$(timed curl -sf "${auth[@]}" -o "$work/got$round" "$url/curl/joined$round")
+    read -r s _ <<<"$t"
     get+=("$s")
     cmp -s "$work/joined" "$work/got$round" || { echo "bench-wire: curl fetched other bytes" >&2; exit 1; }
   done
   push_s=$(fastest "${push[@]}"); pull_s=$(fastest "${pull[@]}")
   put_s=$(fastest "${put[@]}"); get_s=$(fastest "${get[@]}")
   echo "== $N chats ($bytes bytes on the remote; fastest of 3: aisync push ${push[*]}, pull ${pull[*]}; curl -T ${put[*]}, -o ${get[*]})"
-  echo "push:  $push_s s, peak RSS $(( push_kb / 1024 )) MB; curl -T $put_s s -> $(ratio "$push_s" "$put_s")x (target <= 10x)"
-  echo "pull into a new store:  $pull_s s, peak RSS $(( pull_kb / 1024 )) MB; curl -o $get_s s -> $(ratio "$pull_s" "$get_s")x (target <= 10x)"
+  echo "push:  $push_s s, peak RSS $(mb "$push_kb") MB; curl -T $put_s s -> $(ratio "$push_s" "$put_s")x (target <= 10x)"
+  echo "pull into a new store:  $pull_s s, peak RSS $(mb "$pull_kb") MB; curl -o $get_s s -> $(ratio "$pull_s" "$get_s")x (target <= 10x)"
 fi
 
 # ---- 2. LINK_N chats through a throttled link ----
@@ -105,20 +110,23 @@ if [ "$LINK_N" -gt 0 ]; then
   python3 scripts/throttle_proxy.py --upstream "$hostport" --rate "$RATE" >"$work/proxy.port" &
   proxy_pid=$!
   for _ in $(seq 100); do [ -s "$work/proxy.port" ] && break; sleep 0.05; done
+  [ -s "$work/proxy.port" ] || { echo "bench-wire: the throttling proxy did not start" >&2; exit 1; }
   slow="http://127.0.0.1:$(head -1 "$work/proxy.port")$dav"
   bytes=$(remote_bytes linked)
   new_store "$work/linked-restored" "$slow/linked"
-  read -r link_s link_kb < <(timed "$AISYNC_BIN" --store "$work/linked-restored" pull)
+  t=$(timed "$AISYNC_BIN" --store "$work/linked-restored" pull)
+  read -r link_s link_kb <<<"$t"
   count=$(a "$work/linked-restored" list --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
   [ "$count" = "$LINK_N" ] || { echo "bench-wire: the restored store holds $count records, not $LINK_N" >&2; exit 1; }
   mkdir -p "$work/curl-linked"
   (cd "$root" && find linked -type f) | while read -r f; do
     printf 'url = "%s/%s"\noutput = "%s/curl-linked/%s"\n' "$slow" "$f" "$work" "$(echo "$f" | tr / _)"
   done >"$work/curl.cfg"
-  read -r curl_s _ < <(timed curl -sf "${auth[@]}" -K "$work/curl.cfg")
+  t=$(timed curl -sf "${auth[@]}" -K "$work/curl.cfg")
+  read -r curl_s _ <<<"$t"
   cross_s=$(python3 -c "print(f'{$bytes/$RATE:.3f}')")
-  echo "== $LINK_N chats over a $(( RATE / 1000000 )) MB/s link ($bytes bytes on the remote: $cross_s s on the link; curl fetching the same files through it: $curl_s s)"
-  echo "pull into a new store:  $link_s s, peak RSS $(( link_kb / 1024 )) MB -> $(ratio "$link_s" "$cross_s")x the bytes' time (target <= 1.2x)"
+  echo "== $LINK_N chats over a $(python3 -c "print(f'{$RATE/1e6:g}')") MB/s link ($bytes bytes on the remote: $cross_s s on the link; curl fetching the same files through it: $curl_s s)"
+  echo "pull into a new store:  $link_s s, peak RSS $(mb "$link_kb") MB -> $(ratio "$link_s" "$cross_s")x the bytes' time (target <= 1.2x)"
   kill "$proxy_pid" 2>/dev/null || true; proxy_pid=
 fi
 
@@ -129,9 +137,11 @@ if [ "$BIG" -gt 0 ]; then
   a "$work/big" remote add r "$url/big"
   a "$work/big" push >/dev/null
   new_store "$work/big-restored" "$url/big"
-  read -r big_s big_kb < <(timed "$AISYNC_BIN" --store "$work/big-restored" pull)
-  read -r list_s list_kb < <(timed "$AISYNC_BIN" --store "$work/big-restored" list --json)
+  t=$(timed "$AISYNC_BIN" --store "$work/big-restored" pull)
+  read -r big_s big_kb <<<"$t"
+  t=$(timed "$AISYNC_BIN" --store "$work/big-restored" list --json)
+  read -r list_s list_kb <<<"$t"
   echo "== $BIG records"
-  echo "pull into a new store:  $big_s s (target <= 60 s), peak RSS $(( big_kb / 1024 )) MB (target <= 64 MB)"
-  echo "list --json:  $list_s s (target <= 1 s), peak RSS $(( list_kb / 1024 )) MB"
+  echo "pull into a new store:  $big_s s (target <= 60 s), peak RSS $(mb "$big_kb") MB (target <= 64 MB)"
+  echo "list --json:  $list_s s (target <= 1 s), peak RSS $(mb "$list_kb") MB"
 fi

@@ -344,8 +344,11 @@ start_apacheoutage() { # start_apacheoutage PORT PASSWORD
     '# Starts the outage Apache again on its port; returns once it answers. Descriptors the' \
     "# caller left open are closed first: Apache would keep them, and a caller that waits for" \
     "# one to close (Foundation's Process does) would wait for Apache to exit." \
+    '# Signals the caller blocked are unblocked too: a test process starts this from a thread' \
+    '# that blocks them, Apache would inherit the mask, and `-k stop` (SIGTERM) would never land.' \
     'for fd in /proc/$$/fd/*; do fd=${fd##*/}; [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-"; done' \
-    "\"$httpd\" -f \"$d/httpd.conf\" -k start </dev/null >>\"$d/logs/error.log\" 2>&1 || exit 1" \
+    "$PYTHON -c 'import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])' \\" \
+    "  \"$httpd\" -f \"$d/httpd.conf\" -k start </dev/null >>\"$d/logs/error.log\" 2>&1 || exit 1" \
     'i=0' \
     "until [ -s \"$d/run/httpd.pid\" ] && curl -s -o /dev/null \"http://127.0.0.1:$port/\"; do" \
     '  [ $i -lt 400 ] || exit 1' \

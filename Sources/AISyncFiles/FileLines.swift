@@ -12,12 +12,17 @@ package final class FileLines: SegmentLines {
     /// Bytes of `buffer` from `start` up to here hold no newline.
     private var scanned = 0
     private var atEnd = false
+    /// Where the next read starts, and where the lines end (the file's end when nil).
+    private var offset: Int64
+    private let limit: Int64?
 
-    /// Opens `path`; throws `.io` when it cannot be read.
-    package init(path: String) throws(AISyncError) {
+    /// Opens `path`, for its lines from byte `from` (the start of a line) up to byte `to` (the
+    /// end of one; the file's end when nil). Throws `.io` when it cannot be read.
+    package init(path: String, from: Int64 = 0, to: Int64? = nil) throws(AISyncError) {
         fd = Platform.open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw FileIO.ioError("read", path, errno: Platform.errno) }
         self.path = path
+        (offset, limit) = (from, to)
     }
 
     deinit { Platform.close(fd) }
@@ -47,12 +52,14 @@ package final class FileLines: SegmentLines {
             start = 0
         }
         let old = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: 1 << 20))
+        let size = Int(min(Int64(1 << 20), limit.map { max($0 - offset, 0) } ?? Int64(1 << 20)))
+        buffer.append(contentsOf: repeatElement(0, count: size))
         let n = buffer.withUnsafeMutableBytes {
-            Platform.read(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[old...]))
+            Platform.pread(fd, into: UnsafeMutableRawBufferPointer(rebasing: $0[old...]), at: offset)
         }
         guard let n else { throw FileIO.ioError("read", path, errno: Platform.errno) }
-        buffer.removeLast((1 << 20) - n)
+        buffer.removeLast(size - n)
+        offset += Int64(n)
         if n == 0 { atEnd = true }
     }
 }

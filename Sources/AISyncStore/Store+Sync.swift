@@ -94,24 +94,28 @@ extension Store {
     /// `objects/`, then every version this store did not know is appended to the journal in
     /// one fsynced write. A version that would change a record's kind is refused whole: a
     /// record's kind is fixed when it is created.
-    /// Returns the versions applied and whether the journal was at `expectedEnd` before.
-    /// `streaming`: one batch of a long pull; the index is saved by ``flushIndex()`` at its
-    /// end and folded states are dropped after the batch, so memory stays one batch.
-    package func integrate(_ entries: [Segment.Entry], expectedEnd: Int64?, streaming: Bool = false) throws(AISyncError)
-        -> (applied: [Version], wasAtEnd: Bool, end: Int64)
+    /// Returns how many versions were applied and whether the journal was at `expectedEnd`
+    /// before. `streaming`: one batch of a long pull; the index is saved by ``flushIndex()``
+    /// at its end, and each piece's entries and folded states are freed once it is appended
+    /// (the batch is taken over: given the only copy, memory shrinks as the batch goes in).
+    package func integrate(_ entries: consuming [Segment.Entry], expectedEnd: Int64?, streaming: Bool = false)
+        throws(AISyncError) -> (applied: Int, wasAtEnd: Bool, end: Int64)
     {
-        try locked(write: true, saveIndex: !streaming) {
-            (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> ([Version], Bool, Int64) in
+        var remaining = entries
+        return try locked(write: true, saveIndex: !streaming) {
+            (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> (Int, Bool, Int64) in
             let wasAtEnd = expectedEnd == snapshot.journalOffset
-            try checkKinds(entries, in: snapshot)
-            var applied: [Version] = []
-            // A long pull appends a few thousand versions at a time: the states folded for
-            // one piece are dropped before the next, so memory stays a piece, not a segment.
-            let piece = streaming ? Self.integratePiece : max(entries.count, 1)
-            for start in stride(from: 0, to: entries.count, by: piece) {
-                let (fresh, lines) = try newVersions(entries[start..<min(start + piece, entries.count)], in: snapshot)
+            try checkKinds(remaining, in: snapshot)
+            var applied = 0
+            // A long pull appends a thousand versions at a time: the entries and the states
+            // folded for one piece are dropped before the next, so memory stays a piece.
+            let piece = streaming ? Self.integratePiece : max(remaining.count, 1)
+            while !remaining.isEmpty {
+                let count = min(piece, remaining.count)
+                let (fresh, lines) = try newVersions(remaining[..<count], in: snapshot)
                 if !fresh.isEmpty { try append(fresh, lines: lines, saveIndex: !streaming, to: &snapshot) }
-                applied += fresh
+                applied += fresh.count
+                remaining.removeFirst(count)
                 if streaming {
                     snapshot.dropDecodedStates()
                     Platform.releaseFreeMemory()

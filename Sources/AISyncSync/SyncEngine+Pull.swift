@@ -84,7 +84,10 @@ extension SyncEngine {
         var ahead = SegmentPrefetch(through: fetch.seqs.upperBound) { (n) async throws(AISyncError) in
             try await engine.downloadSegmentFile(RemotePath.segmentPath(fetch.device, n))
         } read: { (n, file) async throws(AISyncError) in
-            try await engine.readSegmentIfPresent(of: fetch.device, seq: n, remoteID: fetch.remoteID, downloaded: file)
+            // The first is parsed on both cores: nothing is being merged yet.
+            try await engine.readSegmentIfPresent(
+                of: fetch.device, seq: n, remoteID: fetch.remoteID, downloaded: file,
+                inHalves: n == fetch.seqs.lowerBound)
         }
         if !dryRun { await ahead.start(fetch.seqs.lowerBound) }
         do {
@@ -118,8 +121,8 @@ extension SyncEngine {
                     throw missingSegment(of: fetch.device, seq: seq)
                 }
                 if !batch.isEmpty {
-                    try await apply(batch, from: fetch.device, through: seq - 1, headETag: nil, run: &run)
-                    (batch, batchBytes) = ([], 0)
+                    try await apply(take(&batch), from: fetch.device, through: seq - 1, headETag: nil, run: &run)
+                    batchBytes = 0
                 }
                 try await applySnapshot(of: head.head, info, run: &run)
                 seq = covered
@@ -132,12 +135,11 @@ extension SyncEngine {
                 run.report.pulled += read.entries.count
                 continue
             }
-            batch += read.entries
             batchBytes += read.bytes
+            if batch.isEmpty { batch = read.entries } else { batch += read.entries }
             let last = seq == fetch.seqs.upperBound
             guard last || batchBytes >= PullPlanner.batchBytes else { continue }
-            try await apply(batch, from: fetch.device, through: seq, headETag: last ? head.etag : nil, run: &run)
-            batch.removeAll(keepingCapacity: true)
+            try await apply(take(&batch), from: fetch.device, through: seq, headETag: last ? head.etag : nil, run: &run)
             batchBytes = 0
         }
     }
@@ -145,12 +147,13 @@ extension SyncEngine {
     /// Applies one batch of a device's segments: their pictures first (so a record never
     /// arrives before its picture when the remote has it), then the versions, then the
     /// checkpoint moves past the last segment of the batch.
+    /// The batch is taken over: the store frees its entries as they go in.
     private func apply(
-        _ batch: [Segment.Entry], from device: DeviceID, through seq: Int64, headETag: String?,
+        _ batch: consuming [Segment.Entry], from device: DeviceID, through seq: Int64, headETag: String?,
         run: inout PullRun
     ) async throws(AISyncError) {
-        let result = try await merge(batch, run: &run)
         let counter = PullPlanner.counters([(device, batch.map(\.version))])[device] ?? 0
+        let result = try await merge(batch, run: &run)
         run.checkpoint = PullPlanner.advance(
             run.checkpoint, device: device, through: seq, etag: headETag, counter: counter,
             merged: (result.wasAtEnd, result.end))
@@ -158,8 +161,8 @@ extension SyncEngine {
     }
 
     /// Merges verified entries: their pictures first, then the versions (no checkpoint change).
-    func merge(_ batch: [Segment.Entry], run: inout PullRun) async throws(AISyncError) -> (
-        applied: [Version], wasAtEnd: Bool, end: Int64
+    func merge(_ batch: consuming [Segment.Entry], run: inout PullRun) async throws(AISyncError) -> (
+        applied: Int, wasAtEnd: Bool, end: Int64
     ) {
         let incoming = try await store.previewImages(batch)
         var have = Set<SHA256Digest>()
@@ -168,7 +171,7 @@ extension SyncEngine {
         run.missing += try await fetchImages(wanted, report: &run.report)
         let result = try await store.integrate(batch, expectedEnd: run.checkpoint.pushedOffset, streaming: true)
         if result.wasAtEnd { run.checkpoint.pushedOffset = result.end }
-        run.report.pulled += result.applied.count
+        run.report.pulled += result.applied
         return result
     }
 
@@ -337,30 +340,47 @@ extension SyncEngine {
     }
 }
 
+/// The array's elements, leaving it empty: the caller keeps no copy of what it hands on.
+private func take<Element>(_ array: inout [Element]) -> [Element] {
+    var taken: [Element] = []
+    swap(&taken, &array)
+    return taken
+}
+
 /// The segments read ahead of a pull's merging. One is read (downloaded, verified, decoded)
 /// ahead: started for a sequence number, taken when the pull gets there (or read then, when
 /// nothing was started for it). And the download of the one after it starts as soon as that
-/// read's download ends, so the link never waits while a segment is verified and merged; it
-/// waits on disk, in a scratch file, never in memory. A read or download that will not be
-/// taken (the pull stops early, or jumps to a snapshot) is cancelled and waited for, and its
-/// file removed, so nothing outlives the pull. A pull cancelled while it waits for the read
-/// cancels the read.
+/// read's download has succeeded, so the link does not wait while a segment is verified; the
+/// segment waits on disk, in a scratch file, not in memory. A read or download that will not
+/// be taken (the pull stops early, or jumps to a snapshot) is cancelled and waited for, and
+/// its file removed, so nothing outlives the pull. A pull cancelled while it waits for the
+/// read cancels the read.
 struct SegmentPrefetch {
     typealias Read = (entries: [Segment.Entry], bytes: Int)?
-    /// A download's scratch file; nil when the remote does not have the segment.
-    typealias Downloaded = Result<String?, AISyncError>
+    /// How a download made ahead went.
+    enum Downloaded: Sendable {
+        /// The segment, in this scratch file.
+        case file(String)
+        /// The remote does not have it.
+        case absent
+        /// It failed: the read goes on from the error as if it had made the download.
+        case failed(AISyncError)
+        /// Not tried: the download before it did not succeed.
+        case notTried
+    }
     private let download: @Sendable (Int64) async throws(AISyncError) -> String?
-    private let read: @Sendable (Int64, String?) async throws(AISyncError) -> Read
+    private let read: @Sendable (Int64, Result<String, AISyncError>?) async throws(AISyncError) -> Read
     private let last: Int64
     private var pending: (seq: Int64, task: Task<Result<Read, AISyncError>, Never>)?
     private var downloading: (seq: Int64, task: Task<Downloaded, Never>)?
 
     /// A read ahead of the segments up to `last`: `download(n)` fetches segment `n` to a
-    /// scratch file, `read(n, file)` verifies and decodes it from that file (and removes it),
-    /// or fetches it itself when `file` is nil.
+    /// scratch file (nil when the remote lacks it); `read(n, downloaded)` verifies and decodes
+    /// it, taking over how that download went (its file, removed after, or its error), or
+    /// fetching it itself when given nil.
     init(
         through last: Int64, download: @escaping @Sendable (Int64) async throws(AISyncError) -> String?,
-        read: @escaping @Sendable (Int64, String?) async throws(AISyncError) -> Read
+        read: @escaping @Sendable (Int64, Result<String, AISyncError>?) async throws(AISyncError) -> Read
     ) {
         self.last = last
         self.download = download
@@ -368,7 +388,7 @@ struct SegmentPrefetch {
     }
 
     /// Starts reading segment `seq` in a task of its own (on the download already under way
-    /// for it, if any), and the download of `seq + 1` for when that download ends.
+    /// for it, if any), and the download of `seq + 1` for when that download has succeeded.
     mutating func start(_ seq: Int64) async {
         var fetch: Task<Downloaded, Never>?
         if let downloading, downloading.seq == seq {
@@ -377,16 +397,14 @@ struct SegmentPrefetch {
         }
         await stop()
         let download = download
-        let fetched = fetch ?? Self.downloadTask(seq, download)
+        let fetched = fetch ?? Task { await Self.downloaded(seq, download) }
         if seq < last {
             downloading = (
                 seq + 1,
                 Task { () async -> Downloaded in
-                    _ = await fetched.value
-                    do throws(AISyncError) {
-                        try AISyncError.checkCancellation()
-                        return .success(try await download(seq + 1))
-                    } catch { return .failure(error) }
+                    // A failed or missing segment ends the pull or sends it to a snapshot.
+                    guard case .file = await fetched.value, !Task.isCancelled else { return .notTried }
+                    return await Self.downloaded(seq + 1, download)
                 }
             )
         }
@@ -394,35 +412,36 @@ struct SegmentPrefetch {
         pending = (
             seq,
             Task { () async -> Result<Read, AISyncError> in
-                let file = await withTaskCancellationHandler {
+                let outcome = await withTaskCancellationHandler {
                     await fetched.value
                 } onCancel: {
                     fetched.cancel()
                 }
                 do throws(AISyncError) {
-                    switch file {
-                    case .success(nil): return .success(nil)
-                    case .success(let path?): return .success(try await read(seq, path))
-                    // A file caught half-written on an encrypted remote: read again, with retries.
-                    case .failure(let error) where error.code == .damagedData || error.code == .truncated:
-                        return .success(try await read(seq, nil))
-                    case .failure(let error): return .failure(error)
+                    switch outcome {
+                    case .absent: return .success(nil)
+                    case .file(let path): return .success(try await read(seq, .success(path)))
+                    case .failed(let error): return .success(try await read(seq, .failure(error)))
+                    case .notTried: return .success(try await read(seq, nil))
                     }
                 } catch { return .failure(error) }
             }
         )
     }
 
-    private static func downloadTask(
-        _ seq: Int64, _ download: @escaping @Sendable (Int64) async throws(AISyncError) -> String?
-    ) -> Task<Downloaded, Never> {
-        Task { () async -> Downloaded in
-            do throws(AISyncError) { return .success(try await download(seq)) } catch { return .failure(error) }
-        }
+    private static func downloaded(
+        _ seq: Int64, _ download: @Sendable (Int64) async throws(AISyncError) -> String?
+    ) async -> Downloaded {
+        do throws(AISyncError) {
+            guard let file = try await download(seq) else { return .absent }
+            return .file(file)
+        } catch { return .failed(error) }
     }
 
-    /// Segment `seq`: the read started for it, or read now.
+    /// Segment `seq`: the read started for it, or read now (on the download made ahead for
+    /// it, if any).
     mutating func take(_ seq: Int64) async throws(AISyncError) -> Read {
+        if pending?.seq != seq, downloading?.seq == seq { await start(seq) }
         guard let pending, pending.seq == seq else {
             await stop()
             return try await read(seq, nil)
@@ -444,6 +463,6 @@ struct SegmentPrefetch {
         pending?.task.cancel()
         downloading?.task.cancel()
         if let pending { _ = await pending.task.value }
-        if let downloading, case .success(let file?) = await downloading.task.value { _ = Platform.unlink(file) }
+        if let downloading, case .file(let file) = await downloading.task.value { _ = Platform.unlink(file) }
     }
 }

@@ -68,13 +68,16 @@ extension SyncEngine {
     }
 
     /// Reads and verifies one segment; nil when the remote does not have it (removed after
-    /// compaction, or never written). `downloaded`: the segment in a scratch file already
-    /// (``downloadSegmentFile(_:)``), taken over and removed.
+    /// compaction, or never written). `downloaded`: a download already made of it (its
+    /// scratch file, taken over and removed, or its error); `inHalves`: see
+    /// ``readSegmentFile(_:device:seq:remoteID:downloaded:inHalves:)``.
     func readSegmentIfPresent(
-        of device: DeviceID, seq: Int64, remoteID: String, downloaded: String? = nil
+        of device: DeviceID, seq: Int64, remoteID: String, downloaded: Result<String, AISyncError>? = nil,
+        inHalves: Bool = false
     ) async throws(AISyncError) -> (entries: [Segment.Entry], bytes: Int)? {
         let read = try await readSegmentFile(
-            RemotePath.segmentPath(device, seq), device: device, seq: seq, remoteID: remoteID, downloaded: downloaded)
+            RemotePath.segmentPath(device, seq), device: device, seq: seq, remoteID: remoteID, downloaded: downloaded,
+            inHalves: inHalves)
         return read.map { ($0.segment.entries, $0.bytes) }
     }
 

@@ -14,31 +14,37 @@ extension SyncEngine {
     /// same size is refused for the same reason: then the damage is real. (Compared without
     /// hashing the file: most refusals stop reading after a few KiB.)
     ///
-    /// `downloaded`: a scratch file ``downloadSegmentFile(_:)`` already filled with the file,
-    /// read by the first attempt instead of downloading it again (and removed like the others).
+    /// `downloaded`: how a download already made for it went (``downloadSegmentFile(_:)``):
+    /// the first attempt takes it (reads its scratch file, and removes it like the others, or
+    /// goes on from its error) instead of downloading again. `inHalves`: a big segment is
+    /// parsed as two halves at once (when the other core has nothing else to do).
     func readSegmentFile(
-        _ path: String, device: DeviceID, seq: Int64, remoteID: String, downloaded: String? = nil
+        _ path: String, device: DeviceID, seq: Int64, remoteID: String,
+        downloaded: Result<String, AISyncError>? = nil, inHalves: Bool = false
     ) async throws(AISyncError) -> (segment: Segment, bytes: Int)? {
         let shown = "\(remote.displayName)/\(path)"
         var attempt = 0
         var refused: (size: Int64, message: String)?
-        var prefilled = downloaded
+        var prefetched = downloaded
         while true {
-            let given = prefilled.take()
+            let given = prefetched.take()
             let temp: String
-            if let given { temp = given } else { temp = try await store.scratchPath() }
+            if case .success(let file)? = given { temp = file } else { temp = try await store.scratchPath() }
             defer { _ = Platform.unlink(temp) }
             var size: Int64 = 0
             do throws(AISyncError) {
-                // On an encrypted remote a file caught half-written fails here, as `.truncated`.
-                if given == nil, try await !remote.download(path, to: temp, maxBytes: Int64(RemoteLimits.segment)) {
-                    return nil
+                switch given {
+                case .success?: break
+                case .failure(let error)?: throw error
+                case nil:
+                    // On an encrypted remote a file caught half-written fails here, as `.truncated`.
+                    guard try await remote.download(path, to: temp, maxBytes: Int64(RemoteLimits.segment)) else {
+                        return nil
+                    }
                 }
                 size = Platform.stat(temp)?.size ?? 0
-                var source = try FileLines(path: temp)
-                let segment = try Segment.decode(
-                    &source, path: shown, device: device, seq: seq, remoteID: remoteID,
-                    maxLineBytes: RemoteLimits.segment)
+                let segment = try await Self.decodeSegmentFile(
+                    temp, size: size, shown: shown, device: device, seq: seq, remoteID: remoteID, inHalves: inHalves)
                 return (segment, Int(size))
             } catch  where (error.code == .damagedData || error.code == .truncated) && attempt < 3 {
                 if keys == nil, (try? FileIO.readRange(temp, from: 0, count: 8)) == SealedFile.magic {
@@ -52,9 +58,64 @@ extension SyncEngine {
         }
     }
 
+    /// Parses and verifies a downloaded segment (``Segment/decode(_:path:device:seq:remoteID:maxLineBytes:)``),
+    /// a big one in two halves at once when `inHalves`: the second from the first line that
+    /// starts past the middle, on a task of its own, with the same checks and the same errors
+    /// (the first half's first: the lines come in order).
+    static func decodeSegmentFile(
+        _ file: String, size: Int64, shown: String, device: DeviceID, seq: Int64, remoteID: String, inHalves: Bool
+    ) async throws(AISyncError) -> Segment {
+        let maxLine = RemoteLimits.segment
+        guard inHalves, size >= Self.halvesFrom, let middle = lineStart(in: file, after: size / 2), middle < size else {
+            var lines = try FileLines(path: file)
+            return try Segment.decode(
+                &lines, path: shown, device: device, seq: seq, remoteID: remoteID, maxLineBytes: maxLine)
+        }
+        var first = try FileLines(path: file, to: middle)
+        let header = try Segment.decodeHeader(&first, path: shown, device: device, seq: seq, remoteID: remoteID)
+        async let second = Self.decodeEntries(file, from: middle, header: header, maxLineBytes: maxLine)
+        let early = Result { () throws(Segment.EntryFailure) -> [Segment.Entry] in
+            try Segment.decodeEntries(&first, header: header, maxLineBytes: maxLine)
+        }
+        switch (early, await second) {
+        case (.failure(let failure), _): throw failure.error(shown, lineBase: 2)
+        case (.success(let entries), .failure(let failure)): throw failure.error(shown, lineBase: 2 + entries.count)
+        case (.success(var entries), .success(let rest)):
+            guard Int64(entries.count + rest.count) == header.count else {
+                throw Segment.invalid(shown, Segment.countMismatch)
+            }
+            entries += rest
+            return Segment(device: device, seq: seq, remoteID: remoteID, entries: entries)
+        }
+    }
+
+    /// Segments this big or bigger may be parsed in halves.
+    static let halvesFrom: Int64 = 1 << 20
+
+    private static func decodeEntries(_ file: String, from: Int64, header: Segment.Header, maxLineBytes: Int) async
+        -> Result<[Segment.Entry], Segment.EntryFailure>
+    {
+        Result { () throws(Segment.EntryFailure) -> [Segment.Entry] in
+            switch Result(catching: { () throws(AISyncError) -> FileLines in try FileLines(path: file, from: from) }) {
+            case .failure(let error): throw Segment.EntryFailure(reading: error)
+            case .success(var lines):
+                return try Segment.decodeEntries(&lines, header: header, maxLineBytes: maxLineBytes)
+            }
+        }
+    }
+
+    /// Where the first line that starts after byte `offset` of `file` starts; nil when none
+    /// starts in the 64 KiB after it.
+    private static func lineStart(in file: String, after offset: Int64) -> Int64? {
+        guard let window = try? FileIO.readRange(file, from: offset, count: 64 << 10),
+            let newline = window.firstIndex(of: 10)
+        else { return nil }
+        return offset + Int64(newline) + 1
+    }
+
     /// Downloads a segment (or snapshot part) to a new scratch file and returns its path, for
-    /// ``readSegmentFile(_:device:seq:remoteID:downloaded:)`` to read later; nil when the
-    /// remote does not have it. The caller owns the file.
+    /// ``readSegmentFile(_:device:seq:remoteID:downloaded:inHalves:)`` to read later; nil when the
+    /// remote does not have it. The caller owns the file; on an error there is none.
     func downloadSegmentFile(_ path: String) async throws(AISyncError) -> String? {
         let temp = try await store.scratchPath()
         do throws(AISyncError) {

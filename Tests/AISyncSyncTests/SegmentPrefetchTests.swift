@@ -1,5 +1,6 @@
 import AISyncCore
 import AISyncTestSupport
+import AISyncTesting
 import Foundation
 import Testing
 
@@ -42,18 +43,30 @@ struct SegmentPrefetchTests {
     }
 
     /// A read-ahead over segments 1...`last` whose downloads write `dir/N.seg` (segment
-    /// `missing` is not on the remote) and whose reads remove the file they were given.
-    static func prefetch(_ log: Log, dir: String, through last: Int64, missing: Int64? = nil) -> SegmentPrefetch {
+    /// `missing` is not on the remote, segment `failing` fails) and whose reads remove the
+    /// file they were given, or throw the download's error.
+    static func prefetch(
+        _ log: Log, dir: String, through last: Int64, missing: Int64? = nil, failing: Int64? = nil
+    ) -> SegmentPrefetch {
         SegmentPrefetch(through: last) { (n) async throws(AISyncError) -> String? in
             await log.add("download \(n)")
             guard n != missing else { return nil }
+            guard n != failing else { throw AISyncError(.unavailable, "segment \(n) failed") }
             let path = "\(dir)/\(n).seg"
             guard FileManager.default.createFile(atPath: path, contents: Data("segment \(n)".utf8)) else {
                 throw AISyncError(.io, "cannot write \(path)")
             }
             await log.add("downloaded \(n)")
             return path
-        } read: { (n, file) async throws(AISyncError) -> SegmentPrefetch.Read in
+        } read: { (n, downloaded) async throws(AISyncError) -> SegmentPrefetch.Read in
+            let file: String?
+            switch downloaded {
+            case .success(let path)?: file = path
+            case .failure(let error)?:
+                await log.add("read \(n) after: \(error.message)")
+                throw error
+            case nil: file = nil
+            }
             await log.add(file == nil ? "read \(n) itself" : "read \(n) from its file")
             await log.gate(n)
             if let file {
@@ -128,5 +141,155 @@ struct SegmentPrefetchTests {
         await ahead.stop()
         #expect(await !log.has("read 4 from its file"))
         #expect(Self.files(dir).isEmpty)
+    }
+
+    @Test func aDownloadMadeAheadIsTakenEvenWhenTheReadWasNotStarted() async throws {
+        let dir = Scratch.makeDirectory("prefetch-reuse")
+        defer { Scratch.removeDirectory(dir) }
+        let log = Log()
+        var ahead = Self.prefetch(log, dir: dir, through: 5)
+        await ahead.start(1)
+        #expect(await Self.eventually { await log.has("downloaded 2") })
+        await log.open(1)
+        #expect(try await ahead.take(1)?.bytes == 1)
+        await log.open(2)
+        #expect(try await ahead.take(2)?.bytes == 2, "taken without a start, as after a jump to a snapshot")
+        await ahead.stop()
+        let events = await log.events
+        #expect(events.filter { $0 == "download 2" }.count == 1, "\(events)")
+        #expect(events.contains("read 2 from its file"))
+        #expect(Self.files(dir).isEmpty)
+    }
+
+    @Test(arguments: [(missing: Int64?.some(2), failing: Int64?.none), (missing: nil, failing: 2)])
+    func nothingIsDownloadedAfterAMissingOrFailedSegment(missing: Int64?, failing: Int64?) async throws {
+        let dir = Scratch.makeDirectory("prefetch-after")
+        defer { Scratch.removeDirectory(dir) }
+        let log = Log()
+        var ahead = Self.prefetch(log, dir: dir, through: 5, missing: missing, failing: failing)
+        await ahead.start(1)
+        await log.open(1)
+        #expect(try await ahead.take(1)?.bytes == 1)
+        await ahead.start(2)
+        if missing != nil {
+            #expect(try await ahead.take(2) == nil)
+        } else {
+            await #expect(throws: AISyncError.self) { try await ahead.take(2) }
+            #expect(await log.has("read 2 after: segment 2 failed"), "the read went on from the download's error")
+        }
+        await ahead.stop()  // waits for whatever was started after segment 2
+        #expect(await !log.has("download 3"))
+        #expect(Self.files(dir).isEmpty)
+    }
+
+    /// The real thing: a pull of several segments from a remote asks for each segment once,
+    /// gets every record, and leaves no scratch file.
+    @Test func aPullOfManySegmentsFetchesEachOnceAndLeavesNoScratchFile() async throws {
+        let dir = Scratch.makeDirectory("prefetch-pull")
+        defer { Scratch.removeDirectory(dir) }
+        let a = try Scratch.makeStore(in: dir, "a")
+        let remote = InMemoryRemote()
+        for round in 0..<4 {  // a push per round: a segment each
+            _ = try await a.createMany(SyncEngineTests.chatBodies(50, prefix: "Round \(round) chat"))
+            _ = try await Scratch.engine(a, remote).push()
+        }
+        let b = try Scratch.makeStore(in: dir, "b")
+        await remote.resetRequests()
+        let report = try await Scratch.engine(b, remote).pull()
+        #expect(report.pulled == 200)
+        #expect(try await b.list().count == 200)
+        let segmentGets = await remote.requests.filter { $0.method == "GET" && $0.path.hasPrefix("segments/") }
+        #expect(segmentGets.count == 4, "\(segmentGets.map { $0.path })")
+        #expect(Set(segmentGets.map { $0.path }).count == 4)
+        #expect(Self.files("\(b.root)/sync/tmp").isEmpty)
+    }
+
+    // MARK: - The first segment parsed in halves
+
+    /// A real segment of `count` chats (over 1 MiB at 2,500) as its file bytes, with what its
+    /// header names.
+    static func segmentFile(chats count: Int, in dir: String) async throws -> (
+        bytes: [UInt8], device: DeviceID, remoteID: String
+    ) {
+        let a = try Scratch.makeStore(in: dir, "writer")
+        let remote = InMemoryRemote()
+        _ = try await a.createMany(SyncEngineTests.chatBodies(count, prefix: "A chat with a title long enough"))
+        _ = try await Scratch.engine(a, remote).push()
+        let path = try #require(
+            await remote.requests.first { $0.method == "PUT" && $0.path.hasPrefix("segments/") }?.path)
+        let bytes = try #require(try await remote.read(path, maxBytes: 64 << 20)?.bytes)
+        let headerEnd = try #require(bytes.firstIndex(of: 10))
+        let header = try JSONParser.parse(bytes[..<headerEnd])
+        let deviceName = try #require(header["device"]?.stringValue)
+        let device = try #require(DeviceID(deviceName))
+        return (bytes, device, try #require(header["remote"]?.stringValue))
+    }
+
+    /// The segment in `bytes` parsed from a file both ways: its entries' lines, or its error.
+    static func bothWays(_ bytes: [UInt8], _ file: String, device: DeviceID, remoteID: String) async
+        -> [Result<[[UInt8]], AISyncError>]
+    {
+        FileManager.default.createFile(atPath: file, contents: Data(bytes))
+        var results: [Result<[[UInt8]], AISyncError>] = []
+        for inHalves in [false, true] {
+            do throws(AISyncError) {
+                let segment = try await SyncEngine.decodeSegmentFile(
+                    file, size: Int64(bytes.count), shown: "r/1.seg", device: device, seq: 1, remoteID: remoteID,
+                    inHalves: inHalves)
+                results.append(.success(segment.entries.map { $0.line ?? $0.version.json.canonicalBytes }))
+            } catch {
+                results.append(.failure(error))
+            }
+        }
+        return results
+    }
+
+    static func message(_ result: Result<[[UInt8]], AISyncError>) -> String? {
+        if case .failure(let error) = result { return "\(error.code) \(error.message)" }
+        return nil
+    }
+
+    @Test func aBigSegmentParsedInHalvesGivesTheSameEntriesAndTheSameErrors() async throws {
+        let dir = Scratch.makeDirectory("halves")
+        defer { Scratch.removeDirectory(dir) }
+        let (bytes, device, remoteID) = try await Self.segmentFile(chats: 2_500, in: dir)
+        #expect(Int64(bytes.count) >= SyncEngine.halvesFrom, "the segment is big enough to be split")
+        let file = "\(dir)/1.seg"
+
+        let whole = await Self.bothWays(bytes, file, device: device, remoteID: remoteID)
+        let lines = try whole[0].get()
+        #expect(lines.count == 2_500)
+        #expect(try whole[1].get() == lines)
+
+        // Damage one line in each half, cut the file short, drop or repeat a line.
+        let starts = [0] + bytes.indices.filter { bytes[$0] == 10 }.map { $0 + 1 }.dropLast()
+        func damaged(line: Int) -> [UInt8] {
+            var copy = bytes
+            let at = starts[line] + 40
+            copy[at] = copy[at] == UInt8(ascii: "a") ? UInt8(ascii: "b") : UInt8(ascii: "a")
+            return copy
+        }
+        let cases: [(String, [UInt8])] = [
+            ("a line of the first half", damaged(line: 10)),
+            ("a line of the second half", damaged(line: 2_400)),
+            ("the last newline cut", Array(bytes.dropLast())),
+            ("the last line dropped", Array(bytes[..<starts[2_500]])),
+            ("a line repeated", bytes + bytes[starts[2_500]...]),
+            (
+                "the header's count",
+                Array(
+                    String(decoding: bytes, as: UTF8.self)
+                        .replacingOccurrences(of: "\"count\":2500", with: "\"count\":2499").utf8)
+            ),
+        ]
+        for (what, broken) in cases {
+            let results = await Self.bothWays(broken, file, device: device, remoteID: remoteID)
+            let sequential = try #require(Self.message(results[0]), "\(what): refused")
+            #expect(Self.message(results[1]) == sequential, "\(what)")
+            #expect(sequential.hasPrefix("damaged-data remote segment r/1.seg is invalid"), "\(what): \(sequential)")
+        }
+        // The line a damaged second half names is counted from the segment's start.
+        let late = await Self.bothWays(damaged(line: 2_400), file, device: device, remoteID: remoteID)
+        #expect(Self.message(late[1])?.contains("line 2401") == true, "\(String(describing: Self.message(late[1])))")
     }
 }

@@ -219,7 +219,7 @@ public struct JSONObject: Sendable {
         private var sorted: [Element] = []
         private var table: [ByteKey: JSONValue]?
 
-        init() { sorted.reserveCapacity(8) }
+        init(capacity: Int = 8) { sorted.reserveCapacity(capacity) }
 
         /// Adds a member; false (and nothing added) when the key is there already.
         mutating func add(_ key: String, _ value: JSONValue) -> Bool {

@@ -22,6 +22,8 @@ public struct JSONParser {
     /// against `bytes.count` itself.
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
+    /// Room made for an object's members before the first is read.
+    private var objectCapacity = 8
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
@@ -50,11 +52,15 @@ public struct JSONParser {
     /// whitespace around it), and where it ends; nil when it is not valid JSON. For a reader
     /// of a document whose shape it knows (``Version``'s canonical line reader, which parses
     /// with this only the values whose shape is open, and for ``JSONArrayReader``, which
-    /// parses a big export's elements where they lie in its chunk).
-    public static func value(in buffer: UnsafeBufferPointer<UInt8>, at start: Int, depth: Int) -> (JSONValue, end: Int)?
-    {
+    /// parses a big export's elements where they lie in its chunk). `objectCapacity`: the
+    /// members each object makes room for at first (a reader that knows its objects are
+    /// small keeps less memory per object; more members only grow it).
+    public static func value(
+        in buffer: UnsafeBufferPointer<UInt8>, at start: Int, depth: Int, objectCapacity: Int = 8
+    ) -> (JSONValue, end: Int)? {
         var parser = JSONParser(buffer)
         parser.index = start
+        parser.objectCapacity = objectCapacity
         guard let value = try? parser.parseValue(depth: depth) else { return nil }
         return (value, parser.index)
     }
@@ -113,7 +119,7 @@ public struct JSONParser {
             index += 1
             return .object(JSONObject())
         }
-        var members = JSONObject.Builder()
+        var members = JSONObject.Builder(capacity: objectCapacity)
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a key") }

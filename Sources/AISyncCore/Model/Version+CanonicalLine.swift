@@ -11,6 +11,9 @@
 /// on the parts is the general path's own (``Operation/init(op:field:element:value:ref:kind:)``,
 /// ``Version/checkChangedOnce(_:)``, the id types' validation).
 struct CanonicalLineReader {
+    /// The members an operation value's objects make room for at first: a message is three
+    /// or four (role, text, time, model), and a pull holds a segment's thousands of them.
+    static let valueMembers = 4
     private let bytes: UnsafeBufferPointer<UInt8>
     private var at = 0
     /// Whether operation values must be in canonical form byte for byte too (each is encoded
@@ -104,7 +107,8 @@ struct CanonicalLineReader {
                 ref = d
             default:
                 // The depth the general parser is at for a value in an operation of a line.
-                guard let (v, end) = JSONParser.value(in: bytes, at: at, depth: 3) else { return nil }
+                guard let (v, end) = JSONParser.value(in: bytes, at: at, depth: 3, objectCapacity: Self.valueMembers)
+                else { return nil }
                 if strict {
                     scratch.removeAll(keepingCapacity: true)
                     JSONValue.write(v, into: &scratch)

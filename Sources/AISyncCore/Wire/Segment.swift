@@ -96,20 +96,64 @@ package struct Segment: Sendable {
         _ lines: inout some SegmentLines, path: String, device: DeviceID, seq: Int64, remoteID: String,
         maxLineBytes: Int
     ) throws(AISyncError) -> Segment {
-        func bad(_ why: String) -> AISyncError {
-            AISyncError(
-                .damagedData, "remote segment \(path) is invalid: \(why)",
-                hint: "Nothing from it was applied; the device that wrote it should push again")
+        let header = try decodeHeader(&lines, path: path, device: device, seq: seq, remoteID: remoteID)
+        let entries: [Entry]
+        do {
+            entries = try decodeEntries(&lines, header: header, maxLineBytes: maxLineBytes)
+        } catch {
+            throw error.error(path, lineBase: 2)
         }
-        func next(_ max: Int, _ what: String) throws(AISyncError) -> ArraySlice<UInt8>? {
-            switch try lines.next(maxBytes: max) {
-            case .line(let line): return line
-            case .end: return nil
-            case .tooLong: throw bad("\(what) is longer than \(max) bytes")
-            case .unterminated: throw bad("it does not end with a newline (truncated?)")
-            }
+        guard Int64(entries.count) == header.count else { throw invalid(path, countMismatch) }
+        return Segment(device: device, seq: seq, remoteID: remoteID, entries: entries)
+    }
+
+    /// What a segment's header says, once checked.
+    package struct Header: Sendable {
+        package var format: Int64
+        /// How many entry lines follow.
+        package var count: Int64
+    }
+
+    /// Why a run of entry lines was refused: at which of them (0 is the run's first; nil for
+    /// the run as a whole) and why (said after "line N"), or the error reading them.
+    package struct EntryFailure: Error {
+        package var line: Int?
+        package var why: String
+        package var reading: AISyncError?
+
+        package init(line: Int? = nil, why: String = "", reading: AISyncError? = nil) {
+            (self.line, self.why, self.reading) = (line, why, reading)
         }
-        guard let headerLine = try next(Self.maxHeaderBytes, "its header line") else { throw bad("it is empty") }
+
+        /// The error for segment `path`, the run's first line being line `lineBase` of it.
+        package func error(_ path: String, lineBase: Int) -> AISyncError {
+            if let reading { return reading }
+            return invalid(path, line.map { "line \($0 + lineBase)\(why)" } ?? why)
+        }
+    }
+
+    package static let countMismatch = "header count does not match its lines"
+
+    /// The error for segment `path` refused for `why`.
+    package static func invalid(_ path: String, _ why: String) -> AISyncError {
+        AISyncError(
+            .damagedData, "remote segment \(path) is invalid: \(why)",
+            hint: "Nothing from it was applied; the device that wrote it should push again")
+    }
+
+    /// Reads and checks a segment's first line: its format, device, sequence number, remote
+    /// and entry count.
+    package static func decodeHeader(
+        _ lines: inout some SegmentLines, path: String, device: DeviceID, seq: Int64, remoteID: String
+    ) throws(AISyncError) -> Header {
+        func bad(_ why: String) -> AISyncError { invalid(path, why) }
+        let headerLine: ArraySlice<UInt8>
+        switch try lines.next(maxBytes: Self.maxHeaderBytes) {
+        case .line(let line): headerLine = line
+        case .end: throw bad("it is empty")
+        case .tooLong: throw bad("its header line is longer than \(Self.maxHeaderBytes) bytes")
+        case .unterminated: throw bad("it does not end with a newline (truncated?)")
+        }
         let header: JSONValue
         do { header = try JSONParser.parse(headerLine) } catch { throw bad("header is not JSON (\(error))") }
         guard let format = header["format"]?.intValue else { throw bad("its header has no format number") }
@@ -122,32 +166,52 @@ package struct Segment: Sendable {
             throw bad("header names another device or sequence number")
         }
         guard header["remote"]?.stringValue == remoteID else { throw bad("it belongs to another remote") }
-        guard let count = header["count"]?.intValue, count >= 0 else {
-            throw bad("header count does not match its lines")
-        }
+        guard let count = header["count"]?.intValue, count >= 0 else { throw bad(countMismatch) }
+        return Header(format: format, count: count)
+    }
+
+    /// Reads and verifies entry lines until the end of `lines` (at most `header.count` of
+    /// them): a segment's after its header, or one stretch of them (``decodeEntries``'s
+    /// callers split a big segment in two and read both halves at once).
+    package static func decodeEntries(
+        _ lines: inout some SegmentLines, header: Header, maxLineBytes: Int
+    ) throws(EntryFailure) -> [Entry] {
         var entries: [Entry] = []
-        entries.reserveCapacity(Int(min(count, Int64(Self.maxEntries))))
+        entries.reserveCapacity(Int(min(header.count, Int64(Self.maxEntries))))
         var n = 0
-        while let line = try next(maxLineBytes, "line \(n + 2)") {
-            guard Int64(n) < count else { throw bad("header count does not match its lines") }
-            guard line.first == UInt8(ascii: "{") else { throw bad("line \(n + 2) is not a JSON object") }
-            if format == 2, let fast = Self.plainEntry(line) {
+        while true {
+            let line: ArraySlice<UInt8>
+            do {
+                switch try lines.next(maxBytes: maxLineBytes) {
+                case .line(let l): line = l
+                case .end: return entries
+                case .tooLong: throw EntryFailure(line: n, why: " is longer than \(maxLineBytes) bytes")
+                case .unterminated: throw EntryFailure(why: "it does not end with a newline (truncated?)")
+                }
+            } catch let error as EntryFailure {
+                throw error
+            } catch let error as AISyncError {
+                throw EntryFailure(reading: error)
+            } catch {
+                throw EntryFailure(why: "\(error)")
+            }
+            guard Int64(n) < header.count else { throw EntryFailure(why: countMismatch) }
+            guard line.first == UInt8(ascii: "{") else { throw EntryFailure(line: n, why: " is not a JSON object") }
+            if header.format == 2, let fast = Self.plainEntry(line) {
                 entries.append(fast)
                 n += 1
                 continue
             }
             do {
                 let value = try JSONParser.parse(line)
-                entries.append(format == 1 ? try legacyEntry(value) : try entry(value))
+                entries.append(header.format == 1 ? try legacyEntry(value) : try entry(value))
             } catch let error as AISyncError {
-                throw bad("line \(n + 2): \(error.message)")
+                throw EntryFailure(line: n, why: ": \(error.message)")
             } catch {
-                throw bad("line \(n + 2): \(error)")
+                throw EntryFailure(line: n, why: ": \(error)")
             }
             n += 1
         }
-        guard Int64(n) == count else { throw bad("header count does not match its lines") }
-        return Segment(device: device, seq: seq, remoteID: remoteID, entries: entries)
     }
 
     /// The start of an entry whose version refers to no object: most of them.
