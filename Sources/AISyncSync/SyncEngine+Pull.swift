@@ -115,7 +115,7 @@ extension SyncEngine {
             try AISyncError.checkCancellation()
             let read = try await ahead.take(seq)
             if read != nil, !dryRun, seq < fetch.seqs.upperBound { await ahead.start(seq + 1) }
-            guard let read else {
+            guard var read else {
                 guard !dryRun, let info = head.head.snapshot, let covered = info.covers[fetch.device], covered >= seq
                 else {
                     throw missingSegment(of: fetch.device, seq: seq)
@@ -136,7 +136,11 @@ extension SyncEngine {
                 continue
             }
             batchBytes += read.bytes
-            if batch.isEmpty { batch = read.entries } else { batch += read.entries }
+            // Taken out of the read, so the batch holds the only copy of its entries.
+            var entries: [Segment.Entry] = []
+            swap(&entries, &read.entries)
+            if batch.isEmpty { swap(&batch, &entries) } else { batch += entries }
+            entries = []
             let last = seq == fetch.seqs.upperBound
             guard last || batchBytes >= PullPlanner.batchBytes else { continue }
             try await apply(take(&batch), from: fetch.device, through: seq, headETag: last ? head.etag : nil, run: &run)

@@ -21,8 +21,8 @@ extension SyncEngine {
     }
 
     /// What a push would send, found by one pass over the journal that keeps only where
-    /// each line is and its size: the lines are read again one segment at a time, so memory
-    /// stays one segment however much is unpushed.
+    /// each line is and its size: the lines are read again a segment at a time (the next
+    /// while one is sent), so memory stays two segments however much is unpushed.
     struct Outgoing {
         /// Where each version to send is in the journal: its line's offset and length, in two
         /// arrays (12 bytes a version: 12 MB for a first push of 1,000,000; their sizes are
@@ -169,20 +169,31 @@ extension SyncEngine {
         try await putBlobs(plan.blobs, report: &report)
         let totalBytes = outgoing.bytes
         var segmentBytes: Int64 = 0
-        for write in plan.segments {
-            try AISyncError.checkCancellation()
-            progress(
-                SyncProgress(
-                    phase: .pushingSegments, done: write.entries.lowerBound, total: outgoing.entries.count,
-                    bytes: segmentBytes, totalBytes: totalBytes))
-            let header = Segment.header(
-                device: store.deviceID, seq: write.seq, remoteID: plan.head.remoteID, count: write.entries.count)
-            let bytes = try await store.segment(header: header, lines: outgoing.entries[write.entries])
-            let sent = Int64(try await putSegment(write.seq, bytes))
-            report.bytes += sent
-            report.segmentBytes += sent
-            report.segments += 1
-            segmentBytes += sent
+        // The next segment is encoded (its lines read from the journal) while one goes up:
+        // two segments in memory at most. One encoded and not sent is cancelled and waited for.
+        var next = plan.segments.isEmpty ? nil : encodeSegment(plan, 0, outgoing)
+        do {
+            for (n, write) in plan.segments.enumerated() {
+                try AISyncError.checkCancellation()
+                progress(
+                    SyncProgress(
+                        phase: .pushingSegments, done: write.entries.lowerBound, total: outgoing.entries.count,
+                        bytes: segmentBytes, totalBytes: totalBytes))
+                guard let encoding = next.take() else { break }
+                let bytes = try await encoding.value.get()
+                if n + 1 < plan.segments.count { next = encodeSegment(plan, n + 1, outgoing) }
+                let sent = Int64(try await putSegment(write.seq, bytes))
+                report.bytes += sent
+                report.segmentBytes += sent
+                report.segments += 1
+                segmentBytes += sent
+            }
+        } catch {
+            if let next {
+                next.cancel()
+                _ = await next.value
+            }
+            throw error
         }
         if !plan.segments.isEmpty {
             progress(
@@ -242,6 +253,23 @@ extension SyncEngine {
 
     /// Writes one segment create-only; a file already under that number is kept when it is
     /// the same bytes and replaced otherwise (`PushPlanner.collision`). Returns bytes sent.
+    /// Segment `n` of `plan` encoded on the store's thread, in a task of its own.
+    private func encodeSegment(_ plan: PushPlanner.Plan, _ n: Int, _ outgoing: Outgoing) -> Task<
+        Result<[UInt8], AISyncError>, Never
+    > {
+        let write = plan.segments[n]
+        let header = Segment.header(
+            device: store.deviceID, seq: write.seq, remoteID: plan.head.remoteID, count: write.entries.count)
+        let places = outgoing.entries[write.entries]
+        let store = store
+        return Task { () async -> Result<[UInt8], AISyncError> in
+            do throws(AISyncError) {
+                try AISyncError.checkCancellation()
+                return .success(try await store.segment(header: header, lines: places))
+            } catch { return .failure(error) }
+        }
+    }
+
     private func putSegment(_ seq: Int64, _ bytes: [UInt8]) async throws(AISyncError) -> Int {
         let path = RemotePath.segmentPath(store.deviceID, seq)
         if try await remote.write(path, bytes, condition: .createOnly) == .preconditionFailed {

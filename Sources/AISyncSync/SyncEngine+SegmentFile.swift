@@ -61,26 +61,36 @@ extension SyncEngine {
     /// Parses and verifies a downloaded segment (``Segment/decode(_:path:device:seq:remoteID:maxLineBytes:)``),
     /// a big one in two halves at once when `inHalves`: the second from the first line that
     /// starts past the middle, on a task of its own, with the same checks and the same errors
-    /// (the first half's first: the lines come in order).
+    /// as one pass in order (the first half's first; a refused first half stops the second).
     static func decodeSegmentFile(
         _ file: String, size: Int64, shown: String, device: DeviceID, seq: Int64, remoteID: String, inHalves: Bool
     ) async throws(AISyncError) -> Segment {
         let maxLine = RemoteLimits.segment
-        guard inHalves, size >= Self.halvesFrom, let middle = lineStart(in: file, after: size / 2), middle < size else {
+        guard inHalves, let middle = halvesSplit(file, size: size) else {
             var lines = try FileLines(path: file)
             return try Segment.decode(
                 &lines, path: shown, device: device, seq: seq, remoteID: remoteID, maxLineBytes: maxLine)
         }
         var first = try FileLines(path: file, to: middle)
         let header = try Segment.decodeHeader(&first, path: shown, device: device, seq: seq, remoteID: remoteID)
-        async let second = Self.decodeEntries(file, from: middle, header: header, maxLineBytes: maxLine)
-        let early = Result { () throws(Segment.EntryFailure) -> [Segment.Entry] in
-            try Segment.decodeEntries(&first, header: header, maxLineBytes: maxLine)
+        let half = Int(min(header.count, Int64(Segment.maxEntries))) / 2 + 1
+        async let second = Self.decodeEntries(file, from: middle, header: header, maxLineBytes: maxLine, reserve: half)
+        var entries: [Segment.Entry]
+        do {
+            entries = try Segment.decodeEntries(&first, header: header, maxLineBytes: maxLine, reserve: half)
+        } catch {
+            throw error.error(shown, lineBase: 2)  // leaving cancels the second half
         }
-        switch (early, await second) {
-        case (.failure(let failure), _): throw failure.error(shown, lineBase: 2)
-        case (.success(let entries), .failure(let failure)): throw failure.error(shown, lineBase: 2 + entries.count)
-        case (.success(var entries), .success(let rest)):
+        switch await second {
+        case .failure(let failure):
+            // Where one pass would have stopped first: at the line past the header's count,
+            // or at this one.
+            let n = Int64(entries.count + failure.at)
+            if header.count < n || (header.count == n && !failure.onReading) {
+                throw Segment.invalid(shown, Segment.countMismatch)
+            }
+            throw failure.error(shown, lineBase: 2 + entries.count)
+        case .success(let rest):
             guard Int64(entries.count + rest.count) == header.count else {
                 throw Segment.invalid(shown, Segment.countMismatch)
             }
@@ -92,25 +102,28 @@ extension SyncEngine {
     /// Segments this big or bigger may be parsed in halves.
     static let halvesFrom: Int64 = 1 << 20
 
-    private static func decodeEntries(_ file: String, from: Int64, header: Segment.Header, maxLineBytes: Int) async
-        -> Result<[Segment.Entry], Segment.EntryFailure>
-    {
-        Result { () throws(Segment.EntryFailure) -> [Segment.Entry] in
-            switch Result(catching: { () throws(AISyncError) -> FileLines in try FileLines(path: file, from: from) }) {
-            case .failure(let error): throw Segment.EntryFailure(reading: error)
-            case .success(var lines):
-                return try Segment.decodeEntries(&lines, header: header, maxLineBytes: maxLineBytes)
-            }
-        }
-    }
-
-    /// Where the first line that starts after byte `offset` of `file` starts; nil when none
-    /// starts in the 64 KiB after it.
-    private static func lineStart(in file: String, after offset: Int64) -> Int64? {
-        guard let window = try? FileIO.readRange(file, from: offset, count: 64 << 10),
+    /// Where a segment file of `size` bytes is split in halves: the first line that starts
+    /// past its middle; nil when it is too small, or no line starts in the 64 KiB after it.
+    static func halvesSplit(_ file: String, size: Int64) -> Int64? {
+        guard size >= halvesFrom, let window = try? FileIO.readRange(file, from: size / 2, count: 64 << 10),
             let newline = window.firstIndex(of: 10)
         else { return nil }
-        return offset + Int64(newline) + 1
+        let start = size / 2 + Int64(newline) + 1
+        return start < size ? start : nil
+    }
+
+    private static func decodeEntries(
+        _ file: String, from: Int64, header: Segment.Header, maxLineBytes: Int, reserve: Int
+    ) async -> Result<[Segment.Entry], Segment.EntryFailure> {
+        Result { () throws(Segment.EntryFailure) -> [Segment.Entry] in
+            switch Result(catching: { () throws(AISyncError) -> FileLines in try FileLines(path: file, from: from) }) {
+            case .failure(let error): throw Segment.EntryFailure(at: 0, onReading: true, reading: error)
+            case .success(var lines):
+                return try Segment.decodeEntries(
+                    &lines, header: header, maxLineBytes: maxLineBytes, counted: false, reserve: reserve,
+                    stopsWhenCancelled: true)
+            }
+        }
     }
 
     /// Downloads a segment (or snapshot part) to a new scratch file and returns its path, for

@@ -244,6 +244,12 @@ struct SegmentPrefetchTests {
         return results
     }
 
+    /// `bytes` with its header's count replaced by `count`.
+    static func counting(_ bytes: [UInt8], _ count: Int) -> [UInt8] {
+        let text = String(decoding: bytes, as: UTF8.self)
+        return Array(text.replacingOccurrences(of: "\"count\":2500", with: "\"count\":\(count)").utf8)
+    }
+
     static func message(_ result: Result<[[UInt8]], AISyncError>) -> String? {
         if case .failure(let error) = result { return "\(error.code) \(error.message)" }
         return nil
@@ -253,8 +259,10 @@ struct SegmentPrefetchTests {
         let dir = Scratch.makeDirectory("halves")
         defer { Scratch.removeDirectory(dir) }
         let (bytes, device, remoteID) = try await Self.segmentFile(chats: 2_500, in: dir)
-        #expect(Int64(bytes.count) >= SyncEngine.halvesFrom, "the segment is big enough to be split")
         let file = "\(dir)/1.seg"
+        FileManager.default.createFile(atPath: file, contents: Data(bytes))
+        let split = try #require(SyncEngine.halvesSplit(file, size: Int64(bytes.count)), "the segment is split")
+        #expect(split > Int64(bytes.count) / 2 && bytes[Int(split) - 1] == 10)
 
         let whole = await Self.bothWays(bytes, file, device: device, remoteID: remoteID)
         let lines = try whole[0].get()
@@ -275,12 +283,13 @@ struct SegmentPrefetchTests {
             ("the last newline cut", Array(bytes.dropLast())),
             ("the last line dropped", Array(bytes[..<starts[2_500]])),
             ("a line repeated", bytes + bytes[starts[2_500]...]),
-            (
-                "the header's count",
-                Array(
-                    String(decoding: bytes, as: UTF8.self)
-                        .replacingOccurrences(of: "\"count\":2500", with: "\"count\":2499").utf8)
-            ),
+            ("the header's count", Self.counting(bytes, 2_499)),
+            // A wrong count beside other damage: one pass in order stops at the count first.
+            ("an empty line past the last", bytes + [10]),
+            ("one fewer counted and the last line damaged", Self.counting(damaged(line: 2_500), 2_499)),
+            ("two fewer counted and the last newline cut", Self.counting(Array(bytes.dropLast()), 2_498)),
+            ("one fewer counted and the last newline cut", Self.counting(Array(bytes.dropLast()), 2_499)),
+            ("far fewer counted and a line of the second half damaged", Self.counting(damaged(line: 2_400), 2_000)),
         ]
         for (what, broken) in cases {
             let results = await Self.bothWays(broken, file, device: device, remoteID: remoteID)

@@ -114,21 +114,27 @@ package struct Segment: Sendable {
         package var count: Int64
     }
 
-    /// Why a run of entry lines was refused: at which of them (0 is the run's first; nil for
-    /// the run as a whole) and why (said after "line N"), or the error reading them.
+    /// Why a run of entry lines was refused: at which of them (0 is the run's first), whether
+    /// on reading it (too long, cut short, a read error) or on what it says, and why.
     package struct EntryFailure: Error {
-        package var line: Int?
+        /// The line of the run where the refusal came.
+        package var at: Int
+        /// On reading the line, before its content was looked at.
+        package var onReading: Bool
+        /// Said after "line N" when `numbered`, else alone.
         package var why: String
+        package var numbered: Bool
+        /// The error reading the lines, passed on as it is.
         package var reading: AISyncError?
 
-        package init(line: Int? = nil, why: String = "", reading: AISyncError? = nil) {
-            (self.line, self.why, self.reading) = (line, why, reading)
+        package init(at: Int, onReading: Bool, why: String = "", numbered: Bool = true, reading: AISyncError? = nil) {
+            (self.at, self.onReading, self.why, self.numbered, self.reading) = (at, onReading, why, numbered, reading)
         }
 
         /// The error for segment `path`, the run's first line being line `lineBase` of it.
         package func error(_ path: String, lineBase: Int) -> AISyncError {
             if let reading { return reading }
-            return invalid(path, line.map { "line \($0 + lineBase)\(why)" } ?? why)
+            return invalid(path, numbered ? "line \(at + lineBase)\(why)" : why)
         }
     }
 
@@ -170,33 +176,45 @@ package struct Segment: Sendable {
         return Header(format: format, count: count)
     }
 
-    /// Reads and verifies entry lines until the end of `lines` (at most `header.count` of
-    /// them): a segment's after its header, or one stretch of them (``decodeEntries``'s
-    /// callers split a big segment in two and read both halves at once).
+    /// Reads and verifies entry lines until the end of `lines`: a segment's after its header,
+    /// refused past `header.count` of them, or (`counted: false`) one stretch of them whose
+    /// place in the segment is not known yet, with the count left to the caller.
+    /// `stopsWhenCancelled`: the task's cancellation is looked at every 64 lines (a half
+    /// read beside another that was refused stops early).
     package static func decodeEntries(
-        _ lines: inout some SegmentLines, header: Header, maxLineBytes: Int
+        _ lines: inout some SegmentLines, header: Header, maxLineBytes: Int, counted: Bool = true,
+        reserve: Int? = nil, stopsWhenCancelled: Bool = false
     ) throws(EntryFailure) -> [Entry] {
         var entries: [Entry] = []
-        entries.reserveCapacity(Int(min(header.count, Int64(Self.maxEntries))))
+        entries.reserveCapacity(reserve ?? Int(min(header.count, Int64(Self.maxEntries))))
         var n = 0
         while true {
+            if stopsWhenCancelled, n & 63 == 0, Task.isCancelled {
+                throw EntryFailure(at: n, onReading: true, reading: .cancelled)
+            }
             let line: ArraySlice<UInt8>
             do {
                 switch try lines.next(maxBytes: maxLineBytes) {
                 case .line(let l): line = l
                 case .end: return entries
-                case .tooLong: throw EntryFailure(line: n, why: " is longer than \(maxLineBytes) bytes")
-                case .unterminated: throw EntryFailure(why: "it does not end with a newline (truncated?)")
+                case .tooLong: throw EntryFailure(at: n, onReading: true, why: " is longer than \(maxLineBytes) bytes")
+                case .unterminated:
+                    throw EntryFailure(
+                        at: n, onReading: true, why: "it does not end with a newline (truncated?)", numbered: false)
                 }
             } catch let error as EntryFailure {
                 throw error
             } catch let error as AISyncError {
-                throw EntryFailure(reading: error)
+                throw EntryFailure(at: n, onReading: true, reading: error)
             } catch {
-                throw EntryFailure(why: "\(error)")
+                throw EntryFailure(at: n, onReading: true, why: "\(error)", numbered: false)
             }
-            guard Int64(n) < header.count else { throw EntryFailure(why: countMismatch) }
-            guard line.first == UInt8(ascii: "{") else { throw EntryFailure(line: n, why: " is not a JSON object") }
+            guard !counted || Int64(n) < header.count else {
+                throw EntryFailure(at: n, onReading: false, why: countMismatch, numbered: false)
+            }
+            guard line.first == UInt8(ascii: "{") else {
+                throw EntryFailure(at: n, onReading: false, why: " is not a JSON object")
+            }
             if header.format == 2, let fast = Self.plainEntry(line) {
                 entries.append(fast)
                 n += 1
@@ -206,9 +224,9 @@ package struct Segment: Sendable {
                 let value = try JSONParser.parse(line)
                 entries.append(header.format == 1 ? try legacyEntry(value) : try entry(value))
             } catch let error as AISyncError {
-                throw EntryFailure(line: n, why: ": \(error.message)")
+                throw EntryFailure(at: n, onReading: false, why: ": \(error.message)")
             } catch {
-                throw EntryFailure(line: n, why: ": \(error)")
+                throw EntryFailure(at: n, onReading: false, why: ": \(error)")
             }
             n += 1
         }
