@@ -36,7 +36,7 @@ struct ChatGPTImages {
     /// The text standing for an `image_asset_pointer` part. `request` is the prompt of the
     /// DALL·E call the picture answers (nil for an upload); the pointer's own
     /// `metadata.dalle.prompt` wins over it. `time` is the message's, when it has one.
-    mutating func text(for part: JSONValue, request: String?, time: Timestamp?, notes: inout [String]) -> String {
+    mutating func text(for part: JSONTape.Node, request: String?, time: Timestamp?, notes: inout [String]) -> String {
         let pointer = part["asset_pointer"]?.stringValue ?? "unknown"
         if let id = byPointer[pointer] { return "[image: \(id)]" }
         guard let assets else { return "[image: \(pointer)]" }
@@ -51,7 +51,7 @@ struct ChatGPTImages {
         let id = ImportIDs.record(.image, key: "image:\(digest.hex)")
         let dalle = part["metadata"]?["dalle"]
         let prompt = dalle?["prompt"]?.stringValue ?? request
-        let drawn = (dalle != nil && dalle != .null) || request != nil
+        let drawn = (dalle.map { !$0.isNull } ?? false) || request != nil
         let when = time ?? created
         let body = ImageBody(
             title: Self.title(prompt: prompt, fileName: name, fileID: ChatGPTAssets.fileID(pointer)), sha256: digest,

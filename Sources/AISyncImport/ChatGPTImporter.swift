@@ -28,13 +28,22 @@ enum ChatGPTImporter {
         _ document: ImportInput.Document, assets: ChatGPTAssets?, withReasoning: Bool = false,
         into batch: inout ImportBatch
     ) throws(AISyncError) {
-        let conversations: [JSONValue]
+        var tape = JSONTape.Builder()
         switch document.value {
-        case .array(let list): conversations = list
+        case .array(let list): for conversation in list { tape.append(conversation) }
         // One saved conversation (an exporter extension, the app's own API) is a one-element export.
-        case .object where document.value["mapping"] != nil: conversations = [document.value]
+        case .object where document.value["mapping"] != nil: tape.append(document.value)
         default: throw Import.notAn("a ChatGPT export", document, expected: "a list of conversations")
         }
+        tape.finish().withRoots { read($0, assets: assets, withReasoning: withReasoning, into: &batch) }
+    }
+
+    /// Reads conversations parsed into a tape (a big export's batch, ``Import/Slicer``),
+    /// inside ``JSONTape/withRoots(_:)``.
+    static func read(
+        _ conversations: [JSONTape.Node], assets: ChatGPTAssets?, withReasoning: Bool = false,
+        into batch: inout ImportBatch
+    ) {
         var seen: Set<String> = []
         var images: Set<RecordID> = []
         for (n, conversation) in conversations.enumerated() {
@@ -59,17 +68,17 @@ enum ChatGPTImporter {
     }
 
     /// One conversation as a chat body and its pictures, or why it cannot be imported.
-    static func chat(_ c: JSONValue, assets: ChatGPTAssets?, withReasoning: Bool = false) -> Result<
+    static func chat(_ c: JSONTape.Node, assets: ChatGPTAssets?, withReasoning: Bool = false) -> Result<
         Conversation, Damaged
     > {
-        guard case .object = c else { return .failure(Damaged(reason: "not an object")) }
+        guard c.isObject else { return .failure(Damaged(reason: "not an object")) }
         guard let sourceID = c["conversation_id"]?.stringValue ?? c["id"]?.stringValue, !sourceID.isEmpty else {
             return .failure(Damaged(reason: "it has no id"))
         }
-        guard case .object(let mapping)? = c["mapping"] else {
+        guard let mapping = c["mapping"]?.lookup() else {
             return .failure(Damaged(reason: "its mapping is missing or not an object"))
         }
-        if let title = c["title"], title != .null, title.stringValue == nil {
+        if let title = c["title"], !title.isNull, title.stringValue == nil {
             return .failure(Damaged(reason: "its title is not a string"))
         }
         let key = "chatgpt:\(sourceID)"
@@ -107,13 +116,13 @@ enum ChatGPTImporter {
     /// (else 1 ms after the message followed); the list is ordered by time, then id, so an
     /// import is the same on every run.
     static func alternatives(
-        _ mapping: JSONObject, onPath: [String: Timestamp], path: Set<String>, key: String,
+        _ mapping: JSONTape.Lookup, onPath: [String: Timestamp], path: Set<String>, key: String,
         start: Timestamp, reader: inout ChatGPTMessage
     ) -> [ChatBody.Message] {
         var shown: [String: (role: ChatBody.Role, text: String, time: Timestamp?)] = [:]
         // In id order, so a DALL·E request and its pictures read the same on every run.
-        for id in mapping.keys.sorted() where !path.contains(id) {
-            if case .visible(let role, let text, let time, _) = reader.read(mapping[id]?["message"]) {
+        for (id, node) in mapping.members.sorted(by: { $0.key < $1.key }) where !path.contains(id) {
+            if case .visible(let role, let text, let time, _) = reader.read(node["message"]) {
                 shown[id] = (role, text, time)
             }
         }
@@ -165,7 +174,7 @@ enum ChatGPTImporter {
     /// the transcript's. Custom instructions go to the chat; reasoning goes to the answer
     /// after it when `withReasoning`, else is counted.
     static func messages(
-        _ path: [String], mapping: JSONObject, key: String, start: Timestamp, withReasoning: Bool,
+        _ path: [String], mapping: JSONTape.Lookup, key: String, start: Timestamp, withReasoning: Bool,
         notes: inout [String: Int], reader: inout ChatGPTMessage
     ) -> Path {
         var result = Path()
@@ -175,7 +184,7 @@ enum ChatGPTImporter {
             let message = mapping[nodeID]?["message"]
             switch reader.read(message) {
             case .hidden(let reason):
-                if message != nil, message != .null { notes[reason, default: 0] += 1 }
+                if let message, !message.isNull { notes[reason, default: 0] += 1 }
             case .instructions(let text):
                 if result.instructions == nil { notes[instructionsNote, default: 0] += 1 }
                 result.instructions = result.instructions.map { $0 == text ? $0 : $0 + "\n\n" + text } ?? text

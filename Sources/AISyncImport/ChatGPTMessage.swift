@@ -37,8 +37,8 @@ struct ChatGPTMessage {
     init(images: ChatGPTImages) { self.images = images }
 
     /// Reads a node's `message` (which may be null or of the wrong type).
-    mutating func read(_ message: JSONValue?) -> Reading {
-        guard let message, case .object = message else { return .hidden("no message (tree root)") }
+    mutating func read(_ message: JSONTape.Node?) -> Reading {
+        guard let message, message.isObject else { return .hidden("no message (tree root)") }
         let role = message["author"]?["role"]?.stringValue ?? "unknown"
         let metadata = message["metadata"]
         let content = message["content"]
@@ -125,12 +125,14 @@ struct ChatGPTMessage {
 
     /// The text of a `content` object by its `content_type`.
     /// `request` is the prompt of the DALL·E request the content's pictures answer, if any.
-    mutating func content(_ content: JSONValue?, request: String?, time: Timestamp?, notes: inout [String]) -> String {
+    mutating func content(_ content: JSONTape.Node?, request: String?, time: Timestamp?, notes: inout [String])
+        -> String
+    {
         guard let content else { return "" }
         let type = content["content_type"]?.stringValue ?? "unknown"
         switch type {
         case "text", "multimodal_text":
-            return parts(content["parts"]?.arrayValue ?? [], request: request, time: time, notes: &notes)
+            return parts(content["parts"]?.elements ?? [], request: request, time: time, notes: &notes)
         case "code":
             let language = content["language"]?.stringValue
             return Self.fence(content["text"]?.stringValue ?? "", language: language)
@@ -155,19 +157,20 @@ struct ChatGPTMessage {
             return "[memory]\n" + (content["model_set_context"]?.stringValue ?? "")
         default:
             notes.append(Self.unknownNote)
-            return Self.unknown(type, content)
+            return Self.unknown(type, content.value)
         }
     }
 
     /// Joins the parts with blank lines: strings as they are, picture pointers as links to
     /// image records (see ``ChatGPTImages``), voice transcripts as text, recordings noted.
-    mutating func parts(_ parts: [JSONValue], request: String?, time: Timestamp?, notes: inout [String]) -> String {
+    mutating func parts(_ parts: [JSONTape.Node], request: String?, time: Timestamp?, notes: inout [String]) -> String {
         var pieces: [String] = []
         for part in parts {
-            switch part {
-            case .string(let s): if !s.isEmpty { pieces.append(s) }
-            case .null: continue
-            case .object:
+            if let s = part.stringValue {
+                if !s.isEmpty { pieces.append(s) }
+            } else if part.isNull {
+                continue
+            } else if part.isObject {
                 switch part["content_type"]?.stringValue ?? "unknown" {
                 case "image_asset_pointer":
                     pieces.append(
@@ -178,11 +181,11 @@ struct ChatGPTMessage {
                     notes.append(Self.audioNote)
                 case let type:
                     notes.append(Self.unknownNote)
-                    pieces.append(Self.unknown(type, part))
+                    pieces.append(Self.unknown(type, part.value))
                 }
-            default:
+            } else {
                 notes.append(Self.unknownNote)
-                pieces.append(Self.unknown("value", part))
+                pieces.append(Self.unknown("value", part.value))
             }
         }
         return pieces.joined(separator: "\n\n")
@@ -197,7 +200,7 @@ struct ChatGPTMessage {
     /// The text of custom instructions: what ChatGPT should know about the user and how it
     /// should respond, from `user_editable_context` (2024 on), `metadata.user_context_message_data`
     /// (2023), or the parts of the hidden message that carries them.
-    static func instructions(_ message: JSONValue) -> String {
+    static func instructions(_ message: JSONTape.Node) -> String {
         let content = message["content"]
         let pairs: [(String?, String?)] = [
             (content?["user_profile"]?.stringValue, content?["user_instructions"]?.stringValue),
@@ -210,16 +213,16 @@ struct ChatGPTMessage {
             let text = [about, how].compactMap { $0?.trimmingSpaces }.filter { !$0.isEmpty }
             if !text.isEmpty { return text.joined(separator: "\n\n") }
         }
-        return (content?["parts"]?.arrayValue ?? []).compactMap(\.stringValue).filter { !$0.isBlank }
+        return (content?["parts"]?.elements ?? []).compactMap(\.stringValue).filter { !$0.isBlank }
             .joined(separator: "\n\n")
     }
 
     /// The text of a reasoning node: each thought's summary and content, or a recap
     /// ("Thought for 12 seconds").
-    static func reasoning(_ content: JSONValue?) -> String {
+    static func reasoning(_ content: JSONTape.Node?) -> String {
         guard let content else { return "" }
         if let recap = content["content"]?.stringValue { return recap }
-        return (content["thoughts"]?.arrayValue ?? []).map { thought in
+        return (content["thoughts"]?.elements ?? []).map { thought in
             [thought["summary"]?.stringValue, thought["content"]?.stringValue].compactMap { $0 }
                 .filter { !$0.isBlank }.joined(separator: "\n")
         }.filter { !$0.isEmpty }.joined(separator: "\n\n")

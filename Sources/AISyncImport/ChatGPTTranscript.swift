@@ -12,7 +12,7 @@ struct ChatGPTTranscript {
     /// True when there was no `current_node`, so the newest leaf was taken.
     var guessed: Bool
 
-    init(mapping: JSONObject, currentNode: String?) {
+    init(mapping: JSONTape.Lookup, currentNode: String?) {
         var broken = false
         var start = currentNode.flatMap { mapping[$0] != nil ? $0 : nil }
         guessed = start == nil && !mapping.isEmpty
@@ -41,10 +41,10 @@ struct ChatGPTTranscript {
 
     /// The leaf (no children in the mapping) whose message is newest; ties go to the
     /// greatest id, so the choice is the same on every run.
-    static func newestLeaf(_ mapping: JSONObject) -> String? {
+    static func newestLeaf(_ mapping: JSONTape.Lookup) -> String? {
         var best: (time: Double, id: String)?
-        for (id, node) in mapping {
-            let children = node["children"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        for (id, node) in mapping.members {
+            let children = node["children"]?.elements?.compactMap(\.stringValue) ?? []
             guard !children.contains(where: { mapping[$0] != nil }) else { continue }
             let time = node["message"]?["create_time"]?.numberValue ?? -1
             if best == nil || (time, id) > (best!.time, best!.id) { best = (time, id) }

@@ -143,9 +143,11 @@ extension Import {
     struct Step: Sendable {
         var source: Source
         var batch: ImportBatch
-        /// The parsed elements, kept until the batch is written; then the step goes back to
-        /// the task that made it, which frees it before it reads the next batch.
+        /// The parsed elements (a tape for ChatGPT's, trees for the others), kept until the
+        /// batch is written; then the step goes back to the task that made it, which frees
+        /// it before it reads the next batch.
         var parsed: [JSONValue]
+        var tape: JSONTape?
         /// The batch's JSON bytes; 0 at the end of the file.
         var bytes: Int64
         /// How far into the file the reader is after the batch.
@@ -178,9 +180,11 @@ extension Import {
                     // another thread while this one allocates, malloc's arena lock was
                     // contended (futex waits cost more than the freeing: 2.3 s → 2.2 s, sys
                     // 0.5 s → 0.3 s for 217 MB, PERFORMANCE.md §3.7).
+                    // Its tape's memory is kept for the next batch.
+                    let reused = written?.tape
                     written = nil
                     _ = written
-                    let result = context.readAndConvert(box, upTo: batchBytes)
+                    let result = context.readAndConvert(box, upTo: batchBytes, reusing: consume reused)
                     output.yield(result)
                     guard case .success(let step) = result, step.bytes > 0 else { break }
                     // The first batch names the source; the ones after it are read as that.
@@ -194,9 +198,30 @@ extension Import {
 
         /// Reads the next batch's elements with the reader, and converts them. (Converting two
         /// halves at once was measured slower: malloc contention outweighed the second core.)
-        func readAndConvert(_ box: ReaderBox, upTo bytes: Int) -> Result<Step, AISyncError> {
+        func readAndConvert(_ box: ReaderBox, upTo bytes: Int, reusing reused: consuming JSONTape? = nil) -> Result<
+            Step, AISyncError
+        > {
             do throws(AISyncError) {
                 let file = file
+                // ChatGPT's conversations (and the first batch, whose source is not known yet)
+                // are read into a tape: no tree to build, look through and free.
+                if found == nil || found == .chatgpt {
+                    var builder = JSONTape.Builder(reusing: consume reused, bytes: bytes)
+                    let (count, offset) = try box.reader.withLock { reader in
+                        Result { () throws(AISyncError) in
+                            let count = try reader.nextValues(upTo: bytes, into: &builder) {
+                                (bytes, tape) throws(AISyncError) in
+                                try ImportInput.parse(bytes, path: file, into: &tape)
+                            }
+                            return (count, reader.offset)
+                        }
+                    }.get()
+                    let tape = builder.finish()
+                    let (source, batch) = try convert(tape).get()
+                    return .success(
+                        Step(
+                            source: source, batch: batch, parsed: [], tape: tape, bytes: Int64(count), offset: offset))
+                }
                 let (values, count, offset) = try box.reader.withLock { reader in
                     Result { () throws(AISyncError) in
                         let (values, count) = try reader.nextValues(upTo: bytes) { (bytes) throws(AISyncError) in
@@ -207,9 +232,28 @@ extension Import {
                 }.get()
                 let (source, batch) = try convert(values).get()
                 return .success(
-                    Step(source: source, batch: batch, parsed: values, bytes: Int64(count), offset: offset))
+                    Step(source: source, batch: batch, parsed: values, tape: nil, bytes: Int64(count), offset: offset))
             } catch {
                 return .failure(error)
+            }
+        }
+
+        /// Turns the elements read into a tape into records (detecting the source on the
+        /// first batch, from its first object); sources other than ChatGPT read them as trees.
+        func convert(_ tape: JSONTape) -> Result<(Source, ImportBatch), AISyncError> {
+            guard tape.count > 0 else { return .success((found ?? .chatgpt, ImportBatch())) }
+            return tape.withRoots { roots in
+                do throws(AISyncError) {
+                    let sample = roots.first(where: \.isObject) ?? roots[0]
+                    let source: Source
+                    if let found { source = found } else { source = try detect(.array([sample.value]), path: file) }
+                    guard source == .chatgpt else { return convert(roots.map(\.value)) }
+                    var batch = ImportBatch()
+                    ChatGPTImporter.read(roots, assets: assets, withReasoning: withReasoning, into: &batch)
+                    return .success((source, batch))
+                } catch {
+                    return .failure(error)
+                }
             }
         }
 

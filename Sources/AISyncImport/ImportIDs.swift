@@ -38,14 +38,13 @@ enum ImportIDs {
 
     /// Float epoch seconds (ChatGPT's `create_time`) as a timestamp; nil for null, strings,
     /// or values beyond year 9999.
-    static func time(seconds value: JSONValue?) -> Timestamp? {
-        let seconds: Double
-        switch value {
-        case .int(let i)?: seconds = Double(i)
-        case .double(let d)?: seconds = d
-        default: return nil
-        }
-        guard seconds.isFinite, seconds >= 0, seconds < 253_402_300_800 else { return nil }
+    static func time(seconds value: JSONValue?) -> Timestamp? { time(epochSeconds: value?.numberValue) }
+
+    /// ``time(seconds:)`` of a value read from a tape.
+    static func time(seconds value: JSONTape.Node?) -> Timestamp? { time(epochSeconds: value?.numberValue) }
+
+    private static func time(epochSeconds seconds: Double?) -> Timestamp? {
+        guard let seconds, seconds.isFinite, seconds >= 0, seconds < 253_402_300_800 else { return nil }
         return Timestamp(milliseconds: Int64((seconds * 1000).rounded()))
     }
 

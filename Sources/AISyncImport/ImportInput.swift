@@ -127,10 +127,17 @@ enum ImportInput {
     }
 
     static func parse(_ bytes: [UInt8], path: String) throws(AISyncError) -> JSONValue {
-        do { return try JSONParser.parse(bytes) } catch {
-            throw AISyncError(
-                .damagedData, "\(path) is not valid JSON", hint: "Give the export's JSON file as the app wrote it",
-                cause: error.description)
-        }
+        do { return try JSONParser.parse(bytes) } catch { throw notJSON(path, error) }
+    }
+
+    /// ``parse(_:path:)`` into a tape.
+    static func parse(_ bytes: [UInt8], path: String, into tape: inout JSONTape.Builder) throws(AISyncError) {
+        do { try tape.append(document: bytes) } catch { throw notJSON(path, error) }
+    }
+
+    private static func notJSON(_ path: String, _ error: JSONParser.Failure) -> AISyncError {
+        AISyncError(
+            .damagedData, "\(path) is not valid JSON", hint: "Give the export's JSON file as the app wrote it",
+            cause: error.description)
     }
 }

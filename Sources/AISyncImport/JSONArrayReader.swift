@@ -5,7 +5,7 @@ import AISyncFiles
 /// so a 1 GB `conversations.json` never sits in memory whole: only the element being read
 /// (one conversation) and one chunk do.
 ///
-/// ``nextValue(parse:)`` parses each element strictly (``JSONParser``) where it lies in the
+/// ``nextValue(inPlace:undo:parse:into:)`` parses each element strictly (``JSONParser``) where it lies in the
 /// chunk; ``next()``, which it falls back on for an element that runs past the chunk or is not
 /// valid JSON, finds where an element ends (tracking strings, escapes and nesting) and hands
 /// back its bytes. Bytes between elements must be whitespace and commas in the right places,
@@ -114,40 +114,75 @@ struct JSONArrayReader {
     {
         var values: [JSONValue] = []
         var total = 0
-        while total < bytes, let (value, count) = try nextValue(parse: parse) {
-            values.append(value)
+        while total < bytes,
+            let count = try nextValue(
+                inPlace: Self.parseInPlace, undo: { $0.removeLast() },
+                parse: { (bytes, values) throws(AISyncError) in values.append(try parse(bytes)) }, into: &values)
+        {
             total += count
         }
         return (values, total)
     }
 
-    /// The next element parsed, and its length in bytes; nil after the closing `]`.
+    /// The next elements parsed into `tape`, until they hold at least `bytes` bytes of JSON or
+    /// the list ends, and how many bytes they held. `parse` appends an element copied out (one
+    /// across a chunk's end, or one the tape refused) or throws why it is not JSON.
+    mutating func nextValues(
+        upTo bytes: Int, into tape: inout JSONTape.Builder,
+        parse: ([UInt8], inout JSONTape.Builder) throws(AISyncError) -> Void
+    ) throws(AISyncError) -> Int {
+        var total = 0
+        while total < bytes,
+            let count = try nextValue(
+                inPlace: { tape, buffer, start in tape.append(in: buffer, at: start, depth: 0) },
+                undo: { $0.removeLast() }, parse: { (bytes, tape) throws(AISyncError) in try parse(bytes, &tape) },
+                into: &tape)
+        {
+            total += count
+        }
+        return total
+    }
+
+    private static func parseInPlace(_ values: inout [JSONValue], _ buffer: UnsafeBufferPointer<UInt8>, _ start: Int)
+        -> Int?
+    {
+        guard let (value, end) = JSONParser.value(in: buffer, at: start, depth: 0) else { return nil }
+        values.append(value)
+        return end
+    }
+
+    /// The next element parsed into `output`, and its length in bytes; nil after the closing `]`.
     ///
-    /// An element that lies whole in the chunk read (nearly all) is parsed where it is:
-    /// no first pass to find its end, no copy. One that runs past the chunk, or is not
-    /// valid JSON, is found by ``next()`` and its copy parsed by `parse`, so an error says
-    /// where, exactly as before.
-    mutating func nextValue(parse: ([UInt8]) throws(AISyncError) -> JSONValue) throws(AISyncError) -> (
-        JSONValue, Int
-    )? {
+    /// An element that lies whole in the chunk read (nearly all) is parsed where it is by
+    /// `inPlace` (which adds it to `output` and says where it ends, or adds nothing and
+    /// gives nil): no first pass to find its end, no copy. One that runs past the chunk,
+    /// or is not valid JSON, is found by ``next()`` and its copy given to `parse`, so an
+    /// error says where, exactly as before. When `inPlace` parsed a value but no separator
+    /// follows it in the chunk, `undo` takes it back out of `output`.
+    private mutating func nextValue<Output>(
+        inPlace: (inout Output, UnsafeBufferPointer<UInt8>, Int) -> Int?, undo: (inout Output) -> Void,
+        parse: ([UInt8], inout Output) throws(AISyncError) -> Void, into output: inout Output
+    ) throws(AISyncError) -> Int? {
         if state == .beforeFirst || state == .beforeElement, !inString {
             while position < buffer.count, Self.isSpace(buffer[position]) { position += 1 }
-            if position < buffer.count, buffer[position] != UInt8(ascii: ","), buffer[position] != UInt8(ascii: "]"),
-                let (value, end) = buffer.withUnsafeBufferPointer({ JSONParser.value(in: $0, at: position, depth: 0) })
-            {
-                var after = end
-                while after < buffer.count, Self.isSpace(buffer[after]) { after += 1 }
-                // A number ending at the chunk's end may go on in the next one: only a
-                // separator seen here ends the element.
-                if after < buffer.count, buffer[after] == UInt8(ascii: ",") || buffer[after] == UInt8(ascii: "]") {
-                    state = buffer[after] == UInt8(ascii: ",") ? .beforeElement : .done
-                    defer { position = after + 1 }
-                    return (value, after - position)
+            if position < buffer.count, buffer[position] != UInt8(ascii: ","), buffer[position] != UInt8(ascii: "]") {
+                if let end = buffer.withUnsafeBufferPointer({ inPlace(&output, $0, position) }) {
+                    var after = end
+                    while after < buffer.count, Self.isSpace(buffer[after]) { after += 1 }
+                    // A number ending at the chunk's end may go on in the next one: only a
+                    // separator seen here ends the element.
+                    if after < buffer.count, buffer[after] == UInt8(ascii: ",") || buffer[after] == UInt8(ascii: "]") {
+                        state = buffer[after] == UInt8(ascii: ",") ? .beforeElement : .done
+                        defer { position = after + 1 }
+                        return after - position
+                    }
+                    undo(&output)
                 }
             }
         }
         guard let element = try next() else { return nil }
-        return (try parse(Array(element)), element.count)
+        try parse(Array(element), &output)
+        return element.count
     }
 
     /// Handles one byte; returns an element when this byte ends one.

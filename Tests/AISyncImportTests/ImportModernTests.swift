@@ -65,6 +65,29 @@ struct ImportModernChatGPTTests {
         #expect(chat.model == "o3")
     }
 
+    /// Tools as 2023-2024 exports write them (`chatgpt-tools`): code for the python tool and
+    /// its output, searches by the browsing tool in its own call syntax and as JSON arguments,
+    /// the page it showed, a canvas document of code and comments on it.
+    @Test func toolCallsAndTheirOutputsReadAsWhatTheyAre() throws {
+        let (_, batch) = try ImportFixture.batch(nil, "chatgpt-tools")
+        let (item, chat) = try ImportFixture.chat(batch, titled: "Code, search and a canvas")
+        #expect(
+            chat.messages.map(\.text) == [
+                "How fast is a red fox in metres per second?",
+                "[code: python]\n```python\nspeed_kmh = 50\nprint(round(speed_kmh / 3.6, 1))\n```",
+                "[python output]\n```\n13.9\n```",
+                "[tool call: browser]\nsearch(\"red fox top speed source\")",
+                "[web browsing output]\n# 【0†Red fox†example.org】\nThe red fox reaches 50 km/h.",
+                "[tool call: browser.search]\nquery: red fox sprint distance\nrecency_days: 365",
+                "[canvas: fox_speed]\n```python\ndef metres_per_second(kmh):\n    return kmh / 3.6\n```",
+                "[canvas comments]\n- Name this constant.",
+                "About 13.9 m/s.",
+            ])
+        #expect(chat.messages.map(\.role) == [.user] + Array(repeating: .assistant, count: 8))
+        for message in chat.messages { #expect(!looksLikeJSON(message.text), "raw JSON: \(message.text)") }
+        #expect(item.notes[ChatGPTMessage.unknownNote] == nil, "every content type here is known")
+    }
+
     @Test func reasoningIsLeftOutAndCountedUnlessAskedFor() throws {
         let (item, chat, _) = try modern()
         #expect(chat.messages.allSatisfy { $0.reasoning == nil })
@@ -114,16 +137,16 @@ struct ImportModernChatGPTTests {
             Array(
                 #"{"author":{"role":"user"},"content":{"content_type":"multimodal_text","parts":[{"content_type":"image_asset_pointer","asset_pointer":"sediment://file_00000000a1b2c3d4"}]}}"#
                     .utf8))
-        _ = reader.read(call)
-        _ = reader.read(answer)
+        JSONTape(call).withRoots { _ = reader.read($0[0]) }
+        JSONTape(answer).withRoots { _ = reader.read($0[0]) }
         #expect(reader.images.found.first?.body.prompt == "a fox")
         #expect(reader.images.found.first?.body.model == "dall-e-3")
         // A picture the user sends is no DALL·E picture, whatever was requested before.
         var uploads = ChatGPTMessage(
             images: ChatGPTImages(
                 assets: ChatGPTAssets(folder: ImportFixture.path("chatgpt-2026")), created: Timestamp(milliseconds: 0)))
-        _ = uploads.read(call)
-        _ = uploads.read(upload)
+        JSONTape(call).withRoots { _ = uploads.read($0[0]) }
+        JSONTape(upload).withRoots { _ = uploads.read($0[0]) }
         #expect(uploads.images.found.first?.body.prompt == nil && uploads.images.found.first?.body.model == nil)
         #expect(
             uploads.images.found.first?.body.title == "5f6e7d8c-0000-4000-8000-000000000001.png",

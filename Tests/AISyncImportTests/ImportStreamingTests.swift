@@ -29,6 +29,13 @@ struct ImportStreamingTests {
             try ImportInput.parse(bytes, path: path)
         }
         #expect(values == out, "in place, chunk \(chunkSize)")
+        // And parsed into a tape (ChatGPT's batches): the same values again.
+        guard var taped = try JSONArrayReader(path: path, chunkSize: chunkSize) else { return nil }
+        var tape = JSONTape.Builder()
+        _ = try taped.nextValues(upTo: .max, into: &tape) { (bytes, tape) throws(AISyncError) in
+            try ImportInput.parse(bytes, path: path, into: &tape)
+        }
+        #expect(tape.finish().values == out, "into a tape, chunk \(chunkSize)")
         return out
     }
 
@@ -57,8 +64,15 @@ struct ImportStreamingTests {
             let inPlace = failure { (r) throws(AISyncError) in
                 _ = try r.nextValues(upTo: .max) { (b) throws(AISyncError) in try ImportInput.parse(b, path: path) }
             }
+            let taped = failure { (r) throws(AISyncError) in
+                var tape = JSONTape.Builder()
+                _ = try r.nextValues(upTo: .max, into: &tape) { (b, tape) throws(AISyncError) in
+                    try ImportInput.parse(b, path: path, into: &tape)
+                }
+            }
             #expect(scanned != nil, "\(text) accepted")
             #expect(inPlace == scanned, "\(text), chunk \(chunkSize)")
+            #expect(taped == scanned, "into a tape: \(text), chunk \(chunkSize)")
         }
     }
 

@@ -152,7 +152,7 @@ struct ImportChatGPTTests {
     ])
     func whatTheAppHidesIsSkipped(json: String, visible: Bool) throws {
         var reader = ChatGPTMessage(images: ChatGPTImages(assets: nil, created: Timestamp(milliseconds: 0)))
-        let reading = reader.read(try JSONParser.parse(json))
+        let reading = JSONTape(try JSONParser.parse(json)).withRoots { reader.read($0[0]) }
         if case .visible = reading { #expect(visible) } else { #expect(!visible) }
     }
 }

@@ -1,7 +1,8 @@
 /// Fuzz target `json-array-reader`: a big export's top-level JSON array read element by element
 /// with `JSONArrayReader` from a file (written to a temp file per input), with tiny chunks
 /// so every element boundary lands across refills, each element then parsed by `JSONParser`;
-/// and read again parsed in place (`nextValues`): the same elements or the same error.
+/// and read again parsed in place (`nextValues`) and into a `JSONTape` (ChatGPT's batches): the
+/// same elements or the same error.
 ///
 /// The first byte picks the chunk size (1-16 bytes); the rest is the file.
 import Foundation
@@ -36,6 +37,22 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     } catch {
         inPlaceError = "\(error.message) \(error.cause ?? "")"
     }
+    var taped: [JSONValue] = []
+    var tapeError: String?
+    do {
+        guard var reader = try JSONArrayReader(path: path, chunkSize: chunkSize) else { return 0 }
+        var tape = JSONTape.Builder()
+        _ = try reader.nextValues(upTo: .max, into: &tape) { (bytes, tape) throws(AISyncError) in
+            try ImportInput.parse(bytes, path: path, into: &tape)
+        }
+        taped = tape.finish().values
+    } catch {
+        tapeError = "\(error.message) \(error.cause ?? "")"
+    }
+    precondition(
+        scanError == tapeError,
+        "tape errors differ: \(String(describing: scanError)) / \(String(describing: tapeError))")
+    precondition(scanError != nil || scanned == taped, "tape elements differ")
     precondition(
         scanError == inPlaceError,
         "errors differ: \(String(describing: scanError)) / \(String(describing: inPlaceError))")

@@ -20,12 +20,12 @@ public struct JSONParser {
     /// The input, valid only inside ``parse(_:)``: reading through a buffer pointer skips
     /// the array's retain and bounds checks on every byte; every read here checks `index`
     /// against `bytes.count` itself.
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var index = 0
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
     /// Room made for an object's members before the first is read.
     private var objectCapacity = 8
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     /// Parses one complete JSON document. Contiguous input (an array or a slice of one) is
     /// read where it is, never copied: a segment line of 60 MB costs no second 60 MB.
@@ -68,15 +68,14 @@ public struct JSONParser {
     /// Parses one complete JSON document from the UTF-8 of `text`; throws ``Failure`` like the byte form.
     public static func parse(_ text: String) throws(Failure) -> JSONValue { try parse(Array(text.utf8)) }
 
-    private func fail(_ reason: String) -> Failure { Failure(offset: index, reason: reason) }
+    func fail(_ reason: String) -> Failure { Failure(offset: index, reason: reason) }
 
-    private mutating func skipWhitespace() {
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x09, 0x0A, 0x0D: index += 1
-            default: return
-            }
-        }
+    /// Whether `byte` is JSON whitespace.
+    @inline(__always)
+    static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+
+    mutating func skipWhitespace() {
+        while index < bytes.count, Self.isSpace(bytes[index]) { index += 1 }
     }
 
     private mutating func parseValue(depth: Int) throws(Failure) -> JSONValue {
@@ -102,7 +101,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func expectWord(_ word: StaticString) throws(Failure) {
+    mutating func expectWord(_ word: StaticString) throws(Failure) {
         let count = word.utf8CodeUnitCount
         guard index + count <= bytes.count else { throw fail("unexpected end of input") }
         let ok = word.withUTF8Buffer { buffer in
@@ -130,17 +129,7 @@ public struct JSONParser {
             skipWhitespace()
             let value = try parseValue(depth: depth + 1)
             guard members.add(key, value) else { throw fail("duplicate key \"\(key)\"") }
-            skipWhitespace()
-            guard index < bytes.count else { throw fail("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            if bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return .object(members.object)
-            }
-            throw fail("expected ',' or '}'")
+            if try closes(UInt8(ascii: "}")) { return .object(members.object) }
         }
     }
 
@@ -155,21 +144,28 @@ public struct JSONParser {
         while true {
             skipWhitespace()
             items.append(try parseValue(depth: depth + 1))
-            skipWhitespace()
-            guard index < bytes.count else { throw fail("unexpected end of input") }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            if bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return .array(items)
-            }
-            throw fail("expected ',' or ']'")
+            if try closes(UInt8(ascii: "]")) { return .array(items) }
         }
     }
 
-    private mutating func parseNumber() throws(Failure) -> JSONValue {
+    /// After a member or an element: whitespace, then `,` (false: another follows) or
+    /// `close` (true: the object or array ends there).
+    @inline(__always)
+    mutating func closes(_ close: UInt8) throws(Failure) -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw fail("unexpected end of input") }
+        if bytes[index] == UInt8(ascii: ",") {
+            index += 1
+            return false
+        }
+        if bytes[index] == close {
+            index += 1
+            return true
+        }
+        throw fail(close == UInt8(ascii: "}") ? "expected ',' or '}'" : "expected ',' or ']'")
+    }
+
+    mutating func parseNumber() throws(Failure) -> JSONValue {
         let start = index
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
         var isInteger = true
@@ -225,14 +221,20 @@ public struct JSONParser {
         }
         var out: [UInt8] = Array(bytes[index..<end])
         index = end
+        try unescapeRest(into: &out)
+        guard let s = String(validating: out, as: UTF8.self) else { throw fail("invalid UTF-8 in string") }
+        return s
+    }
+
+    /// The rest of a string from the cursor (after its plain start), unescaped into `out`,
+    /// up to and past its closing quote. Not checked as UTF-8: the caller checks what it wrote.
+    mutating func unescapeRest(into out: inout [UInt8]) throws(Failure) {
         while true {
             guard index < bytes.count else { throw fail("unterminated string") }
             let byte = bytes[index]
             index += 1
             switch byte {
-            case UInt8(ascii: "\""):
-                guard let s = String(validating: out, as: UTF8.self) else { throw fail("invalid UTF-8 in string") }
-                return s
+            case UInt8(ascii: "\""): return
             case UInt8(ascii: "\\"):
                 guard index < bytes.count else { throw fail("unterminated escape") }
                 let esc = bytes[index]

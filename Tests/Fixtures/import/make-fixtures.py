@@ -264,3 +264,31 @@ claude_branches = {
     ]}
 write("claude-branches/conversations.json", [claude_branches])
 write("claude-single/conversation.json", claude[0])
+
+# Tools as 2023-2024 exports write them: code run by the python tool and its output, a search
+# by the browsing tool (`browser` with a call in its own syntax, `browser.search` with JSON
+# arguments) and the page it showed, a canvas document of code and comments on it.
+T24 = 1715000000.0  # 2024-05-06
+tools = {"title": "Code, search and a canvas", "create_time": T24, "update_time": T24 + 120,
+    "id": "6a000000-0000-4000-8000-000000002024", "current_node": "t9", "default_model_slug": "gpt-4o",
+    "mapping": {
+        "root": node("root", None, ["t1"]),
+        "t1": node("t1", "root", ["t2"], "user", ["How fast is a red fox in metres per second?"], T24 + 1),
+        "t2": msg("t2", "t1", ["t3"], "assistant", {"content_type": "code", "language": "unknown",
+            "text": "speed_kmh = 50\nprint(round(speed_kmh / 3.6, 1))"}, T24 + 2, recipient="python"),
+        "t3": msg("t3", "t2", ["t4"], "tool", {"content_type": "execution_output", "text": "13.9"}, T24 + 3, name="python"),
+        "t4": msg("t4", "t3", ["t5"], "assistant", {"content_type": "code", "language": "unknown",
+            "text": "search(\"red fox top speed source\")"}, T24 + 4, recipient="browser"),
+        "t5": msg("t5", "t4", ["t6"], "tool", {"content_type": "tether_browsing_display",
+            "result": "# 【0†Red fox†example.org】\nThe red fox reaches 50 km/h.", "summary": None}, T24 + 5, name="browser"),
+        "t6": msg("t6", "t5", ["t7"], "assistant", {"content_type": "code", "language": "json",
+            "text": json.dumps({"query": "red fox sprint distance", "recency_days": 365})}, T24 + 6, recipient="browser.search"),
+        "t7": msg("t7", "t6", ["t8"], "assistant", {"content_type": "code", "language": "json",
+            "text": json.dumps({"name": "fox_speed", "type": "code/python", "content": "def metres_per_second(kmh):\n    return kmh / 3.6"})},
+            T24 + 7, recipient="canmore.create_textdoc"),
+        "t8": msg("t8", "t7", ["t9"], "assistant", {"content_type": "code", "language": "json",
+            "text": json.dumps({"comments": [{"pattern": "3.6", "comment": "Name this constant."}]})}, T24 + 8,
+            recipient="canmore.comment_textdoc"),
+        "t9": msg("t9", "t8", [], "assistant", {"content_type": "text", "parts": ["About 13.9 m/s."]}, T24 + 9),
+    }}
+write("chatgpt-tools/conversations.json", [tools])
