@@ -203,7 +203,7 @@ package struct JSONTape: Sendable {
     package struct Lookup {
         /// The object.
         package let node: Node
-        private let table: [JSONObject.ByteKey: Int]?
+        private let table: KeyTable?
 
         init(_ node: Node) {
             self.node = node
@@ -211,11 +211,11 @@ package struct JSONTape: Sendable {
                 table = nil
                 return
             }
-            var table: [JSONObject.ByteKey: Int] = [:]
-            table.reserveCapacity(Int(node.slot.count))
+            var table = KeyTable(count: Int(node.slot.count))
             var i = node.index + 1
             for _ in 0..<node.slot.count {
-                table[JSONObject.ByteKey(node.string(at: i))] = i + 1
+                // Keys are unique: the parser refused the object otherwise.
+                _ = table.insert(i, slots: node.slots, text: node.text)
                 i = node.after(i + 1)
             }
             self.table = table
@@ -224,7 +224,8 @@ package struct JSONTape: Sendable {
         /// The member named `key`; nil when absent.
         package subscript(key: String) -> Node? {
             guard let table else { return node[key] }
-            return table[JSONObject.ByteKey(key)].map(node.node)
+            var key = key
+            return key.withUTF8 { table.find($0, slots: node.slots, text: node.text) }.map { node.node($0 + 1) }
         }
 
         /// How many members there are.
@@ -370,25 +371,73 @@ package struct JSONTape: Sendable {
                     }
                     return false
                 }
-                var seen: [Int: Int] = [:]
-                seen.reserveCapacity(count)
-                for i in first..<keys.count {
-                    let slot = slots[keys[i]]
-                    var hasher = Hasher()
-                    hasher.combine(
-                        bytes: UnsafeRawBufferPointer(
-                            UnsafeBufferPointer(rebasing: text[slot.payload..<slot.payload + Int(slot.count)])))
-                    let hash = hasher.finalize()
-                    if let other = seen[hash] {
-                        if same(slots[other], slot) { return true }
-                        // Two keys with one hash (rare): compare this object's keys pairwise.
-                        for a in first..<i where same(slots[keys[a]], slot) { return true }
-                    }
-                    seen[hash] = keys[i]
+                return slots.withUnsafeBufferPointer { slots in
+                    var table = KeyTable(count: count)
+                    return !keys[first...].allSatisfy { table.insert($0, slots: slots, text: text) }
                 }
-                return false
             }
         }
+    }
+}
+
+/// The keys of one object (string slots of a tape) in an open-addressed table, hashed by
+/// their bytes with `Hasher` (seeded per process, so keys in a hostile export cannot be
+/// chosen to collide), no string made for any of them.
+struct KeyTable {
+    /// Key slot indices; -1 where empty. A power of two, at least twice the keys.
+    private var buckets: [Int]
+
+    init(count: Int) {
+        var size = 8
+        while size < count * 2 { size <<= 1 }
+        buckets = Array(repeating: -1, count: size)
+    }
+
+    @inline(__always)
+    private static func bytes(_ slot: JSONTape.Slot, _ text: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: text[slot.payload..<slot.payload + Int(slot.count)])
+    }
+
+    @inline(__always)
+    private static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        for i in 0..<a.count where a[i] != b[i] { return false }
+        return true
+    }
+
+    /// The first bucket to look in for `key`.
+    private func start(_ key: UnsafeBufferPointer<UInt8>) -> Int {
+        var hasher = Hasher()
+        hasher.combine(bytes: UnsafeRawBufferPointer(key))
+        return hasher.finalize() & (buckets.count - 1)
+    }
+
+    /// Adds the key at slot `index`; false (nothing added) when one with its bytes is there.
+    mutating func insert(_ index: Int, slots: UnsafeBufferPointer<JSONTape.Slot>, text: UnsafeBufferPointer<UInt8>)
+        -> Bool
+    {
+        let key = Self.bytes(slots[index], text)
+        var bucket = start(key)
+        while buckets[bucket] >= 0 {
+            if Self.same(Self.bytes(slots[buckets[bucket]], text), key) { return false }
+            bucket = (bucket + 1) & (buckets.count - 1)
+        }
+        buckets[bucket] = index
+        return true
+    }
+
+    /// The slot of the key with the bytes of `key`; nil when there is none.
+    func find(
+        _ key: UnsafeBufferPointer<UInt8>, slots: UnsafeBufferPointer<JSONTape.Slot>, text: UnsafeBufferPointer<UInt8>
+    )
+        -> Int?
+    {
+        var bucket = start(key)
+        while buckets[bucket] >= 0 {
+            if Self.same(Self.bytes(slots[buckets[bucket]], text), key) { return buckets[bucket] }
+            bucket = (bucket + 1) & (buckets.count - 1)
+        }
+        return nil
     }
 }
 
