@@ -120,8 +120,10 @@ enum ChatGPTImporter {
         start: Timestamp, reader: inout ChatGPTMessage
     ) -> [ChatBody.Message] {
         var shown: [String: (role: ChatBody.Role, text: String, time: Timestamp?)] = [:]
-        // In id order, so a DALL·E request and its pictures read the same on every run.
-        for (id, node) in mapping.members.sorted(by: { $0.key < $1.key }) where !path.contains(id) {
+        // In id order (by bytes), so a DALL·E request and its pictures read the same on every
+        // run and by either import path.
+        for (id, node) in mapping.members.sorted(by: { JSONObject.precedes($0.key, $1.key) })
+        where !path.contains(id) {
             if case .visible(let role, let text, let time, _) = reader.read(node["message"]) {
                 shown[id] = (role, text, time)
             }

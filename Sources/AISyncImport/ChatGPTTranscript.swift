@@ -47,7 +47,11 @@ struct ChatGPTTranscript {
             let children = node["children"]?.elements?.compactMap(\.stringValue) ?? []
             guard !children.contains(where: { mapping[$0] != nil }) else { continue }
             let time = node["message"]?["create_time"]?.numberValue ?? -1
-            if best == nil || (time, id) > (best!.time, best!.id) { best = (time, id) }
+            if let current = best, time < current.time || (time == current.time && !JSONObject.precedes(current.id, id))
+            {
+                continue
+            }
+            best = (time, id)
         }
         return best?.id
     }

@@ -7,8 +7,7 @@ import Testing
 // showed them — instructions, tool calls, pictures and prompts, the apps' dates and order —
 // and nothing appears as raw JSON. The records and journal match their schemas.
 
-@Suite(
-    "Import: what people really have, end to end", .tags(.python), .needsPython, .needsPythonModules("html5lib"))
+@Suite("Import: what people really have, end to end", .tags(.python), .needsPython)
 struct ImportModernCLITests {
     /// Text a person reads must never hold a JSON object or list dumped as is.
     func expectNoRawJSON(_ text: String, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -130,7 +129,7 @@ struct ImportModernCLITests {
     /// Every chat exported as HTML and as EPUB shows what `show` shows: each line of every
     /// message and alternative, the custom instructions, the reasoning kept, every tool call
     /// and output, and every picture (by its title); and no raw JSON.
-    @Test func everyImportReadsTheSameInHTMLAndEPUB() async throws {
+    @Test(.needsPythonModules("html5lib")) func everyImportReadsTheSameInHTMLAndEPUB() async throws {
         let store = try CLIHarness.makeStore()
         defer { store.remove() }
         try await Self.importEveryFixture(into: store)

@@ -69,7 +69,7 @@ public struct JSONObject: Sendable {
 
     /// Whether `a` comes before `b` in canonical key order: by UTF-8 bytes, which is code-point order.
     @inline(__always)
-    static func precedes(_ a: String, _ b: String) -> Bool { compare(a, b) < 0 }
+    package static func precedes(_ a: String, _ b: String) -> Bool { compare(a, b) < 0 }
 
     /// Where `key` is in sorted members, or where it would go.
     private static func search(_ members: [Element], _ key: String) -> (index: Int, found: Bool) {

@@ -42,11 +42,15 @@ package struct JSONTape: Sendable {
         rootSlots = roots
     }
 
+    /// Why a document the parser accepts was refused: a string or container past a slot's count.
+    static let tooLarge = "a value too large to read (a string of 4 GiB or more, or 2^32 members or more)"
+
     /// How many values the tape holds.
     package var count: Int { rootSlots.count }
 
     /// Calls `body` with the values the builder was given, in order. The nodes read the
-    /// tape's memory in place: they are valid only inside `body`, and must not be kept.
+    /// tape's memory in place: they are valid only inside `body`, and must not be kept or
+    /// returned (nor a ``Lookup``, which holds one).
     package func withRoots<R>(_ body: ([Node]) -> R) -> R {
         slots.withUnsafeBufferPointer { slots in
             text.withUnsafeBufferPointer { text in
@@ -253,7 +257,8 @@ package struct JSONTape: Sendable {
         /// still shared is copied on write, as for any array), else into room for `bytes` of
         /// JSON.
         package init(reusing tape: consuming JSONTape?, bytes: Int) {
-            if var tape = consume tape {
+            // A tape grown far past a batch (one huge conversation) is let go, not kept.
+            if var tape = consume tape, tape.text.capacity <= 4 * bytes + (1 << 20) {
                 swap(&slots, &tape.slots)
                 swap(&text, &tape.text)
                 slots.removeAll(keepingCapacity: true)
@@ -288,7 +293,7 @@ package struct JSONTape: Sendable {
         }
 
         /// Parses one complete JSON document and appends it; throws what ``JSONParser``
-        /// throws for it (nothing appended).
+        /// throws for it, or that a value is too large for a tape (nothing appended).
         package mutating func append(document bytes: [UInt8]) throws(JSONParser.Failure) {
             let (slotCount, textCount, rootCount) = (slots.count, text.count, roots.count)
             let whole = bytes.withUnsafeBufferPointer { buffer -> Bool in
@@ -299,11 +304,13 @@ package struct JSONTape: Sendable {
                 return after == buffer.count
             }
             if whole { return }
-            // Refused, or followed by more bytes: taken back, and the parser says why.
+            // Refused, or followed by more bytes: taken back, and the parser says why. The tape
+            // refuses what the parser refuses, and values too large for its counts.
             slots.removeSubrange(slotCount...)
             text.removeSubrange(textCount...)
             roots.removeSubrange(rootCount...)
-            append(try JSONParser.parse(bytes))
+            _ = try JSONParser.parse(bytes)
+            throw JSONParser.Failure(offset: 0, reason: JSONTape.tooLarge)
         }
 
         /// Takes the last value appended back out.
@@ -315,7 +322,8 @@ package struct JSONTape: Sendable {
             slots.removeSubrange(first...)
         }
 
-        /// Appends `value`.
+        /// Appends `value`, which must hold no string of 4 GiB or more and no container of
+        /// 2³² members or more (a value parsed from memory).
         package mutating func append(_ value: JSONValue) {
             roots.append(slots.count)
             write(value)
@@ -456,7 +464,7 @@ extension JSONParser {
             tape.slots.append(JSONTape.Slot(kind: .array, count: 0, payload: 0))
             index += 1
             skipWhitespace()
-            var count: UInt32 = 0
+            var count = 0
             if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
                 index += 1
             } else {
@@ -467,7 +475,7 @@ extension JSONParser {
                     if try closes(UInt8(ascii: "]")) { break }
                 }
             }
-            tape.slots[at].count = count
+            tape.slots[at].count = try count32(count)
             tape.slots[at].payload = tape.slots.count
         case UInt8(ascii: "\""): try tapeString(into: &tape)
         case UInt8(ascii: "t"):
@@ -496,7 +504,7 @@ extension JSONParser {
         tape.slots.append(JSONTape.Slot(kind: .object, count: 0, payload: 0))
         index += 1
         skipWhitespace()
-        var count: UInt32 = 0
+        var count = 0
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
             tape.slots[at].payload = tape.slots.count
@@ -518,8 +526,15 @@ extension JSONParser {
         }
         guard !tape.repeatsKey(from: firstKey) else { throw fail("duplicate key") }
         tape.keys.removeSubrange(firstKey...)
-        tape.slots[at].count = count
+        tape.slots[at].count = try count32(count)
         tape.slots[at].payload = tape.slots.count
+    }
+
+    /// A slot's count: a string of 4 GiB or more, or a container of 2³² members or more, is
+    /// past what a tape holds (the caller is told it is too large, not that it is not JSON).
+    private func count32(_ count: Int) throws(Failure) -> UInt32 {
+        guard let count = UInt32(exactly: count) else { throw fail(JSONTape.tooLarge) }
+        return count
     }
 
     /// A string's bytes, unescaped and checked as UTF-8, appended to the tape's text.
@@ -536,10 +551,12 @@ extension JSONParser {
             tape.text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
             index = end
             try unescapeRest(into: &tape.text)
-            let written = tape.text.withUnsafeBufferPointer { UnsafeBufferPointer(rebasing: $0[offset...]) }
-            guard UTF8Check.isValid(written) else { throw fail("invalid UTF-8 in string") }
+            let valid = tape.text.withUnsafeBufferPointer {
+                UTF8Check.isValid(UnsafeBufferPointer(rebasing: $0[offset...]))
+            }
+            guard valid else { throw fail("invalid UTF-8 in string") }
         }
-        tape.slots.append(JSONTape.Slot(kind: .string, count: UInt32(tape.text.count - offset), payload: offset))
+        tape.slots.append(JSONTape.Slot(kind: .string, count: try count32(tape.text.count - offset), payload: offset))
     }
 }
 
