@@ -96,8 +96,12 @@ struct IndexFile: Sendable {
         out.append(9)
         decimal(s.updated.milliseconds, into: &out)
         out.append(9)
-        let flags = (s.favorite ? "f" : "") + (s.deleted ? "d" : "") + (s.conflict ? "c" : "") + (s.damaged ? "x" : "")
-        out.append(contentsOf: (flags.isEmpty ? "-" : flags).utf8)
+        let flagsStart = out.count
+        if s.favorite { out.append(UInt8(ascii: "f")) }
+        if s.deleted { out.append(UInt8(ascii: "d")) }
+        if s.conflict { out.append(UInt8(ascii: "c")) }
+        if s.damaged { out.append(UInt8(ascii: "x")) }
+        if out.count == flagsStart { out.append(UInt8(ascii: "-")) }
         out.append(9)
         for (n, r) in refs.enumerated() {
             if n > 0 { out.append(UInt8(ascii: ",")) }

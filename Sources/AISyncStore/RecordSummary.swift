@@ -33,4 +33,14 @@ extension RecordSummary {
             favorite: !state.isDeleted && state.favorite, deleted: state.isDeleted, conflict: state.isConflict,
             damaged: state.damaged)
     }
+
+    /// The summary of a record with one version, read from its operations (the same as
+    /// from the state folded from it, which would have no conflict and no damage).
+    static func make(id: RecordID, single: RecordState.Single, reader: VersionReader) -> RecordSummary {
+        let title =
+            (try? single.title { (d: SHA256Digest) throws(AISyncError) -> JSONValue in try reader.resolve(d) }) ?? ""
+        return RecordSummary(
+            id: id, kind: single.version.kind, title: title, created: single.created, updated: single.updated,
+            favorite: !single.isDeleted && single.favorite, deleted: single.isDeleted, conflict: false, damaged: false)
+    }
 }

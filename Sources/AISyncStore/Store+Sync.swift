@@ -129,6 +129,7 @@ extension Store {
     /// record's kind (fixed when the record is created).
     private func checkKinds(_ entries: [Segment.Entry], in snapshot: StoreSnapshot) throws(AISyncError) {
         var kinds: [RecordID: RecordKind] = [:]
+        kinds.reserveCapacity(entries.count)
         for e in entries {
             let v = e.version
             if kinds[v.record] == nil { kinds[v.record] = try snapshot.summary(v.record)?.kind ?? v.kind }
@@ -150,6 +151,7 @@ extension Store {
         -> ([Version], [[UInt8]])
     {
         var known = [RecordID: (kind: RecordKind, ids: Set<SHA256Digest>)]()
+        known.reserveCapacity(entries.count)
         var fresh: [Version] = []
         var lines: [[UInt8]] = []
         for e in entries {

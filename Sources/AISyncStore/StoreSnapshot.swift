@@ -127,20 +127,37 @@ package struct StoreSnapshot: Sendable {
         return result
     }
 
+    /// The ids of the records of `kind` whose summary passes `include`, in id order: a line
+    /// of the base of another kind is passed over without making its summary.
+    package func ids(of kind: RecordKind, where include: (RecordSummary) -> Bool) throws(AISyncError) -> [RecordID] {
+        var result: [RecordID] = []
+        try forEachLine(
+            unchanged: { (line: UnsafeRawBufferPointer, _: Int) throws(AISyncError) in
+                guard let key = IndexFile.parseListKey(line) else { throw IndexBase.damaged }
+                guard key.kind == kind else { return }
+                guard let (summary, _) = IndexFile.parseSummary(line) else { throw IndexBase.damaged }
+                if include(summary) { result.append(summary.id) }
+            },
+            changed: { (s: RecordSummary, _: [Journal.LineRef]) throws(AISyncError) in
+                if s.kind == kind, include(s) { result.append(s.id) }
+            })
+        return result
+    }
+
     /// Every record in id order: the index's own line when it did not change (`unchanged`,
     /// with where it starts in the index file), else its summary and journal lines (`changed`).
     func forEachLine(
         unchanged: (UnsafeRawBufferPointer, Int) throws(AISyncError) -> Void,
         changed onChanged: (RecordSummary, [Journal.LineRef]) throws(AISyncError) -> Void
     ) throws(AISyncError) {
-        let extra = changed.keys.sorted()
+        let extra = changed.sorted { $0.key < $1.key }
         var next = 0
         func emitChanged(before key: UnsafeRawBufferPointer?) throws(AISyncError) -> Bool {
             while next < extra.count {
-                let id = extra[next]
+                let (id, entry) = extra[next]
                 let order = key.map { Self.compare(id, $0) } ?? -1
                 if order > 0 { return false }
-                try onChanged(changed[id]!.summary, changed[id]!.refs)
+                try onChanged(entry.summary, entry.refs)
                 next += 1
                 if order == 0 { return true }
             }
@@ -217,27 +234,47 @@ package struct StoreSnapshot: Sendable {
     /// Folds versions (in journal order, each with its line) and refreshes the summaries of
     /// records that changed. A version of another kind than its record's first is ignored:
     /// a record's kind is fixed when it is created.
+    ///
+    /// A record new to the store is not folded when it comes once: its summary is read from
+    /// its one version (``RecordState/Single``), and a state is made only if another version
+    /// of it follows (most records of a pull or an import of new records have one version
+    /// there; docs/PERFORMANCE.md 3.14). A later command that needs the state folds it from
+    /// the journal, as after ``dropDecodedStates()``.
     mutating func apply(_ versions: some Collection<(version: Version, ref: Journal.LineRef)>, reader: VersionReader)
         throws(AISyncError)
     {
         var touched: Set<RecordID> = []
         touched.reserveCapacity(versions.count)
-        decoded.reserveCapacity(decoded.count + versions.count)
+        var singles: [RecordID: RecordState.Single] = [:]
+        singles.reserveCapacity(versions.count)
         for (v, ref) in versions {
             let record = v.record
+            if v.time > latestTime { latestTime = v.time }
             // The index on disk is searched once per record (most records of a rebuild are
             // new, and a miss costs a binary search), and a decoded state is taken out, not
             // copied: merging into a copy would copy its dictionaries.
             var fromBase: Changed?
             var current: RecordState
             let wasDecoded: Bool
+            var keep = false
             if let known = decoded.removeValue(forKey: record) {
                 current = known
                 wasDecoded = true
+            } else if let single = singles.removeValue(forKey: record) {
+                // A second version of a record first met in these versions: both are folded.
+                wasDecoded = false
+                keep = true
+                current = RecordState(kind: single.version.kind)
+                current.merge(single.version, ops: single.ops)
             } else {
                 wasDecoded = false
                 if let (state, base) = try folded(record, reader: reader) {
                     (current, fromBase) = (state, base)
+                } else if case .operations(let ops) = v.payload {
+                    singles[record] = RecordState.Single(v, ops: ops)
+                    changed[record] = Changed(summary: Self.placeholder(record, v.kind), refs: [ref])
+                    touched.insert(record)
+                    continue
                 } else {
                     current = RecordState(kind: v.kind)
                 }
@@ -249,23 +286,27 @@ package struct StoreSnapshot: Sendable {
                 // One lookup, the entry made only when missing; its lines appended in place
                 // (taken out of `fromBase`, so a long history is not copied per version).
                 changed[
-                    record,
-                    default: fromBase.take()
-                        ?? Changed(
-                            summary: RecordSummary(
-                                id: record, kind: v.kind, title: "", created: .init(milliseconds: 0),
-                                updated: .init(milliseconds: 0), favorite: false, deleted: false,
-                                conflict: false), refs: [])
-                ].refs.append(ref)
+                    record, default: fromBase.take() ?? Changed(summary: Self.placeholder(record, v.kind), refs: [])
+                ]
+                .refs.append(ref)
                 touched.insert(record)
             }
-            if merged || wasDecoded { decoded[record] = current }
-            if v.time > latestTime { latestTime = v.time }
+            if merged || wasDecoded || keep { decoded[record] = current }
         }
         for id in touched {
-            guard let state = decoded[id] else { continue }
-            changed[id]?.summary = RecordSummary.make(id: id, state: state, reader: reader)
+            if let state = decoded[id] {
+                changed[id]?.summary = RecordSummary.make(id: id, state: state, reader: reader)
+            } else if let single = singles[id] {
+                changed[id]?.summary = RecordSummary.make(id: id, single: single, reader: reader)
+            }
         }
+    }
+
+    /// A change entry's summary until the record's versions are folded.
+    private static func placeholder(_ id: RecordID, _ kind: RecordKind) -> RecordSummary {
+        RecordSummary(
+            id: id, kind: kind, title: "", created: .init(milliseconds: 0), updated: .init(milliseconds: 0),
+            favorite: false, deleted: false, conflict: false)
     }
 
     /// Forgets decoded states between the batches of a long catch-up, pull or import, so

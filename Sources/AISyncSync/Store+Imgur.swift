@@ -23,7 +23,7 @@ extension Store {
     func liveImages() throws(AISyncError) -> [(RecordID, ImageBody)] {
         try locked(write: false) { (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [(RecordID, ImageBody)] in
             var result: [(RecordID, ImageBody)] = []
-            for id in try snapshot.ids(where: { $0.kind == .image && !$0.deleted && !$0.damaged }) {
+            for id in try snapshot.ids(of: .image, where: { !$0.deleted && !$0.damaged }) {
                 guard let state = try stateOf(id, in: snapshot), case .image(let image)? = try? visibleBody(state)
                 else { continue }
                 result.append((id, image))
@@ -59,7 +59,7 @@ extension Store {
         try locked(write: false) {
             (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [ImageBody.ImgurLocation] in
             var copies: [String: ImageBody.ImgurLocation] = [:]
-            for id in try snapshot.ids(where: { $0.kind == .image }) {
+            for id in try snapshot.ids(of: .image, where: { _ in true }) {
                 guard let state = try stateOf(id, in: snapshot),
                     case .inline(.string(let hex))? = state.value("sha256"),
                     let sha = SHA256Digest(hex: hex), digests.contains(sha)

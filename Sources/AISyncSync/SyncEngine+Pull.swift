@@ -156,7 +156,7 @@ extension SyncEngine {
         _ batch: consuming [Segment.Entry], from device: DeviceID, through seq: Int64, headETag: String?,
         run: inout PullRun
     ) async throws(AISyncError) {
-        let counter = PullPlanner.counters([(device, batch.map(\.version))])[device] ?? 0
+        let counter = PullPlanner.counter(of: device, in: batch.lazy.map(\.version))
         let result = try await merge(batch, run: &run)
         run.checkpoint = PullPlanner.advance(
             run.checkpoint, device: device, through: seq, etag: headETag, counter: counter,

@@ -53,6 +53,19 @@ public struct ChatBody: Hashable, Sendable {
             return .object(JSONObject(canonicallyOrdered: members))
         }
 
+        /// Whether `json` is a message of a role, a text, a time and maybe reasoning, each
+        /// valid: accepted by ``init(elementID:json:)``, checked without making the message
+        /// (a pull checks every message it reads). Anything else goes through the initializer,
+        /// which says what is wrong.
+        static func isPlain(_ json: JSONValue) -> Bool {
+            guard case .object(let o) = json, o.count == 3 || o.count == 4,
+                case .string(let role)? = o["role"], Role(rawValue: role) != nil, case .string? = o["text"],
+                case .string(let time)? = o["time"], Timestamp(iso8601: time) != nil
+            else { return false }
+            if o.count == 4, case .string? = o["reasoning"] { return true }
+            return o.count == 3
+        }
+
         init(elementID: String, json: JSONValue) throws(AISyncError) {
             var m = try JSONObjectReader(json, context: "chat message")
             let roleText = try m.string("role")

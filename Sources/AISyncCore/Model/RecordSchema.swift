@@ -41,7 +41,7 @@ public enum RecordSchema {
         }
         if element {
             switch kind {
-            case .chat: _ = try ChatBody.Message(elementID: "m", json: value)
+            case .chat: if !ChatBody.Message.isPlain(value) { _ = try ChatBody.Message(elementID: "m", json: value) }
             case .story: _ = try StoryBody.Page(json: value)
             case .image: throw bad("a register")
             }

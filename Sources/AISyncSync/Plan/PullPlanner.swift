@@ -103,9 +103,17 @@ enum PullPlanner {
     static func counters(_ fetched: [(device: DeviceID, versions: [Version])]) -> [DeviceID: Int64] {
         var result: [DeviceID: Int64] = [:]
         for (device, versions) in fetched {
-            for v in versions where v.device == device { result[device] = max(result[device] ?? 0, v.clock[device]) }
+            let highest = counter(of: device, in: versions)
+            if highest > 0 { result[device] = max(result[device] ?? 0, highest) }
         }
         return result
+    }
+
+    /// The highest counter of `device`'s own versions among `versions` (0 when none).
+    static func counter(of device: DeviceID, in versions: some Sequence<Version>) -> Int64 {
+        var highest: Int64 = 0
+        for v in versions where v.device == device { highest = max(highest, v.clock[device]) }
+        return highest
     }
 
     /// The pictures a pull fetches: those the incoming versions show, then live images whose
