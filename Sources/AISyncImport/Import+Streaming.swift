@@ -67,12 +67,14 @@ extension Import {
         /// Bytes of the files already imported whole.
         var filesDone: Int64 = 0
 
-        /// How many converted batches may wait for the store: with more than one, a batch that
-        /// is slow to convert and one that is slow to write no longer hold each other up.
-        static let lookahead = 2
+        /// How many batches may be read and not yet written: two converting at once (on both
+        /// cores, while the store writes a third), so a batch that is slow to convert and one
+        /// that is slow to write no longer hold each other up.
+        static let lookahead = 3
 
-        /// Reads one file's elements and imports them: batches are read and converted on one
-        /// task, up to ``lookahead`` ahead of the store writing them on another.
+        /// Reads one file's elements and imports them: batches are read one at a time in file
+        /// order, converted on up to ``lookahead`` tasks at once, and written in file order by
+        /// the store.
         mutating func importFile(_ file: String, chunkSize: Int, into summary: inout ImportSummary)
             async throws(AISyncError)
         {
@@ -81,22 +83,30 @@ extension Import {
                     .damagedData, "\(file) is not a list of conversations", hint: "Give the export's conversations.json"
                 )
             }
-            let box = ReaderBox(reader)
+            let batches = BatchReader(reader)
             let context = Context(
                 file: file, found: found, assets: assets, now: now, withReasoning: options.withReasoning)
             let (steps, permits, producer) = context.convertAhead(
-                box, batchBytes: batchBytes, lookahead: Self.lookahead)
+                batches, batchBytes: batchBytes, lookahead: Self.lookahead)
             do {
-                for await result in steps {
-                    // Consumed, not copied: the last reference must be the one sent back.
-                    let step = try (consume result).get()
-                    guard step.bytes > 0 else { break }
-                    found = step.source
-                    try await write(step.batch, source: step.source, offset: step.offset, into: &summary)
-                    permits.yield(consume step)  // back to the converting task, which frees it
+                // Batches come as they are converted; they are written in the order they were
+                // read (the first error in that order stops the import there).
+                var waiting: [Int: Result<Step, AISyncError>] = [:]
+                var next = 0
+                reading: for await (number, result) in steps {
+                    waiting[number] = result
+                    while let ready = waiting.removeValue(forKey: next) {
+                        next += 1
+                        // Consumed, not copied: the last reference must be the one sent back.
+                        let step = try (consume ready).get()
+                        guard step.bytes > 0 else { break reading }
+                        found = step.source
+                        try await write(step.batch, source: step.source, offset: step.offset, into: &summary)
+                        permits.yield(consume step)  // back to the converting tasks, which free it
+                    }
                 }
             } catch {
-                // The converting task stops at its next batch; the store is left as written.
+                // The converting tasks stop after the batch they are on; the store is left as written.
                 permits.finish()
                 producer.cancel()
                 await producer.value
@@ -104,7 +114,7 @@ extension Import {
             }
             permits.finish()
             await producer.value
-            filesDone += box.reader.withLock { $0.size }
+            filesDone += batches.size
             progress.bytesDone = filesDone
             options.progress?(progress)
         }
@@ -130,13 +140,67 @@ extension Import {
         }
     }
 
-    /// The reader of one file, used by one task at a time (the one converting batches;
-    /// ``Slicer/importFile(_:chunkSize:into:)`` reads its size after). Held in a lock rather
-    /// than copied into each task, so its chunk buffer is never shared, and so never copied
-    /// when it is refilled.
-    final class ReaderBox: Sendable {
-        let reader: Mutex<JSONArrayReader>
-        init(_ reader: JSONArrayReader) { self.reader = Mutex(reader) }
+    /// The reader of one file, shared by the tasks converting its batches: a batch is read
+    /// (and parsed) by one task at a time, in file order, and numbered as it is read. After an
+    /// error or the end of the list, every later read is an empty batch (the end).
+    actor BatchReader {
+        private var reader: JSONArrayReader
+        private var count = 0
+        private var ended = false
+        /// The file's size.
+        nonisolated let size: Int64
+
+        init(_ reader: JSONArrayReader) {
+            self.reader = reader
+            size = reader.size
+        }
+
+        /// The next batch's elements parsed into a tape (in `reused`'s memory), the bytes they
+        /// held and how far into the file the reader is after them, with the batch's number.
+        func nextTape(upTo bytes: Int, reusing reused: consuming JSONTape?, path: String) -> (
+            Int, Result<(tape: JSONTape, bytes: Int, offset: Int64), AISyncError>
+        ) {
+            defer { count += 1 }
+            var builder = JSONTape.Builder(reusing: consume reused, bytes: bytes)
+            guard !ended else { return (count, .success((builder.finish(), 0, reader.offset))) }
+            do throws(AISyncError) {
+                let read = try reader.nextValues(upTo: bytes, into: &builder) {
+                    (bytes, tape) throws(AISyncError) in try ImportInput.parse(bytes, path: path, into: &tape)
+                }
+                ended = read == 0
+                return (count, .success((builder.finish(), read, reader.offset)))
+            } catch {
+                ended = true
+                return (count, .failure(error))
+            }
+        }
+
+        /// The next batch's elements parsed into trees, the bytes they held and how far into
+        /// the file the reader is after them, with the batch's number.
+        func nextValues(upTo bytes: Int, path: String) -> (
+            Int, Result<(values: [JSONValue], bytes: Int, offset: Int64), AISyncError>
+        ) {
+            defer { count += 1 }
+            guard !ended else { return (count, .success(([], 0, reader.offset))) }
+            do throws(AISyncError) {
+                let (values, read) = try reader.nextValues(upTo: bytes) { (bytes) throws(AISyncError) in
+                    try ImportInput.parse(bytes, path: path)
+                }
+                ended = read == 0
+                return (count, .success((values, read, reader.offset)))
+            } catch {
+                ended = true
+                return (count, .failure(error))
+            }
+        }
+    }
+
+    /// A tape handed to the task that reads the next batch into its memory: taken out, so
+    /// that task holds the only reference (a tape shared is copied, not written over).
+    final class TapeHandoff: Sendable {
+        private let tape: Mutex<JSONTape?>
+        init(_ tape: consuming JSONTape?) { self.tape = Mutex(tape) }
+        func take() -> JSONTape? { tape.withLock { $0.take() } }
     }
 
     /// One batch read and converted.
@@ -162,80 +226,84 @@ extension Import {
         let now: Timestamp
         let withReasoning: Bool
 
-        /// Starts a task that reads and converts batch after batch, each once a permit is
-        /// given (`lookahead` empty ones to begin with, then each written step, which it
-        /// frees), and ends after the last batch (an empty step), an error, or when the
-        /// permits end.
-        func convertAhead(_ box: ReaderBox, batchBytes: Int, lookahead: Int) -> (
-            AsyncStream<Result<Step, AISyncError>>, AsyncStream<Step?>.Continuation, Task<Void, Never>
+        /// Starts a task that reads and converts batches, each once a permit is given
+        /// (`lookahead` empty ones to begin with, then each written step, which it frees):
+        /// the first alone (it names the source the others are read as), then on a task each,
+        /// so two convert at once while a third is written. Each result comes with its batch's
+        /// number. It ends when the permits end.
+        func convertAhead(_ batches: BatchReader, batchBytes: Int, lookahead: Int) -> (
+            AsyncStream<(Int, Result<Step, AISyncError>)>, AsyncStream<Step?>.Continuation, Task<Void, Never>
         ) {
-            let (steps, output) = AsyncStream<Result<Step, AISyncError>>.makeStream()
+            let (steps, output) = AsyncStream<(Int, Result<Step, AISyncError>)>.makeStream()
             let (permits, permitInput) = AsyncStream<Step?>.makeStream()
             for _ in 0..<lookahead { permitInput.yield(nil) }
             let producer = Task {
-                var context = self
                 var permit = permits.makeAsyncIterator()
-                while var written = await permit.next(), !Task.isCancelled {
-                    // A written step is freed here, by the task that allocated it: freed on
-                    // another thread while this one allocates, malloc's arena lock was
-                    // contended (futex waits cost more than the freeing: 2.3 s → 2.2 s, sys
-                    // 0.5 s → 0.3 s for 217 MB, PERFORMANCE.md §3.7).
-                    // Its tape's memory is kept for the next batch.
-                    let reused = written?.tape
-                    written = nil
-                    _ = written
-                    let result = context.readAndConvert(box, upTo: batchBytes, reusing: consume reused)
-                    output.yield(result)
-                    guard case .success(let step) = result, step.bytes > 0 else { break }
-                    // The first batch names the source; the ones after it are read as that.
-                    context = Context(
-                        file: file, found: step.source, assets: assets, now: now, withReasoning: withReasoning)
+                guard await permit.next() != nil, !Task.isCancelled else {
+                    output.finish()
+                    return
+                }
+                let first = await readAndConvert(batches, upTo: batchBytes, reusing: nil)
+                output.yield(first)
+                guard case .success(let step) = first.1, step.bytes > 0 else {
+                    output.finish()
+                    return
+                }
+                // The first batch names the source; the ones after it are read as that.
+                let context = Context(
+                    file: file, found: step.source, assets: assets, now: now, withReasoning: withReasoning)
+                await withTaskGroup(of: Void.self) { group in
+                    while var written = await permit.next(), !Task.isCancelled {
+                        // A written step is freed here, on this task, not on the store's
+                        // thread (freed there while it allocates, malloc's arena lock was
+                        // contended: PERFORMANCE.md §3.7). Its tape's memory is kept for a
+                        // next batch.
+                        let reused = TapeHandoff(written?.tape)
+                        written = nil
+                        _ = written
+                        group.addTask {
+                            output.yield(
+                                await context.readAndConvert(batches, upTo: batchBytes, reusing: reused.take()))
+                        }
+                    }
                 }
                 output.finish()
             }
             return (steps, permitInput, producer)
         }
 
-        /// Reads the next batch's elements with the reader, and converts them. (Converting two
-        /// halves at once was measured slower: malloc contention outweighed the second core.)
-        func readAndConvert(_ box: ReaderBox, upTo bytes: Int, reusing reused: consuming JSONTape? = nil) -> Result<
-            Step, AISyncError
-        > {
-            do throws(AISyncError) {
-                let file = file
-                // ChatGPT's conversations (and the first batch, whose source is not known yet)
-                // are read into a tape: no tree to build, look through and free.
-                if found == nil || found == .chatgpt {
-                    var builder = JSONTape.Builder(reusing: consume reused, bytes: bytes)
-                    let (count, offset) = try box.reader.withLock { reader in
-                        Result { () throws(AISyncError) in
-                            let count = try reader.nextValues(upTo: bytes, into: &builder) {
-                                (bytes, tape) throws(AISyncError) in
-                                try ImportInput.parse(bytes, path: file, into: &tape)
-                            }
-                            return (count, reader.offset)
+        /// Reads the next batch's elements (one task at a time, through `batches`), then
+        /// converts them here, beside other batches converting.
+        func readAndConvert(_ batches: BatchReader, upTo bytes: Int, reusing reused: consuming JSONTape?) async -> (
+            Int, Result<Step, AISyncError>
+        ) {
+            let file = file
+            // ChatGPT's conversations (and the first batch, whose source is not known yet)
+            // are read into a tape: no tree to build, look through and free.
+            if found == nil || found == .chatgpt {
+                let (number, read) = await batches.nextTape(upTo: bytes, reusing: consume reused, path: file)
+                return (
+                    number,
+                    read.flatMap { (tape, count, offset) in
+                        convert(tape).map { (source, batch) in
+                            Step(
+                                source: source, batch: batch, parsed: [], tape: tape, bytes: Int64(count),
+                                offset: offset)
                         }
-                    }.get()
-                    let tape = builder.finish()
-                    let (source, batch) = try convert(tape).get()
-                    return .success(
-                        Step(
-                            source: source, batch: batch, parsed: [], tape: tape, bytes: Int64(count), offset: offset))
-                }
-                let (values, count, offset) = try box.reader.withLock { reader in
-                    Result { () throws(AISyncError) in
-                        let (values, count) = try reader.nextValues(upTo: bytes) { (bytes) throws(AISyncError) in
-                            try ImportInput.parse(bytes, path: file)
-                        }
-                        return (values, count, reader.offset)
                     }
-                }.get()
-                let (source, batch) = try convert(values).get()
-                return .success(
-                    Step(source: source, batch: batch, parsed: values, tape: nil, bytes: Int64(count), offset: offset))
-            } catch {
-                return .failure(error)
+                )
             }
+            let (number, read) = await batches.nextValues(upTo: bytes, path: file)
+            return (
+                number,
+                read.flatMap { (values, count, offset) in
+                    convert(values).map { (source, batch) in
+                        Step(
+                            source: source, batch: batch, parsed: values, tape: nil, bytes: Int64(count),
+                            offset: offset)
+                    }
+                }
+            )
         }
 
         /// Turns the elements read into a tape into records (detecting the source on the

@@ -136,6 +136,54 @@ struct ImportStreamingTests {
         #expect(again.created == 1 && again.extended == 1 && again.elementsAdded == 4)
     }
 
+    /// A ChatGPT conversation numbered `n`: a question and an answer, or (every fifth) 400
+    /// turns, so batches take unequal times to convert and finish out of order.
+    static func conversation(_ n: Int) -> String {
+        let t = 1_700_000_000 + n * 60
+        let turns = n % 5 == 0 ? 400 : 2
+        var nodes = [#""root": {"id": "root", "message": null, "parent": null, "children": ["m0"]}"#]
+        for k in 0..<turns {
+            let role = k % 2 == 0 ? "user" : "assistant"
+            let parent = k == 0 ? "root" : "m\(k - 1)"
+            let children = k == turns - 1 ? "" : #""m\#(k + 1)""#
+            nodes.append(
+                #""m\#(k)": {"id": "m\#(k)", "message": {"id": "m\#(k)", "author": {"role": "\#(role)"}, "create_time": \#(t + k), "content": {"content_type": "text", "parts": ["turn \#(k) of \#(n)"]}}, "parent": "\#(parent)", "children": [\#(children)]}"#
+            )
+        }
+        return
+            #"{"id": "conv-\#(n)", "title": "chat \#(n)", "create_time": \#(t), "update_time": \#(t + 30), "current_node": "m\#(turns - 1)", "mapping": {\#(nodes.joined(separator: ", "))}}"#
+    }
+
+    /// Batches convert on several tasks at once and are written in the order they were read:
+    /// 400 conversations one batch each come out in file order, and a damaged one in the
+    /// middle stops the import right there, every conversation before it imported and none
+    /// after.
+    @Test func batchesConvertedAtOnceAreWrittenInFileOrderAndStopAtTheFirstError() async throws {
+        let (store, dir) = try ImportFixture.store()
+        defer { CLIHarness.removeTree(dir) }
+        let path = "\(dir)/many.json"
+        let all = (0..<400).map(Self.conversation)
+        try Data(("[" + all.joined(separator: ",\n") + "]").utf8).write(to: URL(fileURLWithPath: path))
+        let summary = try #require(
+            try await Import.runStreaming(nil, path: path, into: store, options: Import.Options(), batchBytes: 1))
+        #expect(summary.records.map(\.title) == (0..<400).map { "chat \($0)" })
+        #expect(summary.created == 400)
+
+        let (other, otherDir) = try ImportFixture.store()
+        defer { CLIHarness.removeTree(otherDir) }
+        var damaged = all
+        damaged[250] = #"{"id": "conv-250", "title": "chat 250", "mapping": {"root": }"#
+        try Data(("[" + damaged.joined(separator: ",\n") + "]").utf8).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try await Import.runStreaming(nil, path: path, into: other, options: Import.Options(), batchBytes: 1)
+            Issue.record("a damaged conversation was accepted")
+        } catch {
+            #expect(error.message.contains("the 250 records before it were imported"), "\(error)")
+        }
+        let titles = try await other.list().map(\.title)
+        #expect(Set(titles) == Set((0..<250).map { "chat \($0)" }), "\(titles.count) imported")
+    }
+
     @Test func progressGoesForwardToTheWholeFileAndTheIndexIsSavedAtTheEnd() async throws {
         let (store, dir) = try ImportFixture.store()
         defer { CLIHarness.removeTree(dir) }
