@@ -43,7 +43,9 @@ extension Store {
         if saveIndex, snapshot.journalLines - indexedLines >= Self.indexRewriteThreshold {
             try self.saveIndex(&snapshot)
         } else {
-            try saveIndexIfLarge(&snapshot)
+            // A bulk write (a pull, an import) lets the records changed in memory grow with the
+            // index, as a rebuild does: each write copies the whole index (docs/PERFORMANCE.md 3.14).
+            try saveIndexIfLarge(&snapshot, growingUpTo: saveIndex ? nil : Self.bulkOverlayCap)
         }
         announce(Set(versions.map(\.record)))
     }

@@ -228,7 +228,7 @@ public actor Store {
             try snapshot.apply(chunk.versions.lazy.map { ($0.version, $0.ref) }, reader: reader)
             snapshot.journalOffset = chunk.endOffset
             snapshot.journalLines = chunk.endLine
-            if canWrite { try saveIndexIfLarge(&snapshot, growing: true) }
+            if canWrite { try saveIndexIfLarge(&snapshot, growingUpTo: Self.rebuildOverlayCap) }
             windows += 1
             var applied: [Journal.Chunk.Line] = []
             swap(&applied, &chunk.versions)
@@ -267,9 +267,10 @@ public actor Store {
 
     /// Saves the index when the records changed since the last one are many: a pull, an
     /// import or a rebuild of a large store then holds a batch of records, not all of them.
-    /// `growing`: the batch grows with the index (``overlayLimit(indexed:)``), for a rebuild.
-    func saveIndexIfLarge(_ snapshot: inout StoreSnapshot, growing: Bool = false) throws(AISyncError) {
-        let limit = growing ? Self.overlayLimit(indexed: snapshot.baseCount) : Self.overlayLimit
+    /// `growingUpTo`: the batch grows with the index up to that many
+    /// (``overlayLimit(indexed:upTo:)``), for a rebuild or a bulk write.
+    func saveIndexIfLarge(_ snapshot: inout StoreSnapshot, growingUpTo cap: Int? = nil) throws(AISyncError) {
+        let limit = cap.map { Self.overlayLimit(indexed: snapshot.baseCount, upTo: $0) } ?? Self.overlayLimit
         if snapshot.changedCount >= limit { try saveIndex(&snapshot) }
     }
 
@@ -277,9 +278,14 @@ public actor Store {
     /// (about 400 bytes each; the index is rewritten once per this many).
     static let overlayLimit = 5_000
 
-    /// The batch of a rebuild: 5,000, or half the records already indexed, up to 12,500.
-    /// Each write copies the whole index, so a batch that grows with it about halves the
-    /// lines a rebuild writes. A pull keeps the fixed batch: it holds a segment's versions
-    /// besides, and peaks lower with it (docs/PERFORMANCE.md).
-    static func overlayLimit(indexed: Int) -> Int { min(max(overlayLimit, indexed / 2), 12_500) }
+    /// The batch of a rebuild or a bulk write: 5,000, or half the records already indexed, up
+    /// to `cap`. Each write copies the whole index, so a batch that grows with it writes far
+    /// fewer lines into a large one (docs/PERFORMANCE.md 3.14).
+    static func overlayLimit(indexed: Int, upTo cap: Int) -> Int { min(max(overlayLimit, indexed / 2), cap) }
+
+    /// A rebuild's cap (it holds a window of the journal besides).
+    static let rebuildOverlayCap = 12_500
+    /// A pull's or an import's cap: it holds a segment's versions besides, and its peak
+    /// memory is bounded (a pull of 1,000,000 records in 64 MB).
+    static let bulkOverlayCap = 8_000
 }
