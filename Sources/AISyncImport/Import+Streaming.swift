@@ -93,18 +93,25 @@ extension Import {
                 // read (the first error in that order stops the import there).
                 var waiting: [Int: Result<Step, AISyncError>] = [:]
                 var next = 0
+                var ended = false
                 reading: for await (number, result) in steps {
-                    waiting[number] = result
+                    waiting[number] = consume result
                     while let ready = waiting.removeValue(forKey: next) {
                         next += 1
                         // Consumed, not copied: the last reference must be the one sent back.
                         let step = try (consume ready).get()
-                        guard step.bytes > 0 else { break reading }
+                        guard step.bytes > 0 else {
+                            ended = true
+                            break reading
+                        }
                         found = step.source
                         try await write(step.batch, source: step.source, offset: step.offset, into: &summary)
                         permits.yield(consume step)  // back to the converting tasks, which free it
                     }
                 }
+                // The batches end before the end of the list only when the import is cancelled
+                // (the stream ends then): never reported as a whole file imported.
+                if !ended { try Self.stoppedBeforeTheEnd(file) }
             } catch {
                 // The converting tasks stop after the batch they are on; the store is left as written.
                 permits.finish()
@@ -117,6 +124,12 @@ extension Import {
             filesDone += batches.size
             progress.bytesDone = filesDone
             options.progress?(progress)
+        }
+
+        /// Why batches ended before the end of `file`: the import was cancelled.
+        static func stoppedBeforeTheEnd(_ file: String) throws(AISyncError) {
+            try AISyncError.checkCancellation()
+            throw AISyncError(.other, "the import of \(file) stopped before its end", hint: "Import it again")
         }
 
         /// Writes one converted batch and adds what it did to the summary.
@@ -243,15 +256,14 @@ extension Import {
                     output.finish()
                     return
                 }
-                let first = await readAndConvert(batches, upTo: batchBytes, reusing: nil)
-                output.yield(first)
-                guard case .success(let step) = first.1, step.bytes > 0 else {
+                // The first batch names the source; the ones after it are read as that. It is
+                // handed on, not kept: the store frees it (and its tape goes back) once written.
+                guard let source = await firstBatch(batches, upTo: batchBytes, into: output) else {
                     output.finish()
                     return
                 }
-                // The first batch names the source; the ones after it are read as that.
                 let context = Context(
-                    file: file, found: step.source, assets: assets, now: now, withReasoning: withReasoning)
+                    file: file, found: source, assets: assets, now: now, withReasoning: withReasoning)
                 await withTaskGroup(of: Void.self) { group in
                     while var written = await permit.next(), !Task.isCancelled {
                         // A written step is freed here, on this task, not on the store's
@@ -270,6 +282,19 @@ extension Import {
                 output.finish()
             }
             return (steps, permitInput, producer)
+        }
+
+        /// Reads and converts the first batch and hands it on (not kept: the store frees it);
+        /// the source it names, or nil when it is the end or an error.
+        func firstBatch(
+            _ batches: BatchReader, upTo bytes: Int,
+            into output: AsyncStream<(Int, Result<Step, AISyncError>)>.Continuation
+        ) async -> Source? {
+            let first = await readAndConvert(batches, upTo: bytes, reusing: nil)
+            var source: Source?
+            if case .success(let step) = first.1, step.bytes > 0 { source = step.source }
+            output.yield(first)
+            return source
         }
 
         /// Reads the next batch's elements (one task at a time, through `batches`), then

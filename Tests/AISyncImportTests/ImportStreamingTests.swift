@@ -184,6 +184,21 @@ struct ImportStreamingTests {
         #expect(Set(titles) == Set((0..<250).map { "chat \($0)" }), "\(titles.count) imported")
     }
 
+    /// An import cancelled part-way says so: it never returns as if the whole file were in.
+    @Test func aCancelledImportIsAnErrorNotASummary() async throws {
+        let (store, dir) = try ImportFixture.store()
+        defer { CLIHarness.removeTree(dir) }
+        let path = "\(dir)/many.json"
+        try Data(("[" + (0..<400).map(Self.conversation).joined(separator: ",\n") + "]").utf8)
+            .write(to: URL(fileURLWithPath: path))
+        let task = Task {
+            try await Import.runStreaming(nil, path: path, into: store, options: Import.Options(), batchBytes: 1)
+        }
+        task.cancel()
+        await #expect(throws: AISyncError.self) { _ = try await task.value }
+        #expect(try await store.list().count < 400)
+    }
+
     @Test func progressGoesForwardToTheWholeFileAndTheIndexIsSavedAtTheEnd() async throws {
         let (store, dir) = try ImportFixture.store()
         defer { CLIHarness.removeTree(dir) }
