@@ -173,6 +173,17 @@ struct Journal: Sendable {
     func forEachLine(at refs: [LineRef], _ body: (Version, ArraySlice<UInt8>) throws(AISyncError) -> Void)
         throws(AISyncError)
     {
+        try forEachRawLine(at: refs) { (ref: LineRef, line: ArraySlice<UInt8>) throws(AISyncError) in
+            try body(try parseLine(line, line: "@\(ref.offset)", verifyingID: false), line)
+        }
+    }
+
+    /// The lines at `refs` (ascending offsets) as bytes, unparsed, each checked to end where its
+    /// ref says. For lines parsed moments before (a push's segments, cut from the versions its
+    /// scan of the journal read).
+    func forEachRawLine(at refs: [LineRef], _ body: (LineRef, ArraySlice<UInt8>) throws(AISyncError) -> Void)
+        throws(AISyncError)
+    {
         // Groups of refs whose span wastes little: one read each.
         var groups: [(start: Int64, end: Int64, refs: ArraySlice<LineRef>)] = []
         var i = 0
@@ -205,7 +216,7 @@ struct Journal: Sendable {
                         .temporary, "the store's index does not match the journal",
                         hint: "Run the command again; the index is rebuilt")
                 }
-                try body(try parseLine(line, line: "@\(ref.offset)", verifyingID: false), line)
+                try body(ref, line)
             }
         }
     }

@@ -40,15 +40,23 @@ extension Store {
     }
 
     /// A segment of the journal lines at `places` (ascending, found by
-    /// ``journalWindow(from:maxBytes:)``): `header`, then each line parsed, its objects read,
-    /// and its entry appended before the next (a segment's parsed versions were most of a
-    /// push's memory, and building it in place spares a copy of it).
-    package func segment(header: [UInt8], lines places: [(offset: Int64, length: Int)]) throws(AISyncError) -> [UInt8] {
+    /// ``journalWindow(from:maxBytes:)``): `header`, then each line's entry appended before the
+    /// next read (a segment's parsed versions were most of a push's memory, and building it in
+    /// place spares a copy of it). The lines are not parsed again: the push's scan of the
+    /// journal parsed them and gave each one's `objects` (a large value's bytes travel in the
+    /// entry); the pulling device verifies every line it is sent.
+    package func segment(header: [UInt8], lines places: [(offset: Int64, length: Int, objects: [SHA256Digest])])
+        throws(AISyncError) -> [UInt8]
+    {
         var out = header
         out.reserveCapacity(header.count + places.reduce(0) { $0 + $1.length + 32 })
-        try journal.forEachLine(at: places.map { Journal.LineRef(offset: $0.offset, length: $0.length) }) {
-            (v: Version, raw: ArraySlice<UInt8>) throws(AISyncError) in
-            Segment.appendEntry(objects: try objectsOf(v), line: raw, to: &out)
+        var n = 0
+        try journal.forEachRawLine(at: places.map { Journal.LineRef(offset: $0.offset, length: $0.length) }) {
+            (_: Journal.LineRef, raw: ArraySlice<UInt8>) throws(AISyncError) in
+            var objects: [SHA256Digest: [UInt8]] = [:]
+            for digest in places[n].objects { objects[digest] = try self.objects.get(digest) }
+            n += 1
+            Segment.appendEntry(objects: objects, line: raw, to: &out)
         }
         return out
     }

@@ -30,13 +30,16 @@ extension SyncEngine {
         struct Places {
             private var offsets: [Int64] = []
             private var lengths: [UInt32] = []
+            /// The objects of the few versions that have any (large values), by index.
+            private var objects: [Int: [SHA256Digest]] = [:]
             var count: Int { offsets.count }
-            mutating func append(offset: Int64, length: Int) {
+            mutating func append(offset: Int64, length: Int, objects: [SHA256Digest]) {
+                if !objects.isEmpty { self.objects[offsets.count] = objects }
                 offsets.append(offset)
                 lengths.append(UInt32(length))
             }
-            subscript(range: Range<Int>) -> [(offset: Int64, length: Int)] {
-                range.map { (offsets[$0], Int(lengths[$0])) }
+            subscript(range: Range<Int>) -> [(offset: Int64, length: Int, objects: [SHA256Digest])] {
+                range.map { (offsets[$0], Int(lengths[$0]), objects[$0] ?? []) }
             }
         }
         var entries = Places()
@@ -310,7 +313,7 @@ extension SyncEngine {
             for i in PushPlanner.outgoing(lines.map(\.version), device: store.deviceID, checkpoint: checkpoint) {
                 let (v, offset, length) = lines[i]
                 let size = PushPlanner.entrySize(lineBytes: length, objectSizes: store.objectSizes(of: v))
-                result.entries.append(offset: offset, length: length)
+                result.entries.append(offset: offset, length: length, objects: v.objectReferences)
                 result.segments.add(size)
                 result.bytes += Int64(size)
                 if v.kind == .image { result.imageRecords.insert(v.record) }

@@ -103,6 +103,10 @@ struct SyncEngineTests {
         try await a.appendMessage(to: c1, role: .system, text: "You are a travel agent.")
         try await a.appendMessage(to: c1, role: .user, text: "Where in May?\nSomewhere \"warm\".")
         try await a.appendMessage(to: c1, role: .assistant, text: "Lisbon.")
+        // Over `FieldValue.inlineLimit`: the value goes to objects/ and travels in its version's
+        // segment entry (a push names each line's objects from its scan of the journal).
+        let long = String(repeating: "Lisbon in May: warm, not hot. ", count: 200)
+        try await a.appendMessage(to: c1, role: .assistant, text: long)
         let c2 = try await a.createChat(title: "Old completions", model: "davinci")
         try await a.appendMessage(to: c2, role: .user, text: "Once upon a time")
         try await a.rename(c2, to: "Old completions (renamed)")
@@ -132,6 +136,12 @@ struct SyncEngineTests {
             let cb = try await b.canonicalBody(id)
             #expect(ca == cb, "canonical body of \(id)")
         }
+        let chatInB = try await b.record(c1).body
+        guard case .chat(let chat)? = chatInB else {
+            Issue.record("not a chat body: \(String(describing: chatInB))")
+            return
+        }
+        #expect(chat.messages.last?.text == long)
         let deletedInB = try await b.list(includeDeleted: true).first { $0.id == c3 }
         #expect(deletedInB?.deleted == true)
 
