@@ -37,11 +37,11 @@ struct SyncSchedulerTests {
         func count(_ match: (SyncEvent) -> Bool) -> Int { box.events.withLock { $0.filter(match).count } }
     }
 
-    /// Waits up to `seconds` for `condition`: long, since the whole suite shares two cores
-    /// and a thread pool with this test (it takes milliseconds alone). Full runs have held
-    /// this suite's first sync back past 120 s (cause not found; other tests may hold the
-    /// pool's threads); the bound only keeps a hang from lasting forever.
-    static func eventually(_ seconds: Double = 600, _ condition: () async throws -> Bool) async throws -> Bool {
+    /// Waits up to `seconds` for `condition`. `scripts/test.sh` runs this suite on its own: in
+    /// the full run every async test is in flight at once and stores share four I/O threads,
+    /// and twice this suite's first sync came later than 120 s. Alone it takes a second or
+    /// two; the bound only keeps a hang from lasting forever.
+    static func eventually(_ seconds: Double = 60, _ condition: () async throws -> Bool) async throws -> Bool {
         let end = Date().addingTimeInterval(seconds)
         while Date() < end {
             if try await condition() { return true }
