@@ -149,6 +149,9 @@ extension Store {
         }
     }
 
+    /// Whether the journal holds no line at all (a store never written to).
+    package func journalIsEmpty() -> Bool { journal.size() == 0 }
+
     /// How many pulled versions are appended at once.
     static let integratePiece = 1_000
 
@@ -158,24 +161,34 @@ extension Store {
     private func newVersions(_ entries: ArraySlice<Segment.Entry>, in snapshot: StoreSnapshot) throws(AISyncError)
         -> ([Version], [[UInt8]])
     {
-        var known = [RecordID: (kind: RecordKind, ids: Set<SHA256Digest>)]()
+        // Per record: its kind, and the version ids the store and this piece hold. A record new
+        // to the store (almost every one in a first pull) keeps its first id alone; a set is
+        // made only when another version of it follows.
+        var known = [RecordID: (kind: RecordKind, first: SHA256Digest?, ids: Set<SHA256Digest>)]()
         known.reserveCapacity(entries.count)
         var fresh: [Version] = []
         var lines: [[UInt8]] = []
-        for e in entries {
-            let v = e.version
-            if known[v.record] == nil {
-                if let state = try snapshot.state(v.record, reader: reader) {
-                    known[v.record] = (state.kind, state.versionIDs)
-                } else {
-                    known[v.record] = (v.kind, [])
-                }
+        fresh.reserveCapacity(entries.count)
+        lines.reserveCapacity(entries.count)
+        for i in entries.indices {
+            let id = entries[i].version.id
+            let record = entries[i].version.record
+            let kind = entries[i].version.kind
+            if known[record] == nil {
+                let state = try snapshot.state(record, reader: reader)
+                known[record] = state.map { ($0.kind, nil, $0.versionIDs) } ?? (kind, nil, [])
             }
-            guard known[v.record]?.kind == v.kind else { continue }  // refused by `checkKinds` already
-            guard known[v.record]?.ids.insert(v.id).inserted == true else { continue }
-            for (_, bytes) in e.objects { _ = try objects.put(bytes) }
-            fresh.append(v)
-            lines.append(e.line ?? v.json.canonicalBytes)
+            // A version of another kind was refused by `checkKinds` already; one held is skipped.
+            let held = known[record].map { $0.kind != kind || $0.first == id || $0.ids.contains(id) } ?? true
+            if held { continue }
+            if known[record]?.first == nil, known[record]?.ids.isEmpty == true {
+                known[record]?.first = id
+            } else {
+                known[record]?.ids.insert(id)
+            }
+            for (_, bytes) in entries[i].objects { _ = try objects.put(bytes) }
+            fresh.append(entries[i].version)
+            lines.append(entries[i].line ?? entries[i].version.json.canonicalBytes)
         }
         return (fresh, lines)
     }

@@ -280,8 +280,15 @@ public actor Store {
 
     /// The batch of a rebuild or a bulk write: 5,000, or half the records already indexed, up
     /// to `cap`. Each write copies the whole index, so a batch that grows with it writes far
-    /// fewer lines into a large one (docs/PERFORMANCE.md 3.14).
-    static func overlayLimit(indexed: Int, upTo cap: Int) -> Int { min(max(overlayLimit, indexed / 2), cap) }
+    /// fewer lines into a large one (docs/PERFORMANCE.md 3.14). Into an empty index the first
+    /// batch is ``firstBulkOverlay``: memory peaks when the index is large, not then, and a
+    /// pull of 10,000 chats into a new store writes its index once instead of twice.
+    static func overlayLimit(indexed: Int, upTo cap: Int) -> Int {
+        indexed == 0 ? max(firstBulkOverlay, cap) : min(max(overlayLimit, indexed / 2), cap)
+    }
+
+    /// How many records a bulk write into an empty index holds before its first write.
+    static let firstBulkOverlay = 12_500
 
     /// A rebuild's cap (it holds a window of the journal besides).
     static let rebuildOverlayCap = 12_500

@@ -29,6 +29,7 @@ extension SyncEngine {
         // 2. Their new segments, each verified whole before anything is applied, merged a
         // batch at a time (memory stays one batch; an interrupted pull resumes after the last).
         var run = PullRun(checkpoint: checkpoint, report: report, total: 0)
+        let startedEmpty = try await store.journalIsEmpty()
         // A store that never synced with this remote starts from the newest snapshot, if any.
         if !dryRun, let (writer, info) = PullPlanner.startingSnapshot(heads: heads.map(\.head), checkpoint: checkpoint)
         {
@@ -48,7 +49,7 @@ extension SyncEngine {
             return report
         }
         // 3. Pictures that earlier pulls could not get, now that the remote may have them.
-        try await retryMissingImages(run.missing, report: &report)
+        try await retryMissingImages(run.missing, startedEmpty: startedEmpty, report: &report)
         // 4. Remember how far we got: every head read, ETags included.
         let next = PullPlanner.checkpoint(
             after: checkpoint, heads: heads, device: store.deviceID, counters: [:], merged: (false, 0))
@@ -180,13 +181,16 @@ extension SyncEngine {
     }
 
     /// Tries again the pictures earlier pulls could not get (the recorded list, or every live
-    /// image when none was ever recorded), then records what is still missing.
-    private func retryMissingImages(_ missedNow: [Store.WantedImage], report: inout SyncReport)
+    /// image when none was ever recorded), then records what is still missing. A store empty
+    /// before this pull has no pictures but this pull's: what it missed is `missedNow`.
+    private func retryMissingImages(_ missedNow: [Store.WantedImage], startedEmpty: Bool, report: inout SyncReport)
         async throws(AISyncError)
     {
         let known: [Store.WantedImage]
         if let recorded = await store.missingImages() {
             known = recorded
+        } else if startedEmpty {
+            known = []
         } else {
             known = try await store.liveImages().map { ($0.1.sha256, $0.1.imgur) }
         }

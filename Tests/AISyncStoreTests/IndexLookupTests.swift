@@ -236,4 +236,16 @@ struct IndexLookupTests {
         IndexFile.decimal(value, into: &out)
         #expect(out == [9] + Array(String(value).utf8))
     }
+
+    /// How many changed records a bulk write holds before it writes the index (each write
+    /// copies the whole index): 12,500 into an empty one (a pull of 10,000 chats into a new
+    /// store writes it once), then half the records indexed, never under 5,000 nor over the cap.
+    @Test func aBulkWriteHoldsMoreRecordsBeforeItsFirstIndexWrite() {
+        #expect(Store.overlayLimit(indexed: 0, upTo: Store.bulkOverlayCap) == 12_500)
+        #expect(Store.overlayLimit(indexed: 0, upTo: Store.rebuildOverlayCap) == 12_500)
+        #expect(Store.overlayLimit(indexed: 1, upTo: Store.bulkOverlayCap) == 5_000)
+        #expect(Store.overlayLimit(indexed: 12_500, upTo: Store.bulkOverlayCap) == 6_250)
+        #expect(Store.overlayLimit(indexed: 1_000_000, upTo: Store.bulkOverlayCap) == 8_000)
+        #expect(Store.overlayLimit(indexed: 1_000_000, upTo: Store.rebuildOverlayCap) == 12_500)
+    }
 }
