@@ -149,9 +149,6 @@ extension Store {
         }
     }
 
-    /// Whether the journal holds no line at all (a store never written to).
-    package func journalIsEmpty() -> Bool { journal.size() == 0 }
-
     /// How many pulled versions are appended at once.
     static let integratePiece = 1_000
 

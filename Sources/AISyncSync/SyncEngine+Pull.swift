@@ -29,7 +29,7 @@ extension SyncEngine {
         // 2. Their new segments, each verified whole before anything is applied, merged a
         // batch at a time (memory stays one batch; an interrupted pull resumes after the last).
         var run = PullRun(checkpoint: checkpoint, report: report, total: 0)
-        let startedEmpty = try await store.journalIsEmpty()
+        let startedEmpty = store.journalFileSize() == 0
         // A store that never synced with this remote starts from the newest snapshot, if any.
         if !dryRun, let (writer, info) = PullPlanner.startingSnapshot(heads: heads.map(\.head), checkpoint: checkpoint)
         {
