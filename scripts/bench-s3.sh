@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # S3 speed on the loopback SeaweedFS cluster (master, three volume servers, filer and S3
 # gateway, started by servers.sh), measured in one run (issue 27):
-#  1. push of N chats to a fresh folder of the bucket: time; requests, counted by a
+#  1. push of N chats to a fresh folder of the bucket (three times, each to a new folder; the
+#     fastest): time; requests, counted by a
 #     pass-through proxy (fault_proxy.py, no faults) in an identical push to another folder;
 #  2. a sync with nothing new: requests;
 #  3. pull of everything into a new store (three times, each into a new store; the fastest):
 #     time and requests;
-#  4. the same N chats as N JSON files with rclone's S3 backend: `rclone copy` up, and down into
-#     an empty folder (three times; the fastest); the ratios against 1 and 3;
+#  4. the same N chats as N JSON files with rclone's S3 backend: `rclone copy` up to a new
+#     folder and down into an empty one (three times each; the fastest); the ratios against 1 and 3;
 #  5. a 200 MB picture: aisync push (multipart) and pull into a new store, next to
 #     `curl --aws-sigv4` PUT (with the SHA-256 the signature needs, computed by sha256sum) and
 #     GET of the same bytes: the object aisync stored (the ratio's reference: the same object
@@ -58,11 +59,19 @@ requests() { if [ -f "$work/proxy.log" ]; then wc -l <"$work/proxy.log"; else ec
 store=$work/store
 aisync --store "$store" init --name bench >/dev/null
 "$bench" generate "$N" --store "$store" >/dev/null
-aisync --store "$store" remote add cloud "s3://$bucket/bench-aisync" --endpoint "$endpoint" >/dev/null
 aisync --store "$store" remote add counted "s3://$bucket/bench-counted" --endpoint "$counted" >/dev/null
 
-t0=$(now); aisync --store "$store" push cloud >/dev/null; t1=$(now)
-push_s=$(secs "$t0" "$t1")
+# Three pushes, each to a fresh folder of the bucket (each a first push of everything); the
+# fastest counts, as for rclone's three uploads below. The first is the folder pulled later.
+push_runs=()
+for i in 1 2 3; do
+  name=cloud; [ "$i" -gt 1 ] && name=cloud$i
+  folder=bench-aisync; [ "$i" -gt 1 ] && folder=bench-aisync$i
+  aisync --store "$store" remote add "$name" "s3://$bucket/$folder" --endpoint "$endpoint" >/dev/null
+  t0=$(now); aisync --store "$store" push "$name" >/dev/null; t1=$(now)
+  push_runs+=("$(secs "$t0" "$t1")")
+done
+push_s=$(fastest "${push_runs[@]}")
 before=$(requests); aisync --store "$store" push counted >/dev/null; push_requests=$(( $(requests) - before ))
 before=$(requests); aisync --store "$store" sync counted >/dev/null; idle_requests=$(( $(requests) - before ))
 
@@ -95,8 +104,13 @@ rclone_or_die() { rclone "$@" 2>>"$work/rclone.err" || { cat "$work/rclone.err" 
 export RCLONE_CONFIG_SW_TYPE=s3 RCLONE_CONFIG_SW_PROVIDER=Other RCLONE_CONFIG_SW_ENDPOINT=$endpoint
 export RCLONE_CONFIG_SW_ACCESS_KEY_ID=$AWS_ACCESS_KEY_ID RCLONE_CONFIG_SW_SECRET_ACCESS_KEY=$AWS_SECRET_ACCESS_KEY
 export RCLONE_CONFIG_SW_REGION=$region RCLONE_CONFIG_SW_FORCE_PATH_STYLE=true
-t0=$(now); rclone_or_die copy "$files" "sw:$bucket/bench-rclone"; t1=$(now)
-rclone_up_s=$(secs "$t0" "$t1")
+rclone_up_runs=()
+for i in 1 2 3; do
+  folder=bench-rclone; [ "$i" -gt 1 ] && folder=bench-rclone$i
+  t0=$(now); rclone_or_die copy "$files" "sw:$bucket/$folder"; t1=$(now)
+  rclone_up_runs+=("$(secs "$t0" "$t1")")
+done
+rclone_up_s=$(fastest "${rclone_up_runs[@]}")
 rclone_down_runs=()
 for i in 1 2 3; do
   t0=$(now); rclone_or_die copy "sw:$bucket/bench-rclone" "$work/rclone-down$i"; t1=$(now)
@@ -160,7 +174,7 @@ curl_down_s=$(fastest "${curl_down_runs[@]}")
 curl_own_s=$(fastest "${curl_own_runs[@]}")
 
 echo "SeaweedFS cluster (3 volume servers, replication 001), $N chats, rclone $(rclone version | head -1 | cut -d' ' -f2), curl $(curl --version | head -1 | cut -d' ' -f2)"
-echo "push of $N chats: ${push_s} s in $push_requests requests; rclone copy of $count JSON files: ${rclone_up_s} s; aisync is $(ratio "$rclone_up_s" "$push_s")x faster (target >= 50x, <= 40 requests)"
+echo "push of $N chats: ${push_s} s (fastest of ${push_runs[*]}) in $push_requests requests; rclone copy of $count JSON files: ${rclone_up_s} s (fastest of ${rclone_up_runs[*]}); aisync is $(ratio "$rclone_up_s" "$push_s")x faster (target >= 50x, <= 40 requests)"
 echo "pull of $records records into a new store: ${pull_s} s (fastest of ${pull_runs[*]}) in $pull_requests requests; rclone copy down of $down_count files: ${rclone_down_s} s (fastest of ${rclone_down_runs[*]}); aisync is $(ratio "$rclone_down_s" "$pull_s")x faster (target >= 50x, <= 40 requests)"
 echo "sync with nothing new: $idle_requests request(s) (target 1)"
 echo "picture of $size bytes up: aisync push ${big_up_s} s; curl --aws-sigv4 ${curl_up_s} s (${curl_put_s} s PUT + sha256sum); aisync/curl $(ratio "$big_up_s" "$curl_up_s") (target <= 1.5)"
