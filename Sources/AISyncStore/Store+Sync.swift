@@ -45,9 +45,15 @@ extension Store {
     /// place spares a copy of it). The lines are not parsed again: the push's scan of the
     /// journal parsed them and gave each one's `objects` (a large value's bytes travel in the
     /// entry); the pulling device verifies every line it is sent.
-    package func segment(header: [UInt8], lines places: [(offset: Int64, length: Int, objects: [SHA256Digest])])
-        throws(AISyncError) -> [UInt8]
-    {
+    ///
+    /// `journal` is the journal file the scan read (``journalFile()``). Another process that
+    /// gives this store a new device id rewrites the journal, moving lines: places from before
+    /// then point at other bytes, so a journal replaced since the scan, before or during this
+    /// read, is refused (`.temporary`; the push is run again) rather than sent.
+    package func segment(
+        header: [UInt8], lines places: [(offset: Int64, length: Int, objects: [SHA256Digest])], journal file: UInt64?
+    ) throws(AISyncError) -> [UInt8] {
+        try checkJournal(is: file)
         var out = header
         out.reserveCapacity(header.count + places.reduce(0) { $0 + $1.length + 32 })
         var n = 0
@@ -58,7 +64,20 @@ extension Store {
             n += 1
             Segment.appendEntry(objects: objects, line: raw, to: &out)
         }
+        try checkJournal(is: file)
         return out
+    }
+
+    /// Which journal file this is (its inode): a rewrite (``Journal/replace(with:splitAfter:)``)
+    /// puts a new file in its place. Nil when there is none.
+    package nonisolated func journalFile() -> UInt64? { Platform.statInfo("\(root)/journal.jsonl")?.inode }
+
+    private func checkJournal(is file: UInt64?) throws(AISyncError) {
+        guard journalFile() != file else { return }
+        throw AISyncError(
+            .temporary,
+            "the store's journal was rewritten during the push (another aisync gave this store a new device id)",
+            hint: "Run the push again")
     }
 
     /// The sizes of the objects a version needs on another device, without reading them.

@@ -49,7 +49,10 @@ extension SyncEngine {
             return report
         }
         // 3. Pictures that earlier pulls could not get, now that the remote may have them.
-        try await retryMissingImages(run.missing, startedEmpty: startedEmpty, report: &report)
+        // Only this pull wrote to a store empty before it when the journal ends where its last
+        // merge did (another process pulling another remote at once would have moved it on).
+        let onlyThisPull = startedEmpty && store.journalFileSize() == checkpoint.pushedOffset
+        try await retryMissingImages(run.missing, onlyThisPull: onlyThisPull, report: &report)
         // 4. Remember how far we got: every head read, ETags included.
         let next = PullPlanner.checkpoint(
             after: checkpoint, heads: heads, device: store.deviceID, counters: [:], merged: (false, 0))
@@ -181,15 +184,16 @@ extension SyncEngine {
     }
 
     /// Tries again the pictures earlier pulls could not get (the recorded list, or every live
-    /// image when none was ever recorded), then records what is still missing. A store empty
-    /// before this pull has no pictures but this pull's: what it missed is `missedNow`.
-    private func retryMissingImages(_ missedNow: [Store.WantedImage], startedEmpty: Bool, report: inout SyncReport)
+    /// image when none was ever recorded), then records what is still missing. A store that
+    /// holds only what this pull wrote (`onlyThisPull`) has no pictures but this pull's: what
+    /// it missed is `missedNow`.
+    private func retryMissingImages(_ missedNow: [Store.WantedImage], onlyThisPull: Bool, report: inout SyncReport)
         async throws(AISyncError)
     {
         let known: [Store.WantedImage]
         if let recorded = await store.missingImages() {
             known = recorded
-        } else if startedEmpty {
+        } else if onlyThisPull {
             known = []
         } else {
             known = try await store.liveImages().map { ($0.1.sha256, $0.1.imgur) }

@@ -56,6 +56,8 @@ extension SyncEngine {
         /// How many lines were journaled since the checkpoint, and where they end.
         var journaled = 0
         var end: Int64
+        /// The journal file these places are in (``Store/journalFile()``, read before the scan).
+        var journal: UInt64? = nil
     }
 
     private func pushOnce(dryRun: Bool) async throws(AISyncError) -> SyncReport {
@@ -264,11 +266,11 @@ extension SyncEngine {
         let header = Segment.header(
             device: store.deviceID, seq: write.seq, remoteID: plan.head.remoteID, count: write.entries.count)
         let places = outgoing.entries[write.entries]
-        let store = store
+        let (store, journal) = (store, outgoing.journal)
         return Task { () async -> Result<[UInt8], AISyncError> in
             do throws(AISyncError) {
                 try AISyncError.checkCancellation()
-                return .success(try await store.segment(header: header, lines: places))
+                return .success(try await store.segment(header: header, lines: places, journal: journal))
             } catch { return .failure(error) }
         }
     }
@@ -303,6 +305,7 @@ extension SyncEngine {
     /// keeps. Also how many were journaled, and where they end.
     func outgoing(_ checkpoint: SyncCheckpoint) async throws(AISyncError) -> Outgoing {
         var result = Outgoing(end: checkpoint.pushedOffset)
+        result.journal = store.journalFile()
         while true {
             // 2 MB at a time: a window's parsed versions are several times its size.
             let (lines, end) = try await store.journalWindow(from: result.end, maxBytes: 2 << 20)

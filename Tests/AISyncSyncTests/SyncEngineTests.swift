@@ -164,6 +164,37 @@ struct SyncEngineTests {
         #expect(sb.pages.first?.image == ib.sha256)
     }
 
+    /// A push builds its segments from the lines its scan of the journal found, without
+    /// parsing them again; a journal rewritten since (another process giving the store a new
+    /// device id moves lines) is refused, not read at the old places.
+    @Test func aSegmentIsNotBuiltFromAJournalReplacedSinceThePushScannedIt() async throws {
+        let dir = Self.makeDirectory("replaced-journal")
+        defer { Self.removeDirectory(dir) }
+        let a = try Self.makeStore(in: dir, "a")
+        let chat = try await a.createChat(title: "One", model: nil)
+        try await a.appendMessage(to: chat, role: .user, text: "hello")
+        let file = a.journalFile()
+        let (lines, _) = try await a.journalWindow(from: 0, maxBytes: 1 << 20)
+        let places = lines.map { (offset: $0.offset, length: $0.length, objects: [SHA256Digest]()) }
+        let header = Array("header\n".utf8)
+        let built = try await a.segment(header: header, lines: places, journal: file)
+        let journal = Self.journalBytes(a)
+        #expect(
+            built.count == header.count + journal.count + places.count
+                * Array("{\"objects\":{},\"version\":}".utf8).count)
+
+        // The same bytes in a new file under the journal's name: what a rewrite leaves.
+        let path = "\(a.root)/journal.jsonl"
+        #expect(FileManager.default.createFile(atPath: path + ".new", contents: Data(journal)))
+        #expect(rename(path + ".new", path) == 0)
+        #expect(a.journalFile() != file)
+        var caught: AISyncError?
+        do { _ = try await a.segment(header: header, lines: places, journal: file) } catch { caught = error }
+        let error = try #require(caught)
+        #expect(error.code == .temporary)
+        #expect(error.message.contains("rewritten"), "\(error)")
+    }
+
     // MARK: - Request counts
 
     @Test func pushing10000ChatsTakesAHandfulOfRequests() async throws {
