@@ -117,12 +117,16 @@ struct IndexFile: Sendable {
     static func decimal(_ value: Int64, into out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
         var v = value.magnitude
-        let start = out.count
-        repeat {
-            out.append(48 + UInt8(v % 10))  // lowest digit first, then reversed
-            v /= 10
-        } while v > 0
-        out[start...].reverse()
+        // Lowest digit first into a buffer on the stack, then appended in order.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var n = 20
+            repeat {
+                n -= 1
+                digits[n] = 48 + UInt8(v % 10)
+                v /= 10
+            } while v > 0
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[n...]))
+        }
     }
 
     /// The first line: how far into the journal the index reaches, and facts about the whole

@@ -257,8 +257,12 @@ struct Journal: Sendable {
 
     /// Appends lines and fsyncs before returning: only then is a version saved. Returns where
     /// each line landed (call with the store lock held, so nobody appends in between).
+    /// `durable: false` leaves the fsync to a later ``sync()``, which must come before anything
+    /// reports these lines saved (a pull appending a batch a piece at a time syncs once).
     @discardableResult
-    func append(_ versions: [Version], lines: [[UInt8]]? = nil) throws(AISyncError) -> [LineRef] {
+    func append(_ versions: [Version], lines: [[UInt8]]? = nil, durable: Bool = true) throws(AISyncError)
+        -> [LineRef]
+    {
         guard !versions.isEmpty else { return [] }
         var bytes: [UInt8] = []
         // A bulk write appends megabytes at once: grown by doubling, the buffer was copied
@@ -277,11 +281,22 @@ struct Journal: Sendable {
         guard fd >= 0 else { throw FileIO.ioError("append to", path, errno: Platform.errno) }
         defer { Platform.close(fd) }
         let ok = bytes.withUnsafeBytes { Platform.writeAll(fd, $0) }
-        guard ok, Platform.fsync(fd) else {
+        guard ok, !durable || Platform.fsync(fd) else {
             let code = Platform.errno
             throw FileIO.ioError("append to", path, errno: code)
         }
+        if durable { environment.journalSynced?() }
         return refs
+    }
+
+    /// Makes every line appended so far durable (after ``append(_:lines:durable:)`` with
+    /// `durable: false`).
+    func sync() throws(AISyncError) {
+        let fd = Platform.open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileIO.ioError("append to", path, errno: Platform.errno) }
+        defer { Platform.close(fd) }
+        guard Platform.fsync(fd) else { throw FileIO.ioError("append to", path, errno: Platform.errno) }
+        environment.journalSynced?()
     }
 
     /// Replaces the whole journal with `versions` (a temp file, fsynced, renamed over it,

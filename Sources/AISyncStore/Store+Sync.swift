@@ -140,7 +140,9 @@ extension Store {
             while !remaining.isEmpty {
                 let count = min(piece, remaining.count)
                 let (fresh, lines) = try newVersions(remaining[..<count], in: snapshot)
-                if !fresh.isEmpty { try append(fresh, lines: lines, saveIndex: !streaming, to: &snapshot) }
+                if !fresh.isEmpty {
+                    try append(fresh, lines: lines, saveIndex: !streaming, durable: false, to: &snapshot)
+                }
                 applied += fresh.count
                 remaining.removeFirst(count)
                 if streaming {
@@ -148,6 +150,8 @@ extension Store {
                     Platform.releaseFreeMemory()
                 }
             }
+            // One fsync for the batch, before the caller records it as merged.
+            if applied > 0 { try journal.sync() }
             return (applied, wasAtEnd, snapshot.journalOffset)
         }
     }
@@ -157,14 +161,17 @@ extension Store {
     private func checkKinds(_ entries: [Segment.Entry], in snapshot: StoreSnapshot) throws(AISyncError) {
         var kinds: [RecordID: RecordKind] = [:]
         kinds.reserveCapacity(entries.count)
-        for e in entries {
-            let v = e.version
-            if kinds[v.record] == nil { kinds[v.record] = try snapshot.summary(v.record)?.kind ?? v.kind }
-            guard let kind = kinds[v.record], kind != v.kind else { continue }
+        // By index, not `for e in entries`: a copy of each entry retains all it holds.
+        for i in entries.indices {
+            let record = entries[i].version.record
+            let own = entries[i].version.kind
+            if kinds[record] == nil { kinds[record] = try snapshot.summary(record)?.kind ?? own }
+            guard let kind = kinds[record], kind != own else { continue }
             throw AISyncError(
-                .damagedData, "a pulled version of \(v.record) would turn a \(kind.rawValue) into a \(v.kind.rawValue)",
+                .damagedData, "a pulled version of \(record) would turn a \(kind.rawValue) into a \(own.rawValue)",
                 hint:
-                    "Nothing was applied; the remote holds a forged or damaged version (from device \(v.device.short))")
+                    "Nothing was applied; the remote holds a forged or damaged version (from device \(entries[i].version.device.short))"
+            )
         }
     }
 
@@ -190,19 +197,25 @@ extension Store {
             let id = entries[i].version.id
             let record = entries[i].version.record
             let kind = entries[i].version.kind
-            if known[record] == nil {
+            // Taken out and put back, not changed in place through `known[record]?`: each such
+            // access allocated (its value is large), and a set taken out is not copied.
+            var entry: (kind: RecordKind, first: SHA256Digest?, ids: Set<SHA256Digest>)
+            if let seen = known.removeValue(forKey: record) {
+                entry = seen
+            } else {
                 let state = try snapshot.state(record, reader: reader)
-                known[record] = state.map { ($0.kind, nil, $0.versionIDs) } ?? (kind, nil, [])
+                entry = state.map { ($0.kind, nil, $0.versionIDs) } ?? (kind, nil, [])
             }
             // A version of another kind was refused by `checkKinds` already; one held is skipped.
-            let held = known[record].map { $0.kind != kind || $0.first == id || $0.ids.contains(id) } ?? true
-            if held { continue }
-            if known[record]?.first == nil, known[record]?.ids.isEmpty == true {
-                known[record]?.first = id
-            } else {
-                known[record]?.ids.insert(id)
+            let held = entry.kind != kind || entry.first == id || entry.ids.contains(id)
+            if !held {
+                if entry.first == nil, entry.ids.isEmpty { entry.first = id } else { entry.ids.insert(id) }
             }
-            for (_, bytes) in entries[i].objects { _ = try objects.put(bytes) }
+            known[record] = entry
+            if held { continue }
+            if !entries[i].objects.isEmpty {
+                for (_, bytes) in entries[i].objects { _ = try objects.put(bytes) }
+            }
             fresh.append(entries[i].version)
             lines.append(entries[i].line ?? entries[i].version.json.canonicalBytes)
         }
@@ -312,8 +325,8 @@ extension Store {
             (snapshot: inout StoreSnapshot, _) throws(AISyncError) -> [(SHA256Digest, ImageBody)] in
             var states: [RecordID: RecordState] = [:]
             var incoming: [SHA256Digest: [UInt8]] = [:]
-            for e in entries where e.version.kind == .image {
-                let v = e.version
+            for i in entries.indices where entries[i].version.kind == .image {
+                let (e, v) = (entries[i], entries[i].version)
                 incoming.merge(e.objects) { a, _ in a }
                 if states[v.record] == nil {
                     states[v.record] = try snapshot.state(v.record, reader: reader) ?? RecordState(kind: .image)

@@ -23,13 +23,15 @@ extension Store {
     /// journal anchor and, when enough lines have piled up, the index up to date.
     /// `lines` are the versions' journal lines when the caller already encoded them
     /// (``Version/encoded(record:kind:clock:time:device:ops:)``); `saveIndex: false` leaves
-    /// the index for the caller to save once at the end of a bulk write.
+    /// the index for the caller to save once at the end of a bulk write; `durable: false`
+    /// leaves the journal's fsync to the caller (``Journal/sync()``).
     func append(
-        _ versions: [Version], lines: [[UInt8]]? = nil, saveIndex: Bool = true, to snapshot: inout StoreSnapshot
+        _ versions: [Version], lines: [[UInt8]]? = nil, saveIndex: Bool = true, durable: Bool = true,
+        to snapshot: inout StoreSnapshot
     ) throws(AISyncError) {
-        let refs = try journal.append(versions, lines: lines)
+        let refs = try journal.append(versions, lines: lines, durable: durable)
         do {
-            try snapshot.apply(zip(versions, refs).map { (version: $0, ref: $1) }, reader: reader)
+            try snapshot.apply(versions, refs: refs, reader: reader)
             snapshot.journalOffset = journal.size()
             snapshot.journalLines += versions.count
         } catch  where IndexBase.isDamage(error) {

@@ -150,14 +150,15 @@ package struct StoreSnapshot: Sendable {
         unchanged: (UnsafeRawBufferPointer, Int) throws(AISyncError) -> Void,
         changed onChanged: (RecordSummary, [Journal.LineRef]) throws(AISyncError) -> Void
     ) throws(AISyncError) {
-        let extra = changed.sorted { $0.key < $1.key }
+        // The ids alone are sorted (sorting the entries moved and retained all they hold).
+        let extra = changed.keys.sorted()
         var next = 0
         func emitChanged(before key: UnsafeRawBufferPointer?) throws(AISyncError) -> Bool {
             while next < extra.count {
-                let (id, entry) = extra[next]
+                let id = extra[next]
                 let order = key.map { Self.compare(id, $0) } ?? -1
                 if order > 0 { return false }
-                try onChanged(entry.summary, entry.refs)
+                if let entry = changed[id] { try onChanged(entry.summary, entry.refs) }
                 next += 1
                 if order == 0 { return true }
             }
@@ -243,13 +244,20 @@ package struct StoreSnapshot: Sendable {
     mutating func apply(_ versions: some Collection<(version: Version, ref: Journal.LineRef)>, reader: VersionReader)
         throws(AISyncError)
     {
+        try apply(versions.map(\.version), refs: versions.map(\.ref), reader: reader)
+    }
+
+    /// The same, the versions and their lines side by side (read in place: a copy of each
+    /// version would retain all it holds).
+    mutating func apply(_ versions: [Version], refs: [Journal.LineRef], reader: VersionReader) throws(AISyncError) {
         var touched: Set<RecordID> = []
         touched.reserveCapacity(versions.count)
         var singles: [RecordID: RecordState.Single] = [:]
         singles.reserveCapacity(versions.count)
-        for (v, ref) in versions {
-            let record = v.record
-            if v.time > latestTime { latestTime = v.time }
+        for i in versions.indices {
+            let ref = refs[i]
+            let record = versions[i].record
+            if versions[i].time > latestTime { latestTime = versions[i].time }
             // The index on disk is searched once per record (most records of a rebuild are
             // new, and a miss costs a binary search), and a decoded state is taken out, not
             // copied: merging into a copy would copy its dictionaries.
@@ -270,35 +278,51 @@ package struct StoreSnapshot: Sendable {
                 wasDecoded = false
                 if let (state, base) = try folded(record, reader: reader) {
                     (current, fromBase) = (state, base)
-                } else if case .operations(let ops) = v.payload {
-                    singles[record] = RecordState.Single(v, ops: ops)
-                    changed[record] = Changed(summary: Self.placeholder(record, v.kind), refs: [ref])
+                } else if case .operations(let ops) = versions[i].payload {
+                    singles[record] = RecordState.Single(versions[i], ops: ops)
+                    changed[record] = Changed(summary: Self.placeholder(record, versions[i].kind), refs: [ref])
                     touched.insert(record)
                     continue
                 } else {
-                    current = RecordState(kind: v.kind)
+                    current = RecordState(kind: versions[i].kind)
                 }
             }
-            let merged = reader.merge(v, into: &current)
+            let merged = reader.merge(versions[i], into: &current)
             if merged {
                 // A state decoded before the index was last written has no change entry.
                 if fromBase == nil, wasDecoded, changed[record] == nil { fromBase = try baseEntry(record) }
                 // One lookup, the entry made only when missing; its lines appended in place
                 // (taken out of `fromBase`, so a long history is not copied per version).
                 changed[
-                    record, default: fromBase.take() ?? Changed(summary: Self.placeholder(record, v.kind), refs: [])
+                    record,
+                    default: fromBase.take() ?? Changed(summary: Self.placeholder(record, versions[i].kind), refs: [])
                 ]
                 .refs.append(ref)
                 touched.insert(record)
             }
             if merged || wasDecoded || keep { decoded[record] = current }
         }
+        refreshSummaries(touched, singles: singles, reader: reader)
+    }
+
+    /// The summaries of the records `apply` changed, from their decoded states or their one
+    /// version.
+    private mutating func refreshSummaries(
+        _ touched: Set<RecordID>, singles: [RecordID: RecordState.Single], reader: VersionReader
+    ) {
         for id in touched {
+            let summary: RecordSummary
             if let state = decoded[id] {
-                changed[id]?.summary = RecordSummary.make(id: id, state: state, reader: reader)
+                summary = RecordSummary.make(id: id, state: state, reader: reader)
             } else if let single = singles[id] {
-                changed[id]?.summary = RecordSummary.make(id: id, single: single, reader: reader)
+                summary = RecordSummary.make(id: id, single: single, reader: reader)
+            } else {
+                continue
             }
+            // Taken out and put back: changed in place through `changed[id]?` it allocated.
+            guard var entry = changed.removeValue(forKey: id) else { continue }
+            entry.summary = summary
+            changed[id] = entry
         }
     }
 

@@ -98,17 +98,14 @@ public struct SHA256: Sendable {
             update(bytes: UnsafeRawBufferPointer(rebasing: tail[..<padCount]))
         }
         let state = h
-        let bytes = [UInt8](unsafeUninitializedCapacity: 32) { buf, count in
+        return SHA256Digest { out in
             withUnsafeBytes(of: state) { words in
                 for i in 0..<8 {
                     let word = words.load(fromByteOffset: 4 * i, as: UInt32.self)
-                    UnsafeMutableRawBufferPointer(buf).storeBytes(
-                        of: word.bigEndian, toByteOffset: 4 * i, as: UInt32.self)
+                    out.storeBytes(of: word.bigEndian, toByteOffset: 4 * i, as: UInt32.self)
                 }
             }
-            count = 32
         }
-        return SHA256Digest(bytes: bytes)
     }
 
     /// One-shot hash of an in-memory buffer.
@@ -371,26 +368,64 @@ public struct SHA256: Sendable {
 }
 
 /// A 32-byte SHA-256 digest; compares, hashes and prints (lowercase hex) by value.
+///
+/// The bytes are held inline, not in an array: a pull decodes tens of thousands of version
+/// ids and object references, and each array was an allocation (and a reference count to
+/// keep on every copy of a version).
 public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
+    /// The 32 bytes in order, as four words read from memory (not numbers: compared and
+    /// hashed as they are).
+    private let w0: UInt64, w1: UInt64, w2: UInt64, w3: UInt64
+
     /// The 32 digest bytes.
-    public let bytes: [UInt8]
+    public var bytes: [UInt8] { withUnsafeBytes(of: (w0, w1, w2, w3)) { Array($0) } }
+
+    /// Fills the 32 bytes (`fill` writes all of them).
+    init(filling fill: (UnsafeMutableRawBufferPointer) -> Void) {
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &words) { fill($0) }
+        (w0, w1, w2, w3) = words
+    }
 
     /// Wraps 32 digest bytes (internal: digests come from hashing or `init?(hex:)`).
     init(bytes: [UInt8]) {
-        assert(bytes.count == 32, "a SHA-256 digest is 32 bytes")
-        self.bytes = bytes
+        precondition(bytes.count == 32, "a SHA-256 digest is 32 bytes")
+        self.init { out in bytes.withUnsafeBytes { out.copyMemory(from: $0) } }
     }
 
-    /// Hashes the 32 bytes at once (the synthesized form feeds them one by one).
+    /// Hashes the 32 bytes at once.
     public func hash(into hasher: inout Hasher) {
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        hasher.combine(w0)
+        hasher.combine(w1)
+        hasher.combine(w2)
+        hasher.combine(w3)
     }
 
     /// Two digests are equal when their 32 bytes are.
-    public static func == (a: SHA256Digest, b: SHA256Digest) -> Bool { a.bytes == b.bytes }
+    public static func == (a: SHA256Digest, b: SHA256Digest) -> Bool {
+        a.w0 == b.w0 && a.w1 == b.w1 && a.w2 == b.w2 && a.w3 == b.w3
+    }
 
     /// 64 lowercase hex characters, as printed by `sha256sum`.
-    public var hex: String { Hex.encode(bytes) }
+    public var hex: String {
+        String(unsafeUninitializedCapacity: 64) { out in
+            writeHex(into: UnsafeMutableRawBufferPointer(out))
+            return 64
+        }
+    }
+
+    /// Writes the 64 lowercase hex characters to the start of `out` (at least 64 bytes).
+    package func writeHex(into out: UnsafeMutableRawBufferPointer) {
+        let digits: StaticString = "0123456789abcdef"
+        digits.withUTF8Buffer { digits in
+            withUnsafeBytes(of: (w0, w1, w2, w3)) { bytes in
+                for (i, b) in bytes.enumerated() {
+                    out[2 * i] = digits[Int(b >> 4)]
+                    out[2 * i + 1] = digits[Int(b & 15)]
+                }
+            }
+        }
+    }
 
     /// The digest as 64 lowercase hex characters (the same as ``hex``).
     public var description: String { hex }
@@ -398,17 +433,25 @@ public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
     /// Parses exactly 64 lowercase hex characters; anything else (uppercase, wrong
     /// length, non-hex) yields nil so one digest has exactly one spelling.
     public init?(hex: String) {
-        let utf8 = Array(hex.utf8)
+        var hex = hex
+        guard let digest = hex.withUTF8({ Self(hexUTF8: $0) }) else { return nil }
+        self = digest
+    }
+
+    /// The same, from the text's bytes.
+    package init?(hexUTF8 utf8: UnsafeBufferPointer<UInt8>) {
         guard utf8.count == 64 else { return nil }
-        var out = [UInt8]()
-        out.reserveCapacity(32)
-        var i = 0
-        while i < 64 {
-            guard let hi = Self.nibble(utf8[i]), let lo = Self.nibble(utf8[i + 1]) else { return nil }
-            out.append(hi << 4 | lo)
-            i += 2
+        var valid = true
+        self.init { out in
+            for i in 0..<32 {
+                guard let hi = Self.nibble(utf8[2 * i]), let lo = Self.nibble(utf8[2 * i + 1]) else {
+                    valid = false
+                    return
+                }
+                out[i] = hi << 4 | lo
+            }
         }
-        bytes = out
+        guard valid else { return nil }
     }
 
     private static func nibble(_ c: UInt8) -> UInt8? {

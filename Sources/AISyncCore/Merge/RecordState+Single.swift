@@ -23,7 +23,10 @@ extension RecordState {
         /// version never wins over one already there), `deleted` from the delete operations.
         public func value(_ field: String) -> FieldValue? {
             if field == RecordSchema.deletedField { return .inline(.bool(isDeleted)) }
-            for case .set(let f, let value) in ops where f == field { return value }
+            // By index: `for case … in ops` copies every operation it looks at.
+            for i in ops.indices {
+                if case .set(let f, let value) = ops[i], f == field { return value }
+            }
             return nil
         }
 

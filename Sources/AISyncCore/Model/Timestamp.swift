@@ -58,7 +58,13 @@ public struct Timestamp: Hashable, Sendable, Comparable, CustomStringConvertible
 
     /// Parses exactly `YYYY-MM-DDTHH:MM:SS.mmmZ`.
     public init?(iso8601 text: String) {
-        let u = Array(text.utf8)
+        var text = text
+        guard let t = text.withUTF8({ Self(iso8601UTF8: $0) }) else { return nil }
+        self = t
+    }
+
+    /// The same, from the text's bytes (no copy of them).
+    private init?(iso8601UTF8 u: UnsafeBufferPointer<UInt8>) {
         guard u.count == 24, u[4] == 45, u[7] == 45, u[10] == 84, u[13] == 58, u[16] == 58, u[19] == 46, u[23] == 90
         else { return nil }
         func num(_ r: Range<Int>) -> Int64? {

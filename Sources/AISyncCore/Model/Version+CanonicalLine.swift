@@ -45,6 +45,8 @@ struct CanonicalLineReader {
         guard expect(#"{"clock":{"#) else { return nil }
         var counters: [DeviceID: Int64] = [:]
         var previous: Range<Int>? = nil
+        // The clock's first device, whose id the writing device's usually is (not made twice).
+        var first: (bytes: Range<Int>, id: DeviceID)?
         repeat {
             // Keys in strictly increasing order: canonical, and never a duplicate.
             guard let key = string(), let device = DeviceID(text(key)), expect(":"), let n = integer(), n >= 1 else {
@@ -52,11 +54,12 @@ struct CanonicalLineReader {
             }
             if let previous, !bytes[previous].lexicographicallyPrecedes(bytes[key]) { return nil }
             previous = key
+            if first == nil { first = (key, device) }
             counters[device] = n
         } while expect(",")
-        guard expect(#"},"device":"#), let d = string(), let device = DeviceID(text(d)), counters[device] != nil,
+        guard expect(#"},"device":"#), let d = string(), let device = deviceID(d, first), counters[device] != nil,
             expect(#","hlc":{"c":"#), let counter = integer(), expect(#","t":"#), let wall = integer(),
-            expect(#"},"id":"#), let idText = string(), let id = SHA256Digest(hex: text(idText)),
+            expect(#"},"id":"#), let idText = string(), let id = digest(idText),
             expect(#","kind":"#), let k = string(), let kind = RecordKind(rawValue: text(k)),
             expect(#","ops":["#)
         else { return nil }
@@ -65,8 +68,7 @@ struct CanonicalLineReader {
             guard let op = operation(kind: kind) else { return nil }
             ops.append(op)
         } while expect(",")
-        guard expect(#"],"record":"#), let r = string(), let record = RecordID(text(r)),
-            record.rawValue.hasPrefix("\(kind.rawValue)-"),
+        guard expect(#"],"record":"#), let r = string(), hasKindPrefix(r, kind), let record = RecordID(text(r)),
             expect(#","v":2}"#), at == bytes.count, ops.count <= Version.maxOperations,
             (try? Version.checkChangedOnce(ops)) != nil
         else { return nil }
@@ -103,13 +105,16 @@ struct CanonicalLineReader {
                 guard let s = string() else { return nil }
                 op = text(s)
             case 3:
-                guard let s = string(), let d = SHA256Digest(hex: text(s)) else { return nil }
+                guard let s = string(), let d = digest(s) else { return nil }
                 ref = d
             default:
                 // The depth the general parser is at for a value in an operation of a line.
                 guard let (v, end) = JSONParser.value(in: bytes, at: at, depth: 3, objectCapacity: Self.valueMembers)
                 else { return nil }
                 if strict {
+                    // Room for the whole line at once: grown by doubling, it was reallocated
+                    // several times a line.
+                    if scratch.capacity == 0 { scratch.reserveCapacity(bytes.count) }
                     scratch.removeAll(keepingCapacity: true)
                     JSONValue.write(v, into: &scratch)
                     guard scratch.count == end - at, scratch.elementsEqual(bytes[at..<end]) else { return nil }
@@ -153,6 +158,25 @@ struct CanonicalLineReader {
             i += 1
         }
         return nil
+    }
+
+    /// The device id at `range`: `known`'s when the bytes are the same.
+    private func deviceID(_ range: Range<Int>, _ known: (bytes: Range<Int>, id: DeviceID)?) -> DeviceID? {
+        if let known, bytes[range].elementsEqual(bytes[known.bytes]) { return known.id }
+        return DeviceID(text(range))
+    }
+
+    private func digest(_ range: Range<Int>) -> SHA256Digest? {
+        SHA256Digest(hexUTF8: UnsafeBufferPointer(rebasing: bytes[range]))
+    }
+
+    /// Whether the string at `range` starts with the kind's name and a `-`, as a record id must.
+    private func hasKindPrefix(_ range: Range<Int>, _ kind: RecordKind) -> Bool {
+        var name = kind.rawValue
+        return name.withUTF8 { name in
+            range.count > name.count && bytes[range.lowerBound + name.count] == UInt8(ascii: "-")
+                && bytes[range.lowerBound..<(range.lowerBound + name.count)].elementsEqual(name)
+        }
     }
 
     private func text(_ range: Range<Int>) -> String {

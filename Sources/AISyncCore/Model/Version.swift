@@ -325,8 +325,18 @@ public struct Version: Hashable, Sendable {
 
     /// The SHA-256 of `line` without its `,"id":"<id>"` member; nil when the line has none.
     static func hashWithoutID(_ line: ArraySlice<UInt8>, id: SHA256Digest) -> SHA256Digest? {
-        let member = Array(",\"id\":\"\(id.hex)\"".utf8)
-        return line.withUnsafeBytes { raw -> SHA256Digest? in
+        // `,"id":"<64 hex>"`, made on the stack (a pull checks every version id).
+        withUnsafeTemporaryAllocation(byteCount: 72, alignment: 1) { member in
+            let prefix: StaticString = #","id":""#
+            prefix.withUTF8Buffer { member.copyMemory(from: UnsafeRawBufferPointer($0)) }
+            id.writeHex(into: UnsafeMutableRawBufferPointer(rebasing: member[7..<71]))
+            member[71] = 0x22
+            return hashWithoutID(line, member: UnsafeRawBufferPointer(member))
+        }
+    }
+
+    private static func hashWithoutID(_ line: ArraySlice<UInt8>, member: UnsafeRawBufferPointer) -> SHA256Digest? {
+        line.withUnsafeBytes { raw -> SHA256Digest? in
             // Canonical keys before "id" (clock, device, hlc) hold only hex and numbers, so
             // the first `,"` followed by the member is the member itself.
             guard raw.count > member.count else { return nil }
@@ -334,7 +344,7 @@ public struct Version: Hashable, Sendable {
             let last = raw.count - member.count
             while at <= last {
                 if raw[at] == 0x2C, raw[at + 1] == 0x22, raw[at + 2] == 0x69,
-                    member.withUnsafeBytes({ memcmp(raw.baseAddress! + at, $0.baseAddress!, member.count) == 0 })
+                    memcmp(raw.baseAddress! + at, member.baseAddress!, member.count) == 0
                 {
                     var hasher = SHA256()
                     hasher.update(bytes: UnsafeRawBufferPointer(rebasing: raw[..<at]))

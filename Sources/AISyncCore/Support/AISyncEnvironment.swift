@@ -30,6 +30,9 @@ public struct AISyncEnvironment: Sendable {
     public var temporaryDirectory: String
     /// How long to wait for another process's lock on the store before giving up.
     public var lockTimeoutMilliseconds: Int
+    /// Told each time the journal's appended lines are made durable (fsynced): tests count
+    /// them. Nil (nothing told) unless a test sets it.
+    package var journalSynced: (@Sendable () -> Void)? = nil
 
     /// Builds an environment from its parts; most code wants `.live` or `.test(seed:)`.
     public init(
