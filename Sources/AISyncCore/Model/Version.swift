@@ -286,22 +286,22 @@ public struct Version: Hashable, Sendable {
 
     /// Throws unless each field or element is changed by at most one of `ops`.
     static func checkChangedOnce(_ ops: [Operation]) throws(AISyncError) {
-        // Most versions carry a few operations: a short array beats hashing each one.
-        var touched: [Touched] = []
-        var touchedSet = Set<Touched>()
-        touched.reserveCapacity(min(ops.count, 16))
-        for op in ops {
-            let key = Touched(field: op.field, element: op.element)
-            let fresh: Bool
-            if ops.count <= 16 {
-                fresh = !touched.contains(key)
-                touched.append(key)
-            } else {
-                fresh = touchedSet.insert(key).inserted
+        func twice(_ op: Operation) -> AISyncError {
+            .damaged("version changes \"\(op.element.map { "\(op.field)/\($0)" } ?? op.field)\" twice")
+        }
+        // Most versions carry a few operations: comparing each with those before it beats
+        // hashing them, and allocates nothing (a pull checks every version it fetches).
+        if ops.count <= 16 {
+            for i in ops.indices {
+                for j in 0..<i where ops[j].field == ops[i].field && ops[j].element == ops[i].element {
+                    throw twice(ops[i])
+                }
             }
-            guard fresh else {
-                throw .damaged("version changes \"\(op.element.map { "\(op.field)/\($0)" } ?? op.field)\" twice")
-            }
+            return
+        }
+        var touched = Set<Touched>()
+        for op in ops where !touched.insert(Touched(field: op.field, element: op.element)).inserted {
+            throw twice(op)
         }
     }
 
