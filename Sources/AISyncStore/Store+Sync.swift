@@ -137,21 +137,29 @@ extension Store {
             // A long pull appends a thousand versions at a time: the entries and the states
             // folded for one piece are dropped before the next, so memory stays a piece.
             let piece = streaming ? Self.integratePiece : max(remaining.count, 1)
-            while !remaining.isEmpty {
-                let count = min(piece, remaining.count)
-                let (fresh, lines) = try newVersions(remaining[..<count], in: snapshot)
-                if !fresh.isEmpty {
-                    try append(fresh, lines: lines, saveIndex: !streaming, durable: false, to: &snapshot)
+            do throws(AISyncError) {
+                while !remaining.isEmpty {
+                    let count = min(piece, remaining.count)
+                    let (fresh, lines) = try newVersions(remaining[..<count], in: snapshot)
+                    if !fresh.isEmpty {
+                        try append(fresh, lines: lines, saveIndex: !streaming, durable: false, to: &snapshot)
+                    }
+                    applied += fresh.count
+                    remaining.removeFirst(count)
+                    if streaming {
+                        snapshot.dropDecodedStates()
+                        Platform.releaseFreeMemory()
+                    }
                 }
-                applied += fresh.count
-                remaining.removeFirst(count)
-                if streaming {
-                    snapshot.dropDecodedStates()
-                    Platform.releaseFreeMemory()
-                }
+            } catch {
+                // Lines already appended stay durable even when the batch fails part-way.
+                try? journal.sync()
+                throw error
             }
-            // One fsync for the batch, before the caller records it as merged.
-            if applied > 0 { try journal.sync() }
+            // One fsync for the batch, before the caller records it as merged. Even when this
+            // call appended nothing: lines an earlier, failed call (or a process killed before
+            // its sync) appended are held now, and must be durable before a checkpoint says so.
+            try journal.sync()
             return (applied, wasAtEnd, snapshot.journalOffset)
         }
     }

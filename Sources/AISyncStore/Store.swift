@@ -148,8 +148,9 @@ public actor Store {
             result = try body(&snapshot, canWrite)
         } catch  where IndexBase.isDamage(error) {
             // The index failed a lookup: rebuilt from the journal, the body runs once more.
-            // Safe to repeat: `append` recovers by itself once its lines are written, so
-            // nothing was written when this is thrown.
+            // Safe to repeat: `append` recovers by itself once its lines are written, and a
+            // batch merged in pieces (`integrate`) finds the pieces it appended held on the
+            // second run (and syncs them, as it syncs whatever it leaves).
             dropIndex()
             snapshot = try refresh(canWrite: canWrite, saveIndex: saveIndex)
             result = try body(&snapshot, canWrite)
