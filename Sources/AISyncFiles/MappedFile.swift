@@ -47,6 +47,15 @@ package final class MappedFile: Sendable {
         return read == range.count ? bytes : nil
     }
 
+    /// Reads `range` of the file with `pread` into `buffer` (at least `range.count` bytes):
+    /// ``copy(_:)`` without making an array, for a pass that reads chunk after chunk. False
+    /// when the file cannot be read or is shorter.
+    package func read(_ range: Range<Int>, into buffer: UnsafeMutableRawBufferPointer) -> Bool {
+        guard range.lowerBound >= 0, range.upperBound <= count, buffer.count >= range.count else { return false }
+        let target = UnsafeMutableRawBufferPointer(rebasing: buffer[..<range.count])
+        return Platform.pread(fd, into: target, at: Int64(range.lowerBound)) == range.count
+    }
+
     /// Tells the system the pages of `range` are not needed for now: they leave this
     /// process's memory (a later read brings them back from the page cache), so a pass over
     /// the whole file holds a window of it, not all of it.

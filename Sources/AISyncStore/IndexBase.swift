@@ -207,37 +207,75 @@ struct IndexBase: Sendable {
         }
     }
 
-    /// Appends the summary part of the lines starting at `offsets` (ascending) to `out`, and
-    /// tells `each` where each one went. A line is read only as far as its summary goes (to
-    /// the tab before its journal line list, which can be long and a listing does not read;
-    /// ``IndexFile`` stops at a newline). Read in file order, straight at each line (a
-    /// listing held line numbers once, and finding each from the one before scanned most of
-    /// the index once per batch), and the pages passed handed back as the reading moves on: a
-    /// listing of 1,000,000 records in another order holds a window of the index, and what it
-    /// parses in list order is in `out`. One thread: parts made side by side on two cores
-    /// took as long, their page releases costing the system time they saved
-    /// (docs/PERFORMANCE.md §3.5).
-    func copySummaries(at offsets: [UInt32], into out: inout [UInt8], _ each: (Int, Range<Int>) -> Void)
+    /// Appends the summary part of the lines starting at `offsets` (ascending; each in the
+    /// upper 32 bits, the lower ones are the caller's) to `out`, and tells `each` where each
+    /// one went and where its tabs are (``IndexFile/summaryLength(_:)``). A line is read only as far as its summary goes (to the tab before its journal
+    /// line list, which can be long and a listing does not read; ``IndexFile`` stops at a
+    /// newline). Read in file order with `pread`, a MB at a time from one wanted line to a
+    /// little past the last one within that MB, not through the mapping: a listing of
+    /// 1,000,000 records in another order reads the index once per batch, and through the
+    /// mapping each pass faulted every page in and handed it back, which also cost every
+    /// core while another thread ran (docs/PERFORMANCE.md §3.17). Safe to run on any thread.
+    func copySummaries(at offsets: [Int64], into out: inout [UInt8], _ each: (Int, Range<Int>, UInt64) -> Void)
         throws(AISyncError)
     {
-        try file.withBytes { (bytes: UnsafeRawBufferPointer) throws(AISyncError) in
-            var released = 0
-            for (k, offset) in offsets.enumerated() {
-                let start = Int(offset)
-                guard start >= bodyStart, start < bytes.count,
-                    let length = IndexFile.summaryLength(UnsafeRawBufferPointer(rebasing: bytes[start...]))
-                else { throw Self.damaged }
-                let at = out.count
-                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)]))
-                each(k, at..<out.count)
-                if start - released >= Self.window {
-                    file.release(released..<(start - 4096))
-                    released = start - 4096
+        func start(_ k: Int) -> Int { Int(UInt64(bitPattern: offsets[k]) >> 32) }
+        var room = Self.copyChunk + Self.lineRoom
+        var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: room, alignment: 8)
+        defer { buffer.deallocate() }
+        var k = 0
+        while k < offsets.count {
+            let first = start(k)
+            guard first >= bodyStart, first < file.count else { throw Self.damaged }
+            var last = k
+            while last + 1 < offsets.count, start(last + 1) < first + Self.copyChunk { last += 1 }
+            var upper = min(file.count, start(last) + Self.lineRoom)
+            while true {
+                guard file.read(first..<upper, into: buffer) else { throw Self.damaged }
+                let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<(upper - first)])
+                let copied = try Self.copySummaries(bytes, at: first, offsets, k...last, into: &out, each)
+                if copied > k {
+                    k = copied
+                    break
+                }
+                // Line `k`'s summary is longer than what was read: read more of it.
+                guard upper < file.count else { throw Self.damaged }
+                upper = min(file.count, first + (upper - first) * 4)
+                if upper - first > room {
+                    room = upper - first
+                    buffer.deallocate()
+                    buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: room, alignment: 8)
                 }
             }
-            file.release(0..<file.count)
         }
     }
+
+    /// The summaries of lines `wanted` found whole in `bytes` (read from offset `at`), copied
+    /// as ``copySummaries(at:into:_:)`` says; returns the first line not copied.
+    private static func copySummaries(
+        _ bytes: UnsafeRawBufferPointer, at base: Int, _ offsets: [Int64], _ wanted: ClosedRange<Int>,
+        into out: inout [UInt8], _ each: (Int, Range<Int>, UInt64) -> Void
+    ) throws(AISyncError) -> Int {
+        var previous = base
+        for k in wanted {
+            let start = Int(UInt64(bitPattern: offsets[k]) >> 32) - base
+            guard start >= previous - base else { throw damaged }
+            previous = start + base
+            guard let (length, tabs) = IndexFile.summaryLength(UnsafeRawBufferPointer(rebasing: bytes[start...])) else {
+                return k
+            }
+            let at = out.count
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)]))
+            each(k, at..<out.count, tabs)
+        }
+        return wanted.upperBound + 1
+    }
+
+    /// How much of the index ``copySummaries(at:into:_:)`` reads at a time, and how far past a
+    /// wanted line's start (most summaries are well under this; a longer one, a title of
+    /// hundreds of characters, is read again).
+    static let copyChunk = 1 << 20
+    static let lineRoom = 1024
 
     /// What a listing sorts by, for every line whose kind and deleted flag `include` takes, in
     /// id order: `updated` and where the line starts. The pass ``StoreSnapshot/forEachListed``
@@ -287,28 +325,17 @@ struct IndexBase: Sendable {
         var previous: [UInt8] = []
         var position = range.lowerBound
         var size = 1 << 20
+        var chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 8)
+        defer { chunk.deallocate() }
         while position < range.upperBound {
             let end = min(position + size, range.upperBound)
-            guard let chunk = file.copy(position..<end) else { return nil }
-            let used = chunk.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Int? in
-                var start = 0
-                while let newline = lineEnd(bytes, from: start, limit: bytes.count) {
-                    let line = UnsafeRawBufferPointer(rebasing: bytes[start..<newline])
-                    let id = line.prefix { $0 != 9 }
-                    guard let key = IndexFile.parseListKey(line), id.count < line.count,
-                        previous.isEmpty || previous.lexicographicallyPrecedes(id)
-                    else { return nil }
-                    if made.first.isEmpty { made.first = Array(id) }
-                    previous.removeAll(keepingCapacity: true)
-                    previous.append(contentsOf: id)
-                    if include(key.kind, key.deleted) {
-                        made.times.append(key.updated)
-                        made.offsets.append(UInt32(position + start))
-                    }
-                    start = newline + 1
-                }
-                return start
+            if chunk.count < end - position {
+                chunk.deallocate()
+                chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: end - position, alignment: 8)
             }
+            guard file.read(position..<end, into: chunk) else { return nil }
+            let bytes = UnsafeRawBufferPointer(rebasing: chunk[..<(end - position)])
+            let used = listKeys(bytes, at: position, include: include, previous: &previous, into: &made)
             guard let used else { return nil }
             if used == 0 {
                 // A line longer than the chunk (a record with a very long history).
@@ -320,6 +347,32 @@ struct IndexBase: Sendable {
         }
         made.last = previous
         return made
+    }
+
+    /// The whole lines at the start of `bytes` (read from offset `at`) added to `made`, as
+    /// ``listKeys(_:_:include:)`` says; returns how many bytes they take, nil when a line
+    /// does not parse or ids are out of order. `previous`: the id of the line before.
+    private static func listKeys(
+        _ bytes: UnsafeRawBufferPointer, at position: Int, include: (RecordKind, Bool) -> Bool,
+        previous: inout [UInt8], into made: inout (times: [Int64], offsets: [UInt32], first: [UInt8], last: [UInt8])
+    ) -> Int? {
+        var start = 0
+        while let newline = lineEnd(bytes, from: start, limit: bytes.count) {
+            let line = UnsafeRawBufferPointer(rebasing: bytes[start..<newline])
+            let id = line.prefix { $0 != 9 }
+            guard let key = IndexFile.parseListKey(line), id.count < line.count,
+                previous.isEmpty || previous.lexicographicallyPrecedes(id)
+            else { return nil }
+            if made.first.isEmpty { made.first = Array(id) }
+            previous.removeAll(keepingCapacity: true)
+            previous.append(contentsOf: id)
+            if include(key.kind, key.deleted) {
+                made.times.append(key.updated)
+                made.offsets.append(UInt32(position + start))
+            }
+            start = newline + 1
+        }
+        return start
     }
 
     /// How far a pass over the file reads before handing back the pages behind it.

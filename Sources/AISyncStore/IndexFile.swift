@@ -207,8 +207,31 @@ struct IndexFile: Sendable {
     }
 
     /// How many bytes of a record line its summary takes: up to and with the tab before its
-    /// journal line list; nil when the line ends first.
-    static func summaryLength(_ line: UnsafeRawBufferPointer) -> Int? { tabs(line).map { $0.5 + 1 } }
+    /// journal line list; nil when the line ends first. With it, where its first five tabs
+    /// are, packed in one word for ``writeListJSON(_:tabs:times:into:)``: a listing finds them
+    /// when it copies the summary and writes the JSON from the copy later (the id's, kind's,
+    /// times' lengths a byte each, the title's end 32 bits); 0 when one does not fit.
+    static func summaryLength(_ line: UnsafeRawBufferPointer) -> (length: Int, tabs: UInt64)? {
+        guard let t = tabs(line) else { return nil }
+        guard t.0 < 256, t.1 - t.0 < 256, t.3 - t.2 < 256, t.4 - t.3 < 256, t.2 < Int(UInt32.max) else {
+            return (t.5 + 1, 0)
+        }
+        let lengths = UInt64(t.0) | UInt64(t.1 - t.0) << 8 | UInt64(t.3 - t.2) << 48 | UInt64(t.4 - t.3) << 56
+        return (t.5 + 1, lengths | UInt64(t.2) << 16)
+    }
+
+    /// The tabs ``summaryLength(_:)`` packed, for a summary of `length` bytes (its sixth tab
+    /// its last byte); nil for 0, or positions that do not fit it.
+    private static func unpack(_ packed: UInt64, length: Int) -> (Int, Int, Int, Int, Int, Int)? {
+        guard packed != 0 else { return nil }
+        let t0 = Int(packed & 0xFF)
+        let t1 = t0 + Int(packed >> 8 & 0xFF)
+        let t2 = Int(packed >> 16 & 0xFFFF_FFFF)
+        let t3 = t2 + Int(packed >> 48 & 0xFF)
+        let t4 = t3 + Int(packed >> 56)
+        guard t0 < t1, t1 < t2, t2 < t3, t3 < t4, t4 < length - 1 else { return nil }
+        return (t0, t1, t2, t3, t4, length - 1)
+    }
 
     /// A record line's summary, and where its journal line list is in `line`.
     static func parseSummary(_ line: UnsafeRawBufferPointer) -> (RecordSummary, Range<Int>)? {
@@ -277,12 +300,13 @@ struct IndexFile: Sendable {
     /// `list --json` writes for every line of the index. Returns whether the record's body is
     /// damaged (flag `x`); nil, with nothing written, when the line does not parse. The line's
     /// id and title were checked by ``parseListKey(_:)`` when the listing was made (from the
-    /// same bytes: an index file is replaced, never rewritten).
+    /// same bytes: an index file is replaced, never rewritten). `packed`: where its tabs are,
+    /// as ``summaryLength(_:)`` found them when `line` is a summary it measured, or 0.
     static func writeListJSON(
-        _ line: UnsafeRawBufferPointer, times: inout (created: ISO8601Writer, updated: ISO8601Writer),
-        into out: inout [UInt8]
+        _ line: UnsafeRawBufferPointer, tabs packed: UInt64 = 0,
+        times: inout (created: ISO8601Writer, updated: ISO8601Writer), into out: inout [UInt8]
     ) -> Bool? {
-        guard let t = tabs(line), kind(line[(t.0 + 1)..<t.1]) != nil,
+        guard let t = unpack(packed, length: line.count) ?? tabs(line), kind(line[(t.0 + 1)..<t.1]) != nil,
             let created = parseDecimal(line[(t.2 + 1)..<t.3]), let updated = parseDecimal(line[(t.3 + 1)..<t.4])
         else { return nil }
         let start = out.count

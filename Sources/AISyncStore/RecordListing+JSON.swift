@@ -34,8 +34,8 @@ extension RecordListing {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
             switch entry {
-            case .line(let summary):
-                guard let isDamaged = IndexFile.writeListJSON(summary, times: &times, into: &out) else {
+            case .line(let summary, let tabs):
+                guard let isDamaged = IndexFile.writeListJSON(summary, tabs: tabs, times: &times, into: &out) else {
                     throw IndexBase.damaged
                 }
                 if isDamaged, let (record, _) = IndexFile.parseSummary(summary) { damaged(record) }

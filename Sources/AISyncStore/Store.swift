@@ -223,8 +223,9 @@ public actor Store {
             let big = chunk.endOffset - snapshot.journalOffset >= Int64(Self.catchUpWindow / 2)
             let next =
                 big
-                ? JournalPrefetch(
-                    journal, from: chunk.endOffset, firstLine: chunk.endLine, maxBytes: Self.catchUpWindow) : nil
+                ? Prefetch { [journal, from = chunk.endOffset, line = chunk.endLine] () throws(AISyncError) in
+                    try journal.read(from: from, firstLine: line, maxBytes: Self.catchUpWindow)
+                } : nil
             if windows > 0 { snapshot.dropDecodedStates() }
             try snapshot.apply(chunk.versions.lazy.map { ($0.version, $0.ref) }, reader: reader)
             snapshot.journalOffset = chunk.endOffset
@@ -235,7 +236,7 @@ public actor Store {
             swap(&applied, &chunk.versions)
             releaseElsewhere(applied)
             if let next {
-                chunk = try next.chunk()
+                chunk = try next.value()
             } else {
                 chunk = try journal.read(
                     from: snapshot.journalOffset, firstLine: snapshot.journalLines, maxBytes: Self.catchUpWindow)

@@ -137,6 +137,69 @@ struct IndexLookupTests {
         let images = try await store.listing(kind: .image)
         #expect(images.count == 0)
     }
+
+    /// A listing read in many batches, the next copied on another thread while one is handed
+    /// over (`RecordListing.forEachEntry`), with summaries longer than a first read of the
+    /// index reaches (`IndexBase.copySummaries`): the same records, the same JSON bytes.
+    @Test("A listing read in batches gives what it gives in one, long summaries included")
+    func aListingInBatches() async throws {
+        let dir = Scratch.makeDirectory("index-batches")
+        defer { Scratch.removeDirectory(dir) }
+        let store = try Scratch.makeStore(in: dir, "a")
+        var bodies = Self.chats(500, timesModulo: 11)
+        // Titles of up to 1,000 characters, 1,776 bytes in the index (tabs, backslashes and
+        // newlines escaped there; quotes and non-ASCII not), longer than what is read past a
+        // line's start at first, among short ones.
+        for n in [3, 250, 251, 499] {
+            let title = String(repeating: "t\u{9}\"q\\é\n🙂 ", count: 111 - n % 4 * 10)
+            let updated = Timestamp(milliseconds: 1_764_417_600_000 + Int64(n))
+            bodies[n] = .chat(
+                ChatBody(title: title, model: nil, created: Timestamp(milliseconds: Int64(n)), updated: updated))
+        }
+        let ids = try await store.createMany(bodies)
+        try await store.finishImport()
+        _ = try await store.rename(ids[7], to: "changed since the index was written")
+        for includeDeleted in [false, true] {
+            let listing = try await store.listing(includeDeleted: includeDeleted)
+            let whole = try listing.all
+            let json = try listing.jsonBytes()
+            #expect(whole.count == 500)
+            #expect(json == JSONValue.array(whole.map(\.json)).canonicalBytes + [10])
+            for size in [1, 2, 7, 64, 499, 500, 501] {
+                let batched = listing.reading(batchesOf: size)
+                #expect(try batched.all == whole, "batches of \(size)")
+                #expect(try batched.jsonBytes() == json, "batches of \(size)")
+            }
+        }
+    }
+
+    @Test("The radix sort orders by the bits asked for, equal keys as given")
+    func radixSort() {
+        var rng = SeededGenerator(seed: 64)
+        for round in 0..<300 {
+            let count = Int.random(in: 0...3_000, using: &rng)
+            let low = Int.random(in: 0...63, using: &rng)
+            let high = Int.random(in: low...64, using: &rng)
+            // Keys whose bits in the range are few (many ties) or anything (the sign bit too).
+            let narrow = Bool.random(using: &rng)
+            let keys = (0..<count).map { _ in
+                narrow
+                    ? Int64.random(in: 0...5, using: &rng) << low | Int64.random(in: 0...255, using: &rng)
+                    : Int64.random(in: .min ... .max, using: &rng)
+            }
+            func field(_ k: Int64) -> UInt64 {
+                let width = high - low
+                let shifted = UInt64(bitPattern: k) >> UInt64(low)
+                return width == 64 ? shifted : shifted & (UInt64(1) << UInt64(width) - 1)
+            }
+            let expected = keys.indices.sorted {
+                field(keys[$0]) != field(keys[$1]) ? field(keys[$0]) < field(keys[$1]) : $0 < $1
+            }.map { keys[$0] }
+            var sorted = keys
+            RadixSort.sort(&sorted, by: low..<high)
+            #expect(sorted == expected, "round \(round): \(count) keys by bits \(low)..<\(high)")
+        }
+    }
     /// `count` chats titled "chat N", changed at `timesModulo` different times (ties in list order).
     static func chats(_ count: Int, timesModulo: Int) -> [RecordBody] {
         let base = Timestamp(milliseconds: 1_764_417_600_000)

@@ -119,38 +119,47 @@ extension String {
 /// a record, 2,000,000 for a listing of 1,000,000).
 package struct ISO8601Writer {
     private var day: Int64 = .min
-    private var date: [UInt8] = []
+    /// `day`'s year, month and day of the month.
+    private var date: (Int, Int, Int) = (0, 0, 0)
 
     package init() {}
 
-    /// Appends the time `ms` milliseconds after 1970-01-01T00:00:00Z.
+    /// Appends the time `ms` milliseconds after 1970-01-01T00:00:00Z: 24 bytes written on the
+    /// stack and appended once (the date was kept as bytes in an array, made again at every
+    /// change of day, which a listing's creation times in update order mostly are).
     package mutating func write(_ ms: Int64, into out: inout [UInt8]) {
         let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
         // 1970-01-01 to 9999-12-31; other years are written whole.
         guard (0..<2_932_897).contains(days) else { return Timestamp(milliseconds: ms).writeISO8601(into: &out) }
         if days != day {
-            var whole: [UInt8] = []
-            Timestamp(milliseconds: days * 86_400_000).writeISO8601(into: &whole)
-            date = Array(whole.prefix(11))  // YYYY-MM-DDT
+            let (y, m, d) = Timestamp.civil(fromDays: days)
+            date = (Int(y), Int(m), Int(d))
             day = days
         }
-        out += date
         let t = Int(ms - days * 86_400_000)
         let (h, m, s, f) = (t / 3_600_000, t / 60_000 % 60, t / 1000 % 60, t % 1000)
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 13) { b in
-            b[0] = UInt8(48 + h / 10)
-            b[1] = UInt8(48 + h % 10)
-            b[2] = UInt8(ascii: ":")
-            b[3] = UInt8(48 + m / 10)
-            b[4] = UInt8(48 + m % 10)
-            b[5] = UInt8(ascii: ":")
-            b[6] = UInt8(48 + s / 10)
-            b[7] = UInt8(48 + s % 10)
-            b[8] = UInt8(ascii: ".")
-            b[9] = UInt8(48 + f / 100)
-            b[10] = UInt8(48 + f / 10 % 10)
-            b[11] = UInt8(48 + f % 10)
-            b[12] = UInt8(ascii: "Z")
+        let (year, month, dayOfMonth) = date
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { b in
+            func two(_ at: Int, _ v: Int) {
+                b[at] = UInt8(truncatingIfNeeded: 48 + v / 10)
+                b[at + 1] = UInt8(truncatingIfNeeded: 48 + v % 10)
+            }
+            two(0, year / 100)
+            two(2, year % 100)
+            b[4] = UInt8(ascii: "-")
+            two(5, month)
+            b[7] = UInt8(ascii: "-")
+            two(8, dayOfMonth)
+            b[10] = UInt8(ascii: "T")
+            two(11, h)
+            b[13] = UInt8(ascii: ":")
+            two(14, m)
+            b[16] = UInt8(ascii: ":")
+            two(17, s)
+            b[19] = UInt8(ascii: ".")
+            b[20] = UInt8(truncatingIfNeeded: 48 + f / 100)
+            two(21, f % 100)
+            b[23] = UInt8(ascii: "Z")
             out.append(contentsOf: b)
         }
     }
