@@ -67,14 +67,34 @@ struct Journal: Sendable {
     }
 
     /// Parses a window of whole lines on every core: parsing and verifying lines is most of
-    /// rebuilding an index, and lines do not depend on each other. The window is cut at line
-    /// ends into one part per core (from 256 KB: a catch-up window is 1 MB); the versions
-    /// come back in journal order.
+    /// rebuilding an index, and lines do not depend on each other. The versions come back in
+    /// journal order.
     private func parseInParallel(_ bytes: ArraySlice<UInt8>, at offset: Int64, firstLine: Int) throws(AISyncError)
         -> Chunk
     {
+        var chunk = Chunk(endOffset: offset, endLine: firstLine)
+        let parts = try inParts(bytes, at: offset, firstLine: firstLine) {
+            (journal: Journal, part: ArraySlice<UInt8>, at: Int64, line: Int) throws(AISyncError) in
+            try journal.parse(part, at: at, firstLine: line)
+        }
+        for part in parts {
+            chunk.versions += part.versions
+            chunk.endOffset = part.endOffset
+            chunk.endLine = part.endLine
+        }
+        return chunk
+    }
+
+    /// Runs `work` over parts of a window of whole lines, one per core (from 256 KB: a
+    /// catch-up window is 1 MB; one part below that), each part cut at a line end and given
+    /// where it is in the file and its first line's number (for messages naming a damaged
+    /// line); the results in file order, or the first part's error.
+    private func inParts<T: Sendable>(
+        _ bytes: ArraySlice<UInt8>, at offset: Int64, firstLine: Int,
+        _ work: @escaping @Sendable (Journal, ArraySlice<UInt8>, Int64, Int) throws(AISyncError) -> T
+    ) throws(AISyncError) -> [T] {
         let parts = min(ProcessInfo.processInfo.activeProcessorCount, 8)
-        guard parts > 1, bytes.count >= 1 << 18 else { return try parse(bytes, at: offset, firstLine: firstLine) }
+        guard parts > 1, bytes.count >= 1 << 18 else { return [try work(self, bytes, offset, firstLine)] }
         var cuts = [bytes.startIndex]
         for n in 1..<parts {
             let guess = max(cuts[cuts.count - 1], bytes.startIndex + bytes.count * n / parts)
@@ -82,31 +102,69 @@ struct Journal: Sendable {
             cuts.append(newline + 1)
         }
         cuts.append(bytes.endIndex)
-        // Line numbers of each part's first line, for messages naming a damaged line.
         var firstLines = [firstLine]
         for i in 1..<(cuts.count - 1) {
             firstLines.append(firstLines[i - 1] + bytes[cuts[i - 1]..<cuts[i]].count { $0 == 0x0A })
         }
-        let results = Mutex<[Result<Chunk, AISyncError>?]>(Array(repeating: nil, count: cuts.count - 1))
+        let results = Mutex<[Result<T, AISyncError>?]>(Array(repeating: nil, count: cuts.count - 1))
         let journal = self
         let starts = firstLines
         let ends = cuts
         DispatchQueue.concurrentPerform(iterations: ends.count - 1) { i in
             let part = bytes[ends[i]..<ends[i + 1]]
             let result = Result { () throws(AISyncError) in
-                try journal.parse(part, at: offset + Int64(ends[i] - bytes.startIndex), firstLine: starts[i])
+                try work(journal, part, offset + Int64(ends[i] - bytes.startIndex), starts[i])
             }
             results.withLock { $0[i] = result }
         }
-        var chunk = Chunk(endOffset: offset, endLine: firstLine)
+        var made: [T] = []
         for result in results.withLock({ $0 }) {
             guard let result else { continue }
-            let part = try result.get()
-            chunk.versions += part.versions
-            chunk.endOffset = part.endOffset
-            chunk.endLine = part.endLine
+            made.append(try result.get())
         }
-        return chunk
+        return made
+    }
+
+    /// The outlines of the complete lines in about `maxBytes` from `offset` (more when one
+    /// line is longer), on every core, and the offset just past them: what a push plans with
+    /// (``VersionOutline``), each line's id checked by its hash. A line not in canonical form
+    /// is parsed whole, which words any damage (line numbers count from `offset`).
+    func outlines(from offset: Int64, maxBytes: Int) throws(AISyncError) -> (
+        lines: [(outline: VersionOutline, ref: LineRef)], end: Int64
+    ) {
+        var count = max(maxBytes, 1)
+        var bytes = try FileIO.readRange(path, from: offset, count: count)
+        while bytes.lastIndex(of: 0x0A) == nil, bytes.count == count {
+            count *= 2
+            bytes = try FileIO.readRange(path, from: offset, count: count)
+        }
+        guard let last = bytes.lastIndex(of: 0x0A) else { return ([], offset) }
+        let parts = try inParts(bytes[...last], at: offset, firstLine: 0) {
+            (journal: Journal, part: ArraySlice<UInt8>, at: Int64, line: Int) throws(AISyncError) in
+            try journal.outlines(part, at: at, firstLine: line)
+        }
+        return (parts.count == 1 ? parts[0] : Array(parts.joined()), offset + Int64(last + 1))
+    }
+
+    /// The outlines of the whole lines of `bytes` (read at `offset`).
+    private func outlines(_ bytes: ArraySlice<UInt8>, at offset: Int64, firstLine: Int) throws(AISyncError)
+        -> [(outline: VersionOutline, ref: LineRef)]
+    {
+        var made: [(outline: VersionOutline, ref: LineRef)] = []
+        var start = bytes.startIndex
+        var line = firstLine
+        while start < bytes.endIndex, let newline = bytes[start...].firstIndex(of: 0x0A) {
+            line += 1
+            let raw = bytes[start..<newline]
+            let ref = LineRef(offset: offset + Int64(start - bytes.startIndex), length: raw.count)
+            if let outline = Version.outline(journalLine: raw) {
+                made.append((outline, ref))
+            } else {
+                made.append((VersionOutline(try parseLine(raw, line: "\(line)")), ref))
+            }
+            start = newline + 1
+        }
+        return made
     }
 
     /// The complete lines of `bytes` (read at `offset`), parsed and verified; bytes after the

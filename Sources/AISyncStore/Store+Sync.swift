@@ -22,21 +22,21 @@ extension Store {
         }
     }
 
-    /// One journal line, where it sits, and its version.
-    /// One journal line as a push plans with it: its version, where it is, and its size.
-    package typealias JournalLine = (version: Version, offset: Int64, length: Int)
+    /// One journal line as a push plans with it: its outline, where it is, and its size.
+    package typealias JournalLine = (version: VersionOutline, offset: Int64, length: Int)
 
     /// The complete lines in about `maxBytes` of the journal from `offset` (read as is, no
-    /// snapshot loaded: a push of nothing new costs O(1)), and the offset just past them.
-    /// An offset past the end (a journal rewritten shorter) reads from the end.
+    /// snapshot loaded: a push of nothing new costs O(1)), outlined (``VersionOutline``: read
+    /// without decoding their operations, each id checked by its hash), and the offset just
+    /// past them. An offset past the end (a journal rewritten shorter) reads from the end.
     package func journalWindow(from offset: Int64, maxBytes: Int) throws(AISyncError) -> (
         lines: [JournalLine], end: Int64
     ) {
         let size = journal.size()
         let start = min(offset, size)
         guard start < size else { return ([], start) }
-        let chunk = try journal.read(from: start, firstLine: 0, maxBytes: Int(min(Int64(maxBytes), size - start)))
-        return (chunk.versions.map { ($0.version, $0.ref.offset, $0.ref.length) }, chunk.endOffset)
+        let (lines, end) = try journal.outlines(from: start, maxBytes: Int(min(Int64(maxBytes), size - start)))
+        return (lines.map { ($0.outline, $0.ref.offset, $0.ref.length) }, end)
     }
 
     /// A segment of the journal lines at `places` (ascending, found by
@@ -84,8 +84,8 @@ extension Store {
     /// Nonisolated, as are the two below: objects are immutable files named by their hash,
     /// and a push asks for every version's (10,000 hops onto the store's thread and back were
     /// 37,000 futex calls and a third of a push's time).
-    package nonisolated func objectSizes(of version: Version) -> [Int] {
-        version.objectReferences.map { Int(Platform.stat(objects.path(of: $0))?.size ?? 0) }
+    package nonisolated func objectSizes(of references: [SHA256Digest]) -> [Int] {
+        references.map { Int(Platform.stat(objects.path(of: $0))?.size ?? 0) }
     }
 
     func objectBytes(_ digest: SHA256Digest) throws(AISyncError) -> [UInt8] { try objects.get(digest) }

@@ -309,10 +309,10 @@ public struct ImgurSync: Sendable {
     /// they are deleted even if this push cannot reach Imgur. The last user may be the image
     /// record or a story page illustrated by it; every Imgur copy recorded for those bytes (by
     /// any image record, or an answer not yet recorded) is queued.
-    func queueDeletes(_ versions: [Version]) async throws(AISyncError) {
+    func queueDeletes(_ records: [RecordID]) async throws(AISyncError) {
         var candidates = Set<SHA256Digest>()
-        for v in versions where v.isDeleted && v.kind != .chat {
-            guard let body = try await store.lastLiveBody(of: v.record) else { continue }
+        for record in records {
+            guard let body = try await store.lastLiveBody(of: record) else { continue }
             candidates.formUnion(body.imageReferences)
         }
         var unused = Set<SHA256Digest>()

@@ -50,7 +50,7 @@ extension SyncEngine {
         /// The image records among them (their bytes go first).
         var imageRecords: Set<RecordID> = []
         /// This device's deletes of records that may hold pictures (Imgur copies to delete).
-        var deletions: [Version] = []
+        var deletions: [RecordID] = []
         /// Records this device deletes in this push (the mass-delete safeguard counts them).
         var deletedRecords: Set<RecordID> = []
         /// How many lines were journaled since the checkpoint, and where they end.
@@ -315,12 +315,13 @@ extension SyncEngine {
             result.journaled += lines.count
             for i in PushPlanner.outgoing(lines.map(\.version), device: store.deviceID, checkpoint: checkpoint) {
                 let (v, offset, length) = lines[i]
-                let size = PushPlanner.entrySize(lineBytes: length, objectSizes: store.objectSizes(of: v))
+                let size = PushPlanner.entrySize(
+                    lineBytes: length, objectSizes: store.objectSizes(of: v.objectReferences))
                 result.entries.append(offset: offset, length: length, objects: v.objectReferences)
                 result.segments.add(size)
                 result.bytes += Int64(size)
                 if v.kind == .image { result.imageRecords.insert(v.record) }
-                if v.device == store.deviceID, v.isDeleted, v.kind != .chat { result.deletions.append(v) }
+                if v.device == store.deviceID, v.isDeleted, v.kind != .chat { result.deletions.append(v.record) }
                 if v.device == store.deviceID, v.isDeleted { result.deletedRecords.insert(v.record) }
             }
         }

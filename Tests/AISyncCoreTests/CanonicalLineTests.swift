@@ -111,6 +111,40 @@ struct CanonicalLineTests {
         }
     }
 
+    /// What a push reads of its journal without decoding operations (`VersionOutline`) must be
+    /// what the whole version says, and a line whose bytes changed must not be outlined.
+    @Test("A line's outline is its version's, and a damaged line has none")
+    func outlines() throws {
+        var maker = LineMaker(rng: SeededGenerator(seed: 14))
+        var rng = SeededGenerator(seed: 15)
+        var withObjects = 0
+        var deleted = 0
+        for _ in 0..<2_000 {
+            let v = maker.version()
+            let line = v.json.canonicalBytes
+            let outline = try #require(
+                Version.outline(journalLine: line[...]), "\(String(decoding: line, as: UTF8.self))")
+            #expect(outline == VersionOutline(v))
+            if !outline.objectReferences.isEmpty { withObjects += 1 }
+            if outline.isDeleted { deleted += 1 }
+            // One byte changed, added or taken away anywhere: no outline (the hash differs),
+            // unless the line still reads as the same version (never, for a change of bytes).
+            var bad = line
+            let at = Int.random(in: 0..<bad.count, using: &rng)
+            switch Int.random(in: 0..<3, using: &rng) {
+            case 0: bad[at] = bad[at] == UInt8(ascii: "a") ? UInt8(ascii: "b") : UInt8(ascii: "a")
+            case 1: bad.insert(UInt8(ascii: " "), at: at)
+            default: bad.remove(at: at)
+            }
+            #expect(Version.outline(journalLine: bad[...]) == nil, "\(String(decoding: bad, as: UTF8.self))")
+        }
+        #expect(withObjects > 200 && deleted > 100, "\(withObjects) with objects, \(deleted) deleted")
+        // A line in another form (a space after a comma) is not outlined: the journal parses it whole.
+        var spaced = maker.version().json.canonicalBytes
+        spaced.insert(UInt8(ascii: " "), at: try #require(spaced.firstIndex(of: UInt8(ascii: ","))) + 1)
+        #expect(Version.outline(journalLine: spaced[...]) == nil)
+    }
+
     @Test("A damaged line is never read as something the general path would not make of it")
     func mutatedLinesAgree() throws {
         var maker = LineMaker(rng: SeededGenerator(seed: 12))

@@ -163,7 +163,17 @@ struct WatchScenarioTests {
     /// pulls what is there), and the next run finishes the push. A watcher stopped for a minute
     /// (SIGSTOP) carries on after SIGCONT: it gets the other device's change and sends its own.
     @Test func sigtermDuringAPushAndAWatcherAsleepForAMinute() async throws {
-        let (remote, a, b) = try await Self.twoDevices(on: try TestServer.require(.apache), "watch-term")
+        // Device a reaches the server through the fault proxy, which holds some of its PUTs
+        // for 2 s (below): seeing the first segment on the server then leaves the push
+        // seconds of work, not the few milliseconds two segments take on loopback (the push
+        // could finish before the SIGTERM arrived).
+        let server = try TestServer.require(.apache)
+        let proxy = try FaultProxy.start(upstream: server, seed: 1, rate: 0, slowSeconds: 2)
+        defer { proxy.stop() }
+        let remote = try await server.freshRemote("watch-term")
+        let a = try await Device.make(
+            "a", remote: TestRemote(server: server, url: proxy.url(for: remote.url), folderPath: nil))
+        let b = try await Device.make("b", remote: remote)
         defer {
             Task { await remote.remove() }
             a.remove()
@@ -174,6 +184,9 @@ struct WatchScenarioTests {
         try #require(generated.exitCode == 0, "\(generated)")
         let status = try CLIJSON.object(await a.run(["status", "--json"]))
         let device = try #require((status["device"] as? [String: Any])?["id"] as? String)
+        // The push's first PUTs (the remote's manifest, the first segment, the second) each
+        // wait 2 s at the proxy.
+        for _ in 0..<5 { try await proxy.force("slow", method: "PUT") }
         let watchA = try a.start(["watch"] + Self.fast)
         defer { if watchA.isRunning { kill(watchA.pid, SIGKILL) } }
         // Stopped once the push is under way: its first segment is on the server.

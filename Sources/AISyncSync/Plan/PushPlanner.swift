@@ -53,9 +53,14 @@ enum PushPlanner {
     /// never gave them to us (relayed from another remote). Versions pulled from here are
     /// never sent back, or a sync with local edits would re-publish everything it pulled.
     static func outgoing(_ versions: [Version], device: DeviceID, checkpoint: SyncCheckpoint) -> [Int] {
+        outgoing(versions.map(VersionOutline.init), device: device, checkpoint: checkpoint)
+    }
+
+    /// The same, from the versions' outlines (what a push reads of its journal).
+    static func outgoing(_ versions: [VersionOutline], device: DeviceID, checkpoint: SyncCheckpoint) -> [Int] {
         versions.indices.filter { i in
             let v = versions[i]
-            return v.device == device || v.clock[v.device] > checkpoint.pulled[v.device]?.counter ?? 0
+            return v.device == device || v.counter > checkpoint.pulled[v.device]?.counter ?? 0
         }
     }
 
