@@ -220,13 +220,19 @@ struct IndexBase: Sendable {
         throws(AISyncError)
     {
         func start(_ k: Int) -> Int { Int(UInt64(bitPattern: offsets[k]) >> 32) }
+        // What the reading below relies on, checked once: every line within the file's body,
+        // in ascending order.
+        for k in offsets.indices {
+            guard start(k) >= bodyStart, start(k) < file.count, k == 0 || start(k - 1) <= start(k) else {
+                throw Self.damaged
+            }
+        }
         var room = Self.copyChunk + Self.lineRoom
         var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: room, alignment: 8)
         defer { buffer.deallocate() }
         var k = 0
         while k < offsets.count {
             let first = start(k)
-            guard first >= bodyStart, first < file.count else { throw Self.damaged }
             var last = k
             while last + 1 < offsets.count, start(last + 1) < first + Self.copyChunk { last += 1 }
             var upper = min(file.count, start(last) + Self.lineRoom)
@@ -256,12 +262,12 @@ struct IndexBase: Sendable {
         _ bytes: UnsafeRawBufferPointer, at base: Int, _ offsets: [Int64], _ wanted: ClosedRange<Int>,
         into out: inout [UInt8], _ each: (Int, Range<Int>, UInt64) -> Void
     ) throws(AISyncError) -> Int {
-        var previous = base
         for k in wanted {
             let start = Int(UInt64(bitPattern: offsets[k]) >> 32) - base
-            guard start >= previous - base else { throw damaged }
-            previous = start + base
-            guard let (length, tabs) = IndexFile.summaryLength(UnsafeRawBufferPointer(rebasing: bytes[start...])) else {
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
+            guard let (length, tabs) = IndexFile.summaryLength(rest) else {
+                // A line that ends before its six tabs is damage; else it goes on past `bytes`.
+                if rest.contains(10) { throw damaged }
                 return k
             }
             let at = out.count

@@ -129,6 +129,10 @@ struct Journal: Sendable {
     /// line is longer), on every core, and the offset just past them: what a push plans with
     /// (``VersionOutline``), each line's id checked by its hash. A line not in canonical form
     /// is parsed whole, which words any damage (line numbers count from `offset`).
+    ///
+    /// The hash finds a line damaged on disk; the operations' contents are not checked again
+    /// (as decoding them did): every line got into the journal through aisync's own encoder
+    /// or a pull that checked it whole, and a pulling device checks every line it is sent.
     func outlines(from offset: Int64, maxBytes: Int) throws(AISyncError) -> (
         lines: [(outline: VersionOutline, ref: LineRef)], end: Int64
     ) {
@@ -237,8 +241,8 @@ struct Journal: Sendable {
     }
 
     /// The lines at `refs` (ascending offsets) as bytes, unparsed, each checked to end where its
-    /// ref says. For lines parsed moments before (a push's segments, cut from the versions its
-    /// scan of the journal read).
+    /// ref says. For lines read moments before (a push's segments, cut from the lines its
+    /// scan of the journal outlined).
     func forEachRawLine(at refs: [LineRef], _ body: (LineRef, ArraySlice<UInt8>) throws(AISyncError) -> Void)
         throws(AISyncError)
     {
