@@ -49,6 +49,32 @@ struct IndexLookupTests {
         #expect(header.split(separator: "\t")[8] == "1000", "\(header)")
     }
 
+    /// The first index of a new store with thousands of records is encoded in two parts on
+    /// two cores (`StoreSnapshot.changedLinesInParts`): the file must be what the one-thread
+    /// pass checks (every line whole, ids in order, as many as the header says), each record
+    /// found both with the layout the writer handed over and with the one read from disk.
+    @Test("An index encoded in parts is whole, in order, and finds every record")
+    func anIndexEncodedInParts() async throws {
+        let dir = Scratch.makeDirectory("index-parts-write")
+        defer { Scratch.removeDirectory(dir) }
+        let writer = try Scratch.makeStore(in: dir, "a")
+        let count = IndexFile.encodeInPartsFrom + 777
+        let ids = try await writer.createMany(Self.chats(count, timesModulo: 97))
+        try await writer.finishImport()
+        let path = "\(writer.root)/index/records.v2"
+        let index = try #require(IndexBase(path: path), "the checking pass refused the index")
+        #expect(index.header.records == count)
+        let reader = try Store.open(at: writer.root)
+        for store in [writer, reader] {
+            for (n, id) in ids.enumerated() where n % 7 == 0 || n > count - 80 {
+                #expect(try await store.record(id).1?.title == "chat \(n)", "\(id)")
+            }
+            #expect(try await store.list().count == count)
+        }
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst()
+        #expect(lines.map { $0.prefix { $0 != "\t" } } == ids.map(\.rawValue).sorted().map { Substring($0) })
+    }
+
     /// The filter that spares a search of the index for records it lacks never says "no" to
     /// an id it holds, and seldom "maybe" to one it does not.
     @Test func theIDFilterHoldsWhatWasAddedAndLittleElse() throws {
