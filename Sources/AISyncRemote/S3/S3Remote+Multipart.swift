@@ -46,13 +46,26 @@ extension S3Remote {
     func uploadInParts(_ path: String, from localPath: String, size: Int64, condition: WriteCondition)
         async throws(AISyncError) -> WriteResult
     {
-        let response = try await send(
-            "POST", path, query: [("uploads", "")], headers: ["Content-Type": "application/octet-stream"])
+        // In a task of its own, which a cancel does not reach: cancelled while the answer is
+        // on its way, the upload would exist on the store under an id this process never
+        // learned, left for compaction to end. Cancelled now, it is ended below at once.
+        let remote = self
+        let started = await Task { () async -> Result<HTTPResponse, AISyncError> in
+            do throws(AISyncError) {
+                return .success(
+                    try await remote.send(
+                        "POST", path, query: [("uploads", "")], headers: ["Content-Type": "application/octet-stream"]))
+            } catch {
+                return .failure(error)
+            }
+        }.value
+        let response = try started.get()
         guard response.status == 200 else { throw failure(response, "start uploading \(path) in parts") }
         guard let uploadID = S3XML.uploadID(response.body) else {
             throw unreadable("answer to CreateMultipartUpload", path)
         }
         do {
+            try AISyncError.checkCancellation()
             let etags = try await uploadParts(path, uploadID: uploadID, from: localPath, size: size)
             let result = try await complete(path, uploadID: uploadID, etags: etags, size: size, condition: condition)
             // A refused completion leaves the upload open on some stores: end it.
@@ -61,7 +74,6 @@ extension S3Remote {
         } catch {
             // In a task of its own, so a cancelled sync still ends it; what a killed process
             // leaves, compaction ends.
-            let remote = self
             await Task { try? await remote.abort(path, uploadID: uploadID) }.value
             throw error
         }
