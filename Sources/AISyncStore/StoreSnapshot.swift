@@ -177,18 +177,18 @@ package struct StoreSnapshot: Sendable {
     /// there is no index on disk to merge them with (a first pull or import into a new store)
     /// and there are enough of them to split; nil otherwise (``forEachLine`` then streams
     /// them). Each part is its lines' bytes and where each line starts in them.
-    func changedLinesInParts(_ parts: Int, from: Int, upTo: Int) -> [(bytes: [UInt8], starts: [Int32])]? {
+    func changedLinesInParts(_ parts: Int, from: Int, upTo: Int) -> [(bytes: [UInt8], starts: [Int])]? {
         guard (base?.header.records ?? 0) == 0, parts > 1, (from...upTo).contains(changed.count) else { return nil }
         let ids = changed.keys.sorted()
         let changed = changed
-        let made = Mutex<[(bytes: [UInt8], starts: [Int32])?]>(Array(repeating: nil, count: parts))
+        let made = Mutex<[(bytes: [UInt8], starts: [Int])?]>(Array(repeating: nil, count: parts))
         DispatchQueue.concurrentPerform(iterations: parts) { part in
             var bytes: [UInt8] = []
             bytes.reserveCapacity(ids.count / parts * 128)
-            var starts: [Int32] = []
+            var starts: [Int] = []
             for id in ids[(ids.count * part / parts)..<(ids.count * (part + 1) / parts)] {
                 guard let entry = changed[id] else { continue }
-                starts.append(Int32(bytes.count))
+                starts.append(bytes.count)
                 IndexFile.encode(entry.summary, refs: entry.refs, into: &bytes)
             }
             made.withLock { $0[part] = (bytes, starts) }

@@ -46,20 +46,27 @@ extension S3Remote {
     func uploadInParts(_ path: String, from localPath: String, size: Int64, condition: WriteCondition)
         async throws(AISyncError) -> WriteResult
     {
-        // In a task of its own, which a cancel does not reach: cancelled while the answer is
-        // on its way, the upload would exist on the store under an id this process never
-        // learned, left for compaction to end. Cancelled now, it is ended below at once.
+        // The first try in a task of its own, which a cancel does not reach: cancelled while
+        // the answer is on its way, the upload would exist on the store under an id this
+        // process never learned, left for compaction to end. One try only, so a cancel waits
+        // for one answer at most (never for retries and their waits); retries, if the store
+        // asks for them, are cancelled as any request is.
+        try AISyncError.checkCancellation()
         let remote = self
-        let started = await Task { () async -> Result<HTTPResponse, AISyncError> in
+        let headers = ["Content-Type": "application/octet-stream"]
+        let first = await Task { () async -> Result<HTTPResponse, AISyncError> in
             do throws(AISyncError) {
                 return .success(
-                    try await remote.send(
-                        "POST", path, query: [("uploads", "")], headers: ["Content-Type": "application/octet-stream"]))
+                    try await remote.send("POST", path, query: [("uploads", "")], headers: headers, attempts: 1))
             } catch {
                 return .failure(error)
             }
         }.value
-        let response = try started.get()
+        let response: HTTPResponse
+        switch first {
+        case .success(let answer) where !Self.isTransient(answer): response = answer
+        default: response = try await send("POST", path, query: [("uploads", "")], headers: headers)
+        }
         guard response.status == 200 else { throw failure(response, "start uploading \(path) in parts") }
         guard let uploadID = S3XML.uploadID(response.body) else {
             throw unreadable("answer to CreateMultipartUpload", path)

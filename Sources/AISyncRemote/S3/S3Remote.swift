@@ -60,15 +60,16 @@ public struct S3Remote: RemoteStorage {
     }
 
     /// Sends a signed request for `path` (a remote path; "" is the bucket under the prefix),
-    /// retrying transient failures; returns the final answer, whatever its status.
+    /// retrying transient failures (up to `attempts` tries, the remote's own count by default);
+    /// returns the final answer, whatever its status.
     func send(
         _ method: String, _ path: String, query: [(name: String, value: String)] = [],
         headers: [String: String] = [:], body: HTTPRequest.Body = .none, payloadHash: String = SigV4.emptyPayloadHash,
-        downloadTo: String? = nil, maxBytes: Int64 = Int64(RemoteLimits.smallFile)
+        downloadTo: String? = nil, maxBytes: Int64 = Int64(RemoteLimits.smallFile), attempts: Int? = nil
     ) async throws(AISyncError) -> HTTPResponse {
         if !path.isEmpty { try RemotePath.validate(path) }
         return try await Retrying.send(
-            through: transport, maxAttempts: maxAttempts, environment: environment, downloadTo: downloadTo,
+            through: transport, maxAttempts: attempts ?? maxAttempts, environment: environment, downloadTo: downloadTo,
             maxBytes: maxBytes, isTransient: Self.isTransient
         ) { () throws(AISyncError) -> HTTPRequest in
             // Signed anew each time: a signature is dated, and a retry may come minutes later.
