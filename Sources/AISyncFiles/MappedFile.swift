@@ -43,8 +43,7 @@ package final class MappedFile: Sendable {
     package func copy(_ range: Range<Int>) -> [UInt8]? {
         guard range.lowerBound >= 0, range.upperBound <= count else { return nil }
         var bytes = [UInt8](repeating: 0, count: range.count)
-        let read = bytes.withUnsafeMutableBytes { Platform.pread(fd, into: $0, at: Int64(range.lowerBound)) }
-        return read == range.count ? bytes : nil
+        return bytes.withUnsafeMutableBytes { read(range, into: $0) } ? bytes : nil
     }
 
     /// Reads `range` of the file with `pread` into `buffer` (at least `range.count` bytes):

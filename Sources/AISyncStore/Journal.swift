@@ -55,15 +55,23 @@ struct Journal: Sendable {
     /// Reads and verifies the complete lines in about `maxBytes` from `offset` (more when one
     /// line is longer): a long journal read a window at a time, in bounded memory.
     func read(from offset: Int64, firstLine: Int, maxBytes: Int) throws(AISyncError) -> Chunk {
-        var count = max(maxBytes, 1)
-        while true {
-            let bytes = try FileIO.readRange(path, from: offset, count: count)
-            if let last = bytes.lastIndex(of: 0x0A) {
-                return try parseInParallel(bytes[...last], at: offset, firstLine: firstLine)
-            }
-            guard bytes.count == count else { return try parse(bytes[...], at: offset, firstLine: firstLine) }
-            count *= 2
+        let bytes = try window(from: offset, maxBytes: maxBytes)
+        guard let last = bytes.lastIndex(of: 0x0A) else {
+            return try parse(bytes[...], at: offset, firstLine: firstLine)
         }
+        return try parseInParallel(bytes[...last], at: offset, firstLine: firstLine)
+    }
+
+    /// About `maxBytes` of the journal from `offset`, read again twice as large until it holds
+    /// a newline or reaches the end (one line longer than `maxBytes`).
+    private func window(from offset: Int64, maxBytes: Int) throws(AISyncError) -> [UInt8] {
+        var count = max(maxBytes, 1)
+        var bytes = try FileIO.readRange(path, from: offset, count: count)
+        while bytes.lastIndex(of: 0x0A) == nil, bytes.count == count {
+            count *= 2
+            bytes = try FileIO.readRange(path, from: offset, count: count)
+        }
+        return bytes
     }
 
     /// Parses a window of whole lines on every core: parsing and verifying lines is most of
@@ -136,12 +144,7 @@ struct Journal: Sendable {
     func outlines(from offset: Int64, maxBytes: Int) throws(AISyncError) -> (
         lines: [(outline: VersionOutline, ref: LineRef)], end: Int64
     ) {
-        var count = max(maxBytes, 1)
-        var bytes = try FileIO.readRange(path, from: offset, count: count)
-        while bytes.lastIndex(of: 0x0A) == nil, bytes.count == count {
-            count *= 2
-            bytes = try FileIO.readRange(path, from: offset, count: count)
-        }
+        let bytes = try window(from: offset, maxBytes: maxBytes)
         guard let last = bytes.lastIndex(of: 0x0A) else { return ([], offset) }
         let parts = try inParts(bytes[...last], at: offset, firstLine: 0) {
             (journal: Journal, part: ArraySlice<UInt8>, at: Int64, line: Int) throws(AISyncError) in
